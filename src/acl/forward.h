@@ -1,0 +1,15 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Forward declarations of the acl part.
+
+#pragma once
+
+namespace Acl {
+class Node;
+class Registry;
+class AccessList;
+struct Checklist;
+} // namespace Acl

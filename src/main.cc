@@ -1,0 +1,2 @@
+#include "cuttle.h"
+int main() { return 0; }
