@@ -1,0 +1,147 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Sbuf::BlockPool: the size-classed pool that MemBlob bytes come from,
+/// and Sbuf::CopyStats, the counter of user-space body copies.
+///
+/// Size classes are the powers of two from 256 B (class 0) to 4 MB (class 14).
+/// A request is rounded up to its class; a request over 4 MB is refused with a
+/// TextException. Blocks under 64 KB come from operator new; blocks of 64 KB
+/// and up come from mmap(2) and go back with munmap(2), so the resident size
+/// drops after a burst (DESIGN.md "Pool and RSS"; MADV_FREE would not lower it).
+///
+/// A freed block goes onto its class's free list unless the list is at its
+/// cap (maxFreeBytesPerClass / class size, at least one block), in which case
+/// it goes back to the system at once. trim() gives every free mmap'ed block
+/// back. The free list is intrusive: a free block stores the next pointer in
+/// its first bytes, so the pool allocates nothing to keep it.
+///
+/// Threading: a pool belongs to one event loop (one thread) and is not
+/// locked. It must outlive every block taken from it. DefaultPool() is the
+/// calling thread's own pool.
+
+#pragma once
+
+#include "sbuf/forward.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace Sbuf {
+
+/// Counts of body bytes copied in user space. Body bytes should travel from
+/// read(2) to writev(2) without a copy; code that memcpy's body bytes anyway
+/// counts it here, and tests assert the count stays 0 on the plain paths.
+struct CopyStats {
+    uint64_t bodyCopies = 0;      ///< memcpy calls of body bytes (per-client or server-to-store)
+    uint64_t bodyBytesCopied = 0; ///< bytes those calls copied
+    uint64_t compactions = 0;     ///< the one permitted copy: a small kept body compacted once
+    uint64_t compactedBytes = 0;  ///< bytes those compactions copied
+
+    /// records one user-space copy of n body bytes
+    void countBodyCopy(size_t n)
+    {
+        ++bodyCopies;
+        bodyBytesCopied += n;
+    }
+    /// records one compaction of a small kept body of n bytes
+    void countCompaction(size_t n)
+    {
+        ++compactions;
+        compactedBytes += n;
+    }
+};
+
+/// Statistics of one size class (or, in PoolStats::total, of all of them).
+struct ClassStats {
+    uint64_t blocksInUse = 0; ///< blocks handed out and not yet released
+    uint64_t blocksFree = 0;  ///< blocks on the free list
+    uint64_t bytesInUse = 0;  ///< blocksInUse times the class size
+    uint64_t bytesFree = 0;   ///< blocksFree times the class size
+    uint64_t bytesMapped = 0; ///< bytes of this class held from mmap (in use + free); 0 for small classes
+    uint64_t allocations = 0; ///< allocate() calls served, from the free list or the system
+    uint64_t systemAllocations = 0; ///< of those, the ones that went to the system (new or mmap)
+};
+
+/// A pool of blocks in size classes 256 B .. 4 MB.
+class BlockPool {
+public:
+    static constexpr size_t MinBlockSize = 256;             ///< the smallest class
+    static constexpr size_t MaxBlockSize = 4 * 1024 * 1024; ///< the largest class
+    static constexpr size_t ClassCount = 15;                ///< classes 256 B, 512 B, ..., 4 MB
+    static constexpr size_t MmapThreshold = 64 * 1024;      ///< classes from here up use mmap
+    static constexpr size_t DefaultMaxFreeBytesPerClass = 4 * 1024 * 1024; ///< default free-list cap
+
+    /// statistics of the whole pool
+    struct Stats {
+        std::array<ClassStats, ClassCount> perClass{}; ///< indexed by class index
+        ClassStats total;                              ///< sums over all classes
+    };
+
+    /// a pool whose free list of each class holds at most
+    /// max(1, maxFreeBytesPerClass / class size) blocks
+    explicit BlockPool(size_t maxFreeBytesPerClass = DefaultMaxFreeBytesPerClass);
+    /// returns every free block to the system; blocks still in use are a bug
+    /// of the caller (they are leaked, not freed under a user)
+    ~BlockPool();
+    BlockPool(const BlockPool&) = delete;
+    BlockPool& operator=(const BlockPool&) = delete;
+
+    /// the class index for a request of size bytes (0 for 0..256);
+    /// throws TextException when size > MaxBlockSize
+    static size_t ClassIndex(size_t size);
+    /// the block size of a class
+    static size_t ClassSize(size_t classIndex) { return MinBlockSize << classIndex; }
+    /// the block size a request of size bytes gets; throws when size > MaxBlockSize
+    static size_t RoundUp(size_t size) { return ClassSize(ClassIndex(size)); }
+    /// whether blocks of this class come from mmap
+    static bool IsMapped(size_t classIndex) { return ClassSize(classIndex) >= MmapThreshold; }
+
+    /// a block of at least size bytes (exactly RoundUp(size)); its bytes are
+    /// uninitialised; throws when size > MaxBlockSize or the system refuses
+    char* allocate(size_t size);
+    /// gives back a block that allocate() returned for a request of the same
+    /// class (capacity is the block size, or any size of the same class)
+    void release(char* block, size_t capacity);
+
+    /// returns every free mmap'ed block to the system (small free blocks stay)
+    void trim();
+    /// changes the free-list cap; lists over the new cap shrink at once
+    void setMaxFreeBytesPerClass(size_t bytes);
+    /// the free-list cap in blocks for a class
+    size_t maxFreeBlocks(size_t classIndex) const;
+
+    /// statistics of one class
+    const ClassStats& classStats(size_t classIndex) const { return stats_[classIndex]; }
+    /// statistics of every class and their totals
+    Stats stats() const;
+
+    /// this loop's counter of user-space body copies
+    CopyStats& copyStats() { return copyStats_; }
+    /// this loop's counter of user-space body copies
+    const CopyStats& copyStats() const { return copyStats_; }
+
+private:
+    /// a free block's first bytes
+    struct FreeBlock {
+        FreeBlock* next; ///< the next free block of the same class
+    };
+
+    char* systemAllocate(size_t classIndex);
+    void systemRelease(char* block, size_t classIndex);
+    void shrinkFreeList(size_t classIndex, size_t keep);
+
+    size_t maxFreeBytesPerClass_;                    ///< free-list cap, in bytes per class
+    std::array<FreeBlock*, ClassCount> freeLists_{}; ///< singly linked free blocks, per class
+    std::array<ClassStats, ClassCount> stats_{};     ///< per-class statistics
+    CopyStats copyStats_;                            ///< body copies counted on this loop
+};
+
+/// The calling thread's pool (one per event loop thread), created on first use
+/// and destroyed when the thread exits.
+BlockPool& DefaultPool();
+
+} // namespace Sbuf
