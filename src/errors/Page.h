@@ -1,0 +1,69 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Errors::render() and Errors::buildReply(): from a template to the bytes of a reply.
+///
+/// %-codes are Squid 5.7's (errorpage.cc):
+///
+/// | code | value                         | code | value                          |
+/// |------|-------------------------------|------|--------------------------------|
+/// | %a   | user name ("-")               | %l   | stylesheet (raw)               |
+/// | %A   | proxy's listening IP          | %L   | err_html_text (raw)            |
+/// | %b   | proxy's listening port        | %m   | auth helper message            |
+/// | %B   | URL, FTP %2f form             | %M   | method                         |
+/// | %c   | error name                    | %o   | external ACL message           |
+/// | %d   | seconds since request start   | %p   | URL port                       |
+/// | %D   | error detail                  | %P   | protocol                       |
+/// | %e   | errno                         | %R   | request line and headers       |
+/// | %E   | "(errno) strerror"            | %s   | software "cuttle/VERSION"      |
+/// | %f   | FTP request                   | %S   | signature (footer, expanded)   |
+/// | %F   | FTP reply                     | %t   | local time (CLF form)          |
+/// | %g   | FTP server message            | %T   | GMT time (RFC 1123)            |
+/// | %h   | visible hostname              | %u   | URL                            |
+/// | %H   | server host name              | %U   | URL without password           |
+/// | %i   | client IP                     | %w   | cache_mgr e-mail               |
+/// | %I   | server IP                     | %W   | mailto details (URL-encoded)   |
+/// | %x   | error detail name             | %z   | DNS error                      |
+/// | %Z   | preformatted message          | %%   | "%"                            |
+///
+/// Any other %X is copied as-is. Every value is HTML-escaped except %l, %L, %S
+/// (admin-provided HTML) and %W (already URL-encoded and &amp;-joined).
+
+#pragma once
+
+#include "errors/PageContext.h"
+
+#include <string>
+
+namespace Errors {
+
+class Templates;
+
+/// TEMPLATE_TEXT with every %-code replaced from CONTEXT (see the file comment).
+std::string render(const std::string& templateText, const PageContext& context);
+
+/// The reason phrase Squid sends with CODE ("Forbidden"); "Unknown" for others.
+const char* ReasonPhrase(int code);
+
+/// The whole HTTP/1.1 reply for an error: status line, Squid's error headers, the page.
+///
+///     HTTP/1.1 403 Forbidden
+///     Server: cuttle/0.1.0
+///     Mime-Version: 1.0
+///     Date: Tue, 02 Jan 2024 03:04:05 GMT
+///     Content-Type: text/html;charset=utf-8
+///     Content-Length: 1234
+///     X-Squid-Error: ERR_ACCESS_DENIED 0
+///     Vary: Accept-Language
+///     Content-Language: en
+///     Connection: close                (only when CLOSE is true)
+///
+/// The page is TEMPLATES.get(TEMPLATE_NAME) rendered with CONTEXT (whose
+/// errorName defaults to TEMPLATE_NAME). The client side adds Via and X-Cache,
+/// and Connection: keep-alive if it keeps the connection.
+std::string buildReply(int statusCode, const std::string& templateName, const PageContext& context,
+                       const Templates& templates, bool close = false);
+
+} // namespace Errors
