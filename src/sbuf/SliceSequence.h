@@ -119,7 +119,8 @@ public:
 
     /// search counters
     const SequenceStats& stats() const { return stats_; }
-    /// bytes of this object beyond its slices' blocks (heap ring, if any)
+    /// bytes this object uses (itself plus its heap ring, if any), not
+    /// counting the blocks its slices refer to
     size_t memoryFootprint() const;
 
 private:
@@ -134,6 +135,7 @@ private:
     Entry& at(size_t i) { return entries_[(head_ + i) & (capacity_ - 1)]; }
     const Entry& at(size_t i) const { return entries_[(head_ + i) & (capacity_ - 1)]; }
     const Entry& entryOf(uint64_t seq) const;
+    void pushBack(const Slice& slice, uint64_t end);
     void grow();
     void moveFrom(SliceSequence& other) noexcept;
 

@@ -1,0 +1,173 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "base/RefCount.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <utility>
+
+namespace {
+
+/// counts live instances so tests can see deletion
+class Counted : public RefCountable {
+public:
+    explicit Counted(int* live) : live_(live) { ++*live_; }
+    ~Counted() override { --*live_; }
+    int value = 0; ///< payload
+private:
+    int* live_;
+};
+
+/// a derived class, to test converting pointers
+class DerivedCounted : public Counted {
+public:
+    using Counted::Counted;
+};
+
+} // namespace
+
+/// Tests of RefCount<T> and RefCountable.
+class TestRefCount : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestRefCount);
+    CPPUNIT_TEST(nullByDefault);
+    CPPUNIT_TEST(lastReferenceDeletes);
+    CPPUNIT_TEST(copySharesAndCounts);
+    CPPUNIT_TEST(moveTransfersWithoutCounting);
+    CPPUNIT_TEST(selfAssignKeepsObject);
+    CPPUNIT_TEST(selfMoveKeepsObject);
+    CPPUNIT_TEST(assignReleasesOldObject);
+    CPPUNIT_TEST(derivedConvertsToBase);
+    CPPUNIT_TEST(copiedObjectStartsUncounted);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    /// a default pointer is null and compares equal to nullptr
+    void nullByDefault()
+    {
+        RefCount<Counted> p;
+        CPPUNIT_ASSERT(!p);
+        CPPUNIT_ASSERT(p == nullptr);
+        CPPUNIT_ASSERT(p.getRaw() == nullptr);
+    }
+
+    /// the object lives exactly as long as some pointer refers to it
+    void lastReferenceDeletes()
+    {
+        int live = 0;
+        {
+            auto p = MakeRef<Counted>(&live);
+            CPPUNIT_ASSERT_EQUAL(1, live);
+            CPPUNIT_ASSERT_EQUAL(1u, p->refCount());
+            {
+                RefCount<Counted> q = p;
+                CPPUNIT_ASSERT_EQUAL(2u, p->refCount());
+            }
+            CPPUNIT_ASSERT_EQUAL(1, live);
+            CPPUNIT_ASSERT_EQUAL(1u, p->refCount());
+        }
+        CPPUNIT_ASSERT_EQUAL(0, live);
+    }
+
+    /// a copy points at the same object and adds exactly one count
+    void copySharesAndCounts()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        RefCount<Counted> q(p);
+        RefCount<Counted> r;
+        r = q;
+        CPPUNIT_ASSERT(p == q && q == r);
+        CPPUNIT_ASSERT_EQUAL(3u, p->refCount());
+        q->value = 7;
+        CPPUNIT_ASSERT_EQUAL(7, r->value);
+        CPPUNIT_ASSERT_EQUAL(1, live);
+    }
+
+    /// a move leaves the source null and the count unchanged
+    void moveTransfersWithoutCounting()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        Counted* raw = p.getRaw();
+        RefCount<Counted> q(std::move(p));
+        CPPUNIT_ASSERT(!p); // NOLINT(bugprone-use-after-move): the property under test
+        CPPUNIT_ASSERT(q.getRaw() == raw);
+        CPPUNIT_ASSERT_EQUAL(1u, q->refCount());
+        RefCount<Counted> r;
+        r = std::move(q);
+        CPPUNIT_ASSERT(!q); // NOLINT(bugprone-use-after-move)
+        CPPUNIT_ASSERT_EQUAL(1u, r->refCount());
+        CPPUNIT_ASSERT_EQUAL(1, live);
+    }
+
+    /// assigning a pointer to itself neither deletes nor recounts
+    void selfAssignKeepsObject()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        auto& alias = p;
+        p = alias;
+        CPPUNIT_ASSERT(p);
+        CPPUNIT_ASSERT_EQUAL(1u, p->refCount());
+        CPPUNIT_ASSERT_EQUAL(1, live);
+    }
+
+    /// moving a pointer into itself keeps the object
+    void selfMoveKeepsObject()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        auto& alias = p;
+        p = std::move(alias);
+        CPPUNIT_ASSERT(p);
+        CPPUNIT_ASSERT_EQUAL(1u, p->refCount());
+        CPPUNIT_ASSERT_EQUAL(1, live);
+    }
+
+    /// assigning another object (or null) drops the old one's last reference
+    void assignReleasesOldObject()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        auto q = MakeRef<Counted>(&live);
+        CPPUNIT_ASSERT_EQUAL(2, live);
+        p = q;
+        CPPUNIT_ASSERT_EQUAL(1, live);
+        CPPUNIT_ASSERT_EQUAL(2u, q->refCount());
+        p = nullptr;
+        q.reset();
+        CPPUNIT_ASSERT_EQUAL(0, live);
+    }
+
+    /// a pointer to a derived class converts to a pointer to its base, sharing
+    void derivedConvertsToBase()
+    {
+        int live = 0;
+        auto d = MakeRef<DerivedCounted>(&live);
+        RefCount<Counted> b = d;
+        CPPUNIT_ASSERT_EQUAL(2u, d->refCount());
+        RefCount<Counted> m = std::move(d);
+        CPPUNIT_ASSERT_EQUAL(2u, b->refCount());
+        b.reset();
+        m.reset();
+        CPPUNIT_ASSERT_EQUAL(0, live);
+    }
+
+    /// copying a counted object makes a new object with its own zero count
+    void copiedObjectStartsUncounted()
+    {
+        int live = 0;
+        auto p = MakeRef<Counted>(&live);
+        auto q = p;
+        Counted copy(*p);
+        CPPUNIT_ASSERT_EQUAL(0u, copy.refCount());
+        CPPUNIT_ASSERT_EQUAL(2u, p->refCount());
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestRefCount);

@@ -1,0 +1,161 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "sbuf/BlockPool.h"
+#include "base/TextException.h"
+
+#include <bit>
+#include <new>
+#include <string>
+
+#include <sys/mman.h>
+
+namespace Sbuf {
+
+BlockPool::BlockPool(size_t maxFreeBytesPerClass) : maxFreeBytesPerClass_(maxFreeBytesPerClass) {}
+
+BlockPool::~BlockPool()
+{
+    for (size_t i = 0; i < ClassCount; ++i)
+        shrinkFreeList(i, 0);
+}
+
+size_t BlockPool::ClassIndex(size_t size)
+{
+    Must2(size <= MaxBlockSize, "a block of " + std::to_string(size) +
+                                    " bytes was requested, over the largest size class of " +
+                                    std::to_string(MaxBlockSize) + " bytes");
+    if (size <= MinBlockSize)
+        return 0;
+    // bit_width(size - 1) is log2 of the smallest power of two >= size
+    return std::bit_width(size - 1) - std::bit_width(MinBlockSize - 1);
+}
+
+size_t BlockPool::maxFreeBlocks(size_t classIndex) const
+{
+    const size_t blocks = maxFreeBytesPerClass_ / ClassSize(classIndex);
+    return blocks ? blocks : 1;
+}
+
+char* BlockPool::allocate(size_t size)
+{
+    const size_t ci = ClassIndex(size);
+    const size_t csize = ClassSize(ci);
+    ClassStats& st = stats_[ci];
+    char* block;
+    if (FreeBlock* fb = freeLists_[ci]) {
+        freeLists_[ci] = fb->next;
+        --st.blocksFree;
+        st.bytesFree -= csize;
+        block = reinterpret_cast<char*>(fb);
+    } else {
+        block = systemAllocate(ci);
+        ++st.systemAllocations;
+    }
+    ++st.allocations;
+    ++st.blocksInUse;
+    st.bytesInUse += csize;
+    return block;
+}
+
+void BlockPool::release(char* block, size_t capacity)
+{
+    if (!block)
+        return;
+    const size_t ci = ClassIndex(capacity);
+    const size_t csize = ClassSize(ci);
+    ClassStats& st = stats_[ci];
+    Must(st.blocksInUse > 0);
+    --st.blocksInUse;
+    st.bytesInUse -= csize;
+    if (st.blocksFree >= maxFreeBlocks(ci)) {
+        systemRelease(block, ci);
+        return;
+    }
+    auto* fb = reinterpret_cast<FreeBlock*>(block);
+    fb->next = freeLists_[ci];
+    freeLists_[ci] = fb;
+    ++st.blocksFree;
+    st.bytesFree += csize;
+}
+
+void BlockPool::trim()
+{
+    for (size_t i = 0; i < ClassCount; ++i) {
+        if (IsMapped(i))
+            shrinkFreeList(i, 0);
+    }
+}
+
+void BlockPool::setMaxFreeBytesPerClass(size_t bytes)
+{
+    maxFreeBytesPerClass_ = bytes;
+    for (size_t i = 0; i < ClassCount; ++i)
+        shrinkFreeList(i, maxFreeBlocks(i));
+}
+
+BlockPool::Stats BlockPool::stats() const
+{
+    Stats all;
+    all.perClass = stats_;
+    for (const auto& c : stats_) {
+        all.total.blocksInUse += c.blocksInUse;
+        all.total.blocksFree += c.blocksFree;
+        all.total.bytesInUse += c.bytesInUse;
+        all.total.bytesFree += c.bytesFree;
+        all.total.bytesMapped += c.bytesMapped;
+        all.total.allocations += c.allocations;
+        all.total.systemAllocations += c.systemAllocations;
+    }
+    return all;
+}
+
+char* BlockPool::systemAllocate(size_t classIndex)
+{
+    const size_t csize = ClassSize(classIndex);
+    if (!IsMapped(classIndex))
+        return static_cast<char*>(::operator new(csize));
+    void* p = ::mmap(nullptr, csize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        throw std::bad_alloc();
+    stats_[classIndex].bytesMapped += csize;
+    return static_cast<char*>(p);
+}
+
+void BlockPool::systemRelease(char* block, size_t classIndex)
+{
+    const size_t csize = ClassSize(classIndex);
+    if (!IsMapped(classIndex)) {
+        ::operator delete(block);
+        return;
+    }
+    // munmap of a range we mapped cannot fail short of a bug; there is nothing
+    // better to do with an error than to keep the accounting honest
+    if (::munmap(block, csize) == 0)
+        stats_[classIndex].bytesMapped -= csize;
+}
+
+void BlockPool::shrinkFreeList(size_t classIndex, size_t keep)
+{
+    ClassStats& st = stats_[classIndex];
+    const size_t csize = ClassSize(classIndex);
+    while (st.blocksFree > keep) {
+        FreeBlock* fb = freeLists_[classIndex];
+        freeLists_[classIndex] = fb->next;
+        --st.blocksFree;
+        st.bytesFree -= csize;
+        systemRelease(reinterpret_cast<char*>(fb), classIndex);
+    }
+}
+
+BlockPool& DefaultPool()
+{
+    thread_local BlockPool pool;
+    return pool;
+}
+
+} // namespace Sbuf

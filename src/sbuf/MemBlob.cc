@@ -1,0 +1,61 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "sbuf/MemBlob.h"
+#include "base/TextException.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace Sbuf {
+
+MemBlobRef MemBlob::Make(BlockPool& pool, size_t minCapacity)
+{
+    const size_t capacity = BlockPool::RoundUp(minCapacity);
+    char* data = pool.allocate(capacity);
+    try {
+        return MemBlobRef(new MemBlob(pool, data, capacity));
+    } catch (...) {
+        pool.release(data, capacity);
+        throw;
+    }
+}
+
+MemBlobRef MemBlob::MakeCopy(BlockPool& pool, std::string_view bytes)
+{
+    MemBlobRef blob = Make(pool, bytes.size());
+    blob->append(bytes);
+    return blob;
+}
+
+MemBlob::MemBlob(BlockPool& pool, char* data, size_t capacity)
+    : pool_(&pool), data_(data), capacity_(capacity)
+{}
+
+MemBlob::~MemBlob()
+{
+    pool_->release(data_, capacity_);
+}
+
+void MemBlob::commit(size_t n)
+{
+    Must2(n <= spaceSize(), "commit of " + std::to_string(n) + " bytes into a block with " +
+                                std::to_string(spaceSize()) + " bytes of space");
+    size_ += n;
+}
+
+size_t MemBlob::append(std::string_view bytes)
+{
+    const size_t n = std::min(bytes.size(), spaceSize());
+    if (n)
+        std::memcpy(space(), bytes.data(), n);
+    size_ += n;
+    return n;
+}
+
+} // namespace Sbuf

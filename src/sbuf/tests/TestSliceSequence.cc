@@ -1,0 +1,296 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "sbuf/SliceSequence.h"
+#include "base/TextException.h"
+#include "sbuf/BlockPool.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <bit>
+#include <random>
+#include <string>
+#include <utility>
+
+namespace {
+
+/// a new blob of capacity bytes, all published, filled with c
+Sbuf::MemBlobRef filledBlob(Sbuf::BlockPool& pool, size_t size, char c)
+{
+    auto blob = Sbuf::MemBlob::Make(pool, size);
+    blob->append(std::string(size, c));
+    return blob;
+}
+
+} // namespace
+
+/// Tests of Sbuf::SliceSequence.
+class TestSliceSequence : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestSliceSequence);
+    CPPUNIT_TEST(emptyStartsAtGivenOffset);
+    CPPUNIT_TEST(appendTracksOffsets);
+    CPPUNIT_TEST(adjacentBytesExtendLastSlice);
+    CPPUNIT_TEST(twoSlicesUseNoHeap);
+    CPPUNIT_TEST(seekFindsEveryOffset);
+    CPPUNIT_TEST(seekIsLogarithmic);
+    CPPUNIT_TEST(seekOutsideThrows);
+    CPPUNIT_TEST(releaseDropsWholeSlicesOnly);
+    CPPUNIT_TEST(blockFreedWithItsLastSlice);
+    CPPUNIT_TEST(sequenceNumbersAreNeverReused);
+    CPPUNIT_TEST(ringWrapsAround);
+    CPPUNIT_TEST(copySharesBlocks);
+    CPPUNIT_TEST(moveTakesSlices);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    /// an empty sequence holds nothing from its start offset
+    void emptyStartsAtGivenOffset()
+    {
+        const Sbuf::SliceSequence seq(500);
+        CPPUNIT_ASSERT(seq.isEmpty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(500), seq.startOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(500), seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), seq.endSequence());
+        const auto p = seq.seek(500);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), p.sequence);
+    }
+
+    /// each slice's end is the previous end plus its length
+    void appendTracksOffsets()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq(10);
+        seq.append(Sbuf::Slice(filledBlob(pool, 100, 'a')));
+        seq.append(Sbuf::Slice(filledBlob(pool, 300, 'b'), 50, 200));
+        seq.append(Sbuf::Slice()); // ignored
+        CPPUNIT_ASSERT_EQUAL(size_t(2), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(310), seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(300), seq.length());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(10), seq.sliceStart(0));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(110), seq.sliceEnd(0));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(110), seq.sliceStart(1));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(310), seq.sliceEnd(1));
+        CPPUNIT_ASSERT_EQUAL(size_t(200), seq.slice(1).length());
+    }
+
+    /// reads committed into one block one after another stay one slice
+    void adjacentBytesExtendLastSlice()
+    {
+        Sbuf::BlockPool pool;
+        auto blob = Sbuf::MemBlob::Make(pool, 4096);
+        Sbuf::SliceSequence seq;
+        for (int read = 0; read < 4; ++read) {
+            const size_t at = blob->size();
+            blob->append(std::string(1000, char('0' + read)));
+            seq.append(Sbuf::Slice(blob, at, 1000));
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(1), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4000), seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(size_t(4000), seq.slice(0).length());
+        // a gap (bytes skipped, as chunk framing is) starts a new slice of the same block
+        blob->append("xxyy");
+        seq.append(Sbuf::Slice(blob, 4002, 2));
+        CPPUNIT_ASSERT_EQUAL(size_t(2), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(std::string("yy"), std::string(seq.slice(1).view()));
+    }
+
+    /// one or two slices live inline; the heap ring appears only for a third
+    void twoSlicesUseNoHeap()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        const size_t bare = seq.memoryFootprint();
+        CPPUNIT_ASSERT_EQUAL(sizeof(Sbuf::SliceSequence), bare);
+        CPPUNIT_ASSERT(bare <= 128);
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'a')));
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'b')));
+        CPPUNIT_ASSERT_EQUAL(bare, seq.memoryFootprint());
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'c')));
+        CPPUNIT_ASSERT(seq.memoryFootprint() > bare);
+        CPPUNIT_ASSERT_EQUAL(std::string("a"), std::string(seq.slice(0).view().substr(0, 1)));
+        CPPUNIT_ASSERT_EQUAL(std::string("c"), std::string(seq.slice(2).view().substr(0, 1)));
+        seq.clear();
+        CPPUNIT_ASSERT_EQUAL(bare, seq.memoryFootprint());
+    }
+
+    /// seek() maps every held offset to the slice and offset that hold it
+    void seekFindsEveryOffset()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq(7);
+        for (int i = 0; i < 9; ++i)
+            seq.append(Sbuf::Slice(filledBlob(pool, 1 + i * 3, char('a' + i))));
+        for (uint64_t off = seq.startOffset(); off < seq.endOffset(); ++off) {
+            const auto p = seq.seek(off);
+            CPPUNIT_ASSERT_EQUAL(off, p.offset);
+            CPPUNIT_ASSERT(seq.sliceStart(p.sequence) <= off && off < seq.sliceEnd(p.sequence));
+            CPPUNIT_ASSERT_EQUAL(off - seq.sliceStart(p.sequence), uint64_t(p.offsetInSlice));
+            CPPUNIT_ASSERT_EQUAL(char('a' + p.sequence), seq.slice(p.sequence).data()[p.offsetInSlice]);
+        }
+        const auto end = seq.seek(seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(seq.endSequence(), end.sequence);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), end.offsetInSlice);
+    }
+
+    /// a seek over n slices probes at most ceil(log2(n + 1)) entries
+    void seekIsLogarithmic()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        auto blob = filledBlob(pool, 256, 'z');
+        const size_t n = 4096;
+        for (size_t i = 0; i < n; ++i)
+            seq.append(Sbuf::Slice(blob, i % 2 ? 0 : 128, 100)); // never adjacent: one slice each
+        CPPUNIT_ASSERT_EQUAL(n, seq.sliceCount());
+        std::mt19937_64 rng(42);
+        const uint64_t seeks = 1000;
+        const uint64_t maxSteps = std::bit_width(n + 1);
+        for (uint64_t i = 0; i < seeks; ++i) {
+            const uint64_t before = seq.stats().searchSteps;
+            const auto p = seq.seek(rng() % (seq.endOffset() + 1));
+            CPPUNIT_ASSERT(seq.stats().searchSteps - before <= maxSteps);
+            (void)p;
+        }
+        CPPUNIT_ASSERT_EQUAL(seeks, seq.stats().searches);
+    }
+
+    /// seeking to a released or not yet appended offset is a bug
+    void seekOutsideThrows()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        seq.append(Sbuf::Slice(filledBlob(pool, 100, 'a')));
+        seq.append(Sbuf::Slice(filledBlob(pool, 100, 'b')));
+        seq.releaseBefore(100);
+        CPPUNIT_ASSERT_THROW(seq.seek(99), TextException);
+        CPPUNIT_ASSERT_THROW(seq.seek(201), TextException);
+        CPPUNIT_ASSERT_NO_THROW(seq.seek(100));
+    }
+
+    /// releaseBefore drops the slices that end at or before the offset, and no other
+    void releaseDropsWholeSlicesOnly()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        for (int i = 0; i < 5; ++i)
+            seq.append(Sbuf::Slice(filledBlob(pool, 100, 'a')));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), seq.releaseBefore(99));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), seq.releaseBefore(100));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(100), seq.startOffset());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), seq.releaseBefore(250));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(200), seq.startOffset());
+        CPPUNIT_ASSERT_EQUAL(size_t(3), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), pool.stats().total.blocksInUse);
+        CPPUNIT_ASSERT_EQUAL(size_t(3), seq.releaseBefore(1000));
+        CPPUNIT_ASSERT(seq.isEmpty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(500), seq.startOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(500), seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
+    }
+
+    /// a block with two slices goes back to the pool only when both are released
+    void blockFreedWithItsLastSlice()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        {
+            auto a = filledBlob(pool, 256, 'a');
+            seq.append(Sbuf::Slice(a, 0, 100));
+            seq.append(Sbuf::Slice(a, 110, 100)); // after a gap: a second slice of a
+            seq.append(Sbuf::Slice(filledBlob(pool, 256, 'b')));
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(3), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().total.blocksInUse);
+        seq.releaseBefore(100);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().total.blocksInUse);
+        seq.releaseBefore(200);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().total.blocksInUse);
+        CPPUNIT_ASSERT_EQUAL(1u, seq.slice(2).blob()->refCount());
+    }
+
+    /// slice numbers keep growing across releases: a number names one slice for ever
+    void sequenceNumbersAreNeverReused()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'a')));
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'b')));
+        seq.releaseBefore(20);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), seq.firstSequence());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), seq.endSequence());
+        seq.append(Sbuf::Slice(filledBlob(pool, 10, 'c')));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), seq.firstSequence());
+        CPPUNIT_ASSERT_EQUAL('c', seq.slice(2).data()[0]);
+        CPPUNIT_ASSERT_THROW(seq.slice(0), TextException);
+        CPPUNIT_ASSERT_THROW(seq.slice(3), TextException);
+    }
+
+    /// appending and releasing many times wraps the ring without losing order
+    void ringWrapsAround()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        auto blob = filledBlob(pool, 256, 'r');
+        uint64_t appended = 0;
+        for (int round = 0; round < 200; ++round) {
+            for (int i = 0; i < 3; ++i, ++appended)
+                seq.append(Sbuf::Slice(blob, appended % 2 ? 0 : 100, 1 + appended % 50));
+            seq.releaseBefore(seq.sliceStart(seq.endSequence() - 2)); // keep the last two
+            for (uint64_t s = seq.firstSequence(); s < seq.endSequence(); ++s) {
+                CPPUNIT_ASSERT_EQUAL(size_t(1 + s % 50), seq.slice(s).length());
+                if (s + 1 < seq.endSequence()) {
+                    CPPUNIT_ASSERT_EQUAL(seq.sliceEnd(s), seq.sliceStart(s + 1));
+                }
+            }
+        }
+        CPPUNIT_ASSERT_EQUAL(appended, seq.endSequence());
+        CPPUNIT_ASSERT(seq.sliceCount() < 10);
+        CPPUNIT_ASSERT(seq.memoryFootprint() < sizeof(seq) + 1024);
+    }
+
+    /// a copy shares the blocks (one more reference each) and keeps numbers and offsets
+    void copySharesBlocks()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq(5);
+        for (int i = 0; i < 3; ++i)
+            seq.append(Sbuf::Slice(filledBlob(pool, 10, 'a')));
+        seq.releaseBefore(15);
+        const Sbuf::SliceSequence copy(seq);
+        CPPUNIT_ASSERT_EQUAL(seq.firstSequence(), copy.firstSequence());
+        CPPUNIT_ASSERT_EQUAL(seq.startOffset(), copy.startOffset());
+        CPPUNIT_ASSERT_EQUAL(seq.endOffset(), copy.endOffset());
+        CPPUNIT_ASSERT(seq.slice(2).data() == copy.slice(2).data());
+        CPPUNIT_ASSERT_EQUAL(2u, copy.slice(2).blob()->refCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().total.blocksInUse);
+    }
+
+    /// a move takes the slices; the source is left empty at its old end
+    void moveTakesSlices()
+    {
+        Sbuf::BlockPool pool;
+        for (const int slices : {2, 5}) { // inline and heap storage
+            Sbuf::SliceSequence seq;
+            for (int i = 0; i < slices; ++i)
+                seq.append(Sbuf::Slice(filledBlob(pool, 10, char('a' + i))));
+            Sbuf::SliceSequence moved(std::move(seq));
+            CPPUNIT_ASSERT_EQUAL(size_t(slices), moved.sliceCount());
+            CPPUNIT_ASSERT_EQUAL(char('a' + slices - 1), moved.slice(slices - 1).data()[0]);
+            CPPUNIT_ASSERT(seq.isEmpty()); // NOLINT(bugprone-use-after-move)
+            CPPUNIT_ASSERT_EQUAL(uint64_t(10 * slices), seq.startOffset());
+            Sbuf::SliceSequence assigned;
+            assigned = std::move(moved);
+            CPPUNIT_ASSERT_EQUAL(uint64_t(10 * slices), assigned.endOffset());
+            CPPUNIT_ASSERT_EQUAL(uint64_t(slices), pool.stats().total.blocksInUse);
+            seq.append(Sbuf::Slice(filledBlob(pool, 10, 'z')));
+            CPPUNIT_ASSERT_EQUAL(uint64_t(slices), seq.firstSequence());
+        }
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestSliceSequence);
