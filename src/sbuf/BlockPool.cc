@@ -14,6 +14,17 @@
 
 #include <sys/mman.h>
 
+#if defined(CUTTLE_SANITIZERS)
+#include <sanitizer/asan_interface.h>
+// A free block stays in the pool, so ASan would not see a read through a
+// dangling slice: poison free blocks (all but the free-list link) instead.
+#define CUTTLE_POISON(addr, size) ASAN_POISON_MEMORY_REGION((addr), (size))
+#define CUTTLE_UNPOISON(addr, size) ASAN_UNPOISON_MEMORY_REGION((addr), (size))
+#else
+#define CUTTLE_POISON(addr, size) ((void)(addr), (void)(size))
+#define CUTTLE_UNPOISON(addr, size) ((void)(addr), (void)(size))
+#endif
+
 namespace Sbuf {
 
 BlockPool::BlockPool(size_t maxFreeBytesPerClass) : maxFreeBytesPerClass_(maxFreeBytesPerClass) {}
@@ -52,6 +63,7 @@ char* BlockPool::allocate(size_t size)
         --st.blocksFree;
         st.bytesFree -= csize;
         block = reinterpret_cast<char*>(fb);
+        CUTTLE_UNPOISON(block, csize);
     } else {
         block = systemAllocate(ci);
         ++st.systemAllocations;
@@ -79,6 +91,7 @@ void BlockPool::release(char* block, size_t capacity)
     auto* fb = reinterpret_cast<FreeBlock*>(block);
     fb->next = freeLists_[ci];
     freeLists_[ci] = fb;
+    CUTTLE_POISON(block + sizeof(FreeBlock), csize - sizeof(FreeBlock));
     ++st.blocksFree;
     st.bytesFree += csize;
 }
@@ -129,6 +142,7 @@ char* BlockPool::systemAllocate(size_t classIndex)
 void BlockPool::systemRelease(char* block, size_t classIndex)
 {
     const size_t csize = ClassSize(classIndex);
+    CUTTLE_UNPOISON(block, csize);
     if (!IsMapped(classIndex)) {
         ::operator delete(block);
         return;
