@@ -1,0 +1,124 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "log/CacheLog.h"
+
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <sys/time.h>
+#include <system_error>
+
+namespace {
+
+/// Squid 5's debugLogTime(): local time, with milliseconds for levels above 1.
+std::string timePrefix(int level)
+{
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    std::tm tm{};
+    const std::time_t secs = now.tv_sec;
+    ::localtime_r(&secs, &tm);
+    char buf[64];
+    size_t n = std::strftime(buf, sizeof(buf), "%Y/%m/%d %H:%M:%S", &tm);
+    std::string result(buf, n);
+    if (level > 1) {
+        char ms[8];
+        std::snprintf(ms, sizeof(ms), ".%03d", static_cast<int>(now.tv_usec / 1000));
+        result += ms;
+    }
+    return result;
+}
+
+} // namespace
+
+Log::CacheLog::CacheLog() : stderr_(&std::cerr) {}
+
+void Log::CacheLog::setStderrStream(std::ostream* stream)
+{
+    stderr_ = stream ? stream : &std::cerr;
+}
+
+void Log::CacheLog::write(int section, int level, std::string_view message)
+{
+    const bool wanted = level <= maxLevelFor(section);
+    const bool toFile = wanted && file_.isOpen();
+    // Squid writes to stderr while cache.log is not open yet, and copies up to -d LEVEL.
+    const bool toStderr = (wanted && !file_.isOpen()) || level <= stderrLevel_;
+    if (!toFile && !toStderr)
+        return;
+
+    std::string line = timePrefix(level);
+    if (!kidLabel_.empty()) {
+        line += ' ';
+        line += kidLabel_;
+    }
+    line += "| ";
+    line += message;
+    if (line.empty() || line.back() != '\n')
+        line += '\n';
+    writeLine(level, line, toFile, toStderr);
+}
+
+void Log::CacheLog::writeLine(int level, std::string_view line, bool toFile, bool toStderr)
+{
+    if (toFile) {
+        file_.append(line);
+        if (level <= 1)
+            flush();
+    }
+    if (toStderr) {
+        stderr_->write(line.data(), static_cast<std::streamsize>(line.size()));
+        stderr_->flush();
+    }
+}
+
+void Log::CacheLog::open(const std::string& path)
+{
+    if (path.empty() || path == "none") {
+        close();
+        return;
+    }
+    file_.open(path); // throws std::system_error; we keep writing to stderr then
+}
+
+void Log::CacheLog::reopen()
+{
+    if (!file_.reopen() && !file_.lastError().empty()) {
+        const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
+        writeLine(0, line, false, true);
+    }
+}
+
+void Log::CacheLog::rotate(int fallbackCount)
+{
+    const int count = options_.rotateCount() >= 0 ? options_.rotateCount() : fallbackCount;
+    if (!file_.rotate(count) && !file_.lastError().empty()) {
+        const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
+        writeLine(0, line, false, true);
+    }
+}
+
+void Log::CacheLog::flush()
+{
+    if (!file_.flush() && file_.takeErrorReport()) {
+        const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
+        writeLine(0, line, false, true);
+    }
+}
+
+void Log::CacheLog::close()
+{
+    file_.close();
+}
+
+Log::CacheLog& Log::cacheLog()
+{
+    // The one per-process logger (see CacheLog.h); a function-local static is
+    // built on first use, so debugs() works before main() configures anything.
+    static CacheLog theLog;
+    return theLog;
+}

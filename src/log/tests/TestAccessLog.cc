@@ -1,0 +1,338 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "log/AccessLog.h"
+#include "log/CacheLog.h"
+#include "log/tests/TestHelpers.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+/// The record of the example line in AccessLog.h.
+Log::AccessRecord sampleRecord()
+{
+    Log::AccessRecord r;
+    r.start = {1700000000, 118000};
+    r.responseTimeMs = 5;
+    r.clientAddress = "127.0.0.1";
+    r.resultCode = "TCP_MISS";
+    r.httpStatus = 200;
+    r.bytesSent = 1234;
+    r.method = "GET";
+    r.url = "http://x/";
+    r.hierarchy = "HIER_DIRECT";
+    r.peerAddress = "127.0.0.1";
+    r.mimeType = "text/html";
+    return r;
+}
+
+size_t countLines(const std::string& s)
+{
+    size_t n = 0;
+    for (const char c : s)
+        n += c == '\n';
+    return n;
+}
+
+} // namespace
+
+/// Tests of Log::AccessLog and its line formats.
+class TestAccessLog : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestAccessLog);
+    CPPUNIT_TEST(squidLineIsExact);
+    CPPUNIT_TEST(deniedLineMatchesSquid);
+    CPPUNIT_TEST(responseTimeIsSixWideAndGrows);
+    CPPUNIT_TEST(timestampIsEndOfTransaction);
+    CPPUNIT_TEST(finishComputesResponseTime);
+    CPPUNIT_TEST(ipv6ClientIsBare);
+    CPPUNIT_TEST(longUrlIsCutAtMaxUrl);
+    CPPUNIT_TEST(controlCharactersEscapeTheUrl);
+    CPPUNIT_TEST(plainUrlIsNotEscaped);
+    CPPUNIT_TEST(userIsQuoted);
+    CPPUNIT_TEST(mimeTypeParametersAreDropped);
+    CPPUNIT_TEST(commonLineMatchesSquid);
+    CPPUNIT_TEST(combinedLineHasRefererAndAgent);
+    CPPUNIT_TEST(formatNamesParse);
+    CPPUNIT_TEST(linesWaitForFlush);
+    CPPUNIT_TEST(everyDestinationGetsTheLine);
+    CPPUNIT_TEST(noneAddsNothing);
+    CPPUNIT_TEST(otherModulesAreRejected);
+    CPPUNIT_TEST(reopenAfterRenameWritesNewFile);
+    CPPUNIT_TEST(rotateKeepsCopies);
+    CPPUNIT_TEST(destructionFlushes);
+    CPPUNIT_TEST(writeErrorIsLoggedOnce);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void setUp() override
+    {
+        ::setenv("TZ", "UTC", 1);
+        ::tzset();
+    }
+
+    void squidLineIsExact()
+    {
+        CPPUNIT_ASSERT_EQUAL(std::string("1700000000.123      5 127.0.0.1 TCP_MISS/200 1234 GET http://x/ - "
+                                         "HIER_DIRECT/127.0.0.1 text/html"),
+                             Log::formatSquid(sampleRecord()));
+    }
+
+    void deniedLineMatchesSquid()
+    {
+        // As Squid 5.7 wrote it for a denied request (status 0 would print 000).
+        Log::AccessRecord r;
+        r.start = {1795408121, 263000};
+        r.clientAddress = "127.0.0.1";
+        r.resultCode = "NONE_NONE";
+        r.httpStatus = 400;
+        r.bytesSent = 3400;
+        r.method = "BOGUS";
+        r.url = "error:invalid-request";
+        r.mimeType = "text/html;charset=utf-8";
+        CPPUNIT_ASSERT_EQUAL(std::string("1795408121.263      0 127.0.0.1 NONE_NONE/400 3400 BOGUS "
+                                         "error:invalid-request - HIER_NONE/- text/html"),
+                             Log::formatSquid(r));
+        r.httpStatus = 0;
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" NONE_NONE/000 ") != std::string::npos);
+    }
+
+    void responseTimeIsSixWideAndGrows()
+    {
+        auto r = sampleRecord();
+        r.end = {1700000000, 0};
+        r.responseTimeMs = 0;
+        CPPUNIT_ASSERT(Log::formatSquid(r).rfind("1700000000.000      0 127", 0) == 0);
+        r.responseTimeMs = 123456;
+        CPPUNIT_ASSERT(Log::formatSquid(r).rfind("1700000000.000 123456 127", 0) == 0);
+        r.responseTimeMs = 1234567; // wider than 6: never cut
+        CPPUNIT_ASSERT(Log::formatSquid(r).rfind("1700000000.000 1234567 127", 0) == 0);
+    }
+
+    void timestampIsEndOfTransaction()
+    {
+        auto r = sampleRecord();
+        r.start = {1700000000, 999000};
+        r.responseTimeMs = 2;
+        CPPUNIT_ASSERT(Log::formatSquid(r).rfind("1700000001.001 ", 0) == 0);
+    }
+
+    void finishComputesResponseTime()
+    {
+        Log::AccessRecord r;
+        r.start = {100, 900000};
+        r.finish({102, 100000});
+        CPPUNIT_ASSERT_EQUAL(int64_t(1200), r.responseTimeMs);
+        CPPUNIT_ASSERT(Log::formatSquid(r).rfind("102.100   1200 ", 0) == 0);
+    }
+
+    void ipv6ClientIsBare()
+    {
+        auto r = sampleRecord();
+        r.clientAddress = "2001:db8::1";
+        r.peerAddress = "::1";
+        const std::string line = Log::formatSquid(r);
+        CPPUNIT_ASSERT(line.find(" 2001:db8::1 TCP_MISS/200 ") != std::string::npos);
+        CPPUNIT_ASSERT(line.find(" HIER_DIRECT/::1 ") != std::string::npos);
+    }
+
+    void longUrlIsCutAtMaxUrl()
+    {
+        auto r = sampleRecord();
+        r.url = "http://x/" + std::string(10000, 'a');
+        const std::string line = Log::formatSquid(r);
+        const auto start = line.find("http://x/");
+        const auto end = line.find(' ', start);
+        CPPUNIT_ASSERT_EQUAL(size_t(8191), end - start);
+        r.url = "http://x/" + std::string(8000, 'b');
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(r.url + " - ") != std::string::npos); // kept whole
+    }
+
+    void controlCharactersEscapeTheUrl()
+    {
+        auto r = sampleRecord();
+        r.url = "http://x/a\tb<c>~d%41";
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" http://x/a%09b%3Cc%3E%7Ed%41 ") != std::string::npos);
+    }
+
+    void plainUrlIsNotEscaped()
+    {
+        // Squid 5.7 logs these bytes as received when no control character is present.
+        auto r = sampleRecord();
+        r.url = "http://x/a%20b~c<d>?\xc3\xa9";
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" http://x/a%20b~c<d>?\xc3\xa9 ") != std::string::npos);
+    }
+
+    void userIsQuoted()
+    {
+        auto r = sampleRecord();
+        r.user = "bob";
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" http://x/ bob HIER_DIRECT") != std::string::npos);
+        r.user = "a\"b[c]\n";
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" a%22b%5Bc%5D\\n HIER") != std::string::npos);
+    }
+
+    void mimeTypeParametersAreDropped()
+    {
+        auto r = sampleRecord();
+        r.mimeType = "text/html; charset=utf-8";
+        CPPUNIT_ASSERT(Log::formatSquid(r).size() >= 9);
+        CPPUNIT_ASSERT(Log::formatSquid(r).substr(Log::formatSquid(r).size() - 10) == " text/html");
+        r.mimeType.clear();
+        const std::string line = Log::formatSquid(r);
+        CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1 -"), line.substr(line.size() - 11));
+    }
+
+    void commonLineMatchesSquid()
+    {
+        Log::AccessRecord r;
+        r.start = {1795408121, 263000};
+        r.clientAddress = "127.0.0.1";
+        r.resultCode = "TCP_DENIED";
+        r.httpStatus = 403;
+        r.bytesSent = 3425;
+        r.method = "GET";
+        r.url = "http://[::1]:81/";
+        CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1 - - [23/Nov/2026:04:28:41 +0000] \"GET http://[::1]:81/ "
+                                         "HTTP/1.1\" 403 3425 TCP_DENIED:HIER_NONE"),
+                             Log::formatCommon(r));
+    }
+
+    void combinedLineHasRefererAndAgent()
+    {
+        auto r = sampleRecord();
+        r.userAgent = "curl/7.88.1";
+        const std::string line = Log::formatCombined(r);
+        CPPUNIT_ASSERT(line.find("\" 200 1234 \"-\" \"curl/7.88.1\" TCP_MISS:HIER_DIRECT") !=
+                       std::string::npos);
+    }
+
+    void formatNamesParse()
+    {
+        CPPUNIT_ASSERT(Log::ParseFormatName("squid") == Log::AccessFormat::Squid);
+        CPPUNIT_ASSERT(Log::ParseFormatName("common") == Log::AccessFormat::Common);
+        CPPUNIT_ASSERT(Log::ParseFormatName("combined") == Log::AccessFormat::Combined);
+        CPPUNIT_ASSERT_THROW(Log::ParseFormatName("icap_squid"), std::invalid_argument);
+    }
+
+    void linesWaitForFlush()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.add("stdio:" + dir.file("access.log"));
+        for (int i = 0; i < 10; ++i)
+            log.log(sampleRecord());
+        CPPUNIT_ASSERT_EQUAL(std::string(), LogTest::readAll(dir.file("access.log")));
+        log.flush();
+        const std::string text = LogTest::readAll(dir.file("access.log"));
+        CPPUNIT_ASSERT_EQUAL(size_t(10), countLines(text));
+        CPPUNIT_ASSERT_EQUAL(Log::formatSquid(sampleRecord()) + "\n", text.substr(0, text.find('\n') + 1));
+    }
+
+    void everyDestinationGetsTheLine()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.add("stdio:" + dir.file("a.log"));
+        log.add("daemon:" + dir.file("sub/b.log"), Log::AccessFormat::Common);
+        CPPUNIT_ASSERT_EQUAL(size_t(2), log.size());
+        log.log(sampleRecord());
+        log.flush();
+        CPPUNIT_ASSERT_EQUAL(Log::formatSquid(sampleRecord()) + "\n", LogTest::readAll(dir.file("a.log")));
+        CPPUNIT_ASSERT_EQUAL(Log::formatCommon(sampleRecord()) + "\n",
+                             LogTest::readAll(dir.file("sub/b.log")));
+    }
+
+    void noneAddsNothing()
+    {
+        Log::AccessLog log;
+        log.add("none");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), log.size());
+        log.log(sampleRecord()); // harmless
+        log.flush();
+    }
+
+    void otherModulesAreRejected()
+    {
+        Log::AccessLog log;
+        CPPUNIT_ASSERT_THROW(log.add("syslog:daemon.info"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("udp://127.0.0.1:514"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("stdio:"), std::invalid_argument);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), log.size());
+    }
+
+    void reopenAfterRenameWritesNewFile()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.add("stdio:" + dir.file("access.log"));
+        log.log(sampleRecord());
+        log.flush();
+        CPPUNIT_ASSERT_EQUAL(0,
+                             std::rename(dir.file("access.log").c_str(), dir.file("access.log.1").c_str()));
+        log.reopen();
+        auto second = sampleRecord();
+        second.url = "http://second/";
+        log.log(second);
+        log.flush();
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("access.log.1"))));
+        const std::string now = LogTest::readAll(dir.file("access.log"));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(now));
+        CPPUNIT_ASSERT(now.find("http://second/") != std::string::npos);
+    }
+
+    void rotateKeepsCopies()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.add(dir.file("access.log"));
+        log.log(sampleRecord());
+        log.rotate(3); // flushes, renames to .0, reopens
+        log.log(sampleRecord());
+        log.flush();
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("access.log.0"))));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("access.log"))));
+    }
+
+    void destructionFlushes()
+    {
+        LogTest::TempDir dir;
+        {
+            Log::AccessLog log;
+            log.add("stdio:" + dir.file("access.log"));
+            log.log(sampleRecord());
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("access.log"))));
+    }
+
+    void writeErrorIsLoggedOnce()
+    {
+        std::ostringstream cacheLog;
+        Log::cacheLog().setStderrStream(&cacheLog);
+        {
+            Log::AccessLog log;
+            log.add("stdio:/dev/full");
+            for (int i = 0; i < 3; ++i) {
+                log.log(sampleRecord());
+                log.flush();
+            }
+        }
+        Log::cacheLog().setStderrStream(nullptr);
+        const std::string text = cacheLog.str();
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(text, size_t(1), countLines(text));
+        CPPUNIT_ASSERT(text.find("/dev/full") != std::string::npos);
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestAccessLog);
