@@ -19,6 +19,14 @@ namespace Acl {
 /// Owns every named acl of a configuration. A fresh Registry already holds
 /// Squid's predefined acls: all, localhost, to_localhost, to_linklocal,
 /// manager, CONNECT.
+///
+/// Implemented types: src, dst, port, method (and the built-in manager).
+/// Every other Squid 5.7 type parses as ParseOutcome::Unsupported.
+///
+/// Repeating a name adds values (ORed), also for predefined acls, as Squid
+/// does (`acl CONNECT method GET` makes CONNECT match GET too; `acl all src
+/// all` only warns about the duplicate). A repeated name with another type is
+/// an Error.
 class Registry {
 public:
     Registry();
@@ -35,14 +43,34 @@ public:
 
     /// Parses the words after `acl` (NAME TYPE [-flags] VALUE...). A value
     /// may be a quoted "file" whose lines are values (path already resolved
-    /// by the caller's lexer and passed as the word `"path"`, quotes kept).
+    /// by the caller's lexer and passed as the word `"path"`, quotes kept);
+    /// as in Squid, each line gives its first word, and lines starting with
+    /// `#` and empty lines are skipped. A file that cannot be read is an
+    /// Error (Squid only logs it and leaves the acl empty).
+    ///
+    /// On Ok, `why` is empty or holds warnings Squid would log too (duplicate
+    /// value, masked host bits, netmask syntax, empty acl), joined by "; ":
+    /// the caller should log it as a warning. On Unsupported and Error it
+    /// says why, without the file:line prefix.
     ParseOutcome parse(const std::vector<std::string>& words, std::string& why);
 
     /// The acl with this name, or nullptr. Unsupported-type acls are found
     /// too (isSupported() is false on them).
     const Node* find(const std::string& name) const;
 
+    /// Whether `type` is an acl type of Squid 5.7 (implemented or not).
+    static bool IsKnownType(const std::string& type);
+
+    /// Longest acl name Squid accepts.
+    static constexpr size_t MaxNameLength = 63;
+
 private:
+    /// Creates a Node for a new name of an implemented type; nullptr otherwise.
+    static std::unique_ptr<Node> MakeNode(const std::string& name, const std::string& type);
+
+    /// Defines a predefined acl from its values; the values are known good.
+    void predefine(const std::string& name, const std::string& type, const std::vector<std::string>& values);
+
     std::map<std::string, std::unique_ptr<Node>> nodes_;
 };
 

@@ -1,0 +1,83 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "acl/AccessList.h"
+#include "acl/Node.h"
+#include "acl/Registry.h"
+
+#include <algorithm>
+
+namespace Acl {
+
+bool AccessList::parse(const std::vector<std::string>& words, const Registry& acls, std::string& why)
+{
+    why.clear();
+    if (words.empty()) {
+        why = "missing 'allow' or 'deny'";
+        return false;
+    }
+    Rule rule;
+    if (words[0] == "allow") {
+        rule.action = Answer::Allowed;
+    } else if (words[0] == "deny") {
+        rule.action = Answer::Denied;
+    } else {
+        why = "expecting 'allow' or 'deny', got '" + words[0] + "'";
+        return false;
+    }
+    if (words.size() == 1) {
+        // Squid 5.7: "Access line contains no ACL's, skipping".
+        why = "access line contains no acl, skipping it (as Squid does)";
+        return true;
+    }
+
+    for (size_t i = 1; i < words.size(); ++i) {
+        Term term;
+        std::string name = words[i];
+        if (!name.empty() && name.front() == '!') {
+            term.negated = true;
+            name.erase(0, 1);
+        }
+        term.acl = acls.find(name);
+        if (!term.acl) {
+            why = name.empty() ? std::string("'!' must be followed by an acl name, with no space")
+                               : "acl " + name + " is not defined";
+            return false;
+        }
+        if (!term.acl->isSupported()) {
+            why = "acl " + name + " " + term.acl->unsupportedReason() +
+                  "; refusing the rule rather than dropping it";
+            return false;
+        }
+        rule.terms.push_back(term);
+    }
+    rules_.push_back(std::move(rule));
+    return true;
+}
+
+Answer AccessList::check(const Checklist& facts) const
+{
+    for (const auto& rule : rules_) {
+        const bool allMatch = std::all_of(rule.terms.begin(), rule.terms.end(), [&facts](const Term& t) {
+            return t.acl->match(facts) != t.negated;
+        });
+        if (allMatch)
+            return rule.action;
+    }
+    if (rules_.empty())
+        return Answer::Denied;
+    return rules_.back().action == Answer::Allowed ? Answer::Denied : Answer::Allowed;
+}
+
+bool AccessList::needsDstAddress() const
+{
+    return std::any_of(rules_.begin(), rules_.end(), [](const Rule& r) {
+        return std::any_of(r.terms.begin(), r.terms.end(),
+                           [](const Term& t) { return t.acl->needsDstAddress(); });
+    });
+}
+
+} // namespace Acl

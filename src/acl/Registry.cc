@@ -1,0 +1,275 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "acl/Registry.h"
+#include "acl/IpNode.h"
+#include "acl/ManagerNode.h"
+#include "acl/MethodNode.h"
+#include "acl/Node.h"
+#include "acl/PortNode.h"
+
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace Acl {
+
+namespace {
+
+/// Squid 5.7's acl types that cuttle does not implement (src/acl/AclRegs.cc,
+/// including the ones of optional features: OpenSSL, auth, ident, eCAP/ICAP,
+/// EUI, SNMP, delay pools).
+const std::set<std::string, std::less<>> UnimplementedTypes = {
+    "adaptation_service",
+    "all-of",
+    "annotate_client",
+    "annotate_transaction",
+    "any-of",
+    "arp",
+    "at_step",
+    "browser",
+    "ca_cert",
+    "client_connection_mark",
+    "clientside_mark",
+    "connections_encrypted",
+    "dst_as",
+    "dstdom_regex",
+    "dstdomain",
+    "eui64",
+    "ext_user",
+    "ext_user_regex",
+    "external",
+    "has",
+    "hier_code",
+    "http_status",
+    "ident",
+    "ident_regex",
+    "localip",
+    "localport",
+    "max_user_ip",
+    "maxconn",
+    "myip",
+    "myport",
+    "myportname",
+    "note",
+    "peername",
+    "peername_regex",
+    "proto",
+    "proxy_auth",
+    "proxy_auth_regex",
+    "random",
+    "referer_regex",
+    "rep_header",
+    "rep_mime_type",
+    "req_header",
+    "req_mime_type",
+    "server_cert_fingerprint",
+    "snmp_community",
+    "squid_error",
+    "src_as",
+    "srcdom_regex",
+    "srcdomain",
+    "ssl::server_name",
+    "ssl::server_name_regex",
+    "ssl_error",
+    "tag",
+    "time",
+    "transaction_initiator",
+    "url_regex",
+    "urllogin",
+    "urlpath_regex",
+    "user_cert",
+};
+
+const std::set<std::string, std::less<>> ImplementedTypes = {"src", "dst", "port", "method"};
+
+/// Reads the values of a quoted "file" value as Squid's strtokFile does.
+bool ReadValueFile(const std::string& path, std::vector<std::string>& values, std::string& why)
+{
+    std::ifstream in(path);
+    if (!in) {
+        why = "cannot open acl value file '" + path + "' for reading";
+        return false;
+    }
+    static const char* const space = " \t\r\n\f\v";
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto start = line.find_first_not_of(space);
+        if (start == std::string::npos || line[start] == '#')
+            continue;
+        const auto end = line.find_first_of(space, start);
+        values.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    }
+    if (in.bad()) {
+        why = "error reading acl value file '" + path + "'";
+        return false;
+    }
+    return true;
+}
+
+std::string Join(const std::vector<std::string>& parts)
+{
+    std::string out;
+    for (const auto& p : parts) {
+        if (!out.empty())
+            out += "; ";
+        out += p;
+    }
+    return out;
+}
+
+} // namespace
+
+Registry::Registry()
+{
+    // Squid 5.7's predefined acls (src/cf.data.pre, "acl" defaults).
+    predefine("all", "src", {"all"});
+    nodes_.emplace("manager", std::make_unique<ManagerNode>());
+    predefine("localhost", "src", {"127.0.0.1/32", "::1"});
+    predefine("to_localhost", "dst", {"127.0.0.0/8", "0.0.0.0/32", "::1/128", "::/128"});
+    predefine("to_linklocal", "dst", {"169.254.0.0/16", "fe80::/10"});
+    predefine("CONNECT", "method", {"CONNECT"});
+}
+
+Registry::~Registry() = default;
+Registry::Registry(Registry&&) noexcept = default;
+Registry& Registry::operator=(Registry&&) noexcept = default;
+
+void Registry::predefine(const std::string& name, const std::string& type,
+                         const std::vector<std::string>& values)
+{
+    auto node = MakeNode(name, type);
+    std::string why;
+    std::vector<std::string> warnings;
+    if (!node || !node->addValues(values, why, warnings))
+        throw std::logic_error("bad predefined acl " + name + ": " + why);
+    nodes_.emplace(name, std::move(node));
+}
+
+bool Registry::IsKnownType(const std::string& type)
+{
+    return ImplementedTypes.count(type) || UnimplementedTypes.count(type);
+}
+
+std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::string& type)
+{
+    if (type == "src")
+        return std::make_unique<IpNode>(name, IpNode::Side::Source);
+    if (type == "dst")
+        return std::make_unique<IpNode>(name, IpNode::Side::Destination);
+    if (type == "port")
+        return std::make_unique<PortNode>(name);
+    if (type == "method")
+        return std::make_unique<MethodNode>(name);
+    return nullptr;
+}
+
+Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, std::string& why)
+{
+    why.clear();
+    if (words.empty() || words[0].empty()) {
+        why = "missing acl name";
+        return ParseOutcome::Error;
+    }
+    const auto& name = words[0];
+    if (name.size() > MaxNameLength) {
+        why = "acl name '" + name + "' is too long: at most " + std::to_string(MaxNameLength) +
+              " characters are supported";
+        return ParseOutcome::Error;
+    }
+    if (words.size() < 2) {
+        why = "acl " + name + ": missing acl type";
+        return ParseOutcome::Error;
+    }
+    const auto& type = words[1];
+    if (!IsKnownType(type)) {
+        why = "acl " + name + ": invalid acl type '" + type + "'";
+        return ParseOutcome::Error;
+    }
+
+    const auto existing = nodes_.find(name);
+    if (existing != nodes_.end() && existing->second->typeName() != type) {
+        why = "acl " + name + " already exists with type " + existing->second->typeName() +
+              "; this line gives it type " + type;
+        return ParseOutcome::Error;
+    }
+
+    std::vector<std::string> warnings;
+    if (!name.empty() && name.front() == '!')
+        warnings.push_back("acl name '" + name + "' starts with '!', so no access rule can name it");
+
+    Node* node = existing != nodes_.end() ? existing->second.get() : nullptr;
+    std::unique_ptr<Node> created;
+    if (!node) {
+        created = MakeNode(name, type);
+        if (!created)
+            created = std::make_unique<UnsupportedNode>(name, type);
+        node = created.get();
+    }
+
+    // Options come first (Squid's Acl::Options); "--" ends them.
+    size_t i = 2;
+    for (; i < words.size(); ++i) {
+        const auto& w = words[i];
+        if (w == "--") {
+            ++i;
+            break;
+        }
+        if (w.size() < 2 || (w[0] != '-' && w[0] != '+'))
+            break;
+        if (!node->acceptsOption(w)) {
+            why = "acl " + name + ": unsupported acl option " + w + " for type " + type;
+            return ParseOutcome::Error;
+        }
+    }
+
+    if (!node->isSupported() && dynamic_cast<UnsupportedNode*>(node)) {
+        if (created)
+            nodes_.emplace(name, std::move(created));
+        why = "acl " + name + " " + node->unsupportedReason() +
+              "; it is recorded, and any access rule that uses it will be refused";
+        return ParseOutcome::Unsupported;
+    }
+
+    std::vector<std::string> values;
+    for (; i < words.size(); ++i) {
+        const auto& w = words[i];
+        if (w.size() >= 2 && w.front() == '"' && w.back() == '"') {
+            if (!ReadValueFile(w.substr(1, w.size() - 2), values, why)) {
+                why = "acl " + name + ": " + why;
+                return ParseOutcome::Error;
+            }
+        } else {
+            values.push_back(w);
+        }
+    }
+
+    const bool wasSupported = node->isSupported();
+    if (!node->addValues(values, why, warnings)) {
+        why = "acl " + name + ": " + why;
+        return ParseOutcome::Error;
+    }
+    if (created)
+        nodes_.emplace(name, std::move(created));
+
+    if (wasSupported && !node->isSupported()) {
+        why = "acl " + name + " " + node->unsupportedReason() +
+              "; it is recorded, and any access rule that uses it will be refused";
+        return ParseOutcome::Unsupported;
+    }
+    if (node->isEmpty())
+        warnings.push_back("empty acl: acl " + name + " " + type);
+    why = Join(warnings);
+    return ParseOutcome::Ok;
+}
+
+const Node* Registry::find(const std::string& name) const
+{
+    const auto it = nodes_.find(name);
+    return it == nodes_.end() ? nullptr : it->second.get();
+}
+
+} // namespace Acl
