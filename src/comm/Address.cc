@@ -1,0 +1,98 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "comm/Address.h"
+
+#include <cstring>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+Comm::Address::Address()
+{
+    std::memset(&storage_, 0, sizeof(storage_));
+    storage_.ss_family = AF_INET;
+}
+
+std::optional<Comm::Address> Comm::Address::Parse(std::string_view host, uint16_t port)
+{
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    if (host.size() >= INET6_ADDRSTRLEN)
+        return std::nullopt;
+    Address a;
+    if (host.empty()) {
+        auto* sin6 = reinterpret_cast<sockaddr_in6*>(&a.storage_);
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_addr = in6addr_any;
+        sin6->sin6_port = htons(port);
+        return a;
+    }
+    const std::string text(host);
+    auto* sin = reinterpret_cast<sockaddr_in*>(&a.storage_);
+    if (inet_pton(AF_INET, text.c_str(), &sin->sin_addr) == 1) {
+        sin->sin_family = AF_INET;
+        sin->sin_port = htons(port);
+        return a;
+    }
+    std::memset(&a.storage_, 0, sizeof(a.storage_));
+    auto* sin6 = reinterpret_cast<sockaddr_in6*>(&a.storage_);
+    if (inet_pton(AF_INET6, text.c_str(), &sin6->sin6_addr) == 1) {
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_port = htons(port);
+        return a;
+    }
+    return std::nullopt;
+}
+
+Comm::Address Comm::Address::FromSockaddr(const struct sockaddr* sa, socklen_t len)
+{
+    Address a;
+    if (len > sizeof(a.storage_))
+        len = sizeof(a.storage_);
+    std::memcpy(&a.storage_, sa, len);
+    return a;
+}
+
+socklen_t Comm::Address::length() const
+{
+    return family() == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+}
+
+uint16_t Comm::Address::port() const
+{
+    if (family() == AF_INET6)
+        return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
+    return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
+}
+
+std::string Comm::Address::host() const
+{
+    char buf[INET6_ADDRSTRLEN] = "";
+    if (family() == AF_INET6) {
+        const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&storage_);
+        if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+            in_addr v4;
+            std::memcpy(&v4, sin6->sin6_addr.s6_addr + 12, sizeof(v4));
+            inet_ntop(AF_INET, &v4, buf, sizeof(buf));
+        } else {
+            inet_ntop(AF_INET6, &sin6->sin6_addr, buf, sizeof(buf));
+        }
+    } else {
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, buf, sizeof(buf));
+    }
+    return buf;
+}
+
+std::string Comm::Address::toString() const
+{
+    const std::string h = host();
+    const std::string p = std::to_string(port());
+    if (h.find(':') != std::string::npos)
+        return "[" + h + "]:" + p;
+    return h + ":" + p;
+}

@@ -1,0 +1,59 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Comm::Listener: a listening TCP socket on the event loop.
+
+#pragma once
+
+#include "comm/Address.h"
+#include "comm/Descriptor.h"
+#include "comm/Loop.h"
+
+#include <functional>
+#include <string>
+
+namespace Comm {
+
+/// A bound, listening, non-blocking TCP socket. On readability it accepts
+/// (accept4, non-blocking, close-on-exec) until EAGAIN and hands each new
+/// descriptor to the accept callback, which takes ownership. Destroying the
+/// Listener (or stop()) closes the socket: no more connections are accepted.
+class Listener : public IoHandler {
+public:
+    /// receives each accepted connection: its descriptor and the peer's address
+    using AcceptCallback = std::function<void(Descriptor&& fd, const Address& peer)>;
+
+    /// Binds `where` (SO_REUSEADDR; IPv6 sockets also take IPv4 unless the
+    /// address is a specific IPv6 one), listens and starts accepting. Port 0
+    /// binds a free port: localAddress() tells which. Throws TextException
+    /// with a message naming the address and errno on failure.
+    Listener(Loop& loop, const Address& where, AcceptCallback onAccept);
+    ~Listener() override;
+
+    /// the bound address, with the real port
+    const Address& localAddress() const { return local_; }
+    /// stops accepting and closes the socket; idempotent
+    void stop();
+    /// whether the socket is open and accepting
+    bool isListening() const { return fd_.isOpen(); }
+    /// connections accepted so far
+    uint64_t acceptedCount() const { return accepted_; }
+
+    /* IoHandler API */
+    void handleIo(const IoEvents& events) override;
+
+private:
+    void acceptAll();
+
+    Loop& loop_;
+    Descriptor fd_;             ///< the listening socket
+    Registration registration_; ///< declared after fd_: cancelled before it closes
+    Timer retry_;               ///< retries accepting after EMFILE/ENFILE
+    Address local_;             ///< getsockname() after bind
+    AcceptCallback onAccept_;
+    uint64_t accepted_ = 0;
+};
+
+} // namespace Comm

@@ -1,0 +1,279 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "comm/Loop.h"
+#include "base/TextException.h"
+#include "log/CacheLog.h"
+
+#include <algorithm>
+
+namespace {
+
+/// min-heap order: earliest deadline first, then the earliest schedule()
+struct Later {
+    template <class Item>
+    bool operator()(const Item& a, const Item& b) const
+    {
+        if (a.deadline != b.deadline)
+            return a.deadline > b.deadline;
+        return a.id > b.id;
+    }
+};
+
+constexpr int MaxEventsPerWait = 256;
+
+/// epoll data: the descriptor in the low half, its registration generation
+/// in the high half, so an event fetched before a cancel is recognised as stale
+uint64_t MakeCookie(int fd, uint32_t generation)
+{
+    return (uint64_t(generation) << 32) | uint32_t(fd);
+}
+
+} // namespace
+
+// Registration
+
+Comm::Registration::Registration(Registration&& other) noexcept
+    : loop_(other.loop_), fd_(other.fd_), generation_(other.generation_)
+{
+    other.loop_ = nullptr;
+}
+
+Comm::Registration& Comm::Registration::operator=(Registration&& other) noexcept
+{
+    if (this != &other) {
+        cancel();
+        loop_ = other.loop_;
+        fd_ = other.fd_;
+        generation_ = other.generation_;
+        other.loop_ = nullptr;
+    }
+    return *this;
+}
+
+void Comm::Registration::cancel()
+{
+    if (loop_) {
+        loop_->unwatch(fd_, generation_);
+        loop_ = nullptr;
+    }
+}
+
+// Timer
+
+Comm::Timer::Timer(Timer&& other) noexcept : loop_(other.loop_), id_(other.id_)
+{
+    other.loop_ = nullptr;
+}
+
+Comm::Timer& Comm::Timer::operator=(Timer&& other) noexcept
+{
+    if (this != &other) {
+        cancel();
+        loop_ = other.loop_;
+        id_ = other.id_;
+        other.loop_ = nullptr;
+    }
+    return *this;
+}
+
+void Comm::Timer::cancel()
+{
+    if (loop_) {
+        loop_->cancelTimer(id_);
+        loop_ = nullptr;
+    }
+}
+
+bool Comm::Timer::isPending() const
+{
+    return loop_ && loop_->isTimerPending(id_);
+}
+
+// Loop
+
+Comm::Loop::Loop() : now_(Clock::now()) {}
+
+Comm::Loop::~Loop() = default;
+
+Comm::Registration Comm::Loop::watch(int fd, IoHandler& handler)
+{
+    Must(fd >= 0);
+    if (static_cast<size_t>(fd) >= slots_.size())
+        slots_.resize(fd + 1);
+    Slot& slot = slots_[fd];
+    Must2(!slot.handler, "FD " + std::to_string(fd) + " is already watched");
+    ++slot.generation;
+    poller_.add(fd, MakeCookie(fd, slot.generation));
+    slot.handler = &handler;
+    return Registration(this, fd, slot.generation);
+}
+
+void Comm::Loop::unwatch(int fd, uint32_t generation)
+{
+    if (fd < 0 || static_cast<size_t>(fd) >= slots_.size())
+        return;
+    Slot& slot = slots_[fd];
+    if (slot.generation != generation || !slot.handler)
+        return;
+    slot.handler = nullptr;
+    ++slot.generation; // events of the old registration already fetched are now stale
+    poller_.remove(fd);
+}
+
+Comm::Timer Comm::Loop::schedule(Milliseconds delay, std::function<void()> fn, IoHandler* owner)
+{
+    if (delay < Milliseconds(0))
+        delay = Milliseconds(0);
+    const uint64_t id = nextTimerId_++;
+    // relative to the real time, not the iteration's: a callback may run long
+    timers_.emplace(id, TimerCall{std::move(fn), owner});
+    heap_.push_back(HeapItem{Clock::now() + delay, id});
+    std::push_heap(heap_.begin(), heap_.end(), Later());
+    return Timer(this, id);
+}
+
+void Comm::Loop::cancelTimer(uint64_t id)
+{
+    timers_.erase(id);
+    // cancelled items stay in the heap until they reach the top; rebuild when
+    // they dominate so that a connection re-arming its idle timer per request
+    // cannot grow the heap without bound
+    if (heap_.size() > 64 && heap_.size() > 2 * timers_.size()) {
+        std::erase_if(heap_, [this](const HeapItem& item) { return !timers_.count(item.id); });
+        std::make_heap(heap_.begin(), heap_.end(), Later());
+    }
+}
+
+void Comm::Loop::callSoon(std::function<void()> fn)
+{
+    deferred_.push_back(std::move(fn));
+}
+
+void Comm::Loop::addIterationHook(std::function<void()> fn)
+{
+    hooks_.push_back(std::move(fn));
+}
+
+void Comm::Loop::dropStaleHeapTop() const
+{
+    while (!heap_.empty() && !timers_.count(heap_.front().id)) {
+        std::pop_heap(heap_.begin(), heap_.end(), Later());
+        heap_.pop_back();
+    }
+}
+
+int Comm::Loop::timeoutToNextTimer(Milliseconds maxWait) const
+{
+    if (!deferred_.empty())
+        return 0;
+    dropStaleHeapTop();
+    auto wait = maxWait;
+    if (!heap_.empty()) {
+        const auto left = std::chrono::ceil<Milliseconds>(heap_.front().deadline - Clock::now());
+        wait = std::clamp(left, Milliseconds(0), maxWait);
+    }
+    return static_cast<int>(std::min<Milliseconds::rep>(wait.count(), 24 * 3600 * 1000));
+}
+
+void Comm::Loop::run()
+{
+    stopping_ = false;
+    while (!stopping_)
+        runOnce(Milliseconds(24 * 3600 * 1000));
+}
+
+size_t Comm::Loop::runOnce(Milliseconds maxWait)
+{
+    epoll_event events[MaxEventsPerWait];
+    const int n = poller_.wait(events, MaxEventsPerWait, timeoutToNextTimer(maxWait));
+    now_ = Clock::now();
+
+    size_t calls = 0;
+    for (int i = 0; i < n; ++i) {
+        const int fd = static_cast<int>(events[i].data.u64 & 0xffffffffu);
+        const auto generation = static_cast<uint32_t>(events[i].data.u64 >> 32);
+        if (static_cast<size_t>(fd) >= slots_.size())
+            continue;
+        const Slot& slot = slots_[fd];
+        if (!slot.handler || slot.generation != generation)
+            continue; // cancelled by an earlier callback of this batch
+        const uint32_t e = events[i].events;
+        IoEvents io;
+        io.readable = e & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+        io.writable = e & (EPOLLOUT | EPOLLHUP | EPOLLERR);
+        io.hangup = e & (EPOLLRDHUP | EPOLLHUP);
+        io.error = e & EPOLLERR;
+        IoHandler* handler = slot.handler;
+        guard(handler, [handler, &io] { handler->handleIo(io); });
+        ++calls;
+    }
+
+    calls += fireTimers();
+    calls += runDeferred();
+
+    for (const auto& hook : hooks_)
+        guard(nullptr, hook);
+    return calls;
+}
+
+size_t Comm::Loop::fireTimers()
+{
+    size_t calls = 0;
+    const auto now = Clock::now();
+    for (;;) {
+        dropStaleHeapTop();
+        if (heap_.empty() || heap_.front().deadline > now)
+            break;
+        const uint64_t id = heap_.front().id;
+        std::pop_heap(heap_.begin(), heap_.end(), Later());
+        heap_.pop_back();
+        auto found = timers_.find(id);
+        TimerCall call = std::move(found->second);
+        timers_.erase(found);
+        guard(call.owner, call.fn);
+        ++calls;
+    }
+    return calls;
+}
+
+size_t Comm::Loop::runDeferred()
+{
+    size_t calls = 0;
+    // a deferred call may defer more: run until the queue stays empty
+    while (!deferred_.empty()) {
+        std::vector<std::function<void()>> batch;
+        batch.swap(deferred_);
+        for (const auto& fn : batch) {
+            guard(nullptr, fn);
+            ++calls;
+        }
+    }
+    return calls;
+}
+
+void Comm::Loop::guard(IoHandler* owner, const std::function<void()>& fn)
+{
+    try {
+        fn();
+        return;
+    } catch (const std::exception& e) {
+        reportBug(e.what());
+        if (owner)
+            owner->handleBug(e);
+    } catch (...) {
+        reportBug("an exception of unknown type");
+        if (owner)
+            owner->handleBug(std::runtime_error("an exception of unknown type"));
+    }
+}
+
+void Comm::Loop::reportBug(const char* what)
+{
+    ++bugCount_;
+    debugs(5, 0, "BUG: a callback threw: " << what);
+}

@@ -1,0 +1,349 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "http/RequestParser.h"
+
+namespace {
+
+bool IsDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+bool IsWhitespace(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+std::string_view TrimWhitespace(std::string_view s)
+{
+    while (!s.empty() && IsWhitespace(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && IsWhitespace(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// RFC 9110 field-value: VCHAR, obs-text, SP, HTAB; no other control byte
+bool IsFieldValueChar(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+
+/// RFC 9112 request-target: no whitespace or control byte (RFC 3986 has no
+/// raw bytes above 0x7f either, but clients send them and Squid takes them)
+bool IsTargetChar(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    return u > 0x20 && u != 0x7f;
+}
+
+constexpr size_t MaxFirstWord = 64;
+
+} // namespace
+
+bool Http::IsTokenChar(char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c))
+        return true;
+    switch (c) {
+    case '!':
+    case '#':
+    case '$':
+    case '%':
+    case '&':
+    case '\'':
+    case '*':
+    case '+':
+    case '-':
+    case '.':
+    case '^':
+    case '_':
+    case '`':
+    case '|':
+    case '~':
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool Http::EqualsIgnoreCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z')
+            x = char(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = char(y - 'A' + 'a');
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
+Http::RequestParser::RequestParser(size_t maxHeadSize) : maxHeadSize_(maxHeadSize ? maxHeadSize : 1) {}
+
+void Http::RequestParser::reset()
+{
+    state_ = ParseResult::NeedMore;
+    error_ = ParseError::None;
+    lineStart_ = scanned_ = headSize_ = 0;
+    haveRequestLine_ = false;
+    methodToken_ = target_ = firstWord_ = {};
+    method_ = Method::Other;
+    versionMajor_ = versionMinor_ = 0;
+    fields_.clear(); // keeps the capacity for the next request on this connection
+    contentLength_.reset();
+}
+
+Http::ParseResult Http::RequestParser::fail(ParseError e)
+{
+    error_ = e;
+    state_ = ParseResult::Error;
+    return state_;
+}
+
+Http::StatusCode Http::RequestParser::errorStatus() const
+{
+    switch (error_) {
+    case ParseError::None:
+        return StatusCode::None;
+    case ParseError::TooLarge:
+        return StatusCode::RequestHeaderFieldsTooLarge;
+    case ParseError::UnsupportedVersion:
+        return StatusCode::HttpVersionNotSupported;
+    default:
+        return StatusCode::BadRequest;
+    }
+}
+
+const char* Http::RequestParser::errorText() const
+{
+    switch (error_) {
+    case ParseError::None:
+        return "no error";
+    case ParseError::BadRequestLine:
+        return "malformed request line";
+    case ParseError::BadMethod:
+        return "invalid method";
+    case ParseError::BadTarget:
+        return "invalid request-target";
+    case ParseError::BadVersion:
+        return "invalid HTTP version";
+    case ParseError::UnsupportedVersion:
+        return "unsupported HTTP version";
+    case ParseError::BareCr:
+        return "bare CR";
+    case ParseError::ObsFold:
+        return "obs-fold in a field line";
+    case ParseError::BadField:
+        return "malformed field line";
+    case ParseError::BadContentLength:
+        return "invalid Content-Length";
+    case ParseError::TooLarge:
+        return "request head too large";
+    }
+    return "unknown error";
+}
+
+bool Http::RequestParser::findLineEnd(std::string_view buf, size_t from, size_t& lineEnd, size_t& next)
+{
+    for (size_t i = from; i < buf.size(); ++i) {
+        const char c = buf[i];
+        if (c == '\n') {
+            lineEnd = i;
+            next = i + 1;
+            return true;
+        }
+        if (c == '\r') {
+            if (i + 1 == buf.size()) {
+                scanned_ = i; // the LF may come with the next read
+                return false;
+            }
+            if (buf[i + 1] != '\n') {
+                fail(ParseError::BareCr);
+                return false;
+            }
+            lineEnd = i;
+            next = i + 2;
+            return true;
+        }
+    }
+    scanned_ = buf.size();
+    return false;
+}
+
+Http::ParseResult Http::RequestParser::parse(std::string_view buf)
+{
+    if (state_ != ParseResult::NeedMore)
+        return state_;
+
+    if (!haveRequestLine_) {
+        // the first word, for the log line of a head that never parses
+        size_t start = 0;
+        while (start < buf.size() && (buf[start] == '\r' || buf[start] == '\n'))
+            ++start;
+        size_t end = start;
+        while (end < buf.size() && end - start < MaxFirstWord && buf[end] != ' ' && buf[end] != '\r' &&
+               buf[end] != '\n')
+            ++end;
+        firstWord_ = buf.substr(start, end - start);
+    }
+
+    for (;;) {
+        size_t lineEnd = 0, next = 0;
+        if (!findLineEnd(buf, scanned_, lineEnd, next)) {
+            if (state_ == ParseResult::Error)
+                return state_;
+            // everything buffered belongs to this unfinished head
+            if (buf.size() > maxHeadSize_)
+                return fail(ParseError::TooLarge);
+            return ParseResult::NeedMore;
+        }
+        if (next > maxHeadSize_)
+            return fail(ParseError::TooLarge);
+        const auto line = buf.substr(lineStart_, lineEnd - lineStart_);
+        lineStart_ = scanned_ = next;
+
+        if (!haveRequestLine_) {
+            if (line.empty())
+                continue; // RFC 9112 section 2.2: ignore empty lines before the request line
+            if (parseRequestLine(line) == ParseResult::Error)
+                return state_;
+            haveRequestLine_ = true;
+            continue;
+        }
+        if (line.empty()) {
+            headSize_ = next;
+            state_ = ParseResult::Done;
+            return state_;
+        }
+        if (parseFieldLine(line) == ParseResult::Error)
+            return state_;
+    }
+}
+
+Http::ParseResult Http::RequestParser::parseRequestLine(std::string_view line)
+{
+    const auto sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || sp1 == 0)
+        return fail(ParseError::BadRequestLine);
+    const auto methodText = line.substr(0, sp1);
+    const auto rest = line.substr(sp1 + 1);
+    const auto sp2 = rest.find(' ');
+    if (sp2 == std::string_view::npos || sp2 == 0)
+        return fail(ParseError::BadRequestLine); // no version (HTTP/0.9) or two spaces
+    const auto targetText = rest.substr(0, sp2);
+    const auto versionText = rest.substr(sp2 + 1);
+
+    for (const char c : methodText) {
+        if (!IsTokenChar(c))
+            return fail(ParseError::BadMethod);
+    }
+    for (const char c : targetText) {
+        if (!IsTargetChar(c))
+            return fail(ParseError::BadTarget);
+    }
+    if (!versionText.starts_with("HTTP/"))
+        return fail(ParseError::BadRequestLine);
+    if (versionText.size() != 8 || !IsDigit(versionText[5]) || versionText[6] != '.' ||
+        !IsDigit(versionText[7]))
+        return fail(ParseError::BadVersion);
+    versionMajor_ = versionText[5] - '0';
+    versionMinor_ = versionText[7] - '0';
+    if (versionMajor_ == 0)
+        return fail(ParseError::BadVersion);
+    if (versionMajor_ >= 2)
+        return fail(ParseError::UnsupportedVersion);
+
+    methodToken_ = methodText;
+    method_ = MethodFromToken(methodText);
+    target_ = targetText;
+    return ParseResult::NeedMore;
+}
+
+Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
+{
+    if (IsWhitespace(line.front()))
+        return fail(ParseError::ObsFold);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+        return fail(ParseError::BadField);
+    const auto name = line.substr(0, colon);
+    for (const char c : name) {
+        if (!IsTokenChar(c))
+            return fail(ParseError::BadField); // includes whitespace before the colon
+    }
+    const auto value = TrimWhitespace(line.substr(colon + 1));
+    for (const char c : value) {
+        if (!IsFieldValueChar(c))
+            return fail(ParseError::BadField);
+    }
+
+    if (EqualsIgnoreCase(name, "Content-Length")) {
+        if (value.empty() || value.size() > 18)
+            return fail(ParseError::BadContentLength);
+        uint64_t n = 0;
+        for (const char c : value) {
+            if (!IsDigit(c))
+                return fail(ParseError::BadContentLength);
+            n = n * 10 + uint64_t(c - '0');
+        }
+        if (contentLength_ && *contentLength_ != n)
+            return fail(ParseError::BadContentLength);
+        contentLength_ = n;
+    }
+
+    fields_.push_back(HeaderField{name, value});
+    return ParseResult::NeedMore;
+}
+
+std::optional<std::string_view> Http::RequestParser::findField(std::string_view name) const
+{
+    for (const auto& f : fields_) {
+        if (EqualsIgnoreCase(f.name, name))
+            return f.value;
+    }
+    return std::nullopt;
+}
+
+bool Http::RequestParser::hasConnectionToken(std::string_view token) const
+{
+    for (const auto& f : fields_) {
+        if (!EqualsIgnoreCase(f.name, "Connection") && !EqualsIgnoreCase(f.name, "Proxy-Connection"))
+            continue;
+        auto list = f.value;
+        while (!list.empty()) {
+            const auto comma = list.find(',');
+            const auto item = TrimWhitespace(list.substr(0, comma));
+            if (EqualsIgnoreCase(item, token))
+                return true;
+            if (comma == std::string_view::npos)
+                break;
+            list.remove_prefix(comma + 1);
+        }
+    }
+    return false;
+}
+
+bool Http::RequestParser::wantsClose() const
+{
+    if (hasConnectionToken("close"))
+        return true;
+    if (versionMajor_ == 1 && versionMinor_ == 0)
+        return !hasConnectionToken("keep-alive");
+    return false;
+}
+
+bool Http::RequestParser::hasBody() const
+{
+    return findField("Transfer-Encoding").has_value() || (contentLength_ && *contentLength_ > 0);
+}

@@ -1,0 +1,171 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Http::RequestParser: an incremental, strict parser of one HTTP/1.x
+/// request head (RFC 9112 sections 2, 3 and 5).
+///
+/// Layout and ownership: the parser never copies the head. The caller reads
+/// bytes into its own buffer (a pooled block) and calls parse() with a view
+/// of every byte buffered since the start of this request; between calls the
+/// caller may only APPEND to that buffer (the same bytes stay at the same
+/// addresses, so a block must not be moved while a head is in progress).
+/// Every string_view the parser returns (method, target, field names and
+/// values) points into the caller's buffer and is valid while those bytes are.
+///
+///     buffer: [CRLF*][request-line CRLF][field-line CRLF]...[CRLF][body or next request...]
+///             |<------------------ headSize() --------------------->|
+///
+/// Incremental: parse() remembers how far it has scanned, so feeding a head
+/// byte by byte costs O(size) in total, not O(size^2). A prefix of a valid
+/// head always gives NeedMore; the same bytes in one piece give Done.
+///
+/// Limits are checked before anything is stored: when the head (leading
+/// empty lines included) does not end within maxHeadSize bytes, the result
+/// is Error with ParseError::TooLarge, which the caller answers with 431,
+/// like Squid's request_header_max_size.
+///
+/// Strictness (RFC 9112): exactly one SP between the request-line parts; the
+/// version is `HTTP/DIGIT.DIGIT` (2 and later: UnsupportedVersion -> 505);
+/// CRLF ends a line, a bare LF is tolerated (section 2.2), a bare CR is an
+/// error; obs-fold is rejected (section 5.2 allows it, Squid 5 accepts it);
+/// whitespace between a field name and its colon is rejected (section 5.1,
+/// a MUST); a field value may hold no control character but HTAB;
+/// Content-Length must be digits and all copies equal (section 6.3).
+///
+/// One parser per connection; reset() before the next request.
+
+#pragma once
+
+#include "http/Method.h"
+#include "http/StatusCode.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace Http {
+
+/// What one parse() call found.
+enum class ParseResult {
+    NeedMore, ///< the head is a valid prefix so far; read more and call again
+    Done,     ///< a complete head; headSize() bytes belong to it
+    Error     ///< malformed or too large; see error()
+};
+
+/// Why a head was rejected.
+enum class ParseError {
+    None,
+    BadRequestLine,     ///< not `token SP target SP HTTP-version` (Squid: ERR_PROTOCOL_UNKNOWN)
+    BadMethod,          ///< method is not a token
+    BadTarget,          ///< empty target or a forbidden byte in it
+    BadVersion,         ///< version is not HTTP/DIGIT.DIGIT
+    UnsupportedVersion, ///< HTTP/2.0 and later in an HTTP/1 head (505)
+    BareCr,             ///< a CR not followed by LF
+    ObsFold,            ///< a field line starting with whitespace
+    BadField,           ///< a field line without a colon, a bad name or value
+    BadContentLength,   ///< Content-Length not digits, or copies that differ
+    TooLarge            ///< the head exceeds the configured maximum (431)
+};
+
+/// One header field line, both parts pointing into the parsed buffer.
+struct HeaderField {
+    std::string_view name;  ///< as sent (compare case-insensitively)
+    std::string_view value; ///< without leading and trailing whitespace
+};
+
+/// Parses one request head; see the file comment.
+class RequestParser {
+public:
+    /// maxHeadSize: request_header_max_size in bytes (at least 1)
+    explicit RequestParser(size_t maxHeadSize);
+
+    /// Parses what is buffered so far (the same bytes as last time plus any
+    /// appended). After Done or Error, further calls return the same result.
+    ParseResult parse(std::string_view buffered);
+
+    /// Forgets the current request, to parse the next one.
+    void reset();
+
+    /// changes the limit for the next request (after a reconfigure)
+    void setMaxHeadSize(size_t bytes) { maxHeadSize_ = bytes ? bytes : 1; }
+    /// the limit in force
+    size_t maxHeadSize() const { return maxHeadSize_; }
+
+    /// why the last parse() returned Error
+    ParseError error() const { return error_; }
+    /// the status to answer an error with: 400, 431 or 505
+    StatusCode errorStatus() const;
+    /// a short text for cache.log, e.g. "obs-fold in a field line"
+    const char* errorText() const;
+
+    /// bytes of the head (leading empty lines, request line, fields, final
+    /// empty line), valid after Done
+    size_t headSize() const { return headSize_; }
+
+    /// the method token as sent (valid after Done)
+    std::string_view methodToken() const { return methodToken_; }
+    /// the method (valid after Done)
+    Method method() const { return method_; }
+    /// the request-target as sent (valid after Done)
+    std::string_view target() const { return target_; }
+    /// the major digit of the version (valid after Done)
+    int versionMajor() const { return versionMajor_; }
+    /// the minor digit of the version (valid after Done)
+    int versionMinor() const { return versionMinor_; }
+    /// the header fields in the order sent (valid after Done)
+    const std::vector<HeaderField>& fields() const { return fields_; }
+
+    /// the value of the first field with this name (case-insensitive)
+    std::optional<std::string_view> findField(std::string_view name) const;
+    /// whether any Connection (or Proxy-Connection) field lists this token
+    bool hasConnectionToken(std::string_view token) const;
+    /// whether the client wants the connection closed after this request:
+    /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 unless `keep-alive`
+    bool wantsClose() const;
+    /// the Content-Length value, when one was sent (valid after Done)
+    std::optional<uint64_t> contentLength() const { return contentLength_; }
+    /// whether the request has a body: Transfer-Encoding, or Content-Length > 0
+    bool hasBody() const;
+
+    /// What a log line can say about a rejected head: its first word (up to
+    /// the first SP, CR or LF, at most 64 bytes) even when nothing parsed,
+    /// as Squid logs "garbage" as the method of `garbage\r\n`. Points into
+    /// the last buffer given to parse().
+    std::string_view firstWord() const { return firstWord_; }
+
+private:
+    ParseResult fail(ParseError e);
+    bool findLineEnd(std::string_view buf, size_t from, size_t& lineEnd, size_t& next);
+    ParseResult parseRequestLine(std::string_view line);
+    ParseResult parseFieldLine(std::string_view line);
+
+    size_t maxHeadSize_;
+    ParseResult state_ = ParseResult::NeedMore;
+    ParseError error_ = ParseError::None;
+
+    size_t lineStart_ = 0; ///< offset of the first byte of the line being scanned
+    size_t scanned_ = 0;   ///< bytes already searched for a line end
+    bool haveRequestLine_ = false;
+    size_t headSize_ = 0;
+
+    std::string_view methodToken_;
+    std::string_view target_;
+    std::string_view firstWord_;
+    Method method_ = Method::Other;
+    int versionMajor_ = 0;
+    int versionMinor_ = 0;
+    std::vector<HeaderField> fields_;
+    std::optional<uint64_t> contentLength_;
+};
+
+/// Whether c is a tchar of RFC 9110 section 5.6.2.
+bool IsTokenChar(char c);
+
+/// ASCII case-insensitive equality (field names, connection tokens).
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+} // namespace Http

@@ -1,0 +1,341 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "http/RequestParser.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <string>
+
+/// Http::RequestParser: strict RFC 9112 request heads, incrementally.
+class TestRequestParser : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestRequestParser);
+    CPPUNIT_TEST(parsesSimpleRequest);
+    CPPUNIT_TEST(viewsPointIntoTheBuffer);
+    CPPUNIT_TEST(needMoreAtEverySplitPoint);
+    CPPUNIT_TEST(byteByByteEqualsWhole);
+    CPPUNIT_TEST(toleratesBareLf);
+    CPPUNIT_TEST(ignoresLeadingEmptyLines);
+    CPPUNIT_TEST(headSizeStopsAtPipelinedRequest);
+    CPPUNIT_TEST(rejectsGarbage);
+    CPPUNIT_TEST(rejectsBadRequestLines);
+    CPPUNIT_TEST(rejectsHttp2AsUnsupported);
+    CPPUNIT_TEST(rejectsObsFold);
+    CPPUNIT_TEST(rejectsFieldWithoutColon);
+    CPPUNIT_TEST(rejectsWhitespaceBeforeColon);
+    CPPUNIT_TEST(rejectsBareCr);
+    CPPUNIT_TEST(rejectsControlInValue);
+    CPPUNIT_TEST(rejectsBadContentLength);
+    CPPUNIT_TEST(tooLargeWithoutEnd);
+    CPPUNIT_TEST(tooLargeWhenEndIsPastLimit);
+    CPPUNIT_TEST(exactLimitIsAccepted);
+    CPPUNIT_TEST(connectionSemantics);
+    CPPUNIT_TEST(bodyDetection);
+    CPPUNIT_TEST(resetParsesNextRequest);
+    CPPUNIT_TEST(firstWordOfGarbage);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void parsesSimpleRequest();
+    void viewsPointIntoTheBuffer();
+    void needMoreAtEverySplitPoint();
+    void byteByByteEqualsWhole();
+    void toleratesBareLf();
+    void ignoresLeadingEmptyLines();
+    void headSizeStopsAtPipelinedRequest();
+    void rejectsGarbage();
+    void rejectsBadRequestLines();
+    void rejectsHttp2AsUnsupported();
+    void rejectsObsFold();
+    void rejectsFieldWithoutColon();
+    void rejectsWhitespaceBeforeColon();
+    void rejectsBareCr();
+    void rejectsControlInValue();
+    void rejectsBadContentLength();
+    void tooLargeWithoutEnd();
+    void tooLargeWhenEndIsPastLimit();
+    void exactLimitIsAccepted();
+    void connectionSemantics();
+    void bodyDetection();
+    void resetParsesNextRequest();
+    void firstWordOfGarbage();
+};
+CPPUNIT_TEST_SUITE_REGISTRATION(TestRequestParser);
+
+using Http::ParseError;
+using Http::ParseResult;
+
+namespace {
+
+const std::string Valid = "GET http://example.com:8080/a?b=c HTTP/1.1\r\n"
+                          "Host: example.com:8080\r\n"
+                          "User-Agent:   curl/7.88  \r\n"
+                          "Accept: */*\r\n"
+                          "\r\n";
+
+ParseResult ParseWhole(Http::RequestParser& p, const std::string& s)
+{
+    return p.parse(s);
+}
+
+/// the error a complete input gives
+ParseError ErrorOf(const std::string& s, size_t limit = 65536)
+{
+    Http::RequestParser p(limit);
+    const auto r = p.parse(s);
+    if (r != ParseResult::Error)
+        return ParseError::None;
+    return p.error();
+}
+
+} // namespace
+
+void TestRequestParser::parsesSimpleRequest()
+{
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(ParseWhole(p, Valid) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(std::string("GET"), std::string(p.methodToken()));
+    CPPUNIT_ASSERT(p.method() == Http::Method::Get);
+    CPPUNIT_ASSERT_EQUAL(std::string("http://example.com:8080/a?b=c"), std::string(p.target()));
+    CPPUNIT_ASSERT_EQUAL(1, p.versionMajor());
+    CPPUNIT_ASSERT_EQUAL(1, p.versionMinor());
+    CPPUNIT_ASSERT_EQUAL(size_t(3), p.fields().size());
+    CPPUNIT_ASSERT_EQUAL(std::string("curl/7.88"), std::string(*p.findField("user-agent")));
+    CPPUNIT_ASSERT_EQUAL(Valid.size(), p.headSize());
+    CPPUNIT_ASSERT(!p.findField("Cookie"));
+}
+
+void TestRequestParser::viewsPointIntoTheBuffer()
+{
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse(Valid) == ParseResult::Done);
+    const char* begin = Valid.data();
+    const char* end = Valid.data() + Valid.size();
+    CPPUNIT_ASSERT(p.target().data() >= begin && p.target().data() < end);
+    for (const auto& f : p.fields()) {
+        CPPUNIT_ASSERT(f.name.data() >= begin && f.name.data() < end);
+        CPPUNIT_ASSERT(f.value.data() >= begin && f.value.data() < end);
+    }
+}
+
+void TestRequestParser::needMoreAtEverySplitPoint()
+{
+    // every proper prefix of a valid head is NeedMore; the rest completes it
+    for (size_t split = 0; split < Valid.size(); ++split) {
+        Http::RequestParser p(65536);
+        std::string buf = Valid.substr(0, split);
+        buf.reserve(Valid.size());
+        CPPUNIT_ASSERT_MESSAGE("split at " + std::to_string(split), p.parse(buf) == ParseResult::NeedMore);
+        buf.append(Valid, split);
+        CPPUNIT_ASSERT_MESSAGE("split at " + std::to_string(split), p.parse(buf) == ParseResult::Done);
+        CPPUNIT_ASSERT_EQUAL(Valid.size(), p.headSize());
+        CPPUNIT_ASSERT_EQUAL(size_t(3), p.fields().size());
+        CPPUNIT_ASSERT_EQUAL(std::string("*/*"), std::string(*p.findField("Accept")));
+    }
+}
+
+void TestRequestParser::byteByByteEqualsWhole()
+{
+    Http::RequestParser p(65536);
+    std::string buf;
+    buf.reserve(Valid.size()); // views must stay valid: append without moving
+    for (size_t i = 0; i < Valid.size(); ++i) {
+        buf.push_back(Valid[i]);
+        const auto r = p.parse(buf);
+        CPPUNIT_ASSERT(r == (i + 1 == Valid.size() ? ParseResult::Done : ParseResult::NeedMore));
+    }
+    Http::RequestParser whole(65536);
+    CPPUNIT_ASSERT(whole.parse(Valid) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(whole.headSize(), p.headSize());
+    CPPUNIT_ASSERT_EQUAL(whole.fields().size(), p.fields().size());
+    CPPUNIT_ASSERT_EQUAL(std::string(whole.target()), std::string(p.target()));
+}
+
+void TestRequestParser::toleratesBareLf()
+{
+    const std::string s = "GET http://h/ HTTP/1.1\nHost: h\n\n";
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse(s) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(s.size(), p.headSize());
+    CPPUNIT_ASSERT_EQUAL(std::string("h"), std::string(*p.findField("Host")));
+}
+
+void TestRequestParser::ignoresLeadingEmptyLines()
+{
+    const std::string s = "\r\n\r\nGET http://h/ HTTP/1.1\r\n\r\n";
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse(s) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(s.size(), p.headSize());
+    CPPUNIT_ASSERT_EQUAL(std::string("GET"), std::string(p.methodToken()));
+}
+
+void TestRequestParser::headSizeStopsAtPipelinedRequest()
+{
+    const std::string first = "GET http://h/1 HTTP/1.1\r\n\r\n";
+    const std::string s = first + "GET http://h/2 HTTP/1.1\r\n\r\n";
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse(s) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(first.size(), p.headSize());
+    CPPUNIT_ASSERT_EQUAL(std::string("http://h/1"), std::string(p.target()));
+}
+
+void TestRequestParser::rejectsGarbage()
+{
+    CPPUNIT_ASSERT(ErrorOf("garbage\r\n\r\n") == ParseError::BadRequestLine);
+    Http::RequestParser p(65536);
+    p.parse("garbage\r\n\r\n");
+    CPPUNIT_ASSERT_EQUAL(400, Http::ToInt(p.errorStatus()));
+}
+
+void TestRequestParser::rejectsBadRequestLines()
+{
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/\r\n\r\n") == ParseError::BadRequestLine);           // HTTP/0.9
+    CPPUNIT_ASSERT(ErrorOf("GET  http://h/ HTTP/1.1\r\n\r\n") == ParseError::BadRequestLine); // two SP
+    CPPUNIT_ASSERT(ErrorOf(" GET http://h/ HTTP/1.1\r\n\r\n") == ParseError::BadRequestLine);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1 \r\n\r\n") == ParseError::BadVersion);
+    CPPUNIT_ASSERT(ErrorOf("G(T http://h/ HTTP/1.1\r\n\r\n") == ParseError::BadMethod);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/\x01 HTTP/1.1\r\n\r\n") == ParseError::BadTarget);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.10\r\n\r\n") == ParseError::BadVersion);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ http/1.1\r\n\r\n") == ParseError::BadRequestLine);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/0.9\r\n\r\n") == ParseError::BadVersion);
+    // a valid line is not an error
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.0\r\n\r\n") == ParseError::None);
+}
+
+void TestRequestParser::rejectsHttp2AsUnsupported()
+{
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse("GET http://h/ HTTP/2.0\r\n\r\n") == ParseResult::Error);
+    CPPUNIT_ASSERT(p.error() == ParseError::UnsupportedVersion);
+    CPPUNIT_ASSERT_EQUAL(505, Http::ToInt(p.errorStatus()));
+}
+
+void TestRequestParser::rejectsObsFold()
+{
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n") == ParseError::ObsFold);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nX: a\r\n\tb\r\n\r\n") == ParseError::ObsFold);
+}
+
+void TestRequestParser::rejectsFieldWithoutColon()
+{
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nHostx\r\n\r\n") == ParseError::BadField);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\n: x\r\n\r\n") == ParseError::BadField);
+}
+
+void TestRequestParser::rejectsWhitespaceBeforeColon()
+{
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nHost : x\r\n\r\n") == ParseError::BadField);
+}
+
+void TestRequestParser::rejectsBareCr()
+{
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\rHost: x\r\n\r\n") == ParseError::BareCr);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nX: a\rb\r\n\r\n") == ParseError::BareCr);
+    // a CR at the very end of the buffer may be followed by LF: NeedMore
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse("GET http://h/ HTTP/1.1\r") == ParseResult::NeedMore);
+}
+
+void TestRequestParser::rejectsControlInValue()
+{
+    CPPUNIT_ASSERT(ErrorOf(std::string("GET http://h/ HTTP/1.1\r\nX: a\0b\r\n\r\n", 36)) ==
+                   ParseError::BadField);
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nX: a\x7f\r\n\r\n") == ParseError::BadField);
+    // HTAB and obs-text are allowed
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\nX: a\tb\xe9\r\n\r\n") == ParseError::None);
+}
+
+void TestRequestParser::rejectsBadContentLength()
+{
+    CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 1x\r\n\r\n") ==
+                   ParseError::BadContentLength);
+    CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") ==
+                   ParseError::BadContentLength);
+    CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n") ==
+                   ParseError::BadContentLength);
+    CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n") ==
+                   ParseError::None);
+}
+
+void TestRequestParser::tooLargeWithoutEnd()
+{
+    // the limit is enforced on buffered bytes, before the head ends
+    Http::RequestParser p(100);
+    std::string s = "GET http://h/ HTTP/1.1\r\nX: " + std::string(200, 'a');
+    CPPUNIT_ASSERT(p.parse(s) == ParseResult::Error);
+    CPPUNIT_ASSERT(p.error() == ParseError::TooLarge);
+    CPPUNIT_ASSERT_EQUAL(431, Http::ToInt(p.errorStatus()));
+    // a long request line alone too
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/" + std::string(200, 'a'), 100) == ParseError::TooLarge);
+}
+
+void TestRequestParser::tooLargeWhenEndIsPastLimit()
+{
+    const std::string s = "GET http://h/ HTTP/1.1\r\nX: " + std::string(100, 'a') + "\r\n\r\n";
+    CPPUNIT_ASSERT(ErrorOf(s, 64) == ParseError::TooLarge);
+}
+
+void TestRequestParser::exactLimitIsAccepted()
+{
+    CPPUNIT_ASSERT(ErrorOf(Valid, Valid.size()) == ParseError::None);
+    CPPUNIT_ASSERT(ErrorOf(Valid, Valid.size() - 1) == ParseError::TooLarge);
+}
+
+void TestRequestParser::connectionSemantics()
+{
+    struct Case {
+        const char* head;
+        bool close;
+    } cases[] = {
+        {"GET http://h/ HTTP/1.1\r\n\r\n", false},
+        {"GET http://h/ HTTP/1.1\r\nConnection: close\r\n\r\n", true},
+        {"GET http://h/ HTTP/1.1\r\nConnection: foo, CLOSE\r\n\r\n", true},
+        {"GET http://h/ HTTP/1.0\r\n\r\n", true},
+        {"GET http://h/ HTTP/1.0\r\nProxy-Connection: Keep-Alive\r\n\r\n", false},
+        {"GET http://h/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", false},
+    };
+    for (const auto& c : cases) {
+        Http::RequestParser p(65536);
+        CPPUNIT_ASSERT(p.parse(c.head) == ParseResult::Done);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(c.head, c.close, p.wantsClose());
+    }
+}
+
+void TestRequestParser::bodyDetection()
+{
+    Http::RequestParser a(65536), b(65536), c(65536);
+    CPPUNIT_ASSERT(a.parse("GET http://h/ HTTP/1.1\r\n\r\n") == ParseResult::Done);
+    CPPUNIT_ASSERT(!a.hasBody());
+    CPPUNIT_ASSERT(b.parse("POST http://h/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n") == ParseResult::Done);
+    CPPUNIT_ASSERT(b.hasBody());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(5), *b.contentLength());
+    CPPUNIT_ASSERT(c.parse("POST http://h/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") ==
+                   ParseResult::Done);
+    CPPUNIT_ASSERT(c.hasBody());
+}
+
+void TestRequestParser::resetParsesNextRequest()
+{
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse("garbage\r\n\r\n") == ParseResult::Error);
+    CPPUNIT_ASSERT(p.parse("garbage\r\n\r\n") == ParseResult::Error); // sticky
+    p.reset();
+    CPPUNIT_ASSERT(p.error() == ParseError::None);
+    CPPUNIT_ASSERT(p.parse(Valid) == ParseResult::Done);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), p.fields().size());
+}
+
+void TestRequestParser::firstWordOfGarbage()
+{
+    Http::RequestParser p(65536);
+    p.parse("garbage\r\n\r\n");
+    CPPUNIT_ASSERT_EQUAL(std::string("garbage"), std::string(p.firstWord()));
+    Http::RequestParser q(10);
+    q.parse("GET http://h/aaaaaaaaaaaaaaaaaaa");
+    CPPUNIT_ASSERT(q.error() == ParseError::TooLarge);
+    CPPUNIT_ASSERT_EQUAL(std::string("GET"), std::string(q.firstWord()));
+}
