@@ -1,0 +1,425 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "errors/Page.h"
+#include "errors/Templates.h"
+
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <string_view>
+#include <unistd.h>
+
+namespace {
+
+/// Squid's built-in ERR_SQUID_SIGNATURE, in cuttle's words.
+const char Signature[] = "\n<hr>\n<div id=\"footer\">\n<p>Generated %T by %h (%s)</p>\n</div>\n";
+
+const char HexDigits[] = "0123456789ABCDEF";
+
+std::string renderImpl(const std::string& text, const Errors::PageContext& c, bool allowSignature);
+
+/// HTML-escapes the five characters that matter in text and quoted attributes.
+void appendHtml(std::string& out, std::string_view s)
+{
+    for (const char c : s) {
+        switch (c) {
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
+        }
+    }
+}
+
+/// Squid's rfc1738_escape_part(): everything but unreserved URL characters becomes %XX.
+std::string escapePart(std::string_view s)
+{
+    static const std::string_view keep = "-_.!*(),$+"; // what rfc1738 leaves alone besides alnum
+    std::string out;
+    for (const unsigned char c : s) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            keep.find(static_cast<char>(c)) != std::string_view::npos) {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += HexDigits[c >> 4];
+            out += HexDigits[c & 0xF];
+        }
+    }
+    return out;
+}
+
+std::string rfc1123(std::time_t t)
+{
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[64];
+    const size_t n = std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    return std::string(buf, n);
+}
+
+std::string localClf(std::time_t t)
+{
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    char buf[64];
+    const size_t n = std::strftime(buf, sizeof(buf), "%d/%b/%Y:%H:%M:%S %z", &tm);
+    return std::string(buf, n);
+}
+
+std::time_t whenOf(const Errors::PageContext& c)
+{
+    return c.timestamp ? c.timestamp : std::time(nullptr);
+}
+
+std::string hostName(const Errors::PageContext& c)
+{
+    if (!c.visibleHostname.empty())
+        return c.visibleHostname;
+    char buf[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(buf, sizeof(buf) - 1) == 0 && buf[0])
+        return buf;
+    return "localhost";
+}
+
+/// The URL without "user:password@" in its authority.
+std::string withoutPassword(const std::string& url)
+{
+    const auto scheme = url.find("://");
+    if (scheme == std::string::npos)
+        return url;
+    const auto authorityStart = scheme + 3;
+    const auto authorityEnd = url.find_first_of("/?#", authorityStart);
+    const auto at = url.rfind('@', authorityEnd == std::string::npos ? url.size() - 1 : authorityEnd - 1);
+    if (at == std::string::npos || at < authorityStart)
+        return url;
+    return url.substr(0, authorityStart) + url.substr(at + 1);
+}
+
+/// Squid's Ftp::UrlWith2f(): an ftp:// URL whose path must start at the root gets "%2f".
+std::string withFtp2f(const std::string& url)
+{
+    std::string u = withoutPassword(url);
+    if (u.rfind("ftp://", 0) != 0)
+        return u;
+    const auto slash = u.find('/', 6);
+    if (slash == std::string::npos)
+        return u + "/%2f";
+    if (u.compare(slash + 1, 3, "%2f") == 0 || u.compare(slash + 1, 3, "%2F") == 0)
+        return u;
+    return u.substr(0, slash + 1) + "%2f" + u.substr(slash + 1);
+}
+
+std::string errnoText(int xerrno)
+{
+    return "(" + std::to_string(xerrno) + ") " + std::strerror(xerrno);
+}
+
+/// Squid's ErrorState::Dump(): the mailto subject and body for %W.
+std::string mailtoDetails(const Errors::PageContext& c)
+{
+    if (!c.emailErrorData || c.adminEmail.empty())
+        return {};
+    std::string body = "CacheHost: " + hostName(c) + "\r\n";
+    body += "ErrPage: " + c.errorName + "\r\n";
+    body += c.xerrno ? "Err: " + errnoText(c.xerrno) + "\r\n" : std::string("Err: [none]\r\n");
+    if (!c.dnsError.empty())
+        body += "DNS ErrMsg: " + c.dnsError + "\r\n";
+    body += "TimeStamp: " + rfc1123(whenOf(c)) + "\r\n\r\n";
+    body += "ClientIP: " + (c.clientAddress.empty() ? std::string("[unknown]") : c.clientAddress) + "\r\n";
+    if (!c.serverAddress.empty())
+        body += "ServerIP: " + c.serverAddress + "\r\n";
+    body += "\r\nHTTP Request:\r\n" + c.request + "\r\n";
+    std::string out = "?subject=" + escapePart("CacheErrorInfo - " + c.errorName);
+    out += "&amp;body=" + escapePart(body);
+    return out;
+}
+
+/// The value of %CODE, HTML-escaped where needed, appended to OUT.
+/// Returns false for a code Squid does not define (copied as-is by the caller).
+bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool allowSignature)
+{
+    const auto text = [&out](std::string_view v) { appendHtml(out, v); };
+    const auto textOr = [&out](const std::string& v, const char* placeholder) {
+        appendHtml(out, v.empty() ? std::string_view(placeholder) : std::string_view(v));
+    };
+    switch (code) {
+    case 'a':
+        textOr(c.user, "-");
+        return true;
+    case 'A':
+        textOr(c.localAddress, "[unknown]");
+        return true;
+    case 'b':
+        text(c.localPort ? std::to_string(c.localPort) : std::string("[unknown]"));
+        return true;
+    case 'B':
+        text(c.url.empty() ? std::string("[no URL]") : withFtp2f(c.url));
+        return true;
+    case 'c':
+        textOr(c.errorName, "[unknown]");
+        return true;
+    case 'd':
+        if (c.requestStart) {
+            const auto secs = whenOf(c) - c.requestStart;
+            text(std::to_string(secs > 0 ? secs : 0));
+        } else {
+            text("[none]");
+        }
+        return true;
+    case 'D':
+        textOr(c.errorDetail, "[No Error Detail]");
+        return true;
+    case 'e':
+        text(std::to_string(c.xerrno));
+        return true;
+    case 'E':
+        text(c.xerrno ? errnoText(c.xerrno) : std::string("[No Error]"));
+        return true;
+    case 'f':
+        textOr(c.ftpRequest, "nothing");
+        return true;
+    case 'F':
+        textOr(c.ftpReply, "nothing");
+        return true;
+    case 'g':
+        textOr(c.ftpServerMessage, "[none]");
+        return true;
+    case 'h':
+        text(hostName(c));
+        return true;
+    case 'H':
+        textOr(c.serverHost, "[unknown host]");
+        return true;
+    case 'i':
+        textOr(c.clientAddress, "[unknown]");
+        return true;
+    case 'I':
+        textOr(c.serverAddress, "[unknown]");
+        return true;
+    case 'l':
+        out += c.stylesheet; // admin-provided CSS
+        return true;
+    case 'L':
+        out += c.htmlText; // admin-provided HTML (err_html_text)
+        return true;
+    case 'm':
+        textOr(c.authMessage, "[not available]");
+        return true;
+    case 'M':
+        textOr(c.method, "[unknown method]");
+        return true;
+    case 'o':
+        textOr(c.externalAclMessage, "[not available]");
+        return true;
+    case 'p':
+        text(c.serverPort ? std::to_string(c.serverPort) : std::string("[unknown port]"));
+        return true;
+    case 'P':
+        textOr(c.protocol, "[unknown protocol]");
+        return true;
+    case 'R':
+        textOr(c.request, "[no request]");
+        return true;
+    case 's':
+        text(c.software.empty() ? Errors::SoftwareName() : c.software);
+        return true;
+    case 'S':
+        if (allowSignature)
+            out += renderImpl(Signature, c, false); // the signature's own codes, not a second %S
+        return true;
+    case 't':
+        text(localClf(whenOf(c)));
+        return true;
+    case 'T':
+        text(rfc1123(whenOf(c)));
+        return true;
+    case 'u':
+        textOr(c.url, "[no URL]");
+        return true;
+    case 'U':
+        text(c.url.empty() ? std::string("[no URL]") : withoutPassword(c.url));
+        return true;
+    case 'w':
+        textOr(c.adminEmail, "[unknown]");
+        return true;
+    case 'W':
+        out += mailtoDetails(c); // already URL-escaped; '&' written as &amp;
+        return true;
+    case 'x':
+        textOr(c.errorDetailName, "[Unknown Error Code]");
+        return true;
+    case 'z':
+        textOr(c.dnsError, "[unknown]");
+        return true;
+    case 'Z':
+        textOr(c.message, "[unknown]");
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string renderImpl(const std::string& text, const Errors::PageContext& c, bool allowSignature)
+{
+    std::string out;
+    out.reserve(text.size() + 512);
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%' || i + 1 == text.size()) {
+            out += text[i];
+            continue;
+        }
+        const char code = text[i + 1];
+        if (code == '%') {
+            out += '%';
+            ++i;
+            continue;
+        }
+        if (appendCode(out, code, c, allowSignature)) {
+            ++i;
+            continue;
+        }
+        out += '%'; // unknown code: copied as-is (the next character follows normally)
+    }
+    return out;
+}
+
+} // namespace
+
+std::string Errors::render(const std::string& templateText, const PageContext& context)
+{
+    return renderImpl(templateText, context, true);
+}
+
+const char* Errors::ReasonPhrase(int code)
+{
+    switch (code) {
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 204:
+        return "No Content";
+    case 206:
+        return "Partial Content";
+    case 301:
+        return "Moved Permanently";
+    case 302:
+        return "Found";
+    case 303:
+        return "See Other";
+    case 304:
+        return "Not Modified";
+    case 307:
+        return "Temporary Redirect";
+    case 308:
+        return "Permanent Redirect";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 407:
+        return "Proxy Authentication Required";
+    case 408:
+        return "Request Timeout";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 411:
+        return "Length Required";
+    case 412:
+        return "Precondition Failed";
+    case 413:
+        return "Payload Too Large";
+    case 414:
+        return "URI Too Long";
+    case 415:
+        return "Unsupported Media Type";
+    case 416:
+        return "Requested Range Not Satisfiable";
+    case 417:
+        return "Expectation Failed";
+    case 421:
+        return "Misdirected Request";
+    case 422:
+        return "Unprocessable Entity";
+    case 426:
+        return "Upgrade Required";
+    case 428:
+        return "Precondition Required";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    case 505:
+        return "HTTP Version not supported";
+    case 511:
+        return "Network Authentication Required";
+    default:
+        return "Unknown";
+    }
+}
+
+std::string Errors::buildReply(int statusCode, const std::string& templateName, const PageContext& context,
+                               const Templates& templates, bool close)
+{
+    PageContext c = context;
+    if (c.errorName.empty())
+        c.errorName = templateName;
+    if (!c.timestamp)
+        c.timestamp = std::time(nullptr);
+    const std::string body = render(templates.get(templateName), c);
+
+    std::string reply = "HTTP/1.1 " + std::to_string(statusCode) + " " + ReasonPhrase(statusCode) + "\r\n";
+    reply += "Server: " + (c.software.empty() ? SoftwareName() : c.software) + "\r\n";
+    reply += "Mime-Version: 1.0\r\n";
+    reply += "Date: " + rfc1123(c.timestamp) + "\r\n";
+    reply += "Content-Type: text/html;charset=utf-8\r\n";
+    reply += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    reply += "X-Squid-Error: " + c.errorName + " " + std::to_string(c.xerrno) + "\r\n";
+    reply += "Vary: Accept-Language\r\n";
+    reply += "Content-Language: en\r\n";
+    if (close)
+        reply += "Connection: close\r\n";
+    reply += "\r\n";
+    reply += body;
+    return reply;
+}
