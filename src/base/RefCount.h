@@ -14,6 +14,8 @@
 /// belongs to one loop, so the count is a plain integer. Defining
 /// CUTTLE_ATOMIC_REFCOUNT (the one switch, for shared-store workers) makes it a
 /// std::atomic with the usual acquire/release ordering; nothing else changes.
+/// Define it for the whole build (CPPFLAGS or autoconf.h), never for one file:
+/// the layout of every counted class depends on it.
 
 #pragma once
 

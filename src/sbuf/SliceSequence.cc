@@ -8,6 +8,8 @@
 #include "sbuf/SliceSequence.h"
 #include "base/TextException.h"
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace Sbuf {
@@ -162,6 +164,21 @@ Position SliceSequence::seek(uint64_t off) const
         return Position{endSequence(), 0, off};
     const Entry& e = at(lo);
     return Position{firstSeq_ + lo, static_cast<size_t>(off - (e.end - e.slice.length())), off};
+}
+
+size_t SliceSequence::copyOut(uint64_t off, std::span<char> out) const
+{
+    const Position p = seek(off);
+    size_t copied = 0;
+    size_t inSlice = p.offsetInSlice;
+    for (uint64_t s = p.sequence; copied < out.size() && s < endSequence(); ++s) {
+        const Slice& sl = slice(s);
+        const size_t n = std::min(sl.length() - inSlice, out.size() - copied);
+        std::memcpy(out.data() + copied, sl.data() + inSlice, n);
+        copied += n;
+        inSlice = 0;
+    }
+    return copied;
 }
 
 size_t SliceSequence::releaseBefore(uint64_t off)

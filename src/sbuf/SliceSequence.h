@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 namespace Sbuf {
 
@@ -109,6 +110,12 @@ public:
     /// the position of absolute offset off by binary search (counted in
     /// stats()); off must be in [startOffset(), endOffset()], else throws
     Position seek(uint64_t off) const;
+
+    /// copies up to out.size() held bytes from absolute offset off into out and
+    /// returns how many; off must be held or be the end offset. For the few
+    /// permitted copies (a header section that straddles two blocks) and
+    /// tests; it seeks once, and a body copy must be counted in CopyStats.
+    size_t copyOut(uint64_t off, std::span<char> out) const;
 
     /// drops the whole slices that end at or before absolute offset off and
     /// returns how many went; startOffset() becomes the start of the first

@@ -9,7 +9,14 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <type_traits>
 #include <utility>
+
+#if defined(CUTTLE_ATOMIC_REFCOUNT)
+static_assert(std::is_same_v<RefCountable::Counter, std::atomic<uint32_t>>, "the switch makes counts atomic");
+#else
+static_assert(std::is_same_v<RefCountable::Counter, uint32_t>, "counts are plain without the switch");
+#endif
 
 namespace {
 

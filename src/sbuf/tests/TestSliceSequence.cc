@@ -44,6 +44,7 @@ class TestSliceSequence : public CppUnit::TestFixture {
     CPPUNIT_TEST(ringWrapsAround);
     CPPUNIT_TEST(copySharesBlocks);
     CPPUNIT_TEST(moveTakesSlices);
+    CPPUNIT_TEST(copyOutSpansSlices);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -290,6 +291,22 @@ public:
             CPPUNIT_ASSERT_EQUAL(uint64_t(slices), seq.firstSequence());
         }
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
+    }
+
+    /// copyOut joins bytes across slice boundaries and stops at the end
+    void copyOutSpansSlices()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq(100);
+        for (const char* part : {"HTTP/1.1 200 OK\r\nCont", "ent-Length: 5\r\n", "\r\nhello"})
+            seq.append(Sbuf::Slice(Sbuf::MemBlob::MakeCopy(pool, part)));
+        char buf[64];
+        CPPUNIT_ASSERT_EQUAL(size_t(15), seq.copyOut(117, std::span<char>(buf, 15)));
+        CPPUNIT_ASSERT_EQUAL(std::string("Content-Length:"), std::string(buf, 15));
+        const size_t n = seq.copyOut(130, std::span<char>(buf, sizeof(buf)));
+        CPPUNIT_ASSERT_EQUAL(size_t(seq.endOffset() - 130), n);
+        CPPUNIT_ASSERT_EQUAL(std::string("h: 5\r\n\r\nhello"), std::string(buf, n));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), seq.copyOut(seq.endOffset(), std::span<char>(buf, sizeof(buf))));
     }
 };
 
