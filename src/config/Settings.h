@@ -31,10 +31,10 @@ struct HttpPort {
 
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`
 struct BufferSize {
-    bool isAuto = false;  ///< adapt per connection between min and max
-    uint64_t fixed = 0;   ///< the size when !isAuto
-    uint64_t min = 0;     ///< lower bound in auto mode
-    uint64_t max = 0;     ///< upper bound in auto mode
+    bool isAuto = false; ///< adapt per connection between min and max
+    uint64_t fixed = 0;  ///< the size when !isAuto
+    uint64_t min = 0;    ///< lower bound in auto mode
+    uint64_t max = 0;    ///< upper bound in auto mode
 };
 
 /// One `access_log` line.
@@ -54,15 +54,15 @@ using Duration = std::chrono::milliseconds;
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
-    Acl::Registry acls;          ///< every `acl` line, plus Squid's predefined acls
-    Acl::AccessList httpAccess;  ///< `http_access` rules in order
+    Acl::Registry acls;         ///< every `acl` line, plus Squid's predefined acls
+    Acl::AccessList httpAccess; ///< `http_access` rules in order
 
-    uint64_t cacheMem = 0;                 ///< cache_mem, bytes
+    uint64_t cacheMem = 0;                  ///< cache_mem, bytes
     uint64_t maximumObjectSizeInMemory = 0; ///< bytes
-    uint64_t readAheadGap = 0;             ///< bytes
-    BufferSize requestBufferSize;          ///< stream block size
-    uint64_t requestHeaderMaxSize = 0;     ///< bytes
-    uint64_t replyHeaderMaxSize = 0;       ///< bytes
+    uint64_t readAheadGap = 0;              ///< bytes
+    BufferSize requestBufferSize;           ///< stream block size
+    uint64_t requestHeaderMaxSize = 0;      ///< bytes
+    uint64_t replyHeaderMaxSize = 0;        ///< bytes
 
     std::vector<AccessLogSpec> accessLogs; ///< empty after `access_log none`
     std::string cacheLog;                  ///< cache_log path
@@ -85,7 +85,7 @@ struct Settings {
     std::string cacheEffectiveUser;          ///< accepted; privilege drop comes later
     std::string errorDirectory;              ///< error page templates
 
-    std::string configFile;                  ///< path the snapshot was read from
+    std::string configFile; ///< path the snapshot was read from
 };
 
 } // namespace Config

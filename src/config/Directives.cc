@@ -1,0 +1,904 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Directives.h"
+#include "config/Units.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cctype>
+#include <cstring>
+#include <set>
+
+#ifndef CUTTLE_DEFAULT_LOG_DIR
+#define CUTTLE_DEFAULT_LOG_DIR "/usr/local/var/log/cuttle"
+#endif
+#ifndef CUTTLE_DEFAULT_RUN_DIR
+#define CUTTLE_DEFAULT_RUN_DIR "/usr/local/var/run"
+#endif
+#ifndef CUTTLE_DEFAULT_ERROR_DIR
+#define CUTTLE_DEFAULT_ERROR_DIR "/usr/local/share/cuttle/errors/templates"
+#endif
+
+void Config::DirectiveCall::error(const std::string& reason) const
+{
+    diagnostics.push_back(Diagnostic{Diagnostic::Level::Error, line.file, line.line, reason});
+}
+
+void Config::DirectiveCall::warning(const std::string& reason) const
+{
+    diagnostics.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line, reason});
+}
+
+namespace {
+
+using namespace Config;
+
+/// The block pool's size classes bound request_buffer_size (DESIGN.md).
+constexpr uint64_t MinBlock = 256;
+constexpr uint64_t MaxBlock = 4 * 1024 * 1024;
+
+const std::string& Name(const DirectiveCall& call)
+{
+    return call.line.words[0];
+}
+
+/// Squid ignores words after a value; cuttle says so.
+void WarnExtra(const DirectiveCall& call, size_t pos)
+{
+    if (pos < call.line.words.size())
+        call.warning("ignoring extra words after the value of " + Name(call) + ": '" + call.line.words[pos] +
+                     "'...");
+}
+
+bool NeedArgs(const DirectiveCall& call, size_t n)
+{
+    if (call.line.words.size() < n + 1) {
+        call.error(Name(call) + " needs a value");
+        return false;
+    }
+    return true;
+}
+
+template <uint64_t Settings::*Field>
+void SizeHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    uint64_t value = 0;
+    const auto r = Units::ParseSize(call.line.words, pos, value);
+    if (!r.ok) {
+        call.error("bad " + Name(call) + " value: " + r.why);
+        return;
+    }
+    if (!r.warning.empty())
+        call.warning(Name(call) + ": " + r.warning);
+    WarnExtra(call, pos);
+    call.settings.*Field = value;
+}
+
+template <Duration Settings::*Field>
+void DurationHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    Duration value{0};
+    const auto r = Units::ParseDuration(call.line.words, pos, value);
+    if (!r.ok) {
+        call.error("bad " + Name(call) + " value: " + r.why);
+        return;
+    }
+    if (!r.warning.empty())
+        call.warning(Name(call) + ": " + r.warning);
+    WarnExtra(call, pos);
+    call.settings.*Field = value;
+}
+
+/// Squid's parse_onoff(): on, off, and the deprecated enable/disable.
+bool ParseOnOff(const DirectiveCall& call, const std::string& word, bool& value)
+{
+    if (word == "on" || word == "enable") {
+        if (word == "enable")
+            call.warning("'enable' is deprecated: write 'on'");
+        value = true;
+        return true;
+    }
+    if (word == "off" || word == "disable") {
+        if (word == "disable")
+            call.warning("'disable' is deprecated: write 'off'");
+        value = false;
+        return true;
+    }
+    call.error("bad " + Name(call) + " value '" + word + "': use on or off");
+    return false;
+}
+
+template <bool Settings::*Field>
+void OnOffHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    bool value = false;
+    if (ParseOnOff(call, call.line.words[1], value)) {
+        WarnExtra(call, 2);
+        call.settings.*Field = value;
+    }
+}
+
+template <std::string Settings::*Field>
+void WordHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    call.settings.*Field = call.line.words[1];
+}
+
+/// A path; "none" is kept as is when the directive allows it. Relative
+/// paths are made absolute against the start directory.
+template <std::string Settings::*Field, bool AllowNone>
+void PathHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    WarnExtra(call, 2);
+    if (word == "none") {
+        if (!AllowNone) {
+            call.error(Name(call) + " cannot be none");
+            return;
+        }
+        call.settings.*Field = word;
+        return;
+    }
+    call.settings.*Field = call.lexer.resolve(Lexer::Unquote(word));
+}
+
+bool ParsePort(const std::string& text, uint16_t& port)
+{
+    if (text.empty() || text.size() > 5)
+        return false;
+    unsigned long v = 0;
+    for (char c : text) {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+            return false;
+        v = v * 10 + static_cast<unsigned long>(c - '0');
+    }
+    if (v > 65535)
+        return false;
+    port = static_cast<uint16_t>(v);
+    return true;
+}
+
+bool IsIpv4(const std::string& s)
+{
+    in_addr a{};
+    return inet_pton(AF_INET, s.c_str(), &a) == 1;
+}
+
+bool IsIpv6(const std::string& s)
+{
+    in6_addr a{};
+    return inet_pton(AF_INET6, s.c_str(), &a) == 1;
+}
+
+bool IsHostName(const std::string& s)
+{
+    if (s.empty() || s.size() > 253)
+        return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.')
+            return false;
+    return true;
+}
+
+/// `[addr:]port` with IPv6 as `[::1]:3128`; false and `why` when bad.
+bool ParseHostPort(const std::string& text, std::string& host, uint16_t& port, bool portRequired,
+                   std::string& why)
+{
+    host.clear();
+    std::string portText;
+    if (!text.empty() && text[0] == '[') {
+        const size_t close = text.find(']');
+        if (close == std::string::npos) {
+            why = "'" + text + "': missing ']' after the IPv6 address";
+            return false;
+        }
+        host = text.substr(1, close - 1);
+        if (!IsIpv6(host)) {
+            why = "'" + host + "' is not an IPv6 address";
+            return false;
+        }
+        if (close + 1 < text.size()) {
+            if (text[close + 1] != ':') {
+                why = "'" + text + "': expected ':PORT' after ']'";
+                return false;
+            }
+            portText = text.substr(close + 2);
+        }
+    } else if (text.find(':') != text.rfind(':')) {
+        why = "'" + text + "': write an IPv6 address in brackets, as [::1]:3128";
+        return false;
+    } else if (const size_t colon = text.find(':'); colon != std::string::npos) {
+        host = text.substr(0, colon);
+        portText = text.substr(colon + 1);
+    } else if (portRequired || std::all_of(text.begin(), text.end(), [](char c) {
+                   return std::isdigit(static_cast<unsigned char>(c));
+               })) {
+        portText = text;
+    } else {
+        host = text;
+    }
+    if (!host.empty() && text[0] != '[' && !IsIpv4(host) && !IsHostName(host)) {
+        why = "'" + host + "' is not an address";
+        return false;
+    }
+    if (portText.empty()) {
+        if (portRequired) {
+            why = "'" + text + "': a port is missing";
+            return false;
+        }
+        return true;
+    }
+    if (!ParsePort(portText, port)) {
+        why = "'" + portText + "' is not a port (0 to 65535)";
+        return false;
+    }
+    return true;
+}
+
+// Squid 5.7 http_port options. Those that change what the port means for
+// security are errors: ignoring them would turn the port into a plain
+// forward-proxy port with different access-control facts.
+const char* const PortSecurityOptions[] = {
+    "ssl-bump",    // skipping TLS inspection would bypass ssl_bump policy
+    "intercept",   // interception and reverse-proxy modes change which
+    "transparent", // requests arrive and how http_access sees them
+    "tproxy",
+    "accel",
+    "vhost",
+    "vport",
+    "defaultsite",
+    "require-proxy-header", // src acls would see the load balancer, not the client
+};
+
+const char* const PortOtherOptions[] = {"allow-direct",
+                                        "act-as-origin",
+                                        "ignore-cc",
+                                        "no-vhost",
+                                        "protocol",
+                                        "connection-auth",
+                                        "disable-pmtu-discovery",
+                                        "name",
+                                        "tcpkeepalive",
+                                        "worker-queues",
+                                        "ipv4",
+                                        "tls-cert",
+                                        "tls-key",
+                                        "cert",
+                                        "key",
+                                        "cipher",
+                                        "options",
+                                        "tls-options",
+                                        "clientca",
+                                        "tls-cafile",
+                                        "cafile",
+                                        "capath",
+                                        "crlfile",
+                                        "dhparams",
+                                        "tls-dh",
+                                        "sslflags",
+                                        "sslcontext",
+                                        "tls-no-npn",
+                                        "tls-min-version",
+                                        "version",
+                                        "generate-host-certificates",
+                                        "dynamic_cert_mem_cache_size",
+                                        "tls-default-ca",
+                                        "tls-no-default-ca",
+                                        "tls-crlfile",
+                                        "tls-capath"};
+
+void HttpPortHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    HttpPort p;
+    std::string why;
+    if (!ParseHostPort(call.line.words[1], p.host, p.port, true, why)) {
+        call.error("bad http_port: " + why);
+        return;
+    }
+    p.origin = call.line.file + ":" + std::to_string(call.line.line);
+    bool ok = true;
+    for (size_t i = 2; i < call.line.words.size(); ++i) {
+        const std::string& opt = call.line.words[i];
+        const std::string key = opt.substr(0, opt.find('='));
+        bool known = false;
+        for (const char* s : PortSecurityOptions) {
+            if (key == s) {
+                call.error("http_port option '" + opt +
+                           "' is not implemented by cuttle and ignoring it would change the port's access "
+                           "control: refusing it");
+                ok = false;
+                known = true;
+            }
+        }
+        for (const char* s : PortOtherOptions) {
+            if (!known && key == s) {
+                call.warning("http_port option '" + opt + "' is not implemented by cuttle; ignoring it");
+                known = true;
+            }
+        }
+        if (!known) {
+            call.error("unknown http_port option '" + opt + "'");
+            ok = false;
+        }
+    }
+    if (ok)
+        call.settings.httpPorts.push_back(std::move(p));
+}
+
+void AclHandler(DirectiveCall& call)
+{
+    auto words = call.args();
+    for (auto& w : words)
+        if (Lexer::IsQuoted(w))
+            w = "\"" + call.lexer.resolve(Lexer::Unquote(w)) + "\"";
+    std::string why;
+    switch (call.settings.acls.parse(words, why)) {
+    case Acl::Registry::ParseOutcome::Ok:
+        break;
+    case Acl::Registry::ParseOutcome::Unsupported:
+        call.warning("acl: " + why + " (http_access lines that use it are errors)");
+        break;
+    case Acl::Registry::ParseOutcome::Error:
+        call.error("bad acl: " + why);
+        break;
+    }
+}
+
+void HttpAccessHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!call.settings.httpAccess.parse(call.args(), call.settings.acls, why))
+        call.error("bad http_access: " + why);
+}
+
+bool ParseBufferSize(const std::string& what, const std::vector<std::string>& words, size_t& pos,
+                     uint64_t& out, const DirectiveCall& call)
+{
+    const auto r = Units::ParseSize(words, pos, out);
+    if (!r.ok) {
+        call.error("bad request_buffer_size " + what + ": " + r.why);
+        return false;
+    }
+    if (!r.warning.empty())
+        call.warning("request_buffer_size " + what + ": " + r.warning);
+    if (out < MinBlock || out > MaxBlock) {
+        call.error("request_buffer_size " + what + " " + Units::FormatSize(out) +
+                   " is outside the block pool's sizes (256 bytes to 4 MB)");
+        return false;
+    }
+    return true;
+}
+
+void RequestBufferSizeHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    BufferSize b;
+    if (w[1] != "auto") {
+        size_t pos = 1;
+        if (!ParseBufferSize("size", w, pos, b.fixed, call))
+            return;
+        WarnExtra(call, pos);
+        b.min = b.max = b.fixed;
+        call.settings.requestBufferSize = b;
+        return;
+    }
+    b.isAuto = true;
+    b.min = 16 * 1024;
+    b.max = 1024 * 1024;
+    for (size_t i = 2; i < w.size();) {
+        const size_t eq = w[i].find('=');
+        const std::string key = w[i].substr(0, eq);
+        if (eq == std::string::npos || (key != "min" && key != "max")) {
+            call.error("bad request_buffer_size option '" + w[i] + "': use min=SIZE and max=SIZE");
+            return;
+        }
+        // "min=16 KB" (two words, as sizes are written) or "min=16KB"
+        std::vector<std::string> value{w[i].substr(eq + 1)};
+        std::string number, unit;
+        size_t cut = 0;
+        while (cut < value[0].size() &&
+               (std::isdigit(static_cast<unsigned char>(value[0][cut])) || value[0][cut] == '.'))
+            ++cut;
+        if (cut > 0 && cut < value[0].size() && Units::SizeUnit(value[0].substr(cut)))
+            value = {value[0].substr(0, cut), value[0].substr(cut)};
+        else if (i + 1 < w.size() && Units::SizeUnit(w[i + 1])) {
+            value.push_back(w[i + 1]);
+            ++i;
+        }
+        ++i;
+        size_t pos = 0;
+        uint64_t size = 0;
+        if (!ParseBufferSize(key, value, pos, size, call))
+            return;
+        (key == "min" ? b.min : b.max) = size;
+    }
+    if (b.min > b.max) {
+        call.error("request_buffer_size: min (" + Units::FormatSize(b.min) + ") is above max (" +
+                   Units::FormatSize(b.max) + ")");
+        return;
+    }
+    call.settings.requestBufferSize = b;
+}
+
+void AccessLogHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    AccessLogSpec spec;
+    const std::string& place = w[1];
+    if (place == "none") {
+        WarnExtra(call, 2);
+        call.settings.accessLogs.clear();
+        return;
+    }
+    std::string path;
+    if (place.rfind("stdio:", 0) == 0) {
+        spec.kind = AccessLogSpec::Kind::Stdio;
+        path = place.substr(6);
+    } else if (place.rfind("daemon:", 0) == 0) {
+        spec.kind = AccessLogSpec::Kind::Daemon;
+        path = place.substr(7);
+    } else if (place.rfind("syslog", 0) == 0 || place.rfind("udp:", 0) == 0 || place.rfind("tcp:", 0) == 0) {
+        call.warning("access_log module '" + place.substr(0, place.find(':')) +
+                     "' is not implemented by cuttle; ignoring this log");
+        return;
+    } else if (place.find(':') != std::string::npos && place[0] != '/') {
+        call.error("unknown access_log module in '" + place + "' (use stdio:PATH, daemon:PATH or none)");
+        return;
+    } else {
+        spec.kind = AccessLogSpec::Kind::Stdio; // Squid: a bare path is a stdio log
+        path = place;
+    }
+    if (path.empty()) {
+        call.error("access_log '" + place + "' names no file");
+        return;
+    }
+    spec.path = call.lexer.resolve(path);
+    std::vector<std::string> acls;
+    bool formatGiven = false;
+    for (size_t i = 2; i < w.size(); ++i) {
+        const size_t eq = w[i].find('=');
+        if (eq != std::string::npos) {
+            const std::string key = w[i].substr(0, eq);
+            if (key == "logformat") {
+                spec.format = w[i].substr(eq + 1);
+                formatGiven = true;
+            } else if (key == "buffer-size" || key == "on-error" || key == "rotate") {
+                call.warning("access_log option '" + w[i] + "' is not implemented by cuttle; ignoring it");
+            } else {
+                call.error("unknown access_log option '" + w[i] + "'");
+                return;
+            }
+        } else if (!formatGiven) {
+            spec.format = w[i]; // Squid's legacy syntax: PLACE [FORMAT [acl...]]
+            formatGiven = true;
+        } else {
+            acls.push_back(w[i]);
+        }
+    }
+    if (spec.format != "squid" && spec.format != "common" && spec.format != "combined") {
+        static const std::set<std::string> squidBuiltIn = {"referrer", "useragent", "icap_squid"};
+        call.error(squidBuiltIn.count(spec.format)
+                       ? "access_log format '" + spec.format +
+                             "' is Squid's but not implemented by cuttle (use squid, common or combined)"
+                       : "unknown access_log format '" + spec.format +
+                             "' (cuttle knows squid, common and combined)");
+        return;
+    }
+    for (const auto& a : acls) {
+        const std::string name = a[0] == '!' ? a.substr(1) : a;
+        if (!call.settings.acls.find(name)) {
+            call.error("access_log names the undefined acl '" + name + "'");
+            return;
+        }
+    }
+    if (!acls.empty())
+        call.warning(
+            "access_log acls are not implemented by cuttle: this log gets every request, not only the "
+            "ones its acls select");
+    call.settings.accessLogs.push_back(std::move(spec));
+}
+
+bool ParseDebugLevel(const std::string& word, std::string& why)
+{
+    const size_t comma = word.find(',');
+    if (comma == std::string::npos) {
+        why = "'" + word + "' is not SECTION,LEVEL";
+        return false;
+    }
+    const std::string section = word.substr(0, comma);
+    const std::string level = word.substr(comma + 1);
+    if (section != "ALL") {
+        if (section.empty() || section.size() > 2 || !std::all_of(section.begin(), section.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            })) {
+            why = "'" + section + "' is not ALL or a section number (0 to 99)";
+            return false;
+        }
+    }
+    if (level.size() != 1 || !std::isdigit(static_cast<unsigned char>(level[0]))) {
+        why = "'" + level + "' is not a debug level (0 to 9)";
+        return false;
+    }
+    return true;
+}
+
+void DebugOptionsHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    std::string value;
+    for (size_t i = 1; i < call.line.words.size(); ++i) {
+        const std::string& word = call.line.words[i];
+        std::string why;
+        if (word.rfind("rotate=", 0) == 0) {
+            const std::string n = word.substr(7);
+            if (n.empty() || n.size() > 4 || !std::all_of(n.begin(), n.end(), [](char c) {
+                    return std::isdigit(static_cast<unsigned char>(c));
+                })) {
+                call.error("bad debug_options rotate count '" + n + "'");
+                return;
+            }
+        } else if (!ParseDebugLevel(word, why)) {
+            call.error("bad debug_options: " + why);
+            return;
+        }
+        value += (value.empty() ? "" : " ") + word;
+    }
+    call.settings.debugOptions = value;
+}
+
+void ForwardedForHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    static const std::pair<const char*, ForwardedFor> values[] = {{"on", ForwardedFor::On},
+                                                                  {"off", ForwardedFor::Off},
+                                                                  {"transparent", ForwardedFor::Transparent},
+                                                                  {"truncate", ForwardedFor::Truncate},
+                                                                  {"delete", ForwardedFor::Delete}};
+    for (const auto& [name, value] : values) {
+        if (call.line.words[1] == name) {
+            WarnExtra(call, 2);
+            call.settings.forwardedFor = value;
+            return;
+        }
+    }
+    call.error("bad forwarded_for value '" + call.line.words[1] +
+               "': use on, off, transparent, truncate or delete");
+}
+
+void DnsNameserversHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    std::vector<std::string> values;
+    for (size_t i = 1; i < call.line.words.size(); ++i) {
+        const std::string& w = call.line.words[i];
+        if (Lexer::IsQuoted(w)) {
+            if (!call.lexer.readValuesFile(w, call.line, values))
+                return;
+        } else {
+            values.push_back(w);
+        }
+    }
+    std::vector<std::string> good;
+    for (const auto& v : values) {
+        std::string host, why;
+        uint16_t port = 0;
+        if (IsIpv6(v)) {
+            good.push_back(v);
+            continue;
+        }
+        if (!ParseHostPort(v, host, port, false, why) || host.empty() || (!IsIpv4(host) && !IsIpv6(host))) {
+            call.error("bad dns_nameservers address '" + v + "': use IP, IP:PORT or [IPv6]:PORT");
+            return;
+        }
+        good.push_back(v);
+    }
+    for (auto& g : good)
+        call.settings.dnsNameservers.push_back(std::move(g));
+}
+
+void CacheEffectiveUserHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    call.settings.cacheEffectiveUser = call.line.words[1];
+}
+
+void VisibleHostnameHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    if (!IsHostName(call.line.words[1])) {
+        call.error("bad visible_hostname '" + call.line.words[1] + "'");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.visibleHostname = call.line.words[1];
+}
+
+#define LOG_DIR_SHOWN "$(localstatedir)/log/cuttle"
+#define RUN_DIR_SHOWN "$(runstatedir)"
+#define ERROR_DIR_SHOWN "$(pkgdatadir)/errors/templates"
+
+const std::vector<Directive> Table = {
+    {"http_port", "[ADDRESS:]PORT [OPTION...]", nullptr, nullptr, "httpPorts",
+     "Listens for proxy requests on PORT, on every address or on ADDRESS only (an IPv4 address, a host name, "
+     "or "
+     "an IPv6 address in brackets: [::1]:3128). Port 0 binds a free port, which cache.log names. Several "
+     "lines "
+     "open several ports. Squid's options after the address are accepted with a warning and ignored, except "
+     "those that change what the port means for access control (ssl-bump, intercept, transparent, tproxy, "
+     "accel, vhost, vport, defaultsite, require-proxy-header), which are errors. With no http_port line "
+     "cuttle "
+     "listens nowhere.",
+     HttpPortHandler, true},
+    {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
+     "Defines a named access list of one type (src, dst, port, method, dstdomain, ...); more lines with the "
+     "same "
+     "name add values. A quoted \"FILE\" value names a file whose lines are values; a relative file name is "
+     "resolved against the directory cuttle starts in. Squid's predefined acls all, localhost, to_localhost, "
+     "to_linklocal, manager and CONNECT exist already. An acl type that cuttle does not implement is a "
+     "warning "
+     "here, and any http_access line that uses it is an error.",
+     AclHandler, true},
+    {"http_access", "allow|deny [!]ACL...", nullptr, "deny all", "httpAccess",
+     "Allows or denies a request when every acl named on the line matches (a ! negates one); the first "
+     "matching "
+     "line decides. When no line matches, the answer is the opposite of the last line's; with no lines at "
+     "all, "
+     "every request is denied. A line that names an undefined acl or one of a type cuttle does not implement "
+     "is "
+     "an error: a rule is never dropped silently.",
+     HttpAccessHandler, true},
+    {"cache_mem", "SIZE", "256 MB", nullptr, "cacheMem",
+     "The memory that cached objects may use, in bytes, KB, MB or GB (two words, as `256 MB`). In-transit "
+     "objects are counted too while they are being kept.",
+     SizeHandler<&Settings::cacheMem>, false},
+    {"maximum_object_size_in_memory", "SIZE", "512 KB", nullptr, "maximumObjectSizeInMemory",
+     "Objects larger than this are not kept in the memory cache; their bodies are released as soon as every "
+     "client has been sent them.",
+     SizeHandler<&Settings::maximumObjectSizeInMemory>, false},
+    {"read_ahead_gap", "SIZE", "16 KB", nullptr, "readAheadGap",
+     "How far the origin side may read ahead of the slowest client of an object before it stops reading and "
+     "waits. This is Squid's default for now; the benchmark will choose cuttle's, since bulk transfers want "
+     "a "
+     "gap of 512 KB or more.",
+     SizeHandler<&Settings::readAheadGap>, false},
+    {"request_buffer_size", "SIZE | auto [min=SIZE] [max=SIZE]", "auto min=16 KB max=1 MB", nullptr,
+     "requestBufferSize",
+     "The size of one read block (cuttle's; it replaces Squid's compile-time HTTP_REQBUF_SZ). A fixed SIZE, "
+     "or "
+     "`auto`, which adapts each connection's read size between min and max from how full its reads come "
+     "back. "
+     "Sizes must lie within the block pool's sizes, 256 bytes to 4 MB, and min may not exceed max. The "
+     "benchmark "
+     "will retune the default.",
+     RequestBufferSizeHandler, false},
+    {"request_header_max_size", "SIZE", "64 KB", nullptr, "requestHeaderMaxSize",
+     "The largest request header section accepted; a larger one is answered with an error.",
+     SizeHandler<&Settings::requestHeaderMaxSize>, false},
+    {"reply_header_max_size", "SIZE", "64 KB", nullptr, "replyHeaderMaxSize",
+     "The largest reply header section accepted from an origin; a larger one makes the reply an error.",
+     SizeHandler<&Settings::replyHeaderMaxSize>, false},
+    {"access_log", "stdio:PATH|daemon:PATH|none [FORMAT]",
+     "stdio:" CUTTLE_DEFAULT_LOG_DIR "/access.log squid", "stdio:" LOG_DIR_SHOWN "/access.log squid",
+     "accessLogs",
+     "Writes one line per transaction to PATH in FORMAT (squid, the default, common or combined; "
+     "`logformat=NAME` works "
+     "too). Several lines write several logs; `none` turns logging off. An unknown format is an error. "
+     "Squid's "
+     "acls after the format are accepted with a warning and the log then gets every request. A relative PATH "
+     "is "
+     "resolved against the directory cuttle starts in.",
+     AccessLogHandler, true},
+    {"cache_log", "PATH", CUTTLE_DEFAULT_LOG_DIR "/cache.log", LOG_DIR_SHOWN "/cache.log", "cacheLog",
+     "Where cuttle writes its own messages (start-up, warnings, errors). A relative PATH is resolved against "
+     "the "
+     "directory cuttle starts in.",
+     PathHandler<&Settings::cacheLog, false>, false},
+    {"pid_filename", "PATH|none", CUTTLE_DEFAULT_RUN_DIR "/cuttle.pid", RUN_DIR_SHOWN "/cuttle.pid",
+     "pidFilename",
+     "The file that holds the running cuttle's process id, which `cuttle -k` uses to signal it; none writes "
+     "no "
+     "pid file. A relative PATH is resolved against the directory cuttle starts in.",
+     PathHandler<&Settings::pidFilename, true>, false},
+    {"debug_options", "ALL,LEVEL|SECTION,LEVEL... [rotate=N]", "ALL,1", nullptr, "debugOptions",
+     "How much cache.log says: ALL,LEVEL sets every section, SECTION,LEVEL (0 to 99, levels 0 to 9) one "
+     "section, "
+     "later pairs override earlier ones. rotate=N keeps N old cache.log files on rotation.",
+     DebugOptionsHandler, false},
+    {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
+     "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
+     VisibleHostnameHandler, false},
+    {"via", "on|off", "on", nullptr, "via",
+     "Whether cuttle adds a Via header to requests and replies it forwards (RFC 9110 section 7.6.3).",
+     OnOffHandler<&Settings::via>, false},
+    {"forwarded_for", "on|off|transparent|truncate|delete", "on", nullptr, "forwardedFor",
+     "What cuttle does with X-Forwarded-For: on appends the client address, off appends `unknown`, "
+     "transparent "
+     "leaves the header alone, truncate replaces it with the client address, delete removes it.",
+     ForwardedForHandler, false},
+    {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
+     "How long cuttle waits for a TCP connection to an origin to open.",
+     DurationHandler<&Settings::connectTimeout>, false},
+    {"read_timeout", "TIME", "15 minutes", nullptr, "readTimeout",
+     "How long an origin connection may stay silent while a reply is awaited or being read before cuttle "
+     "gives "
+     "up on it.",
+     DurationHandler<&Settings::readTimeout>, false},
+    {"request_timeout", "TIME", "5 minutes", nullptr, "requestTimeout",
+     "How long cuttle waits for a complete request header section after a client connected or its previous "
+     "request ended.",
+     DurationHandler<&Settings::requestTimeout>, false},
+    {"client_idle_pconn_timeout", "TIME", "2 minutes", nullptr, "clientIdlePconnTimeout",
+     "How long an idle persistent client connection is kept open between requests.",
+     DurationHandler<&Settings::clientIdlePconnTimeout>, false},
+    {"server_idle_pconn_timeout", "TIME", "1 minute", nullptr, "serverIdlePconnTimeout",
+     "How long an idle persistent origin connection is kept in the pool for reuse.",
+     DurationHandler<&Settings::serverIdlePconnTimeout>, false},
+    {"dns_nameservers", "IP[:PORT]|[IPv6]:PORT...", nullptr, nullptr, "dnsNameservers",
+     "The DNS servers to ask instead of those of /etc/resolv.conf. A port after the address (IP:PORT, "
+     "[::1]:PORT) is a cuttle extension, used by the tests' DNS server. Several lines add servers.",
+     DnsNameserversHandler, true},
+    {"hosts_file", "PATH|none", "/etc/hosts", nullptr, "hostsFile",
+     "A hosts file whose names are resolved without DNS; none reads no file.",
+     PathHandler<&Settings::hostsFile, true>, false},
+    {"shutdown_lifetime", "TIME", "30 seconds", nullptr, "shutdownLifetime",
+     "On shutdown, how long cuttle lets transactions in progress finish after it stops accepting new ones.",
+     DurationHandler<&Settings::shutdownLifetime>, false},
+    {"coredump_dir", "PATH|none", "none", nullptr, "coredumpDir",
+     "The directory cuttle moves to after start-up, so that core dumps land there; none stays in the start "
+     "directory.",
+     PathHandler<&Settings::coredumpDir, true>, false},
+    {"cache_effective_user", "USER", "proxy", nullptr, "cacheEffectiveUser",
+     "The user that cuttle runs as when started by root (Debian's Squid default). It is accepted now; the "
+     "privilege drop comes later.",
+     CacheEffectiveUserHandler, false},
+    {"error_directory", "PATH", CUTTLE_DEFAULT_ERROR_DIR, ERROR_DIR_SHOWN, "errorDirectory",
+     "The directory of the error page templates (Squid's ERR_* files).",
+     PathHandler<&Settings::errorDirectory, false>, false},
+};
+
+struct Loosening {
+    const char* name;
+    const char* why;
+};
+
+// Ignoring any of these could let through a request that Squid would have
+// refused, so they fail closed.
+const Loosening LooseningTable[] = {
+    {"auth_param", "without authentication, acls that require a login cannot be enforced"},
+    {"http_reply_access", "replies it would deny would be sent"},
+    {"ssl_bump", "TLS traffic it would inspect or terminate would pass untouched"},
+    {"adapted_http_access", "requests it would deny after adaptation would be forwarded"},
+    {"miss_access", "cache misses it would deny would be forwarded"},
+    {"never_direct", "requests it forces through a (filtering) parent would go direct"},
+    {"url_rewrite_program", "a rewriter that blocks sites (e.g. squidGuard) would be bypassed"},
+    {"adaptation_access", "requests it sends to an ICAP/eCAP filter would not be filtered"},
+    {"icap_access", "requests it sends to an ICAP filter would not be filtered"},
+    {"follow_x_forwarded_for", "src acls would see the forwarding proxy's address instead of the client's"},
+};
+
+} // namespace
+
+const std::vector<Directive>& Config::Directives()
+{
+    return Table;
+}
+
+const Directive* Config::FindDirective(const std::string& name)
+{
+    for (const auto& d : Table)
+        if (name == d.name)
+            return &d;
+    return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::LooseningDirectives()
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& l : LooseningTable)
+        out.emplace_back(l.name, l.why);
+    return out;
+}
+
+const char* Config::LooseningDirectiveReason(const std::string& name)
+{
+    for (const auto& l : LooseningTable)
+        if (name == l.name)
+            return l.why;
+    return nullptr;
+}
+
+std::string Config::RecommendedConfig(const StateLayout& layout)
+{
+    return "#\n"
+           "# Recommended minimum configuration (Squid's):\n"
+           "#\n"
+           "\n"
+           "# Example rule allowing access from your local networks.\n"
+           "# Adapt to list your (internal) IP networks from where browsing\n"
+           "# should be allowed\n"
+           "acl localnet src 0.0.0.1-0.255.255.255\t# RFC 1122 \"this\" network (LAN)\n"
+           "acl localnet src 10.0.0.0/8\t\t# RFC 1918 local private network (LAN)\n"
+           "acl localnet src 100.64.0.0/10\t\t# RFC 6598 shared address space (CGN)\n"
+           "acl localnet src 169.254.0.0/16 \t# RFC 3927 link-local (directly plugged) machines\n"
+           "acl localnet src 172.16.0.0/12\t\t# RFC 1918 local private network (LAN)\n"
+           "acl localnet src 192.168.0.0/16\t\t# RFC 1918 local private network (LAN)\n"
+           "acl localnet src fc00::/7       \t# RFC 4193 local private network range\n"
+           "acl localnet src fe80::/10      \t# RFC 4291 link-local (directly plugged) machines\n"
+           "\n"
+           "acl SSL_ports port 443\n"
+           "acl Safe_ports port 80\t\t# http\n"
+           "acl Safe_ports port 21\t\t# ftp\n"
+           "acl Safe_ports port 443\t\t# https\n"
+           "acl Safe_ports port 70\t\t# gopher\n"
+           "acl Safe_ports port 210\t\t# wais\n"
+           "acl Safe_ports port 1025-65535\t# unregistered ports\n"
+           "acl Safe_ports port 280\t\t# http-mgmt\n"
+           "acl Safe_ports port 488\t\t# gss-http\n"
+           "acl Safe_ports port 591\t\t# filemaker\n"
+           "acl Safe_ports port 777\t\t# multiling http\n"
+           "\n"
+           "#\n"
+           "# Recommended minimum Access Permission configuration:\n"
+           "#\n"
+           "# Deny requests to certain unsafe ports\n"
+           "http_access deny !Safe_ports\n"
+           "\n"
+           "# Deny CONNECT to other than secure SSL ports\n"
+           "http_access deny CONNECT !SSL_ports\n"
+           "\n"
+           "# Only allow cachemgr access from localhost\n"
+           "http_access allow localhost manager\n"
+           "http_access deny manager\n"
+           "\n"
+           "#\n"
+           "# INSERT YOUR OWN RULE(S) HERE TO ALLOW ACCESS FROM YOUR CLIENTS\n"
+           "#\n"
+           "\n"
+           "# Example rule allowing access from your local networks.\n"
+           "# Adapt localnet in the ACL section to list your (internal) IP networks\n"
+           "# from where browsing should be allowed\n"
+           "#http_access allow localnet\n"
+           "http_access allow localhost\n"
+           "\n"
+           "# And finally deny all other access to this proxy\n"
+           "http_access deny all\n"
+           "\n"
+           "# Squid normally listens to port 3128\n"
+           "http_port 3128\n"
+           "\n"
+           "# Logs and the pid file, where the user running cuttle can write them.\n" +
+           std::string(layout.logDir[0] == '/'
+                           ? "# (absolute paths under the installed state directory)\n"
+                           : "# Relative paths are resolved against the directory cuttle starts in.\n") +
+           "access_log stdio:" + layout.logDir + "/access.log squid\n" + "cache_log " + layout.logDir +
+           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n";
+}

@@ -1,0 +1,130 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Generate.h"
+#include "config/Units.h"
+
+#include <sstream>
+
+namespace {
+
+/// Wraps a paragraph at about 72 columns, each line starting with `prefix`.
+std::string Wrap(const std::string& text, const std::string& prefix)
+{
+    std::istringstream in(text);
+    std::string word, line, out;
+    while (in >> word) {
+        if (!line.empty() && line.size() + 1 + word.size() > 72) {
+            out += prefix + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty())
+        out += prefix + line + "\n";
+    return out;
+}
+
+std::string DefaultShown(const Config::Directive& d)
+{
+    if (d.defaultShown)
+        return d.defaultShown;
+    return d.defaultValue ? d.defaultValue : "";
+}
+
+std::string UnitList()
+{
+    std::string sizes, times;
+    for (const auto& u : Config::Units::SizeUnitNames())
+        sizes += (sizes.empty() ? "" : ", ") + u;
+    for (const auto& u : Config::Units::TimeUnitNames())
+        times += (times.empty() ? "" : ", ") + u + "(s)";
+    return "Sizes are a number and a unit as two words (64 KB); units: " + sizes +
+           ". A size without a unit is taken as bytes, with a warning. Times are a number and a unit (30 "
+           "seconds); "
+           "units: " +
+           times + ". A time without a unit is an error, as in Squid 5.7.";
+}
+
+const char* const Intro = "cuttle reads Squid's squid.conf. A directive of Squid 5.7 that cuttle does not "
+                          "implement gets one warning "
+                          "and is ignored, except where ignoring it could loosen access control: those are "
+                          "errors (doc/directives.md lists them). A word "
+                          "that is neither Squid's nor cuttle's, or a bad value, is an error reported as "
+                          "FILE:LINE: reason; `cuttle -k "
+                          "parse -f FILE` reports every error of the file. Relative paths (include, log "
+                          "files, pid file, quoted files) "
+                          "are resolved against the directory cuttle starts in. When a single-valued "
+                          "directive is repeated, the last "
+                          "line wins.";
+
+} // namespace
+
+std::string Config::GenerateSquidConf(const StateLayout& layout)
+{
+    std::ostringstream out;
+    out << "#\tWELCOME TO CUTTLE\n"
+           "#\t-----------------\n"
+           "#\n"
+           "# Generated from cuttle's directive table by gen-squid-conf; do not edit:\n"
+           "# change src/config/Directives.cc and run `make regen-config-docs`.\n"
+           "#\n"
+        << Wrap(Intro, "# ") << "#\n"
+        << Wrap(UnitList(), "# ") << "#\n"
+        << "# The active lines come first; then every directive, commented out,\n"
+           "# with its documentation and default.\n\n";
+    out << Config::RecommendedConfig(layout) << "\n";
+    out << "# ---------------------------------------------------------------------\n"
+           "# Every directive cuttle implements\n"
+           "# ---------------------------------------------------------------------\n\n";
+    for (const auto& d : Config::Directives()) {
+        out << "#  TAG: " << d.name << "\n";
+        out << "#\t" << d.name << " " << d.syntax << "\n#\n";
+        out << Wrap(d.doc, "#\t");
+        out << "#Default:\n";
+        if (d.defaultValue || d.defaultShown)
+            out << "# " << d.name << " " << DefaultShown(d) << "\n";
+        else
+            out << "# none\n";
+        out << "\n";
+    }
+    return out.str();
+}
+
+std::string Config::GenerateDirectivesMarkdown()
+{
+    std::ostringstream out;
+    out << "# squid.conf directives\n\n"
+           "<!-- Generated from cuttle's directive table by gen-squid-conf; do not edit: change "
+           "src/config/Directives.cc and run `make regen-config-docs`. -->\n\n"
+        << Wrap(Intro, "") << "\n"
+        << Wrap(UnitList(), "") << "\n"
+        << "Defaults that depend on the build are shown with the installation directories of `configure` "
+           "(`$(localstatedir)`, `$(runstatedir)`, `$(pkgdatadir)`).\n\n"
+        << "| directive | syntax | default | Settings field |\n|---|---|---|---|\n";
+    for (const auto& d : Config::Directives()) {
+        const std::string def = DefaultShown(d);
+        out << "| [`" << d.name << "`](#" << d.name << ") | `" << d.syntax << "` | "
+            << (def.empty() ? "none" : "`" + def + "`") << " | `" << d.field << "` |\n";
+    }
+    out << "\n";
+    for (const auto& d : Config::Directives()) {
+        const std::string def = DefaultShown(d);
+        out << "## " << d.name << "\n\n"
+            << "    " << d.name << " " << d.syntax << "\n\n"
+            << Wrap(d.doc, "") << "\n"
+            << "Default: " << (def.empty() ? "none" : std::string("`") + d.name + " " + def + "`") << "\n\n";
+    }
+    out << "## Squid directives that are errors\n\n"
+           "cuttle refuses a configuration that uses one of these Squid directives, because ignoring it "
+           "could loosen access control:\n\n";
+    for (const auto& [name, why] : Config::LooseningDirectives())
+        out << "- `" << name << "`: " << why << ".\n";
+    out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, intercept, transparent, "
+           "tproxy, accel, vhost, vport, defaultsite, require-proxy-header) and any `http_access` line that "
+           "names an undefined acl or an acl of a type cuttle does not implement.\n";
+    return out.str();
+}

@@ -1,0 +1,251 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Lexer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <glob.h>
+#include <sstream>
+
+std::string Config::Diagnostic::format() const
+{
+    std::string out = file;
+    if (line)
+        out += ":" + std::to_string(line);
+    out += level == Level::Warning ? ": WARNING: " : ": ";
+    out += reason;
+    return out;
+}
+
+Config::Lexer::Lexer(std::vector<Diagnostic>& diagnostics, std::string baseDirectory)
+    : diagnostics_(diagnostics), baseDirectory_(std::move(baseDirectory))
+{
+    if (baseDirectory_.empty())
+        baseDirectory_ = "/";
+}
+
+void Config::Lexer::error(const std::string& file, unsigned line, const std::string& reason)
+{
+    diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, file, line, reason});
+}
+
+std::string Config::Lexer::resolve(const std::string& path) const
+{
+    if (path.empty() || path[0] == '/')
+        return path;
+    if (baseDirectory_.back() == '/')
+        return baseDirectory_ + path;
+    return baseDirectory_ + "/" + path;
+}
+
+bool Config::Lexer::IsQuoted(const std::string& word)
+{
+    return word.size() >= 2 && word.front() == '"' && word.back() == '"';
+}
+
+std::string Config::Lexer::Unquote(const std::string& word)
+{
+    return IsQuoted(word) ? word.substr(1, word.size() - 2) : word;
+}
+
+void Config::Lexer::readFile(const std::string& path, const LineHandler& handler)
+{
+    readFileAt(path, 0, handler);
+}
+
+void Config::Lexer::readText(const std::string& text, const std::string& fileName, const LineHandler& handler)
+{
+    lex(text, fileName, 0, handler);
+}
+
+void Config::Lexer::readFile(const std::string& path, std::vector<Line>& out)
+{
+    readFile(path, LineHandler([&out](const Line& line) { out.push_back(line); }));
+}
+
+void Config::Lexer::readText(const std::string& text, const std::string& fileName, std::vector<Line>& out)
+{
+    readText(text, fileName, LineHandler([&out](const Line& line) { out.push_back(line); }));
+}
+
+void Config::Lexer::readFileAt(const std::string& path, unsigned depth, const LineHandler& out)
+{
+    std::ifstream in(resolve(path), std::ios::binary);
+    if (!in) {
+        error(path, 0, std::string("cannot open the configuration file: ") + std::strerror(errno));
+        return;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) {
+        error(path, 0, "cannot read the configuration file");
+        return;
+    }
+    lex(text.str(), path, depth, out);
+}
+
+// Squid 5.7 cache_cf.cc: comment lines are dropped before continuation is
+// looked at, trailing blanks are stripped, then a final backslash joins.
+void Config::Lexer::lex(const std::string& text, const std::string& fileName, unsigned depth,
+                        const LineHandler& out)
+{
+    std::string logical;
+    unsigned firstLine = 0;
+    unsigned lineNo = 0;
+    size_t pos = 0;
+    bool continuing = false;
+
+    auto flush = [&]() {
+        Line line;
+        line.file = fileName;
+        line.line = firstLine;
+        if (splitWords(logical, fileName, firstLine, line.words) && !line.words.empty()) {
+            if (line.words[0] == "include")
+                include(line, depth, out);
+            else
+                out(line);
+        }
+        logical.clear();
+        continuing = false;
+    };
+
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        std::string physical = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+
+        if (!physical.empty() && physical.back() == '\r')
+            physical.pop_back();
+        if (!physical.empty() && physical[0] == '#')
+            continue;
+        while (!physical.empty() && (physical.back() == ' ' || physical.back() == '\t'))
+            physical.pop_back();
+        if (!continuing)
+            firstLine = lineNo;
+        if (!physical.empty() && physical.back() == '\\') {
+            physical.pop_back();
+            logical += physical;
+            continuing = true;
+            continue;
+        }
+        logical += physical;
+        flush();
+    }
+    if (continuing)
+        flush(); // a backslash on the last line continues into nothing
+}
+
+bool Config::Lexer::splitWords(const std::string& logical, const std::string& fileName, unsigned lineNo,
+                               std::vector<std::string>& words)
+{
+    size_t i = 0;
+    const size_t n = logical.size();
+    while (i < n) {
+        while (i < n && (logical[i] == ' ' || logical[i] == '\t' || logical[i] == '\r' ||
+                         logical[i] == '\f' || logical[i] == '\v'))
+            ++i;
+        if (i >= n)
+            break;
+        if (logical[i] == '#')
+            break; // trailing comment: a word that starts with '#'
+        std::string word;
+        if (logical[i] == '"') {
+            word += '"';
+            ++i;
+            bool closed = false;
+            while (i < n) {
+                if (logical[i] == '\\' && i + 1 < n && (logical[i + 1] == '"' || logical[i + 1] == '\\')) {
+                    word += logical[i + 1];
+                    i += 2;
+                    continue;
+                }
+                if (logical[i] == '"') {
+                    closed = true;
+                    ++i;
+                    break;
+                }
+                word += logical[i++];
+            }
+            if (!closed) {
+                error(fileName, lineNo, "unterminated quoted string");
+                return false;
+            }
+            word += '"';
+            if (i < n && logical[i] != ' ' && logical[i] != '\t') {
+                error(fileName, lineNo, "a quoted string must be followed by a blank");
+                return false;
+            }
+        } else {
+            while (i < n && logical[i] != ' ' && logical[i] != '\t' && logical[i] != '\r' &&
+                   logical[i] != '\f' && logical[i] != '\v')
+                word += logical[i++];
+        }
+        words.push_back(std::move(word));
+    }
+    return true;
+}
+
+void Config::Lexer::include(const Line& line, unsigned depth, const LineHandler& out)
+{
+    if (line.words.size() < 2) {
+        error(line.file, line.line, "include needs a file name or pattern");
+        return;
+    }
+    if (depth + 1 > MaxIncludeDepth) {
+        error(line.file, line.line,
+              "include nested more than " + std::to_string(MaxIncludeDepth) + " deep (an include loop?)");
+        return;
+    }
+    for (size_t i = 1; i < line.words.size(); ++i) {
+        const std::string pattern = Unquote(line.words[i]);
+        const std::string resolved = resolve(pattern);
+        glob_t matches{};
+        const int rc = glob(resolved.c_str(), GLOB_ERR, nullptr, &matches);
+        if (rc == GLOB_NOMATCH || (rc == 0 && matches.gl_pathc == 0)) {
+            error(line.file, line.line, "include: no file matches '" + pattern + "'");
+        } else if (rc != 0) {
+            error(line.file, line.line, "include: cannot read '" + pattern + "'");
+        } else {
+            for (size_t m = 0; m < matches.gl_pathc; ++m) {
+                std::string found = matches.gl_pathv[m];
+                // keep a relative name in messages when the include was relative
+                if (pattern[0] != '/' &&
+                    found.compare(0, resolved.size() - pattern.size(),
+                                  resolved.substr(0, resolved.size() - pattern.size())) == 0)
+                    found = found.substr(resolved.size() - pattern.size());
+                readFileAt(found, depth + 1, out);
+            }
+        }
+        globfree(&matches);
+    }
+}
+
+bool Config::Lexer::readValuesFile(const std::string& quoted, const Line& from,
+                                   std::vector<std::string>& values)
+{
+    const std::string path = Unquote(quoted);
+    std::ifstream in(resolve(path));
+    if (!in) {
+        error(from.file, from.line, "cannot open the values file \"" + path + "\": " + std::strerror(errno));
+        return false;
+    }
+    std::string physical;
+    unsigned lineNo = 0;
+    while (std::getline(in, physical)) {
+        ++lineNo;
+        std::vector<std::string> words;
+        if (!splitWords(physical, path, lineNo, words))
+            continue;
+        for (auto& w : words)
+            values.push_back(std::move(w));
+    }
+    return true;
+}

@@ -1,0 +1,164 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Parser.h"
+#include "config/Directives.h"
+#include "config/Lexer.h"
+#include "config/SquidDirectives.h"
+
+#include <algorithm>
+#include <climits>
+#include <unistd.h>
+
+namespace {
+
+/// Levenshtein distance, for "did you mean".
+size_t Distance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string CurrentDirectory()
+{
+    char buf[PATH_MAX];
+    if (getcwd(buf, sizeof(buf)))
+        return buf;
+    return "/";
+}
+
+} // namespace
+
+Config::Parser::Parser() : baseDirectory_(CurrentDirectory()) {}
+
+bool Config::Parser::hasErrors() const
+{
+    return std::any_of(diagnostics_.begin(), diagnostics_.end(),
+                       [](const Diagnostic& d) { return d.isError(); });
+}
+
+std::unique_ptr<Config::Settings> Config::Parser::parseFile(const std::string& path)
+{
+    return parse(&path, std::string(), path);
+}
+
+std::unique_ptr<Config::Settings> Config::Parser::parseText(const std::string& text,
+                                                            const std::string& fileName)
+{
+    return parse(nullptr, text, fileName);
+}
+
+std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path, const std::string& text,
+                                                        const std::string& fileName)
+{
+    diagnostics_.clear();
+    seen_.clear();
+    ignored_.clear();
+    Lexer lexer(diagnostics_, baseDirectory_);
+    auto settings = std::make_unique<Settings>();
+    settings->configFile = path ? lexer.resolve(*path) : fileName;
+    const Lexer::LineHandler handler = [&](const Line& line) { dispatch(*settings, line, lexer); };
+    if (path)
+        lexer.readFile(*path, handler);
+    else
+        lexer.readText(text, fileName, handler);
+    applyDefaults(*settings, lexer);
+
+    for (const auto& [name, where] : ignored_) {
+        if (where.second > 1)
+            diagnostics_[where.first].reason += " (and on " + std::to_string(where.second - 1) +
+                                                " more line" + (where.second > 2 ? "s" : "") + ")";
+    }
+
+    if (hasErrors())
+        return nullptr;
+    return settings;
+}
+
+void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer)
+{
+    const std::string& name = line.words[0];
+    if (const Directive* d = FindDirective(name)) {
+        if (std::find(seen_.begin(), seen_.end(), name) == seen_.end())
+            seen_.push_back(name);
+        DirectiveCall call{settings, line, lexer, diagnostics_};
+        d->handler(call);
+        return;
+    }
+    if (const char* why = LooseningDirectiveReason(name)) {
+        diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, line.file, line.line,
+                                          "'" + name +
+                                              "' is a Squid directive that cuttle does not implement, and "
+                                              "ignoring it could loosen access control (" +
+                                              why + "): refusing it"});
+        return;
+    }
+    if (IsSquidDirective(name)) {
+        for (auto& [ignoredName, where] : ignored_) {
+            if (ignoredName == name) {
+                ++where.second;
+                return;
+            }
+        }
+        ignored_.push_back({name, {diagnostics_.size(), 1}});
+        diagnostics_.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line,
+                                          "'" + name +
+                                              "' is a Squid directive that cuttle does not implement; "
+                                              "ignoring it"});
+        return;
+    }
+    std::string reason = "unknown directive '" + name + "'";
+    const std::string hint = suggest(name);
+    if (!hint.empty())
+        reason += " (did you mean '" + hint + "'?)";
+    diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, line.file, line.line, reason});
+}
+
+void Config::Parser::applyDefaults(Settings& settings, Lexer& lexer)
+{
+    for (const auto& d : Directives()) {
+        if (!d.defaultValue || std::find(seen_.begin(), seen_.end(), d.name) != seen_.end())
+            continue;
+        std::vector<Diagnostic> defaultDiagnostics;
+        Lexer defaultLexer(defaultDiagnostics, lexer.resolve("."));
+        std::vector<Line> lines;
+        defaultLexer.readText(std::string(d.name) + " " + d.defaultValue, "(default)", lines);
+        for (const auto& line : lines) {
+            DirectiveCall call{settings, line, defaultLexer, defaultDiagnostics};
+            d.handler(call);
+        }
+        for (auto& diag : defaultDiagnostics) {
+            diag.reason = "built-in default of " + std::string(d.name) + ": " + diag.reason;
+            diagnostics_.push_back(std::move(diag));
+        }
+    }
+}
+
+std::string Config::Parser::suggest(const std::string& word) const
+{
+    std::string best;
+    size_t bestDistance = 3; // suggest only close names
+    auto consider = [&](const std::string& candidate) {
+        const size_t d = Distance(word, candidate);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = candidate;
+        }
+    };
+    for (const auto& d : Directives())
+        consider(d.name);
+    for (size_t i = 0; const char* name = SquidDirectiveName(i); ++i)
+        consider(name);
+    return best;
+}

@@ -1,0 +1,79 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Config::Parser: reads a squid.conf into a Settings snapshot.
+///
+/// The Lexer turns the file (and its includes) into logical lines; each
+/// line's first word is looked up:
+///
+///   1. a directive of the table (Directives.h): its handler fills Settings;
+///   2. a Squid 5.7 directive whose absence could loosen access control
+///      (auth_param, http_reply_access, ssl_bump, ...): an error;
+///   3. another Squid 5.7 directive: one warning per directive name (at its
+///      first line, counting the later ones) and the lines are ignored;
+///   4. anything else: an error ("unknown directive", with a suggestion).
+///
+/// Then every directive that the file never set gets its default, parsed
+/// from the table's text by the same handler. Errors never stop the parse:
+/// every problem of the file is reported. A repeated single-valued
+/// directive keeps its last value, as in Squid.
+///
+/// Relative paths (includes, logs, pid file, quoted files) are resolved
+/// against the base directory: the current directory when the Parser is
+/// made, unless setBaseDirectory() says otherwise.
+
+#pragma once
+
+#include "config/Diagnostic.h"
+#include "config/Settings.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace Config {
+
+class Lexer;
+struct Line;
+
+/// Reads a configuration into a Settings snapshot, collecting diagnostics.
+class Parser {
+public:
+    Parser();
+
+    /// Parses the file at `path` and its includes; nullptr when there were errors.
+    std::unique_ptr<Settings> parseFile(const std::string& path);
+
+    /// Parses `text` as if it were the file `fileName` (for tests).
+    std::unique_ptr<Settings> parseText(const std::string& text, const std::string& fileName);
+
+    /// Every warning and error of the last parse, in file order.
+    const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+    /// Whether the last parse found an error.
+    bool hasErrors() const;
+
+    /// Sets the directory that relative paths are resolved against
+    /// (main.cc passes the directory cuttle started in).
+    void setBaseDirectory(const std::string& dir) { baseDirectory_ = dir; }
+
+    /// The directory that relative paths are resolved against.
+    const std::string& baseDirectory() const { return baseDirectory_; }
+
+private:
+    std::unique_ptr<Settings> parse(const std::string* path, const std::string& text,
+                                    const std::string& fileName);
+    void dispatch(Settings& settings, const Line& line, Lexer& lexer);
+    void applyDefaults(Settings& settings, Lexer& lexer);
+    std::string suggest(const std::string& word) const;
+
+    std::vector<Diagnostic> diagnostics_; ///< of the last parse
+    std::string baseDirectory_;           ///< absolute
+    std::vector<std::string> seen_;       ///< table directives the file set
+    /// Squid-only directive name -> index of its warning and count of lines.
+    std::vector<std::pair<std::string, std::pair<size_t, unsigned>>> ignored_;
+};
+
+} // namespace Config
