@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>

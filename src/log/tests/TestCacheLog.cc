@@ -10,9 +10,27 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cstdio>
-#include <regex>
 #include <sstream>
 #include <string>
+
+namespace {
+
+/// Whether LINE is "YYYY/MM/DD HH:MM:SS[.mmm]| REST\n" (a pattern of digits and separators;
+/// std::regex is avoided: GCC 12 warns inside it under the sanitizers).
+bool isSquidLine(const std::string& line, bool withMillis, const std::string& rest)
+{
+    const std::string shape = withMillis ? "dddd/dd/dd dd:dd:dd.ddd| " : "dddd/dd/dd dd:dd:dd| ";
+    if (line.size() < shape.size())
+        return false;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        const bool ok = shape[i] == 'd' ? (line[i] >= '0' && line[i] <= '9') : line[i] == shape[i];
+        if (!ok)
+            return false;
+    }
+    return line.substr(shape.size()) == rest + "\n";
+}
+
+} // namespace
 
 /// Tests of Log::CacheLog and debugs(). Each test uses its own CacheLog, except
 /// the debugs() ones, which configure the process's one and restore it.
@@ -39,8 +57,7 @@ public:
         Log::CacheLog log;
         log.setStderrStream(&err);
         log.write(1, 1, "Starting cuttle");
-        static const std::regex line(R"(^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\| Starting cuttle\n$)");
-        CPPUNIT_ASSERT_MESSAGE(err.str(), std::regex_match(err.str(), line));
+        CPPUNIT_ASSERT_MESSAGE(err.str(), isSquidLine(err.str(), false, "Starting cuttle"));
     }
 
     void debugLevelsCarryMilliseconds()
@@ -50,8 +67,8 @@ public:
         log.setStderrStream(&err);
         log.setOptions(Log::DebugOptions::Parse("ALL,3"));
         log.write(5, 3, "detail");
-        static const std::regex line(R"(^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\| detail\n$)");
-        CPPUNIT_ASSERT_MESSAGE(err.str(), std::regex_match(err.str(), line));
+        CPPUNIT_ASSERT_MESSAGE(err.str(), isSquidLine(err.str(), true, "detail"));
+        CPPUNIT_ASSERT(!isSquidLine(err.str(), false, "detail"));
     }
 
     void kidLabelGoesBeforeBar()
