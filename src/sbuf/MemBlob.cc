@@ -34,7 +34,7 @@ MemBlobRef MemBlob::MakeCopy(BlockPool& pool, std::string_view bytes)
 }
 
 MemBlob::MemBlob(BlockPool& pool, char* data, size_t capacity)
-    : pool_(&pool), data_(data), capacity_(capacity)
+    : pool_(&pool), data_(data), capacity_(static_cast<uint32_t>(capacity))
 {}
 
 MemBlob::~MemBlob()
@@ -46,7 +46,7 @@ void MemBlob::commit(size_t n)
 {
     Must2(n <= spaceSize(), "commit of " + std::to_string(n) + " bytes into a block with " +
                                 std::to_string(spaceSize()) + " bytes of space");
-    size_ += n;
+    size_ += static_cast<uint32_t>(n);
 }
 
 size_t MemBlob::append(std::string_view bytes)
@@ -54,7 +54,7 @@ size_t MemBlob::append(std::string_view bytes)
     const size_t n = std::min(bytes.size(), spaceSize());
     if (n)
         std::memcpy(space(), bytes.data(), n);
-    size_ += n;
+    size_ += static_cast<uint32_t>(n);
     return n;
 }
 

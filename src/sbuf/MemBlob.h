@@ -8,9 +8,9 @@
 ///
 /// Layout
 ///
-///     MemBlob (heap object, ~40 B)        block from BlockPool (capacity B)
+///     MemBlob (heap object, 40 B)         block from BlockPool (capacity B)
 ///     +-----------------------+           +----------------------+-------------+
-///     | RefCountable count    |    data_->| published: size()    | space       |
+///     | vptr, refcount        |    data_->| published: size()    | space       |
 ///     | pool_  data_          |---------->| (read-only forever)  | spaceSize() |
 ///     | capacity_  size_      |           +----------------------+-------------+
 ///     +-----------------------+           0                  size_        capacity_
@@ -37,6 +37,7 @@
 #include "sbuf/forward.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -90,10 +91,10 @@ public:
 private:
     MemBlob(BlockPool& pool, char* data, size_t capacity);
 
-    BlockPool* pool_; ///< where the block goes back to
-    char* data_;      ///< the block; owned
-    size_t capacity_; ///< the block size
-    size_t size_ = 0; ///< published bytes, from data_
+    BlockPool* pool_;   ///< where the block goes back to
+    char* data_;        ///< the block; owned
+    uint32_t capacity_; ///< the block size (at most 4 MB)
+    uint32_t size_ = 0; ///< published bytes, from data_
 };
 
 } // namespace Sbuf

@@ -26,6 +26,7 @@ class TestMemBlob : public CppUnit::TestFixture {
     CPPUNIT_TEST(publishedBytesNeverChange);
     CPPUNIT_TEST(appendStopsAtCapacity);
     CPPUNIT_TEST(lastReferenceReturnsBlockToPool);
+    CPPUNIT_TEST(bookkeepingIsSmall);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -121,6 +122,14 @@ public:
         slice = Sbuf::Slice();
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().total.blocksFree);
+    }
+
+    /// per-block and per-slice bookkeeping stays small (DESIGN.md "What each thing costs")
+    void bookkeepingIsSmall()
+    {
+        CPPUNIT_ASSERT(sizeof(Sbuf::MemBlob) <= 40);
+        CPPUNIT_ASSERT(sizeof(Sbuf::Slice) <= 16);
+        CPPUNIT_ASSERT(sizeof(Sbuf::MemBlobRef) == sizeof(void*));
     }
 };
 
