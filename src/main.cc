@@ -1,2 +1,421 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The daemon: Squid's command line, the pid file, daemonizing, signals
+/// and the start-up/shutdown phases. Everything else lives in the libraries.
+
 #include "cuttle.h"
-int main() { return 0; }
+
+#include "base/TextException.h"
+#include "client/Server.h"
+#include "comm/Loop.h"
+#include "comm/SignalSource.h"
+#include "config/Parser.h"
+#include "log/CacheLog.h"
+#include "log/DebugOptions.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+/// what the command line asked for
+struct Options {
+    std::string configFile = CUTTLE_DEFAULT_CONFIG_FILE;
+    bool foreground = false; ///< -N
+    int debugLevel = -1;     ///< -d LEVEL
+    std::string command;     ///< -k WORD, empty to run
+};
+
+void Usage(std::ostream& out)
+{
+    out << "Usage: cuttle [-hvzN] [-d level] [-f config-file] [-k signal]\n"
+           "       -h        Print help message.\n"
+           "       -v        Print version details.\n"
+           "       -d level  Write debugging to stderr also.\n"
+           "       -f file   Use given config-file instead of\n"
+           "                 " CUTTLE_DEFAULT_CONFIG_FILE "\n"
+           "       -k reconfigure|rotate|shutdown|interrupt|kill|check|parse\n"
+           "                 Parse configuration file, then send signal to\n"
+           "                 running copy (except -k parse) and exit.\n"
+           "       -N        Master process runs in foreground and is a worker. No kids.\n"
+           "       -z        Create missing swap directories and then exit (cuttle has none).\n";
+}
+
+bool IsKnownCommand(const std::string& word)
+{
+    for (const char* known : {"parse", "reconfigure", "rotate", "shutdown", "interrupt", "kill", "check"}) {
+        if (word == known)
+            return true;
+    }
+    return false;
+}
+
+/// parses the configuration, writing its diagnostics to `out`; null on errors
+std::unique_ptr<Config::Settings> ParseConfig(const std::string& path, std::ostream* out)
+{
+    Config::Parser parser;
+    auto settings = parser.parseFile(path);
+    if (out) {
+        for (const auto& d : parser.diagnostics())
+            *out << d.format() << "\n";
+    }
+    if (parser.hasErrors())
+        return nullptr;
+    return settings;
+}
+
+/// the pid in the pid file, if it names a live process
+std::optional<pid_t> RunningPid(const std::string& pidFile)
+{
+    std::ifstream in(pidFile);
+    long pid = 0;
+    if (!(in >> pid) || pid <= 1)
+        return std::nullopt;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM)
+        return std::nullopt;
+    return static_cast<pid_t>(pid);
+}
+
+/// -k WORD other than parse: signals the running copy
+int SendCommand(const Options& options)
+{
+    const auto settings = ParseConfig(options.configFile, &std::cerr);
+    if (!settings) {
+        std::cerr << "cuttle: ERROR: cannot read " << options.configFile << "\n";
+        return 1;
+    }
+    if (settings->pidFilename.empty() || settings->pidFilename == "none") {
+        std::cerr
+            << "cuttle: ERROR: No pid file is configured (pid_filename none): cannot find the running copy\n";
+        return 1;
+    }
+    const auto pid = RunningPid(settings->pidFilename);
+    if (!pid) {
+        std::cerr << "cuttle: ERROR: No running copy (no live process in " << settings->pidFilename << ")\n";
+        return 1;
+    }
+    int signo = 0;
+    if (options.command == "reconfigure")
+        signo = SIGHUP;
+    else if (options.command == "rotate")
+        signo = SIGUSR1;
+    else if (options.command == "shutdown")
+        signo = SIGTERM;
+    else if (options.command == "interrupt")
+        signo = SIGINT;
+    else if (options.command == "kill")
+        signo = SIGKILL;
+    if (::kill(*pid, signo) != 0) {
+        std::cerr << "cuttle: ERROR: could not send signal " << signo << " to process " << *pid << ": "
+                  << std::strerror(errno) << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+/// writes the pid file (creating missing parent directories); true on success
+bool WritePidFile(const std::string& path)
+{
+    if (path.empty() || path == "none")
+        return true;
+    std::error_code ec;
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty())
+        std::filesystem::create_directories(parent, ec);
+    std::ofstream out(path, std::ios::trunc);
+    out << ::getpid() << "\n";
+    out.close();
+    return bool(out);
+}
+
+void RemovePidFile(const std::string& path)
+{
+    if (path.empty() || path == "none")
+        return;
+    // only our own: a newer copy may have taken over the file
+    const auto pid = RunningPid(path);
+    if (pid && *pid == ::getpid())
+        ::unlink(path.c_str());
+}
+
+void ApplyLogSettings(const Config::Settings& settings)
+{
+    Log::cacheLog().setOptions(Log::DebugOptions::Parse(settings.debugOptions));
+}
+
+/// Runs the proxy until shutdown; returns the exit code. `ready` is called
+/// once the ports are bound and the pid file written (daemonizing uses it).
+int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
+        const std::function<void(bool)>& ready)
+{
+    std::shared_ptr<const Config::Settings> settings(std::move(parsed));
+    const std::string pidFile = settings->pidFilename;
+    ApplyLogSettings(*settings);
+    std::string cacheLogPath = settings->cacheLog;
+    try {
+        Log::cacheLog().open(cacheLogPath);
+    } catch (const std::exception& e) {
+        std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what()
+                  << "\n         messages will be sent to 'stderr'.\n";
+    }
+    debugs(1, 0, "Starting cuttle version " PACKAGE_VERSION "...");
+    debugs(1, 0, "Process ID " << ::getpid());
+
+    Comm::Loop loop;
+    Client::Server server(loop);
+    try {
+        server.configure(settings, true);
+    } catch (const std::exception& e) {
+        const std::string message = dynamic_cast<const TextException*>(&e)
+                                        ? static_cast<const TextException&>(e).message()
+                                        : std::string(e.what());
+        debugs(1, 0, "FATAL: " << message);
+        if (!Log::cacheLog().isOpen() || Log::cacheLog().stderrLevel() < 0)
+            std::cerr << "FATAL: " << message << "\n";
+        Log::cacheLog().flush();
+        ready(false);
+        return 1;
+    }
+    if (!WritePidFile(pidFile)) {
+        debugs(1, 0, "FATAL: cannot write the pid file " << pidFile << ": " << std::strerror(errno));
+        std::cerr << "FATAL: cannot write the pid file " << pidFile << "\n";
+        ready(false);
+        return 1;
+    }
+
+    Comm::Timer shutdownTimer;
+    bool stopping = false;
+    auto shutdown = [&](bool immediately) {
+        if (!stopping) {
+            stopping = true;
+            debugs(1, 1, "Preparing for shutdown after " << server.connectionCount() << " open connections");
+            server.startShutdown();
+        }
+        const auto lifetime = server.settings().shutdownLifetime;
+        if (immediately || lifetime <= Comm::Milliseconds(0)) {
+            server.closeAll();
+            loop.stop();
+            return;
+        }
+        debugs(1, 1,
+               "Waiting " << std::chrono::duration_cast<std::chrono::seconds>(lifetime).count()
+                          << " seconds for active connections to finish");
+        shutdownTimer = loop.schedule(lifetime, [&] {
+            server.closeAll();
+            loop.stop();
+        });
+    };
+
+    auto reconfigure = [&] {
+        debugs(1, 1, "Reconfiguring cuttle from " << options.configFile);
+        Config::Parser parser;
+        auto fresh = parser.parseFile(options.configFile);
+        for (const auto& d : parser.diagnostics())
+            debugs(3, 0, (d.isError() ? "ERROR: " : "") << d.format());
+        if (!fresh || parser.hasErrors()) {
+            debugs(1, 0,
+                   "ERROR: reconfiguration failed: " << options.configFile
+                                                     << " has errors; keeping the old configuration");
+            return;
+        }
+        std::shared_ptr<const Config::Settings> next(std::move(fresh));
+        ApplyLogSettings(*next);
+        if (next->cacheLog != cacheLogPath) {
+            cacheLogPath = next->cacheLog;
+            try {
+                Log::cacheLog().close();
+                Log::cacheLog().open(cacheLogPath);
+            } catch (const std::exception& e) {
+                std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what() << "\n";
+            }
+        }
+        server.configure(next, false);
+        debugs(1, 1, "Reconfigured");
+    };
+
+    ::signal(SIGPIPE, SIG_IGN);
+    Comm::SignalSource signals(loop, {SIGHUP, SIGUSR1, SIGTERM, SIGINT}, [&](int signo) {
+        switch (signo) {
+        case SIGHUP:
+            reconfigure();
+            break;
+        case SIGUSR1:
+            debugs(1, 1, "Rotating logs");
+            Log::cacheLog().reopen();
+            server.rotateLogs();
+            break;
+        case SIGTERM:
+            shutdown(false);
+            break;
+        case SIGINT:
+            shutdown(true);
+            break;
+        }
+    });
+
+    loop.addIterationHook([&] {
+        server.flushLogs();
+        Log::cacheLog().flush();
+        if (stopping && server.connectionCount() == 0)
+            loop.stop();
+    });
+
+    ready(true);
+    loop.run();
+
+    debugs(1, 1, "Shutting down...");
+    server.closeAll();
+    loop.runOnce(Comm::Milliseconds(0)); // destroys the closed connections, which log their last lines
+    server.flushLogs();
+    RemovePidFile(pidFile);
+    debugs(1, 0, "cuttle (Version " PACKAGE_VERSION "): Exiting normally.");
+    Log::cacheLog().flush();
+    return 0;
+}
+
+/// Squid's start without -N: the parent returns when the child is serving
+/// (exit 0) or has failed to start (exit 1), so scripts see start-up errors.
+int Daemonize(const Options& options, std::unique_ptr<Config::Settings> settings)
+{
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        std::cerr << "FATAL: pipe: " << std::strerror(errno) << "\n";
+        return 1;
+    }
+    const pid_t child = ::fork();
+    if (child < 0) {
+        std::cerr << "FATAL: fork: " << std::strerror(errno) << "\n";
+        return 1;
+    }
+    if (child > 0) {
+        ::close(pipeFds[1]);
+        char status = 1;
+        ssize_t n;
+        do {
+            n = ::read(pipeFds[0], &status, 1);
+        } while (n < 0 && errno == EINTR);
+        ::close(pipeFds[0]);
+        return (n == 1 && status == 0) ? 0 : 1;
+    }
+    ::close(pipeFds[0]);
+    ::setsid(); // Squid keeps the start-up directory as its cwd (until coredump_dir)
+    const int notify = pipeFds[1];
+    return Run(options, std::move(settings), [notify](bool ok) {
+        const char status = ok ? 0 : 1;
+        (void)!::write(notify, &status, 1);
+        ::close(notify);
+        if (ok) {
+            // start-up messages are out: detach from the terminal
+            const int devNull = ::open("/dev/null", O_RDWR);
+            if (devNull >= 0) {
+                ::dup2(devNull, 0);
+                ::dup2(devNull, 1);
+                ::dup2(devNull, 2);
+                if (devNull > 2)
+                    ::close(devNull);
+            }
+        }
+    });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Options options;
+    opterr = 0;
+    int c;
+    while ((c = ::getopt(argc, argv, "f:Nd:k:vhz")) != -1) {
+        switch (c) {
+        case 'f':
+            options.configFile = optarg;
+            break;
+        case 'N':
+            options.foreground = true;
+            break;
+        case 'd': {
+            char* end = nullptr;
+            const long level = std::strtol(optarg, &end, 10);
+            if (!*optarg || *end || level < 0 || level > 9) {
+                std::cerr << "cuttle: -d needs a level from 0 to 9\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            options.debugLevel = static_cast<int>(level);
+            break;
+        }
+        case 'k':
+            if (!IsKnownCommand(optarg)) {
+                std::cerr << "cuttle: unknown -k command: " << optarg << "\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            options.command = optarg;
+            break;
+        case 'v':
+            std::cout << "cuttle version " PACKAGE_VERSION "\n"
+                      << "configure options: " << CUTTLE_CONFIGURE_OPTIONS << "\n";
+            return 0;
+        case 'h':
+            Usage(std::cout);
+            return 0;
+        case 'z':
+            std::cout << "cuttle keeps no disk cache: there are no swap directories to create\n";
+            return 0;
+        default:
+            if (optopt)
+                std::cerr << "cuttle: unknown option or missing argument: -" << char(optopt) << "\n";
+            Usage(std::cerr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        std::cerr << "cuttle: unexpected argument: " << argv[optind] << "\n";
+        Usage(std::cerr);
+        return 2;
+    }
+    Log::cacheLog().setStderrLevel(options.debugLevel);
+
+    if (options.command == "parse") {
+        Config::Parser parser;
+        (void)parser.parseFile(options.configFile);
+        for (const auto& d : parser.diagnostics())
+            std::cerr << d.format() << "\n";
+        return parser.hasErrors() ? 1 : 0;
+    }
+    if (!options.command.empty())
+        return SendCommand(options);
+
+    auto settings = ParseConfig(options.configFile, &std::cerr);
+    if (!settings) {
+        std::cerr << "FATAL: cannot start: " << options.configFile << " has errors\n";
+        return 1;
+    }
+    if (const auto pid = RunningPid(settings->pidFilename); pid && *pid != ::getpid()) {
+        std::cerr << "FATAL: cuttle is already running: process ID " << *pid << " (" << settings->pidFilename
+                  << ")\n";
+        return 1;
+    }
+    if (options.foreground)
+        return Run(options, std::move(settings), [](bool) {});
+    return Daemonize(options, std::move(settings));
+}

@@ -38,6 +38,8 @@ public:
     void stop();
     /// whether the socket is open and accepting
     bool isListening() const { return fd_.isOpen(); }
+    /// the listening descriptor number, for log messages (-1 after stop())
+    int fd() const { return fd_.get(); }
     /// connections accepted so far
     uint64_t acceptedCount() const { return accepted_; }
 

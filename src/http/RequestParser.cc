@@ -252,6 +252,11 @@ Http::ParseResult Http::RequestParser::parseRequestLine(std::string_view line)
         if (!IsTargetChar(c))
             return fail(ParseError::BadTarget);
     }
+    // known before the version is judged, so a 505 can be logged with them
+    methodToken_ = methodText;
+    method_ = MethodFromToken(methodText);
+    target_ = targetText;
+
     if (!versionText.starts_with("HTTP/"))
         return fail(ParseError::BadRequestLine);
     if (versionText.size() != 8 || !IsDigit(versionText[5]) || versionText[6] != '.' ||
@@ -264,9 +269,6 @@ Http::ParseResult Http::RequestParser::parseRequestLine(std::string_view line)
     if (versionMajor_ >= 2)
         return fail(ParseError::UnsupportedVersion);
 
-    methodToken_ = methodText;
-    method_ = MethodFromToken(methodText);
-    target_ = targetText;
     return ParseResult::NeedMore;
 }
 

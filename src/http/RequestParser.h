@@ -106,11 +106,11 @@ public:
     /// empty line), valid after Done
     size_t headSize() const { return headSize_; }
 
-    /// the method token as sent (valid after Done)
+    /// the method token as sent (valid after Done, and after an UnsupportedVersion error)
     std::string_view methodToken() const { return methodToken_; }
     /// the method (valid after Done)
     Method method() const { return method_; }
-    /// the request-target as sent (valid after Done)
+    /// the request-target as sent (valid after Done, and after an UnsupportedVersion error)
     std::string_view target() const { return target_; }
     /// the major digit of the version (valid after Done)
     int versionMajor() const { return versionMajor_; }

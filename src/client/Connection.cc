@@ -1,0 +1,485 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "client/Connection.h"
+#include "acl/AccessList.h"
+#include "acl/Address.h"
+#include "base/TextException.h"
+#include "client/Server.h"
+#include "errors/Page.h"
+#include "errors/PageContext.h"
+#include "http/Url.h"
+#include "log/AccessRecord.h"
+#include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <sys/socket.h>
+
+namespace {
+
+/// the first read block of a request: most heads fit in 1 KB, and a
+/// partial head then costs one small block (DESIGN.md: <= 2 kB per connection)
+constexpr size_t FirstBlockSize = 1024;
+
+/// how long a connection we close after an error keeps draining what the
+/// client still sends, so that closing with unread bytes does not reset the
+/// connection before the client has read our reply
+constexpr Comm::Milliseconds LingerTime{2000};
+
+timeval Now()
+{
+    timeval tv;
+    ::gettimeofday(&tv, nullptr);
+    return tv;
+}
+
+} // namespace
+
+Client::Connection::Connection(Server& server, Comm::Descriptor&& fd, const Comm::Address& peer,
+                               const Comm::Address& local)
+    : server_(server), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
+      localPort_(local.port()), parser_(server.settings().requestHeaderMaxSize)
+{}
+
+Client::Connection::~Connection()
+{
+    timer_.cancel();
+    registration_.cancel();
+    if (pendingLog_) {
+        try {
+            logTransaction();
+        } catch (...) {
+        }
+    }
+}
+
+void Client::Connection::start()
+{
+    registration_ = server_.loop().watch(fd_.get(), *this);
+    armTimer(server_.settings().requestTimeout);
+    drive();
+}
+
+bool Client::Connection::isIdle() const
+{
+    return state_ == State::ReadingHead && !requestStarted_;
+}
+
+void Client::Connection::handleIo(const Comm::IoEvents& events)
+{
+    switch (state_) {
+    case State::ReadingHead:
+    case State::Lingering:
+        if (events.readable)
+            drive();
+        return;
+    case State::Writing:
+        // only reached after a write returned EAGAIN (or the socket failed)
+        if (events.writable)
+            drive();
+        return;
+    case State::Closed:
+        return;
+    }
+}
+
+void Client::Connection::handleBug(const std::exception&) noexcept
+{
+    try {
+        close();
+    } catch (...) {
+        // nothing more can be done for this connection
+    }
+}
+
+void Client::Connection::drive()
+{
+    for (;;) {
+        switch (state_) {
+        case State::ReadingHead: {
+            processBuffered();
+            if (state_ != State::ReadingHead)
+                continue;
+            const auto outcome = readSome();
+            if (outcome == ReadResult::Wait || outcome == ReadResult::Closed)
+                return;
+            if (outcome == ReadResult::Drained) {
+                // a short read drained the socket: parse, and wait if nothing changed
+                processBuffered();
+                if (state_ == State::ReadingHead)
+                    return;
+            }
+            continue;
+        }
+        case State::Writing:
+            if (!writeSome())
+                return;
+            continue;
+        case State::Lingering:
+            lingerRead();
+            return;
+        case State::Closed:
+            return;
+        }
+    }
+}
+
+bool Client::Connection::makeReadSpace()
+{
+    auto& pool = Sbuf::DefaultPool();
+    if (!buffer_) {
+        buffer_ = Sbuf::MemBlob::Make(pool, FirstBlockSize);
+        parsedOffset_ = 0;
+        return true;
+    }
+    if (buffer_->spaceSize() > 0)
+        return true;
+    // The block is full and its unparsed tail is an unfinished head (the
+    // parser has checked it is within request_header_max_size): move the
+    // tail to a block with room. This is the one copy of head bytes, bounded
+    // by the limit; the parser's views pointed into the old block, so it
+    // starts over on the new one.
+    const auto pending = buffer_->view().substr(parsedOffset_);
+    size_t capacity = buffer_->capacity();
+    if (pending.size() * 2 > capacity)
+        capacity *= 2;
+    auto fresh = Sbuf::MemBlob::Make(pool, capacity);
+    fresh->append(pending);
+    buffer_ = fresh;
+    parsedOffset_ = 0;
+    parser_.reset();
+    return true;
+}
+
+Client::Connection::ReadResult Client::Connection::readSome()
+{
+    for (;;) {
+        makeReadSpace();
+        const auto space = buffer_->reserveSpace();
+        const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
+        if (n > 0) {
+            if (!requestStarted_) {
+                requestStarted_ = true;
+                requestStart_ = Now();
+                armTimer(server_.settings().requestTimeout);
+            }
+            buffer_->commit(static_cast<size_t>(n));
+            return static_cast<size_t>(n) < space.size() ? ReadResult::Drained : ReadResult::Some;
+        }
+        if (n == 0) {
+            debugs(33, 3, "client " << peerHost_ << " closed the connection");
+            close();
+            return ReadResult::Closed;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            dropBufferIfConsumed();
+            return ReadResult::Wait;
+        }
+        debugs(33, 2, "read from client " << peerHost_ << ": " << std::strerror(errno));
+        close();
+        return ReadResult::Closed;
+    }
+}
+
+void Client::Connection::dropBufferIfConsumed()
+{
+    if (buffer_ && parsedOffset_ >= buffer_->size()) {
+        buffer_ = nullptr; // back to the pool: an idle connection holds no block
+        parsedOffset_ = 0;
+    }
+}
+
+void Client::Connection::processBuffered()
+{
+    while (state_ == State::ReadingHead && buffer_ && parsedOffset_ < buffer_->size()) {
+        if (!requestStarted_) {
+            // pipelined bytes that arrived with an earlier request
+            requestStarted_ = true;
+            requestStart_ = Now();
+            armTimer(server_.settings().requestTimeout);
+        }
+        const auto view = buffer_->view().substr(parsedOffset_);
+        const auto result = parser_.parse(view);
+        if (result == Http::ParseResult::NeedMore)
+            return;
+        if (result == Http::ParseResult::Error) {
+            handleParseError();
+            return;
+        }
+        handleHead(view.substr(0, parser_.headSize()));
+        parsedOffset_ += parser_.headSize();
+        parser_.reset();
+        dropBufferIfConsumed();
+    }
+}
+
+void Client::Connection::handleHead(std::string_view head)
+{
+    const auto& settings = server_.settings();
+    const auto target = parser_.target();
+
+    pendingLog_ = std::make_unique<Log::AccessRecord>();
+    auto& record = *pendingLog_;
+    record.start = requestStart_;
+    record.clientAddress = peerHost_;
+    record.method = std::string(parser_.methodToken());
+    record.url = std::string(target);
+    record.httpVersion =
+        std::to_string(parser_.versionMajor()) + "." + std::to_string(parser_.versionMinor());
+    if (const auto v = parser_.findField("Referer"))
+        record.referer = std::string(*v);
+    if (const auto v = parser_.findField("User-Agent"))
+        record.userAgent = std::string(*v);
+
+    // a request body is not read in this issue, so its bytes would be taken
+    // for the next request: such a connection cannot be reused
+    closeAfterReply_ = parser_.wantsClose() || parser_.hasBody();
+
+    Errors::PageContext context;
+    context.url = record.url;
+    context.method = record.method;
+    context.request = std::string(head);
+
+    Http::Url url;
+    bool urlOk = false;
+    if (parser_.method() == Http::Method::Connect) {
+        // authority-form (RFC 9112 section 3.2.3): host:port and nothing else
+        urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
+                target.find('/') == std::string_view::npos;
+    } else {
+        // a forward proxy needs absolute-form; origin-form ("/x") would need
+        // an accelerator port, which cuttle does not have yet
+        urlOk = url.parse(target);
+    }
+    if (!urlOk) {
+        closeAfterReply_ = true; // as Squid does
+        reply(Http::StatusCode::BadRequest, "ERR_INVALID_URL", context);
+        return;
+    }
+    context.protocol = url.scheme();
+    context.serverHost = url.host();
+    context.serverPort = url.port();
+
+    Acl::Checklist facts;
+    if (const auto src = Acl::Address::Parse(peerHost_))
+        facts.srcAddr = *src;
+    facts.dstHost = url.host(); // a literal host is its own dstAddr (the acl part knows)
+    facts.dstPort = url.port();
+    facts.method = record.method;
+    facts.urlScheme = url.scheme();
+    facts.urlPath = url.path();
+    if (settings.httpAccess.check(facts) != Acl::Answer::Allowed) {
+        record.resultCode = "TCP_DENIED";
+        reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+        return;
+    }
+
+    // Forwarding comes with the next issue. Until then an allowed request is
+    // answered honestly with 501 and Squid's ERR_UNSUP_REQ page ("Unsupported
+    // Request Method and Protocol"), logged NONE_NONE/501 as Squid logs an
+    // error it generated itself without a cache lookup.
+    record.resultCode = "NONE_NONE";
+    reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
+}
+
+void Client::Connection::handleParseError()
+{
+    const auto error = parser_.error();
+    const auto status = parser_.errorStatus();
+    debugs(33, 2, "bad request from " << peerHost_ << ": " << parser_.errorText());
+
+    // Squid 5.7's choices, checked against it: garbage -> ERR_PROTOCOL_UNKNOWN
+    // logged "WORD error:invalid-request"; too large -> 431 ERR_TOO_BIG
+    // logged "METHOD error:request-too-large"; HTTP/2.0 -> 505
+    // ERR_UNSUP_HTTPVERSION; a bad field -> ERR_INVALID_REQ with the URL.
+    std::string templateName = "ERR_INVALID_REQ";
+    std::string url;
+    if (!parser_.target().empty())
+        url = std::string(parser_.target());
+    switch (error) {
+    case Http::ParseError::BadRequestLine:
+        templateName = "ERR_PROTOCOL_UNKNOWN";
+        url = "error:invalid-request";
+        break;
+    case Http::ParseError::TooLarge:
+        templateName = "ERR_TOO_BIG";
+        url = "error:request-too-large";
+        break;
+    case Http::ParseError::UnsupportedVersion:
+        templateName = "ERR_UNSUP_HTTPVERSION";
+        break;
+    default:
+        break;
+    }
+    if (url.empty())
+        url = "error:invalid-request";
+
+    pendingLog_ = std::make_unique<Log::AccessRecord>();
+    auto& record = *pendingLog_;
+    record.start = requestStart_;
+    record.clientAddress = peerHost_;
+    record.method =
+        parser_.methodToken().empty() ? std::string(parser_.firstWord()) : std::string(parser_.methodToken());
+    if (record.method.empty())
+        record.method = "NONE";
+    record.url = url;
+
+    Errors::PageContext context;
+    context.url = url;
+    context.method = record.method;
+
+    closeAfterReply_ = true;
+    buffer_ = nullptr; // nothing after a broken head can be trusted
+    parsedOffset_ = 0;
+    reply(status, templateName, context);
+}
+
+void Client::Connection::reply(Http::StatusCode status, const std::string& templateName,
+                               Errors::PageContext& context)
+{
+    context.clientAddress = peerHost_;
+    context.visibleHostname = server_.visibleHostname();
+    context.localAddress = localHost_;
+    context.localPort = localPort_;
+    context.requestStart = requestStart_.tv_sec;
+
+    const bool isHead = parser_.method() == Http::Method::Head && !parser_.methodToken().empty();
+    out_ =
+        Errors::buildReply(Http::ToInt(status), templateName, context, server_.templates(), closeAfterReply_);
+    outOffset_ = 0;
+
+    auto headerEnd = out_.find("\r\n\r\n");
+    Must(headerEnd != std::string::npos);
+    std::string extra;
+    const auto& host = server_.visibleHostname();
+    extra += "\r\nX-Cache: MISS from " + host;
+    if (server_.settings().via)
+        extra += "\r\nVia: 1.1 " + host + " (" + Errors::SoftwareName() + ")";
+    if (!closeAfterReply_)
+        extra += "\r\nConnection: keep-alive";
+    out_.insert(headerEnd, extra);
+    headerEnd += extra.size();
+    if (isHead)
+        out_.resize(headerEnd + 4); // RFC 9110 section 9.3.2: no content in a reply to HEAD
+
+    if (pendingLog_) {
+        pendingLog_->httpStatus = Http::ToInt(status);
+        pendingLog_->mimeType = "text/html";
+        pendingLog_->hierarchy = "HIER_NONE";
+    }
+    state_ = State::Writing;
+    armTimer(server_.settings().readTimeout);
+}
+
+bool Client::Connection::writeSome()
+{
+    while (outOffset_ < out_.size()) {
+        const ssize_t n = ::send(fd_.get(), out_.data() + outOffset_, out_.size() - outOffset_, MSG_NOSIGNAL);
+        if (n > 0) {
+            outOffset_ += static_cast<size_t>(n);
+            if (pendingLog_)
+                pendingLog_->bytesSent = outOffset_;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return false; // the next writable event resumes
+        debugs(33, 2, "write to client " << peerHost_ << ": " << std::strerror(errno));
+        close();
+        return false;
+    }
+    afterReply();
+    return true;
+}
+
+void Client::Connection::afterReply()
+{
+    ++requests_;
+    logTransaction();
+    std::string().swap(out_); // give the reply's memory back
+    outOffset_ = 0;
+    requestStarted_ = false;
+    if (closeAfterReply_ || server_.isShuttingDown()) {
+        startLingering();
+        return;
+    }
+    state_ = State::ReadingHead;
+    if (buffer_ && parsedOffset_ < buffer_->size())
+        return; // a pipelined request is waiting: processBuffered() times it
+    armTimer(server_.settings().clientIdlePconnTimeout);
+}
+
+void Client::Connection::startLingering()
+{
+    buffer_ = nullptr;
+    parsedOffset_ = 0;
+    state_ = State::Lingering;
+    (void)::shutdown(fd_.get(), SHUT_WR); // the client sees the end of our reply
+    armTimer(LingerTime);
+}
+
+void Client::Connection::lingerRead()
+{
+    char sink[4096];
+    for (;;) {
+        const ssize_t n = ::recv(fd_.get(), sink, sizeof(sink), 0);
+        if (n > 0)
+            continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        close(); // EOF or error: the client is done
+        return;
+    }
+}
+
+void Client::Connection::armTimer(Comm::Milliseconds timeout)
+{
+    if (timeout <= Comm::Milliseconds(0)) {
+        timer_.cancel();
+        return;
+    }
+    timer_ = server_.loop().schedule(
+        timeout, [this] { onTimeout(); }, this);
+}
+
+void Client::Connection::onTimeout()
+{
+    debugs(33, 3, "closing client " << peerHost_ << " after a timeout in state " << static_cast<int>(state_));
+    close();
+}
+
+void Client::Connection::close()
+{
+    if (state_ == State::Closed)
+        return;
+    state_ = State::Closed;
+    timer_.cancel();
+    registration_.cancel();
+    fd_.reset();
+    buffer_ = nullptr;
+    if (pendingLog_)
+        logTransaction(); // an aborted reply is logged too, with the bytes sent
+    server_.release(*this);
+}
+
+void Client::Connection::logTransaction()
+{
+    if (!pendingLog_)
+        return;
+    pendingLog_->finish(Now());
+    server_.accessLog().log(*pendingLog_);
+    pendingLog_.reset();
+}

@@ -1,0 +1,204 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "client/Server.h"
+#include "base/TextException.h"
+#include "client/Connection.h"
+#include "log/CacheLog.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+Client::Server::Server(Comm::Loop& loop) : loop_(loop), accessLog_(std::make_unique<Log::AccessLog>()) {}
+
+Client::Server::~Server()
+{
+    connections_.clear(); // before the logs they write to
+}
+
+void Client::Server::configure(std::shared_ptr<const Config::Settings> settings, bool isStartup)
+{
+    Must(settings);
+
+    std::unique_ptr<Log::AccessLog> logs;
+    try {
+        logs = openAccessLogs(*settings);
+    } catch (const std::exception& e) {
+        if (isStartup)
+            Throw(std::string("cannot open access log: ") + e.what());
+        debugs(46, 0, "ERROR: cannot open access log: " << e.what() << "; keeping the old access logs");
+    }
+    if (logs) {
+        accessLog_->flush();
+        accessLog_ = std::move(logs);
+    }
+
+    templates_.load(settings->errorDirectory.empty() ? std::string(CUTTLE_DEFAULT_ERROR_DIR)
+                                                     : settings->errorDirectory);
+
+    visibleHostname_ = settings->visibleHostname;
+    if (visibleHostname_.empty()) {
+        char name[256] = "";
+        if (::gethostname(name, sizeof(name) - 1) == 0 && name[0])
+            visibleHostname_ = name;
+        else
+            visibleHostname_ = "localhost";
+    }
+
+    settings_ = std::move(settings);
+    if (!shuttingDown_)
+        bindPorts(*settings_, isStartup);
+}
+
+std::unique_ptr<Log::AccessLog> Client::Server::openAccessLogs(const Config::Settings& settings) const
+{
+    auto logs = std::make_unique<Log::AccessLog>();
+    for (const auto& spec : settings.accessLogs) {
+        Log::AccessFormat format = Log::AccessFormat::Squid;
+        try {
+            format = Log::ParseFormatName(spec.format);
+        } catch (const std::invalid_argument&) {
+            debugs(46, 1, "WARNING: logformat " << spec.format << " is not supported; using squid");
+        }
+        switch (spec.kind) {
+        case Config::AccessLogSpec::Kind::None:
+            break;
+        case Config::AccessLogSpec::Kind::Stdio:
+            logs->add("stdio:" + spec.path, format);
+            break;
+        case Config::AccessLogSpec::Kind::Daemon:
+            logs->add("daemon:" + spec.path, format);
+            break;
+        }
+    }
+    return logs;
+}
+
+void Client::Server::bindPorts(const Config::Settings& settings, bool isStartup)
+{
+    std::vector<Port> bound;
+    for (const auto& wanted : settings.httpPorts) {
+        // a port configured before keeps its socket (and its real port when it was 0)
+        auto old = std::find_if(ports_.begin(), ports_.end(), [&](const Port& p) {
+            return p.listener && p.host == wanted.host && p.port == wanted.port;
+        });
+        if (old != ports_.end()) {
+            bound.push_back(std::move(*old));
+            ports_.erase(old);
+            continue;
+        }
+        const auto address = Comm::Address::Parse(wanted.host, wanted.port);
+        std::string problem;
+        std::unique_ptr<Comm::Listener> listener;
+        if (!address) {
+            problem = "http_port " + wanted.host + ":" + std::to_string(wanted.port) +
+                      ": the address is not an IP address literal";
+        } else {
+            try {
+                const auto local = *address;
+                listener = std::make_unique<Comm::Listener>(
+                    loop_, local, [this](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        // the listener's own address is looked up by the connection
+                        (void)adopt(std::move(fd), peer, Comm::Address());
+                    });
+            } catch (const TextException& e) {
+                problem = e.message();
+            }
+        }
+        if (!listener) {
+            if (isStartup)
+                Throw(problem + (wanted.origin.empty() ? "" : " (" + wanted.origin + ")"));
+            debugs(5, 0, "ERROR: " << problem);
+            continue;
+        }
+        ++connectionsSeen_;
+        // Squid 5's wording, which tests and admins grep for
+        debugs(5, 1,
+               "Accepting HTTP Socket connections at conn"
+                   << connectionsSeen_ << " local=" << listener->localAddress().toString()
+                   << " remote=[::] FD " << listener->fd() << " flags=9");
+        bound.push_back(Port{wanted.host, wanted.port, std::move(listener)});
+    }
+    for (const auto& gone : ports_) {
+        if (gone.listener)
+            debugs(5, 1, "Closing HTTP(S) port " << gone.listener->localAddress().toString());
+    }
+    ports_ = std::move(bound); // listeners no longer configured close here
+}
+
+Client::Connection& Client::Server::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
+                                          const Comm::Address& local)
+{
+    Comm::Address where = local;
+    if (where.port() == 0) {
+        sockaddr_storage ss{};
+        socklen_t len = sizeof(ss);
+        if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) == 0)
+            where = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    }
+    auto connection = std::make_unique<Connection>(*this, std::move(fd), peer, where);
+    Connection& c = *connection;
+    connections_.emplace(&c, std::move(connection));
+    c.start();
+    return c;
+}
+
+void Client::Server::release(Connection& connection)
+{
+    Connection* key = &connection;
+    // destroyed after the current callback: the connection may still be on the stack
+    loop_.callSoon([this, key] { connections_.erase(key); });
+}
+
+void Client::Server::stopAccepting()
+{
+    for (auto& p : ports_) {
+        if (p.listener && p.listener->isListening()) {
+            debugs(5, 1, "Closing HTTP(S) port " << p.listener->localAddress().toString());
+            p.listener->stop();
+        }
+    }
+}
+
+void Client::Server::startShutdown()
+{
+    shuttingDown_ = true;
+    stopAccepting();
+    for (auto& [raw, connection] : connections_) {
+        if (connection->isIdle())
+            connection->close();
+    }
+}
+
+void Client::Server::closeAll()
+{
+    for (auto& [raw, connection] : connections_)
+        connection->close();
+}
+
+void Client::Server::rotateLogs()
+{
+    accessLog_->rotate(0); // 0: reopen by path, as Squid with logfile_rotate 0 (logrotate renamed the file)
+}
+
+void Client::Server::flushLogs()
+{
+    accessLog_->flush();
+}
+
+std::vector<Comm::Address> Client::Server::listeningAddresses() const
+{
+    std::vector<Comm::Address> result;
+    for (const auto& p : ports_) {
+        if (p.listener && p.listener->isListening())
+            result.push_back(p.listener->localAddress());
+    }
+    return result;
+}

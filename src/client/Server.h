@@ -1,0 +1,113 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::Server: the client side of the proxy: the http_port
+/// listeners, every client Connection, and what they share (the
+/// configuration snapshot, access.log, the error page templates).
+///
+/// Ownership: the Server owns its listeners and connections (by unique_ptr);
+/// a Connection that ends asks the Server to release() it and is destroyed
+/// after the current loop callback (Loop::callSoon), never by itself.
+/// The configuration is an immutable snapshot swapped whole by configure().
+
+#pragma once
+
+#include "client/forward.h"
+#include "comm/Address.h"
+#include "comm/Descriptor.h"
+#include "comm/Listener.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+#include "errors/Templates.h"
+#include "log/AccessLog.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace Client {
+
+/// The client side of the proxy (see the file comment).
+class Server {
+public:
+    /// a server with no configuration yet: call configure() before use
+    explicit Server(Comm::Loop& loop);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// Applies a configuration snapshot: opens its access logs, loads its
+    /// error templates, and binds each http_port that is not bound yet
+    /// (closing listeners for ports no longer configured). At start-up
+    /// (isStartup) any failure throws (the daemon exits with the message);
+    /// on reconfigure a log or port that cannot be opened is logged and the
+    /// rest applies (old access logs are kept when the new ones fail).
+    void configure(std::shared_ptr<const Config::Settings> settings, bool isStartup);
+
+    /// Takes an accepted client connection and starts serving it.
+    /// `local` is the address it was accepted on (error pages show it).
+    Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local);
+
+    /// Stops accepting (closes every listener); open connections go on.
+    void stopAccepting();
+    /// Shutdown: stops accepting, closes idle connections now, and makes the
+    /// others close after their current reply.
+    void startShutdown();
+    /// Closes every connection now (the end of shutdown_lifetime).
+    void closeAll();
+    /// Whether startShutdown() was called.
+    bool isShuttingDown() const { return shuttingDown_; }
+
+    /// `-k rotate`: reopens (rotates with count 0) every access log.
+    void rotateLogs();
+    /// Writes buffered access.log lines (the loop calls it every iteration).
+    void flushLogs();
+
+    /// the open client connections
+    size_t connectionCount() const { return connections_.size(); }
+    /// the addresses being listened on (real ports after binding port 0)
+    std::vector<Comm::Address> listeningAddresses() const;
+
+    /* for Connection */
+
+    /// the configuration in force (valid after configure())
+    const Config::Settings& settings() const { return *settings_; }
+    /// the configuration snapshot in force, for holders that must outlive a swap
+    const std::shared_ptr<const Config::Settings>& settingsRef() const { return settings_; }
+    /// the event loop
+    Comm::Loop& loop() { return loop_; }
+    /// access.log destinations
+    Log::AccessLog& accessLog() { return *accessLog_; }
+    /// the error page templates
+    const Errors::Templates& templates() const { return templates_; }
+    /// visible_hostname, or the host's name
+    const std::string& visibleHostname() const { return visibleHostname_; }
+    /// Ends a connection: it is destroyed after the current callback.
+    void release(Connection& connection);
+
+private:
+    /// one http_port and its socket
+    struct Port {
+        std::string host;                         ///< as configured
+        uint16_t port = 0;                        ///< as configured (0: any)
+        std::unique_ptr<Comm::Listener> listener; ///< the bound socket
+    };
+
+    void bindPorts(const Config::Settings& settings, bool isStartup);
+    std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
+
+    Comm::Loop& loop_;
+    std::shared_ptr<const Config::Settings> settings_;
+    std::unique_ptr<Log::AccessLog> accessLog_;
+    Errors::Templates templates_;
+    std::string visibleHostname_;
+    std::vector<Port> ports_;
+    std::unordered_map<Connection*, ConnectionPtr> connections_;
+    uint64_t connectionsSeen_ = 0; ///< for Squid's "connN" labels
+    bool shuttingDown_ = false;
+};
+
+} // namespace Client

@@ -1,0 +1,16 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Forward declarations of the client part.
+
+#pragma once
+
+#include <memory>
+
+namespace Client {
+class Connection;
+class Server;
+using ConnectionPtr = std::unique_ptr<Connection>;
+} // namespace Client
