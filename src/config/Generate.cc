@@ -35,6 +35,18 @@ std::string DefaultShown(const Config::Directive& d)
     return d.defaultValue ? d.defaultValue : "";
 }
 
+/// A markdown table cell: `|` would end the cell, even inside code.
+std::string Cell(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 std::string UnitList()
 {
     std::string sizes, times;
@@ -107,8 +119,8 @@ std::string Config::GenerateDirectivesMarkdown()
         << "| directive | syntax | default | Settings field |\n|---|---|---|---|\n";
     for (const auto& d : Config::Directives()) {
         const std::string def = DefaultShown(d);
-        out << "| [`" << d.name << "`](#" << d.name << ") | `" << d.syntax << "` | "
-            << (def.empty() ? "none" : "`" + def + "`") << " | `" << d.field << "` |\n";
+        out << "| [`" << d.name << "`](#" << d.name << ") | `" << Cell(d.syntax) << "` | "
+            << (def.empty() ? "none" : "`" + Cell(def) + "`") << " | `" << d.field << "` |\n";
     }
     out << "\n";
     for (const auto& d : Config::Directives()) {
