@@ -1,0 +1,54 @@
+#!/bin/sh
+# cuttle: build twice and run every test; the README's test command and CI run this.
+#
+# Pass 1: an optimised build (-O2) runs `make check` (unit and system tests).
+# Pass 2: an ASan+UBSan build runs `make check-sanitized` (unit and small system tests).
+# The last line sums both passes as `N passed, M failed` (FAIL, XPASS and ERROR
+# count as failed) and the exit status is non-zero when anything failed.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${JOBS:-2}
+passed=0
+failed=0
+status=0
+
+# tally LOG: adds the automake harness summary of one `make check` output.
+tally() {
+    for key in PASS FAIL XPASS ERROR; do
+        n=$(sed -n "s/^# $key: *\([0-9][0-9]*\)\$/\1/p" "$1" | awk '{s+=$1} END {print s+0}')
+        if [ "$key" = PASS ]; then passed=$((passed + n)); else failed=$((failed + n)); fi
+    done
+}
+
+# pass NAME CONFIGURE_ARGS MAKE_TARGET TIMEOUT_MULT
+pass() {
+    name=$1; args=$2; target=$3; mult=$4
+    dir="$top/build/$name"
+    log="$top/build/$name.check.log"
+    mkdir -p "$dir"
+    echo "=== $name: configure $args && make"
+    if ! (cd "$dir" && "$top/configure" -q $args && make -j"$jobs" -s) >"$top/build/$name.build.log" 2>&1; then
+        tail -n 60 "$top/build/$name.build.log"
+        echo "=== $name: BUILD FAILED"
+        failed=$((failed + 1)); status=1
+        return
+    fi
+    echo "=== $name: make $target"
+    (cd "$dir" && make -j"$jobs" $target TIMEOUT_MULT=$mult) >"$log" 2>&1
+    rc=$?
+    grep -E '^(PASS|FAIL|XPASS|XFAIL|SKIP|ERROR|# )' "$log"
+    if [ $rc -ne 0 ]; then
+        status=1
+        [ -f "$dir/test-suite.log" ] && tail -n 300 "$dir/test-suite.log"
+        grep -q '^# ' "$log" || { tail -n 40 "$log"; failed=$((failed + 1)); }
+    fi
+    tally "$log"
+}
+
+cd "$top" || exit 1
+[ -x configure ] || ./bootstrap.sh
+pass release "CXXFLAGS=-O2" check 1
+pass sanitizers "--enable-sanitizers CXXFLAGS=-O1" check-sanitized 4
+
+echo "$passed passed, $failed failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
