@@ -1,0 +1,162 @@
+# cuttle system test helpers. Source it from a test script:
+#
+#     . "$top_srcdir/test-suite/lib.sh"
+#     cuttle_setup                      # fresh temp dir in $T, cleanup on exit
+#     cuttle_conf "http_access allow localhost"  # writes $T/squid.conf
+#     cuttle_start                      # runs $CUTTLE -N, sets $PORT and $CUTTLE_PID
+#     ... curl -x 127.0.0.1:$PORT ...
+#     cuttle_stop
+#
+# Environment: CUTTLE (the binary; default ../src/cuttle of top_builddir),
+# top_srcdir, KEEP_TMP=1 keeps the temp dir, TIMEOUT_MULT scales every wait
+# (use 3 or more under sanitizers). Every wait is bounded. On failure the
+# test prints cache.log and access.log.
+
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${CUTTLE:=$top_builddir/src/cuttle}"
+: "${TIMEOUT_MULT:=1}"
+: "${KEEP_TMP:=}"
+
+T=""
+CUTTLE_PID=""
+PORT=""
+
+# seconds scaled by TIMEOUT_MULT (integer)
+scaled() { echo $(( $1 * TIMEOUT_MULT )); }
+
+cuttle_dump_logs() {
+    for f in "$T/cache.log" "$T/access.log" "$T/stderr"; do
+        if [ -f "$f" ]; then
+            echo "----- $f -----"
+            tail -n 60 "$f"
+        fi
+    done
+}
+
+fail() {
+    echo "FAIL: $*"
+    cuttle_dump_logs
+    exit 1
+}
+
+pass() { echo "ok: $*"; }
+
+cuttle_cleanup() {
+    if [ -n "$CUTTLE_PID" ] && kill -0 "$CUTTLE_PID" 2>/dev/null; then
+        kill -KILL "$CUTTLE_PID" 2>/dev/null
+    fi
+    # a daemon started without -N is found through its pid file
+    if [ -n "$T" ] && [ -f "$T/cuttle.pid" ]; then
+        p=$(cat "$T/cuttle.pid" 2>/dev/null)
+        [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+    fi
+    if [ -n "$T" ] && [ -d "$T" ]; then
+        if [ -n "$KEEP_TMP" ]; then
+            echo "kept $T"
+        else
+            rm -rf "$T"
+        fi
+    fi
+}
+
+cuttle_setup() {
+    [ -x "$CUTTLE" ] || { echo "no cuttle binary at $CUTTLE"; exit 99; }
+    T=$(mktemp -d "${TMPDIR:-/tmp}/cuttle-test.XXXXXX")
+    trap cuttle_cleanup EXIT
+    trap 'exit 1' INT TERM
+}
+
+# cuttle_conf LINE... : writes $T/squid.conf listening on 127.0.0.1:0 with
+# the logs and pid file in $T, then the given lines (http_access etc.)
+cuttle_conf() {
+    {
+        echo "http_port 127.0.0.1:0"
+        echo "access_log stdio:$T/access.log"
+        echo "cache_log $T/cache.log"
+        echo "pid_filename $T/cuttle.pid"
+        echo "error_directory $top_srcdir/errors/templates"
+        echo "shutdown_lifetime 1 second"
+        for line in "$@"; do
+            echo "$line"
+        done
+    } > "$T/squid.conf"
+}
+
+# wait_until SECONDS COMMAND... : polls COMMAND every 0.1 s; false on timeout
+wait_until() {
+    local limit=$(( $(scaled "$1") * 10 ))
+    shift
+    local i=0
+    while [ $i -lt $limit ]; do
+        if "$@"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# the port of the Nth "Accepting HTTP Socket connections" line (default: the last)
+cuttle_port_from_log() {
+    grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" 2>/dev/null |
+        tail -n 1 | sed -e 's/.*local=//' -e 's/.*://'
+}
+
+has_port() { [ -n "$(cuttle_port_from_log)" ]; }
+
+# cuttle_start [EXTRA ARGS] : starts cuttle -N in the background
+cuttle_start() {
+    "$CUTTLE" -N -f "$T/squid.conf" "$@" > "$T/stdout" 2> "$T/stderr" &
+    CUTTLE_PID=$!
+    wait_until 10 has_port || fail "cuttle did not report a listening port"
+    PORT=$(cuttle_port_from_log)
+}
+
+is_running() { kill -0 "$1" 2>/dev/null; }
+is_stopped() { ! kill -0 "$1" 2>/dev/null; }
+
+# cuttle_stop : SIGTERM, bounded wait, then SIGKILL (a failure)
+cuttle_stop() {
+    [ -n "$CUTTLE_PID" ] || return 0
+    kill -TERM "$CUTTLE_PID" 2>/dev/null
+    if ! wait_until 10 is_stopped "$CUTTLE_PID"; then
+        kill -KILL "$CUTTLE_PID" 2>/dev/null
+        fail "cuttle did not stop after SIGTERM"
+    fi
+    wait "$CUTTLE_PID" 2>/dev/null
+    CUTTLE_PID=""
+}
+
+# proxy_get URL [CURL ARGS] : prints the status code of URL fetched through cuttle
+proxy_get() {
+    local url=$1
+    shift
+    curl -s -o "$T/body" -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$@" "$url"
+}
+
+# raw_send BYTES : sends BYTES (printf escapes) on one connection, prints the reply
+raw_send() {
+    python3 - "$PORT" "$1" "$(scaled 5)" <<'PY'
+import socket, sys
+port, data, limit = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", port), timeout=limit)
+s.sendall(data.encode().decode("unicode_escape").encode("latin1"))
+out = b""
+try:
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+except socket.timeout:
+    pass
+sys.stdout.write(out.decode("latin1"))
+PY
+}
+
+# access_log_has REGEX : whether access.log has a matching line (after a flush)
+access_log_has() { grep -Eq "$1" "$T/access.log" 2>/dev/null; }
