@@ -10,7 +10,7 @@ allowed() {
         sbuf) echo "base sbuf" ;;
         acl) echo "base acl" ;;
         log) echo "base log" ;;
-        errors) echo "base errors" ;;
+        errors) echo "base log errors" ;;
         config) echo "base sbuf acl config" ;;
         http) echo "base sbuf http" ;;
         comm) echo "base sbuf log comm" ;;
