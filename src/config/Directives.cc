@@ -900,5 +900,9 @@ std::string Config::RecommendedConfig(const StateLayout& layout)
                            ? "# (absolute paths under the installed state directory)\n"
                            : "# Relative paths are resolved against the directory cuttle starts in.\n") +
            "access_log stdio:" + layout.logDir + "/access.log squid\n" + "cache_log " + layout.logDir +
-           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n";
+           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n" +
+           (layout.errorDir.empty() ? std::string()
+                                    : "\n# Error page templates (Squid's ERR_* file names).\n"
+                                      "error_directory " +
+                                          layout.errorDir + "\n");
 }

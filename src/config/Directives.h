@@ -78,6 +78,9 @@ std::vector<std::pair<std::string, std::string>> LooseningDirectives();
 struct StateLayout {
     std::string logDir = "var/log"; ///< access.log and cache.log; relative: against the start directory
     std::string runDir = "var/run"; ///< cuttle.pid
+    /// error page templates; relative: the checkout's own errors/templates;
+    /// empty: no error_directory line (the compiled-in default applies)
+    std::string errorDir = "errors/templates";
 };
 
 /// The active (uncommented) lines of squid.conf.default: Squid's
