@@ -353,6 +353,8 @@ void AclHandler(DirectiveCall& call)
     std::string why;
     switch (call.settings.acls.parse(words, why)) {
     case Acl::Registry::ParseOutcome::Ok:
+        if (!why.empty()) // Registry.h: warnings Squid logs too
+            call.warning("acl: " + why);
         break;
     case Acl::Registry::ParseOutcome::Unsupported:
         call.warning("acl: " + why + " (http_access lines that use it are errors)");
@@ -368,6 +370,29 @@ void HttpAccessHandler(DirectiveCall& call)
     std::string why;
     if (!call.settings.httpAccess.parse(call.args(), call.settings.acls, why))
         call.error("bad http_access: " + why);
+    else if (!why.empty()) // AccessList.h: a warning, e.g. a rule with no acl is skipped
+        call.warning("http_access: " + why);
+}
+
+/// Squid's parse_int() for a count: decimal digits only; cuttle refuses a
+/// negative count, which Squid would take.
+void LogfileRotateHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    unsigned long value = 0;
+    bool ok = !word.empty() && word.size() <= 9;
+    for (const char c : word)
+        ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    if (ok)
+        value = std::stoul(word);
+    if (!ok) {
+        call.error("bad logfile_rotate value '" + word + "': use a count from 0 to 999999999");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.logfileRotate = static_cast<unsigned>(value);
 }
 
 bool ParseBufferSize(const std::string& what, const std::vector<std::string>& words, size_t& pos,
@@ -733,6 +758,12 @@ const std::vector<Directive> Table = {
      "section, "
      "later pairs override earlier ones. rotate=N keeps N old cache.log files on rotation.",
      DebugOptionsHandler, false},
+    {"logfile_rotate", "COUNT", "10", nullptr, "logfileRotate",
+     "How many old copies of each log `cuttle -k rotate` keeps: access.log becomes access.log.0, the "
+     "previous access.log.0 becomes access.log.1, and so on up to COUNT-1; 0 renames nothing and only "
+     "reopens the logs, for an external logrotate (Debian's Squid package sets 0 in "
+     "/etc/squid/conf.d/debian.conf). cache.log uses debug_options rotate=N instead when that is given.",
+     LogfileRotateHandler, false},
     {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
      "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
      VisibleHostnameHandler, false},

@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "config/Generate.h"
+#include "config/Lexer.h"
 #include "config/Units.h"
 
 #include <sstream>
@@ -73,6 +74,26 @@ const char* const Intro = "cuttle reads Squid's squid.conf. A directive of Squid
                           "directive is repeated, the last "
                           "line wins.";
 
+/// Squid's preprocessor as cuttle does it (Lexer.h), with the macro values from the Lexer.
+std::string Preprocessor()
+{
+    std::string macros;
+    for (const auto& [name, value] : Config::Lexer::StandardMacros())
+        macros += (macros.empty() ? "" : ", ") + std::string("${") + name + "} is " + value;
+    return "Conditional configuration and macros work as in Squid 5.7: lines between `if CONDITION` and "
+           "`else` or `endif` (each alone on its line) are kept when CONDITION is true; a condition is "
+           "true, false or INTEGER = INTEGER. Blocks nest; an else or endif without its if, or an if "
+           "left open at the end of its file, is an error. Unlike Squid 5.7, a block inside a dropped "
+           "block is dropped too (with a warning where Squid would keep it), and `else if` is an error. "
+           "Macros are replaced in every kept line and condition: " +
+           macros +
+           " (cuttle runs one process, which does the work of Squid's kid 1; `${service_name}` comes from "
+           "`cuttle -n NAME` and is \"" +
+           Config::Lexer::DefaultServiceName +
+           "\" without it, where Squid's is \"squid\"; `${kid_count}` is cuttle's). An unknown ${name} is "
+           "an error.";
+}
+
 } // namespace
 
 std::string Config::GenerateSquidConf(const StateLayout& layout)
@@ -86,6 +107,7 @@ std::string Config::GenerateSquidConf(const StateLayout& layout)
            "#\n"
         << Wrap(Intro, "# ") << "#\n"
         << Wrap(UnitList(), "# ") << "#\n"
+        << Wrap(Preprocessor(), "# ") << "#\n"
         << "# The active lines come first; then every directive, commented out,\n"
            "# with its documentation and default.\n\n";
     out << Config::RecommendedConfig(layout) << "\n";
@@ -114,6 +136,7 @@ std::string Config::GenerateDirectivesMarkdown()
            "src/config/Directives.cc and run `make regen-config-docs`. -->\n\n"
         << Wrap(Intro, "") << "\n"
         << Wrap(UnitList(), "") << "\n"
+        << Wrap(Preprocessor(), "") << "\n"
         << "Defaults that depend on the build are shown with the installation directories of `configure` "
            "(`$(localstatedir)`, `$(runstatedir)`, `$(pkgdatadir)`).\n\n"
         << "| directive | syntax | default | Settings field |\n|---|---|---|---|\n";

@@ -6,7 +6,9 @@
 #include "cuttle.h"
 #include "config/Lexer.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <glob.h>
@@ -94,6 +96,7 @@ void Config::Lexer::readFileAt(const std::string& path, unsigned depth, const Li
 void Config::Lexer::lex(const std::string& text, const std::string& fileName, unsigned depth,
                         const LineHandler& out)
 {
+    std::vector<Conditional> conditionals; // Squid keeps one if-stack per file
     std::string logical;
     unsigned firstLine = 0;
     unsigned lineNo = 0;
@@ -104,7 +107,8 @@ void Config::Lexer::lex(const std::string& text, const std::string& fileName, un
         Line line;
         line.file = fileName;
         line.line = firstLine;
-        if (splitWords(logical, fileName, firstLine, line.words) && !line.words.empty()) {
+        if (splitWords(logical, fileName, firstLine, line.words) && !line.words.empty() &&
+            preprocess(line, conditionals)) {
             if (line.words[0] == "include")
                 include(line, depth, out);
             else
@@ -141,6 +145,165 @@ void Config::Lexer::lex(const std::string& text, const std::string& fileName, un
     }
     if (continuing)
         flush(); // a backslash on the last line continues into nothing
+    for (const auto& c : conditionals)
+        error(fileName, c.line, "'if' without 'endif' at the end of the file");
+}
+
+Config::Lexer::Macros Config::Lexer::StandardMacros(const std::string& serviceName)
+{
+    return {{"service_name", serviceName},
+            {"process_name", "cuttle"},
+            {"process_number", "1"},
+            {"kid_count", "1"}};
+}
+
+// Squid 5.7 cache_cf.cc parseOneConfigFile(): `if`, `else` and `endif` are
+// recognized after macro substitution, whether or not the enclosing block
+// is kept (so a bad condition is an error anywhere, as in Squid).
+bool Config::Lexer::preprocess(Line& line, std::vector<Conditional>& conditionals)
+{
+    const bool active = conditionals.empty() || conditionals.back().active();
+    const std::string& keyword = line.words[0];
+    if (keyword == "if") {
+        Conditional c;
+        c.line = line.line;
+        c.parentActive = active;
+        Line condition = line;
+        if (expandMacros(condition, 1))
+            evaluate(condition, c.value);
+        if (!active && c.value)
+            diagnostics_.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line,
+                                              "this 'if' is inside a block that is dropped, so cuttle drops "
+                                              "its lines; Squid 5.7, which looks only at the innermost 'if', "
+                                              "would keep them"});
+        conditionals.push_back(c);
+        return false;
+    }
+    if (keyword == "else") {
+        if (conditionals.empty()) {
+            error(line.file, line.line, "'else' without 'if'");
+            return false;
+        }
+        Conditional& c = conditionals.back();
+        if (line.words.size() > 1)
+            error(line.file, line.line,
+                  "'else' takes nothing after it: else-if is not supported (Squid would ignore '" +
+                      line.words[1] + "'...)");
+        if (c.inElse) {
+            error(line.file, line.line,
+                  "a second 'else' for the 'if' at " + line.file + ":" + std::to_string(c.line));
+            return false;
+        }
+        c.inElse = true;
+        if (!c.parentActive && !c.value)
+            diagnostics_.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line,
+                                              "this 'else' is inside a block that is dropped, so cuttle "
+                                              "drops its lines; Squid 5.7, which looks only at the "
+                                              "innermost 'if', would keep them"});
+        return false;
+    }
+    if (keyword == "endif") {
+        if (conditionals.empty()) {
+            error(line.file, line.line, "'endif' without 'if'");
+            return false;
+        }
+        if (line.words.size() > 1)
+            diagnostics_.push_back(
+                Diagnostic{Diagnostic::Level::Warning, line.file, line.line,
+                           "ignoring the words after 'endif': '" + line.words[1] + "'..."});
+        conditionals.pop_back();
+        return false;
+    }
+    if (!active)
+        return false;
+    return expandMacros(line, 0);
+}
+
+bool Config::Lexer::expandMacros(Line& line, size_t from)
+{
+    bool ok = true;
+    for (size_t i = from; i < line.words.size(); ++i) {
+        std::string& word = line.words[i];
+        size_t pos = 0;
+        while ((pos = word.find("${", pos)) != std::string::npos) {
+            const size_t close = word.find('}', pos + 2);
+            if (close == std::string::npos)
+                break; // not a macro: Squid leaves it too
+            const std::string name = word.substr(pos + 2, close - pos - 2);
+            const auto found = std::find_if(macros_.begin(), macros_.end(),
+                                            [&name](const auto& m) { return m.first == name; });
+            if (found == macros_.end()) {
+                std::string known;
+                for (const auto& m : macros_)
+                    known += (known.empty() ? "" : ", ") + std::string("${") + m.first + "}";
+                error(line.file, line.line, "unknown macro '${" + name + "}' (known: " + known + ")");
+                ok = false;
+                pos = close + 1;
+                continue;
+            }
+            word.replace(pos, close + 1 - pos, found->second);
+            pos += found->second.size();
+        }
+    }
+    return ok;
+}
+
+namespace {
+
+/// Squid's StrToInt(): strtol with base 0, and nothing but the number.
+bool ToInteger(const std::string& text, long& number)
+{
+    if (text.empty())
+        return false;
+    char* end = nullptr;
+    errno = 0;
+    number = std::strtol(text.c_str(), &end, 0);
+    return end != text.c_str() && *end == '\0' && errno != ERANGE;
+}
+
+std::string Trim(const std::string& text)
+{
+    const size_t first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+        return std::string();
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+} // namespace
+
+// Squid 5.7 cache_cf.cc EvalBoolExpr(): true, false, or INTEGER = INTEGER.
+bool Config::Lexer::evaluate(const Line& line, bool& value)
+{
+    value = false;
+    std::string expression;
+    for (size_t i = 1; i < line.words.size(); ++i)
+        expression += (i > 1 ? " " : "") + line.words[i];
+    const char* const forms = " (a condition is true, false or INTEGER = INTEGER)";
+    if (expression.empty()) {
+        error(line.file, line.line, std::string("'if' needs a condition") + forms);
+        return false;
+    }
+    if (expression == "true" || expression == "false") {
+        value = expression == "true";
+        return true;
+    }
+    const size_t equals = expression.find('=');
+    if (equals == std::string::npos) {
+        error(line.file, line.line, "cannot evaluate the condition '" + expression + "'" + forms);
+        return false;
+    }
+    long left = 0, right = 0;
+    for (const auto& [text, number] :
+         {std::pair<std::string, long*>{Trim(expression.substr(0, equals)), &left},
+          std::pair<std::string, long*>{Trim(expression.substr(equals + 1)), &right}}) {
+        if (!ToInteger(text, *number)) {
+            error(line.file, line.line,
+                  "'" + text + "' is not an integer in the condition '" + expression + "'" + forms);
+            return false;
+        }
+    }
+    value = left == right;
+    return true;
 }
 
 bool Config::Lexer::splitWords(const std::string& logical, const std::string& fileName, unsigned lineNo,

@@ -19,7 +19,34 @@
 ///     names a file whose lines are values (readValuesFile());
 ///   - `include PATH...` reads each PATH (a glob pattern; matches in sorted
 ///     order) in place, nested at most MaxIncludeDepth deep, which also stops
-///     include loops; a pattern that matches nothing is an error, as in Squid.
+///     include loops; a pattern that matches nothing is an error, as in Squid;
+///   - Squid's preprocessor: `if CONDITION` / `else` / `endif`, each alone
+///     on its logical line, keep or drop the lines between them (see
+///     "Conditional configuration" below), and `${name}` macros are
+///     replaced in every kept line (see "Macros").
+///
+/// Conditional configuration (Squid 5.7's, with two differences):
+///
+///   - CONDITION is `true`, `false` or `INTEGER = INTEGER` (blanks around
+///     `=` optional; integers as C's strtol with base 0 reads them, so
+///     `0x10 = 16` is true). Macros are replaced first, so
+///     `if ${process_number} = 1` works. Anything else is an error, as in
+///     Squid (which has no string comparison: `if ${service_name} = x` fails);
+///   - the `if` stack belongs to one file: an `else` or `endif` without its
+///     `if`, a second `else`, and an `if` still open at the end of the file
+///     are errors at FILE:LINE; an `include` in a dropped block is not read;
+///   - unlike Squid 5.7, which looks only at the innermost `if`, a block
+///     nested in a dropped block is dropped too; when Squid would have kept
+///     it the nested `if` line gets a warning saying so;
+///   - `else if` (no else-if in Squid: it ignores the words after `else`)
+///     is an error; words after `endif` get a warning.
+///
+/// Macros: `${name}` in a kept line (and in a condition) is replaced by the
+/// value setMacros() gave it, StandardMacros() by default. An unknown name
+/// is an error at FILE:LINE (Squid 5.7 leaves it as it is, which would
+/// silently make a path or a name with `${...}` in it). A `${` without a
+/// closing `}` is left alone. Lines of quoted values files are not
+/// preprocessed, as in Squid.
 ///
 /// Relative paths (include, quoted files) are resolved against the base
 /// directory given at construction: the directory cuttle started in, which
@@ -50,6 +77,22 @@ class Lexer {
 public:
     /// Includes nested deeper than this are an error (Squid's limit is 16 too).
     static constexpr unsigned MaxIncludeDepth = 16;
+
+    /// `${name}` macros (name without `${}`) and their values.
+    using Macros = std::vector<std::pair<std::string, std::string>>;
+
+    /// The service name when `-n` does not give one (Squid's is "squid").
+    static constexpr const char* DefaultServiceName = "cuttle";
+
+    /// cuttle's macros for its one process of service `serviceName`:
+    /// `${service_name}` = serviceName, `${process_name}` = "cuttle",
+    /// `${process_number}` = "1", `${kid_count}` = "1" (cuttle runs one
+    /// process, which does the work that Squid's kid 1 does; `${kid_count}`
+    /// is cuttle's: Squid 5.7 does not know it).
+    static Macros StandardMacros(const std::string& serviceName = DefaultServiceName);
+
+    /// Replaces the macros (StandardMacros() until then).
+    void setMacros(Macros macros) { macros_ = std::move(macros); }
 
     /// \param diagnostics where problems are appended
     /// \param baseDirectory absolute directory that relative paths are resolved against
@@ -88,7 +131,19 @@ public:
 
 private:
     void lex(const std::string& text, const std::string& fileName, unsigned depth, const LineHandler& out);
+    /// One open `if` of the file being read.
+    struct Conditional {
+        unsigned line = 0;        ///< where the `if` is
+        bool value = false;       ///< the condition
+        bool inElse = false;      ///< after its `else`
+        bool parentActive = true; ///< whether the enclosing lines are kept
+        bool active() const { return parentActive && value != inElse; } ///< whether its lines are kept
+    };
+
     void readFileAt(const std::string& path, unsigned depth, const LineHandler& out);
+    bool preprocess(Line& line, std::vector<Conditional>& conditionals);
+    bool expandMacros(Line& line, size_t from);
+    bool evaluate(const Line& line, bool& value);
     void include(const Line& line, unsigned depth, const LineHandler& out);
     bool splitWords(const std::string& logical, const std::string& fileName, unsigned lineNo,
                     std::vector<std::string>& words);
@@ -96,6 +151,7 @@ private:
 
     std::vector<Diagnostic>& diagnostics_; ///< owned by the caller
     std::string baseDirectory_;            ///< absolute
+    Macros macros_ = StandardMacros();     ///< `${name}` values
 };
 
 } // namespace Config

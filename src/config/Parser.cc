@@ -10,6 +10,7 @@
 #include "config/SquidDirectives.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <unistd.h>
 
@@ -40,7 +41,28 @@ std::string CurrentDirectory()
 
 } // namespace
 
-Config::Parser::Parser() : baseDirectory_(CurrentDirectory()) {}
+Config::Parser::Parser() : baseDirectory_(CurrentDirectory()), serviceName_(Lexer::DefaultServiceName) {}
+
+// Squid 5.7 main.cc: "-n" takes 1 to 32 alphanumeric characters.
+bool Config::Parser::IsValidServiceName(const std::string& name, std::string& why)
+{
+    if (name.empty()) {
+        why = "a service name is required for the -n option";
+        return false;
+    }
+    if (name.size() > 32) {
+        why = "service name (-n option) must be limited to 32 characters but got " +
+              std::to_string(name.size());
+        return false;
+    }
+    for (const char c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) {
+            why = "garbage after alphanumeric service name in the -n option value: " + name;
+            return false;
+        }
+    }
+    return true;
+}
 
 bool Config::Parser::hasErrors() const
 {
@@ -66,6 +88,10 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
     seen_.clear();
     ignored_.clear();
     Lexer lexer(diagnostics_, baseDirectory_);
+    lexer.setMacros(Lexer::StandardMacros(serviceName_));
+    std::string why;
+    if (!IsValidServiceName(serviceName_, why))
+        diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, "-n " + serviceName_, 0, why});
     auto settings = std::make_unique<Settings>();
     settings->configFile = path ? lexer.resolve(*path) : fileName;
     const Lexer::LineHandler handler = [&](const Line& line) { dispatch(*settings, line, lexer); };

@@ -23,6 +23,11 @@
 /// Relative paths (includes, logs, pid file, quoted files) are resolved
 /// against the base directory: the current directory when the Parser is
 /// made, unless setBaseDirectory() says otherwise.
+///
+/// The Lexer does Squid's preprocessing (`if`/`else`/`endif` and the
+/// `${service_name}`, `${process_name}`, `${process_number}` and
+/// `${kid_count}` macros, Lexer.h); the service name comes from
+/// setServiceName() (`cuttle -n NAME`), "cuttle" by default.
 
 #pragma once
 
@@ -62,6 +67,18 @@ public:
     /// The directory that relative paths are resolved against.
     const std::string& baseDirectory() const { return baseDirectory_; }
 
+    /// Sets what `${service_name}` expands to (main.cc passes `-n NAME`).
+    /// A name that IsValidServiceName() rejects makes every later parse
+    /// fail with that reason.
+    void setServiceName(const std::string& name) { serviceName_ = name; }
+
+    /// What `${service_name}` expands to: Lexer::DefaultServiceName unless set.
+    const std::string& serviceName() const { return serviceName_; }
+
+    /// Squid's rule for `-n NAME`: 1 to 32 letters and digits. False, with
+    /// `why` (Squid's words), otherwise.
+    static bool IsValidServiceName(const std::string& name, std::string& why);
+
 private:
     std::unique_ptr<Settings> parse(const std::string* path, const std::string& text,
                                     const std::string& fileName);
@@ -71,6 +88,7 @@ private:
 
     std::vector<Diagnostic> diagnostics_; ///< of the last parse
     std::string baseDirectory_;           ///< absolute
+    std::string serviceName_;             ///< `${service_name}`
     std::vector<std::string> seen_;       ///< table directives the file set
     /// Squid-only directive name -> index of its warning and count of lines.
     std::vector<std::pair<std::string, std::pair<size_t, unsigned>>> ignored_;

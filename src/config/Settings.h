@@ -68,6 +68,7 @@ struct Settings {
     std::string cacheLog;                  ///< cache_log path
     std::string pidFilename;               ///< "none" disables the pid file
     std::string debugOptions;              ///< raw `debug_options` value, e.g. "ALL,1 33,2"
+    unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname;           ///< empty: use gethostname()
     bool via = true;
     ForwardedFor forwardedFor = ForwardedFor::On;

@@ -32,6 +32,27 @@ class TestLexer : public CppUnit::TestFixture {
     CPPUNIT_TEST(missingFileIsAnErrorNamingIt);
     CPPUNIT_TEST(quotedValuesFileGivesItsWords);
     CPPUNIT_TEST(crlfLineEndsAreAccepted);
+    CPPUNIT_TEST(ifTrueKeepsAndIfFalseDrops);
+    CPPUNIT_TEST(elseTakesTheOtherBranch);
+    CPPUNIT_TEST(droppedLinesKeepLineNumbersOfTheRest);
+    CPPUNIT_TEST(integerConditionsAsSquidReadsThem);
+    CPPUNIT_TEST(macrosAreReplacedBeforeTheCondition);
+    CPPUNIT_TEST(badConditionsAreErrorsWithFileAndLine);
+    CPPUNIT_TEST(badConditionInADroppedBlockIsStillAnError);
+    CPPUNIT_TEST(blocksNestAndADroppedBlockDropsItsInnerBlocks);
+    CPPUNIT_TEST(elseAndEndifWithoutIfAreErrors);
+    CPPUNIT_TEST(secondElseIsAnError);
+    CPPUNIT_TEST(elseIfIsAnError);
+    CPPUNIT_TEST(wordsAfterEndifWarn);
+    CPPUNIT_TEST(ifLeftOpenIsAnErrorAtItsLine);
+    CPPUNIT_TEST(eachFileHasItsOwnIfStack);
+    CPPUNIT_TEST(includeInADroppedBlockIsNotRead);
+    CPPUNIT_TEST(standardMacrosExpandInKeptLines);
+    CPPUNIT_TEST(setMacrosReplacesTheValues);
+    CPPUNIT_TEST(unknownMacroIsAnErrorAndDropsTheLine);
+    CPPUNIT_TEST(unterminatedMacroIsLeftAlone);
+    CPPUNIT_TEST(macrosInDroppedLinesAreNotLookedAt);
+    CPPUNIT_TEST(conditionalLinesMayBeContinued);
     CPPUNIT_TEST_SUITE_END();
 
     std::vector<Diagnostic> diags;
@@ -46,6 +67,35 @@ class TestLexer : public CppUnit::TestFixture {
     }
 
     using Words = std::vector<std::string>;
+
+    /// The directive names of the lines, in order.
+    static Words names(const std::vector<Line>& lines)
+    {
+        Words out;
+        for (const auto& l : lines)
+            out.push_back(l.words[0]);
+        return out;
+    }
+
+    size_t errorCount() const
+    {
+        size_t n = 0;
+        for (const auto& d : diags)
+            n += d.isError();
+        return n;
+    }
+
+    /// Whether some diagnostic is an error at t.conf:LINE containing `part`.
+    bool hasError(unsigned line, const std::string& part) const
+    {
+        for (const auto& d : diags)
+            if (d.isError() && d.file == "t.conf" && d.line == line &&
+                d.reason.find(part) != std::string::npos)
+                return true;
+        return false;
+    }
+
+    size_t warningCount() const { return diags.size() - errorCount(); }
 
 public:
     void commentLinesAndBlankLinesMakeNoLines()
@@ -209,6 +259,222 @@ public:
         const auto lines = lex("via on\r\nvia off\r\n");
         CPPUNIT_ASSERT_EQUAL(size_t(2), lines.size());
         CPPUNIT_ASSERT_EQUAL(std::string("on"), lines[0].words[1]);
+    }
+
+    void ifTrueKeepsAndIfFalseDrops()
+    {
+        CPPUNIT_ASSERT((names(lex("a\nif true\nb\nendif\nc\n")) == Words{"a", "b", "c"}));
+        CPPUNIT_ASSERT((names(lex("a\nif false\nb\nendif\nc\n")) == Words{"a", "c"}));
+        CPPUNIT_ASSERT(diags.empty());
+        // the keywords may be indented, like any directive
+        CPPUNIT_ASSERT((names(lex("  if false\nb\n\tendif\n")).empty()));
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void elseTakesTheOtherBranch()
+    {
+        CPPUNIT_ASSERT((names(lex("if true\na\nelse\nb\nendif\n")) == Words{"a"}));
+        CPPUNIT_ASSERT((names(lex("if false\na\nelse\nb\nendif\n")) == Words{"b"}));
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void droppedLinesKeepLineNumbersOfTheRest()
+    {
+        const auto lines = lex("if false\na\nb\nendif\nc\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lines.size());
+        CPPUNIT_ASSERT_EQUAL(5u, lines[0].line);
+    }
+
+    void integerConditionsAsSquidReadsThem()
+    {
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if 1 = 1\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if 1=1\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), lex("if 1 = 2\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if 0x10 = 16\na\nendif\n").size()); // strtol base 0
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if 010 = 8\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if -3 = -3\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), errorCount());
+    }
+
+    void macrosAreReplacedBeforeTheCondition()
+    {
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if ${process_number} = 1\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if ${kid_count} = 1\na\nendif\n").size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), lex("if ${process_number} = 2\na\nendif\n").size());
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void badConditionsAreErrorsWithFileAndLine()
+    {
+        for (const std::string bad : {"foo", "squid = squid", "${service_name} = cuttle", "1 = 1 = 1",
+                                      "true extra", "1 =", "99999999999999999999 = 1"}) {
+            const auto lines = lex("\nif " + bad + "\na\nendif\n");
+            CPPUNIT_ASSERT_MESSAGE(bad, lines.empty()); // a bad condition is false
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, size_t(1), errorCount());
+            CPPUNIT_ASSERT_MESSAGE(bad, hasError(2, "condition"));
+        }
+        lex("if\nendif\n");
+        CPPUNIT_ASSERT(hasError(1, "needs a condition"));
+    }
+
+    void badConditionInADroppedBlockIsStillAnError()
+    {
+        lex("if false\nif bogus\nendif\nendif\n");
+        CPPUNIT_ASSERT(hasError(2, "bogus"));
+    }
+
+    void blocksNestAndADroppedBlockDropsItsInnerBlocks()
+    {
+        const std::string text = "if true\n"
+                                 " a\n"
+                                 " if false\n"
+                                 "  b\n"
+                                 " else\n"
+                                 "  c\n"
+                                 " endif\n"
+                                 " d\n"
+                                 "endif\n";
+        CPPUNIT_ASSERT((names(lex(text)) == Words{"a", "c", "d"}));
+        CPPUNIT_ASSERT(diags.empty());
+
+        // Squid 5.7 looks only at the innermost if and would keep b: cuttle
+        // drops it and warns at the inner if
+        CPPUNIT_ASSERT(names(lex("if false\nif true\nb\nendif\nendif\n")).empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), errorCount());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warningCount());
+        CPPUNIT_ASSERT_EQUAL(2u, diags[0].line);
+
+        // ... and at the inner else when Squid would keep the else part
+        CPPUNIT_ASSERT(names(lex("if false\nif false\nb\nelse\nc\nendif\nendif\n")).empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warningCount());
+        CPPUNIT_ASSERT_EQUAL(4u, diags[0].line);
+
+        // where Squid drops too, nothing to say
+        CPPUNIT_ASSERT(names(lex("if false\nif false\nb\nendif\nendif\n")).empty());
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void elseAndEndifWithoutIfAreErrors()
+    {
+        CPPUNIT_ASSERT((names(lex("a\nelse\nb\n")) == Words{"a", "b"}));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount());
+        CPPUNIT_ASSERT(hasError(2, "'else' without 'if'"));
+        lex("if true\nendif\nendif\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount());
+        CPPUNIT_ASSERT(hasError(3, "'endif' without 'if'"));
+    }
+
+    void secondElseIsAnError()
+    {
+        CPPUNIT_ASSERT((names(lex("if true\na\nelse\nb\nelse\nc\nendif\n")) == Words{"a"}));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount());
+        CPPUNIT_ASSERT(hasError(5, "second 'else' for the 'if' at t.conf:1"));
+    }
+
+    void elseIfIsAnError()
+    {
+        lex("if false\na\nelse if true\nb\nendif\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount());
+        CPPUNIT_ASSERT(hasError(3, "else-if"));
+    }
+
+    void wordsAfterEndifWarn()
+    {
+        CPPUNIT_ASSERT((names(lex("if true\na\nendif # a comment\nendif\n")) == Words{"a"}));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount()); // the second endif; the comment is no word
+        lex("if true\nendif true\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), errorCount());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warningCount());
+        CPPUNIT_ASSERT_EQUAL(2u, diags[0].line);
+    }
+
+    void ifLeftOpenIsAnErrorAtItsLine()
+    {
+        lex("a\nif true\nif false\nendif\nb\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errorCount());
+        CPPUNIT_ASSERT(hasError(2, "'if' without 'endif'"));
+    }
+
+    void eachFileHasItsOwnIfStack()
+    {
+        TempDir dir;
+        const std::string opens = dir.write("opens.conf", "\nif true\n");
+        const std::string closes = dir.write("closes.conf", "endif\n");
+        lex("include " + opens + "\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
+        CPPUNIT_ASSERT_EQUAL(opens, diags[0].file);
+        CPPUNIT_ASSERT_EQUAL(2u, diags[0].line);
+
+        // an included file cannot close the includer's if
+        lex("if true\ninclude " + closes + "\nendif\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
+        CPPUNIT_ASSERT_EQUAL(closes, diags[0].file);
+    }
+
+    void includeInADroppedBlockIsNotRead()
+    {
+        CPPUNIT_ASSERT(lex("if false\ninclude /nonexistent/cuttle/*.conf\nendif\n").empty());
+        CPPUNIT_ASSERT(diags.empty());
+        TempDir dir;
+        const std::string inc = dir.write("inc.conf", "via off\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lex("if 1 = 1\ninclude " + inc + "\nendif\n").size());
+    }
+
+    void standardMacrosExpandInKeptLines()
+    {
+        const auto lines =
+            lex("cache_log /var/log/${service_name}/${process_name}-${process_number}-of-${kid_count}.log\n"
+                "acl f dstdomain \"/etc/${service_name}.txt\"\n");
+        CPPUNIT_ASSERT(diags.empty());
+        CPPUNIT_ASSERT_EQUAL(std::string("/var/log/cuttle/cuttle-1-of-1.log"), lines.at(0).words[1]);
+        CPPUNIT_ASSERT_EQUAL(std::string("\"/etc/cuttle.txt\""), lines.at(1).words[3]);
+        CPPUNIT_ASSERT_EQUAL(std::string(Lexer::DefaultServiceName), std::string("cuttle"));
+    }
+
+    void setMacrosReplacesTheValues()
+    {
+        diags.clear();
+        Lexer lexer(diags, "/");
+        lexer.setMacros(Lexer::StandardMacros("proxy2"));
+        std::vector<Line> lines;
+        lexer.readText("pid_filename /run/${service_name}.pid\n", "t.conf", lines);
+        CPPUNIT_ASSERT_EQUAL(std::string("/run/proxy2.pid"), lines.at(0).words[1]);
+        // every occurrence, and a value that contains the macro's own text is not expanded again
+        lexer.setMacros({{"service_name", "${service_name}"}});
+        lines.clear();
+        lexer.readText("x ${service_name}${service_name}\n", "t.conf", lines);
+        CPPUNIT_ASSERT_EQUAL(std::string("${service_name}${service_name}"), lines.at(0).words[1]);
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void unknownMacroIsAnErrorAndDropsTheLine()
+    {
+        const auto lines = lex("a\nb ${nosuch} ${process_number} ${other}\nc\n");
+        CPPUNIT_ASSERT((names(lines) == Words{"a", "c"}));
+        CPPUNIT_ASSERT_EQUAL(size_t(2), errorCount()); // each unknown name
+        CPPUNIT_ASSERT(hasError(2, "unknown macro '${nosuch}'"));
+        CPPUNIT_ASSERT(hasError(2, "${service_name}")); // the message lists the known ones
+        lex("if ${nosuch} = 1\nendif\n");
+        CPPUNIT_ASSERT(hasError(1, "unknown macro"));
+    }
+
+    void unterminatedMacroIsLeftAlone()
+    {
+        const auto lines = lex("x a${b\n");
+        CPPUNIT_ASSERT(diags.empty());
+        CPPUNIT_ASSERT_EQUAL(std::string("a${b"), lines.at(0).words[1]);
+    }
+
+    void macrosInDroppedLinesAreNotLookedAt()
+    {
+        CPPUNIT_ASSERT(lex("if false\nx ${nosuch}\nendif\n").empty());
+        CPPUNIT_ASSERT(diags.empty());
+    }
+
+    void conditionalLinesMayBeContinued()
+    {
+        CPPUNIT_ASSERT((names(lex("if 1 = \\\n 1\na\nend\\\nif\nb\n")) == Words{"a", "b"}));
+        CPPUNIT_ASSERT(diags.empty());
     }
 };
 

@@ -46,6 +46,14 @@ class TestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(missingValueIsAnError);
     CPPUNIT_TEST(missingFileIsAnErrorNamingIt);
     CPPUNIT_TEST(includedFileErrorsNameTheIncludedFile);
+    CPPUNIT_TEST(logfileRotateCount);
+    CPPUNIT_TEST(aclWarningsOnSuccessAreWarningsWithFileAndLine);
+    CPPUNIT_TEST(httpAccessWithoutAclWarnsAndAddsNoRule);
+    CPPUNIT_TEST(serviceNameDefaultsToCuttle);
+    CPPUNIT_TEST(setServiceNameChangesTheMacro);
+    CPPUNIT_TEST(badServiceNameFailsTheParse);
+    CPPUNIT_TEST(conditionalsSelectDirectives);
+    CPPUNIT_TEST(preprocessorErrorsFailTheParse);
     CPPUNIT_TEST_SUITE_END();
 
     Parser parser;
@@ -344,13 +352,13 @@ public:
     void squidOnlyWordWarnsOncePerName()
     {
         const auto s =
-            ok("refresh_pattern ^ftp: 1440 20% 10080\nlogfile_rotate 0\nrefresh_pattern . 0 20% 4320\n"
+            ok("refresh_pattern ^ftp: 1440 20% 10080\nbuffered_logs on\nrefresh_pattern . 0 20% 4320\n"
                "refresh_pattern x 0 0% 0\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
         CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'refresh_pattern'", 0) == 0);
         CPPUNIT_ASSERT(has(w[0], "2 more lines"));
-        CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'logfile_rotate'", 0) == 0);
+        CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'buffered_logs'", 0) == 0);
     }
 
     void looseningWordsAreErrors()
@@ -399,6 +407,111 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(2), d.size());
         CPPUNIT_ASSERT(d[0].format().rfind("conf.d/a.conf:3: ", 0) == 0);
         CPPUNIT_ASSERT(d[1].format().rfind(main + ":3: ", 0) == 0);
+    }
+
+    void logfileRotateCount()
+    {
+        CPPUNIT_ASSERT_EQUAL(10u, ok("")->logfileRotate); // Squid's default
+        CPPUNIT_ASSERT_EQUAL(0u, ok("logfile_rotate 0\n")->logfileRotate);
+        CPPUNIT_ASSERT(parser.diagnostics().empty()); // no "not implemented" warning any more
+        CPPUNIT_ASSERT_EQUAL(3u, ok("logfile_rotate 7\nlogfile_rotate 3\n")->logfileRotate);
+        CPPUNIT_ASSERT_EQUAL(999999999u, ok("logfile_rotate 999999999\n")->logfileRotate);
+        CPPUNIT_ASSERT_EQUAL(2u, ok("logfile_rotate 2 x\n")->logfileRotate);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+        for (const char* bad : {"-1", "abc", "5.5", "0x10", "1000000000", "+3"}) {
+            const auto e = errors(std::string("\nlogfile_rotate ") + bad + "\n");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, size_t(1), e.size());
+            CPPUNIT_ASSERT_MESSAGE(bad, e[0].rfind("t.conf:2: bad logfile_rotate value", 0) == 0);
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(1), errors("logfile_rotate\n").size());
+    }
+
+    void aclWarningsOnSuccessAreWarningsWithFileAndLine()
+    {
+        TempDir dir;
+        const std::string empty = dir.write("empty.txt", "# nothing here\n");
+        const auto s = ok("\nacl nothing src \"" + empty + "\"\n");
+        CPPUNIT_ASSERT(s->acls.find("nothing"));
+        const auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(1), w.size());
+        CPPUNIT_ASSERT_MESSAGE(w[0], w[0].rfind("t.conf:2: WARNING: acl: ", 0) == 0);
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "empty acl"));
+        // a clean acl line says nothing
+        ok("acl lan src 10.0.0.0/8\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+    }
+
+    void httpAccessWithoutAclWarnsAndAddsNoRule()
+    {
+        const auto s = ok("acl lan src 10.0.0.0/8\nhttp_access allow\nhttp_access deny lan\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->httpAccess.size());
+        const auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(1), w.size());
+        CPPUNIT_ASSERT_MESSAGE(w[0], w[0].rfind("t.conf:2: WARNING: http_access: ", 0) == 0);
+    }
+
+    void serviceNameDefaultsToCuttle()
+    {
+        Parser fresh;
+        CPPUNIT_ASSERT_EQUAL(std::string("cuttle"), fresh.serviceName());
+        const auto s = fresh.parseText("pid_filename /run/${service_name}-${process_name}.pid\n", "t.conf");
+        CPPUNIT_ASSERT(s);
+        CPPUNIT_ASSERT_EQUAL(std::string("/run/cuttle-cuttle.pid"), s->pidFilename);
+    }
+
+    void setServiceNameChangesTheMacro()
+    {
+        parser.setServiceName("edge2");
+        const auto s =
+            ok("pid_filename /run/${service_name}.pid\ncache_log /var/log/${service_name}/cache.log\n");
+        CPPUNIT_ASSERT_EQUAL(std::string("/run/edge2.pid"), s->pidFilename);
+        CPPUNIT_ASSERT_EQUAL(std::string("/var/log/edge2/cache.log"), s->cacheLog);
+        // and it stays for the next parse (reconfigure)
+        CPPUNIT_ASSERT_EQUAL(std::string("/run/edge2.pid"),
+                             ok("pid_filename /run/${service_name}.pid\n")->pidFilename);
+    }
+
+    void badServiceNameFailsTheParse()
+    {
+        std::string why;
+        CPPUNIT_ASSERT(Parser::IsValidServiceName("squid2", why));
+        CPPUNIT_ASSERT(Parser::IsValidServiceName(std::string(32, 'a'), why));
+        for (const std::string& bad : {std::string(), std::string("a-b"), std::string("a b"),
+                                       std::string("a.b"), std::string("../x"), std::string(33, 'a')}) {
+            why.clear();
+            CPPUNIT_ASSERT_MESSAGE(bad, !Parser::IsValidServiceName(bad, why));
+            CPPUNIT_ASSERT_MESSAGE(bad, !why.empty());
+        }
+        parser.setServiceName("a/b");
+        const auto e = errors("via on\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), e.size());
+        CPPUNIT_ASSERT(has(e[0], "-n option"));
+    }
+
+    void conditionalsSelectDirectives()
+    {
+        const auto s = ok("if ${process_number} = 1\n"
+                          "  cache_mem 1 MB\n"
+                          "else\n"
+                          "  cache_mem 2 MB\n"
+                          "  http_access allow nosuchacl\n"
+                          "  nosuchdirective\n"
+                          "endif\n"
+                          "if false\n"
+                          "  logfile_rotate 1\n"
+                          "endif\n");
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1) << 20, s->cacheMem);
+        CPPUNIT_ASSERT_EQUAL(10u, s->logfileRotate); // a dropped line leaves the default
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+    }
+
+    void preprocessorErrorsFailTheParse()
+    {
+        const auto e = errors("via on\nendif\nvisible_hostname ${hostname}\nif true\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(3), e.size());
+        CPPUNIT_ASSERT(e[0].rfind("t.conf:2: ", 0) == 0);
+        CPPUNIT_ASSERT(e[1].rfind("t.conf:3: unknown macro '${hostname}'", 0) == 0);
+        CPPUNIT_ASSERT(e[2].rfind("t.conf:4: ", 0) == 0);
     }
 };
 
