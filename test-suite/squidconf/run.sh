@@ -105,6 +105,16 @@ if [ -f "$debian" ]; then
         failed=$((failed + 1))
     fi
 
+    # Debian's conf.d/debian.conf sets logfile_rotate 0, which cuttle implements.
+    if grep -q "'logfile_rotate'" "$tmp/debian.stderr"; then
+        echo "FAIL: $debian: logfile_rotate is reported as not implemented:"
+        sed 's/^/    /' "$tmp/debian.stderr"
+        failed=$((failed + 1))
+    else
+        echo "PASS: $debian (logfile_rotate implemented)"
+        passed=$((passed + 1))
+    fi
+
     typo="$tmp/debian-typo.conf"
     sed '0,/^http_access deny manager/s//http_acess deny manager/' "$debian" > "$typo"
     line=$(grep -n '^http_acess deny manager' "$typo" | head -1 | cut -d: -f1)

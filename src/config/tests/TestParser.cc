@@ -5,7 +5,11 @@
 
 #include "cuttle.h"
 #include "config/Parser.h"
+#include "config/Directives.h"
+#include "config/SquidDirectives.h"
 #include "config/tests/TempDir.h"
+
+#include <fstream>
 
 #include <cppunit/TestAssert.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -54,6 +58,7 @@ class TestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(badServiceNameFailsTheParse);
     CPPUNIT_TEST(conditionalsSelectDirectives);
     CPPUNIT_TEST(preprocessorErrorsFailTheParse);
+    CPPUNIT_TEST(everySquidDefaultParses);
     CPPUNIT_TEST_SUITE_END();
 
     Parser parser;
@@ -512,6 +517,37 @@ public:
         CPPUNIT_ASSERT(e[0].rfind("t.conf:2: ", 0) == 0);
         CPPUNIT_ASSERT(e[1].rfind("t.conf:3: unknown macro '${hostname}'", 0) == 0);
         CPPUNIT_ASSERT(e[2].rfind("t.conf:4: ", 0) == 0);
+    }
+
+    /// Squid 5.7's documented default of each of its directives
+    /// (squid-5.7-defaults.txt): alone, and all in one file, each gives
+    /// warnings at most, unless the directive is one that fails closed.
+    void everySquidDefaultParses()
+    {
+        std::ifstream in(CONFIG_TEST_DATA_DIR "/squid-5.7-defaults.txt");
+        CPPUNIT_ASSERT_MESSAGE("cannot read " CONFIG_TEST_DATA_DIR "/squid-5.7-defaults.txt", in);
+        std::string line, all;
+        size_t count = 0;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#')
+                continue;
+            ++count;
+            const std::string name = line.substr(0, line.find(' '));
+            CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));
+            const auto s = parser.parseText(line + "\n", "defaults.conf");
+            std::string said;
+            for (const auto& d : parser.diagnostics())
+                said += d.format() + "\n";
+            if (LooseningDirectiveReason(name)) {
+                CPPUNIT_ASSERT_MESSAGE(line + "\n" + said, !s);
+                continue;
+            }
+            CPPUNIT_ASSERT_MESSAGE(line + "\n" + said, s);
+            CPPUNIT_ASSERT_MESSAGE(line + "\n" + said, !parser.hasErrors());
+            all += line + "\n";
+        }
+        CPPUNIT_ASSERT(count > 150); // the whole list, not a truncated file
+        CPPUNIT_ASSERT(ok(all));
     }
 };
 
