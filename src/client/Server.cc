@@ -9,10 +9,12 @@
 #include "base/TextException.h"
 #include "client/Connection.h"
 #include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
 
 #include <algorithm>
 #include <stdexcept>
 
+#include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -146,6 +148,7 @@ Client::Connection& Client::Server::adopt(Comm::Descriptor&& fd, const Comm::Add
     auto connection = std::make_unique<Connection>(*this, std::move(fd), peer, where);
     Connection& c = *connection;
     connections_.emplace(&c, std::move(connection));
+    connectionPeak_ = std::max(connectionPeak_, connections_.size());
     c.start();
     return c;
 }
@@ -154,7 +157,28 @@ void Client::Server::release(Connection& connection)
 {
     Connection* key = &connection;
     // destroyed after the current callback: the connection may still be on the stack
-    loop_.callSoon([this, key] { connections_.erase(key); });
+    loop_.callSoon([this, key] {
+        connections_.erase(key);
+        giveBackMemory();
+    });
+}
+
+void Client::Server::giveBackMemory()
+{
+    // After a burst of connections, glibc keeps the freed connection objects
+    // and small blocks in its heap (free() only trims the top of the heap),
+    // so RSS stayed at its peak. Once the open connections have halved since
+    // the last peak, hand the free pages back: malloc_trim() walks the heap
+    // (milliseconds for tens of MB) and happens at most log2(peak) times per
+    // burst, never for a small server.
+    constexpr size_t MinPeak = 1024;
+    if (connectionPeak_ < MinPeak || connections_.size() > connectionPeak_ / 2)
+        return;
+    connectionPeak_ = connections_.size();
+    Sbuf::DefaultPool().trim();
+#if defined(__GLIBC__)
+    (void)::malloc_trim(0);
+#endif
 }
 
 void Client::Server::stopAccepting()

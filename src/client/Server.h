@@ -98,6 +98,7 @@ private:
 
     void bindPorts(const Config::Settings& settings, bool isStartup);
     std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
+    void giveBackMemory();
 
     Comm::Loop& loop_;
     std::shared_ptr<const Config::Settings> settings_;
@@ -107,6 +108,7 @@ private:
     std::vector<Port> ports_;
     std::unordered_map<Connection*, ConnectionPtr> connections_;
     uint64_t connectionsSeen_ = 0; ///< for Squid's "connN" labels
+    size_t connectionPeak_ = 0;    ///< most connections open since memory was last given back
     bool shuttingDown_ = false;
 };
 
