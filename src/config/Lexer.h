@@ -61,6 +61,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace Config {
@@ -137,7 +138,8 @@ private:
         bool value = false;       ///< the condition
         bool inElse = false;      ///< after its `else`
         bool parentActive = true; ///< whether the enclosing lines are kept
-        bool active() const { return parentActive && value != inElse; } ///< whether its lines are kept
+        /// Whether the lines it governs now are kept.
+        bool active() const { return parentActive && value != inElse; }
     };
 
     void readFileAt(const std::string& path, unsigned depth, const LineHandler& out);

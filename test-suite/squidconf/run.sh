@@ -79,6 +79,24 @@ for conf in "$here"/*.conf; do
     run "$base" "$base.conf" "$status" "$tmp/$base.want"
 done
 
+# `-n NAME` sets ${service_name} (Parser::setServiceName); "cuttle" without it.
+printf 'visible_hostname ${service_name}/x\n' > "$tmp/service.conf"
+for args in "-n edge2:edge2" ":cuttle"; do
+    option=${args%%:*}
+    name=${args#*:}
+    # shellcheck disable=SC2086 # $option is empty or two words
+    "$CUTTLE" $option -k parse -f "$tmp/service.conf" > /dev/null 2> "$tmp/service.stderr"
+    status=$?
+    if [ "$status" = 1 ] && grep -q "^$tmp/service.conf:1: bad visible_hostname '$name/x'" "$tmp/service.stderr"; then
+        echo "PASS: \${service_name} is $name with '$option'"
+        passed=$((passed + 1))
+    else
+        echo "FAIL: \${service_name} with '$option': expected exit 1 and '$name/x' in the error, got exit $status:"
+        sed 's/^/    /' "$tmp/service.stderr"
+        failed=$((failed + 1))
+    fi
+done
+
 # Debian's default squid.conf.
 debian=/etc/squid/squid.conf
 if [ ! -f "$debian" ] && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
