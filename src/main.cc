@@ -12,6 +12,7 @@
 #include "client/Server.h"
 #include "comm/Loop.h"
 #include "comm/SignalSource.h"
+#include "comm/SystemdNotify.h"
 #include "config/Parser.h"
 #include "log/CacheLog.h"
 #include "log/DebugOptions.h"
@@ -32,6 +33,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,24 +42,70 @@ namespace {
 /// what the command line asked for
 struct Options {
     std::string configFile = CUTTLE_DEFAULT_CONFIG_FILE;
-    bool foreground = false; ///< -N
-    int debugLevel = -1;     ///< -d LEVEL
-    std::string command;     ///< -k WORD, empty to run
+    bool foreground = false;    ///< -N or --foreground (cuttle has no kids: the same)
+    int debugLevel = -1;        ///< -d LEVEL
+    std::string command;        ///< -k WORD, empty to run
+    std::string serviceName;    ///< -n NAME: ${service_name} in squid.conf
+    int syslogFacility = -1;    ///< -s (LOG_LOCAL4) or -l FACILITY
+    int httpPort = -1;          ///< -a PORT: replaces the first http_port's port
+    bool fullDebugging = false; ///< -X: every section at level 9
 };
 
 void Usage(std::ostream& out)
 {
-    out << "Usage: cuttle [-hvzN] [-d level] [-f config-file] [-k signal]\n"
-           "       -h        Print help message.\n"
-           "       -v        Print version details.\n"
+    out << "Usage: cuttle [-hvzCFNRSXY] [-n name] [-s | -l facility] [-d level] [-f config-file] [-a port]\n"
+           "              [-k parse|check|reconfigure|rotate|shutdown|interrupt|kill]\n"
+           "    -h | --help       Print help message.\n"
+           "    -v | --version    Print version details.\n"
+           "\n"
+           "       -a port   Listen on this HTTP port instead of the first http_port's.\n"
            "       -d level  Write debugging to stderr also.\n"
            "       -f file   Use given config-file instead of\n"
            "                 " CUTTLE_DEFAULT_CONFIG_FILE "\n"
            "       -k reconfigure|rotate|shutdown|interrupt|kill|check|parse\n"
            "                 Parse configuration file, then send signal to\n"
            "                 running copy (except -k parse) and exit.\n"
-           "       -N        Master process runs in foreground and is a worker. No kids.\n"
-           "       -z        Create missing swap directories and then exit (cuttle has none).\n";
+           "       -n name   Service name: the value of ${service_name} in squid.conf\n"
+           "                 (default: cuttle).\n"
+           "       -s | -l facility\n"
+           "                 Also send important cache.log messages to syslog\n"
+           "                 (facility local4 with -s).\n"
+           "       -z        Create missing swap directories and then exit (cuttle has none).\n"
+           "       -N        Run in the foreground.\n"
+           "       --foreground\n"
+           "                 The same as -N: cuttle runs one process and no kids.\n"
+           "       -X        Force full debugging (every section at level 9).\n"
+           "       -C -F -R -S -Y\n"
+           "                 Accepted for Squid's scripts; they change nothing in cuttle\n"
+           "                 (no fatal-signal catching, no store rebuild; SO_REUSEADDR is\n"
+           "                 always set).\n";
+}
+
+/// syslog facility names as Squid's -l takes them
+int SyslogFacility(const std::string& name)
+{
+    static const std::pair<const char*, int> facilities[] = {
+        {"auth", LOG_AUTH},     {"authpriv", LOG_AUTHPRIV}, {"cron", LOG_CRON},     {"daemon", LOG_DAEMON},
+        {"ftp", LOG_FTP},       {"kern", LOG_KERN},         {"lpr", LOG_LPR},       {"mail", LOG_MAIL},
+        {"news", LOG_NEWS},     {"syslog", LOG_SYSLOG},     {"user", LOG_USER},     {"uucp", LOG_UUCP},
+        {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1},     {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3},
+        {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5},     {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7},
+    };
+    for (const auto& [known, value] : facilities) {
+        if (name == known || name == std::string("LOG_") + known)
+            return value;
+    }
+    return -1;
+}
+
+/// a port number from the command line, or -1
+int ParsePort(const char* text)
+{
+    char* end = nullptr;
+    const long port = std::strtol(text, &end, 10);
+    if (!*text || *end || port < 0 || port > 65535)
+        return -1;
+    return static_cast<int>(port);
 }
 
 bool IsKnownCommand(const std::string& word)
@@ -69,17 +117,38 @@ bool IsKnownCommand(const std::string& word)
     return false;
 }
 
-/// parses the configuration, writing its diagnostics to `out`; null on errors
-std::unique_ptr<Config::Settings> ParseConfig(const std::string& path, std::ostream* out)
-{
+/// A parser set up as the command line says.
+struct ConfigReader {
     Config::Parser parser;
-    auto settings = parser.parseFile(path);
+    explicit ConfigReader(const Options& options)
+    {
+        if (!options.serviceName.empty())
+            parser.setServiceName(options.serviceName);
+    }
+};
+
+/// Applies what the command line overrides in a parsed configuration (-a).
+void ApplyCommandLine(Config::Settings& settings, const Options& options)
+{
+    if (options.httpPort < 0)
+        return;
+    if (settings.httpPorts.empty())
+        settings.httpPorts.emplace_back();
+    settings.httpPorts.front().port = static_cast<uint16_t>(options.httpPort);
+}
+
+/// parses the configuration, writing its diagnostics to `out`; null on errors
+std::unique_ptr<Config::Settings> ParseConfig(const Options& options, std::ostream* out)
+{
+    ConfigReader reader(options);
+    auto settings = reader.parser.parseFile(options.configFile);
     if (out) {
-        for (const auto& d : parser.diagnostics())
+        for (const auto& d : reader.parser.diagnostics())
             *out << d.format() << "\n";
     }
-    if (parser.hasErrors())
+    if (reader.parser.hasErrors() || !settings)
         return nullptr;
+    ApplyCommandLine(*settings, options);
     return settings;
 }
 
@@ -98,7 +167,7 @@ std::optional<pid_t> RunningPid(const std::string& pidFile)
 /// -k WORD other than parse: signals the running copy
 int SendCommand(const Options& options)
 {
-    const auto settings = ParseConfig(options.configFile, &std::cerr);
+    const auto settings = ParseConfig(options, &std::cerr);
     if (!settings) {
         std::cerr << "cuttle: ERROR: cannot read " << options.configFile << "\n";
         return 1;
@@ -157,9 +226,11 @@ void RemovePidFile(const std::string& path)
         ::unlink(path.c_str());
 }
 
-void ApplyLogSettings(const Config::Settings& settings)
+void ApplyLogSettings(const Config::Settings& settings, const Options& options)
 {
-    Log::cacheLog().setOptions(Log::DebugOptions::Parse(settings.debugOptions));
+    // -X overrides debug_options, as in Squid
+    Log::cacheLog().setOptions(
+        Log::DebugOptions::Parse(options.fullDebugging ? "ALL,9" : settings.debugOptions));
 }
 
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
@@ -169,7 +240,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
 {
     std::shared_ptr<const Config::Settings> settings(std::move(parsed));
     const std::string pidFile = settings->pidFilename;
-    ApplyLogSettings(*settings);
+    ApplyLogSettings(*settings, options);
     std::string cacheLogPath = settings->cacheLog;
     try {
         Log::cacheLog().open(cacheLogPath);
@@ -207,6 +278,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     auto shutdown = [&](bool immediately) {
         if (!stopping) {
             stopping = true;
+            Comm::NotifySystemd("STOPPING=1");
             debugs(1, 1, "Preparing for shutdown after " << server.connectionCount() << " open connections");
             server.startShutdown();
         }
@@ -227,7 +299,9 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
 
     auto reconfigure = [&] {
         debugs(1, 1, "Reconfiguring cuttle from " << options.configFile);
-        Config::Parser parser;
+        Comm::NotifySystemd("RELOADING=1");
+        ConfigReader reader(options);
+        auto& parser = reader.parser;
         auto fresh = parser.parseFile(options.configFile);
         for (const auto& d : parser.diagnostics())
             debugs(3, 0, (d.isError() ? "ERROR: " : "") << d.format());
@@ -235,10 +309,12 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             debugs(1, 0,
                    "ERROR: reconfiguration failed: " << options.configFile
                                                      << " has errors; keeping the old configuration");
+            Comm::NotifySystemd("READY=1\nSTATUS=reconfiguration failed; running the old configuration");
             return;
         }
+        ApplyCommandLine(*fresh, options);
         std::shared_ptr<const Config::Settings> next(std::move(fresh));
-        ApplyLogSettings(*next);
+        ApplyLogSettings(*next, options);
         if (next->cacheLog != cacheLogPath) {
             cacheLogPath = next->cacheLog;
             try {
@@ -250,6 +326,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         }
         server.configure(next, false);
         debugs(1, 1, "Reconfigured");
+        Comm::NotifySystemd("READY=1\nSTATUS=serving");
     };
 
     ::signal(SIGPIPE, SIG_IGN);
@@ -260,7 +337,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             break;
         case SIGUSR1:
             debugs(1, 1, "Rotating logs");
-            Log::cacheLog().reopen();
+            Log::cacheLog().rotate(static_cast<int>(server.settings().logfileRotate));
             server.rotateLogs();
             break;
         case SIGTERM:
@@ -280,6 +357,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     });
 
     ready(true);
+    // under a Type=notify systemd unit: the ports are bound and the pid file written
+    Comm::NotifySystemd("READY=1\nSTATUS=serving\nMAINPID=" + std::to_string(::getpid()));
     loop.run();
 
     debugs(1, 1, "Shutting down...");
@@ -342,14 +421,29 @@ int Daemonize(const Options& options, std::unique_ptr<Config::Settings> settings
 int main(int argc, char** argv)
 {
     Options options;
+    static const option longOptions[] = {
+        {"help", no_argument, nullptr, 'h'},
+        {"version", no_argument, nullptr, 'v'},
+        {"foreground", no_argument, nullptr, 'F' + 256},
+        {nullptr, 0, nullptr, 0},
+    };
     opterr = 0;
     int c;
-    while ((c = ::getopt(argc, argv, "f:Nd:k:vhz")) != -1) {
+    while ((c = ::getopt_long(argc, argv, "a:d:f:hk:l:n:su:vzCDFNRSXY", longOptions, nullptr)) != -1) {
         switch (c) {
+        case 'a':
+            options.httpPort = ParsePort(optarg);
+            if (options.httpPort < 0) {
+                std::cerr << "cuttle: -a needs a port number from 0 to 65535\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            break;
         case 'f':
             options.configFile = optarg;
             break;
         case 'N':
+        case 'F' + 256: // --foreground
             options.foreground = true;
             break;
         case 'd': {
@@ -371,6 +465,49 @@ int main(int argc, char** argv)
             }
             options.command = optarg;
             break;
+        case 'l':
+            options.syslogFacility = SyslogFacility(optarg);
+            if (options.syslogFacility < 0) {
+                std::cerr << "cuttle: unknown syslog facility: " << optarg << "\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            break;
+        case 's':
+            if (options.syslogFacility < 0)
+                options.syslogFacility = LOG_LOCAL4;
+            break;
+        case 'n': {
+            std::string why;
+            if (!Config::Parser::IsValidServiceName(optarg, why)) {
+                std::cerr << "cuttle: -n " << optarg << ": " << why << "\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            options.serviceName = optarg;
+            break;
+        }
+        case 'u':
+            if (ParsePort(optarg) < 0) {
+                std::cerr << "cuttle: -u needs a port number from 0 to 65535\n";
+                Usage(std::cerr);
+                return 2;
+            }
+            if (ParsePort(optarg) != 0)
+                std::cerr << "cuttle: WARNING: cuttle has no ICP port; ignoring -u " << optarg << "\n";
+            break;
+        case 'X':
+            options.fullDebugging = true;
+            break;
+        case 'D':
+            std::cerr << "cuttle: WARNING: -D is obsolete (as in Squid); ignoring it\n";
+            break;
+        case 'C': // cuttle does not catch fatal signals anyway
+        case 'F': // no store to rebuild before serving
+        case 'R': // SO_REUSEADDR is always set
+        case 'S': // no swap to check
+        case 'Y': // no ICP replies
+            break;
         case 'v':
             std::cout << "cuttle version " PACKAGE_VERSION "\n"
                       << "configure options: " << CUTTLE_CONFIGURE_OPTIONS << "\n";
@@ -382,8 +519,10 @@ int main(int argc, char** argv)
             std::cout << "cuttle keeps no disk cache: there are no swap directories to create\n";
             return 0;
         default:
-            if (optopt)
+            if (optopt > 0 && optopt < 256)
                 std::cerr << "cuttle: unknown option or missing argument: -" << char(optopt) << "\n";
+            else
+                std::cerr << "cuttle: unknown option: " << argv[optind - 1] << "\n";
             Usage(std::cerr);
             return 2;
         }
@@ -394,18 +533,19 @@ int main(int argc, char** argv)
         return 2;
     }
     Log::cacheLog().setStderrLevel(options.debugLevel);
+    Log::cacheLog().setSyslogFacility(options.syslogFacility);
 
     if (options.command == "parse") {
-        Config::Parser parser;
-        (void)parser.parseFile(options.configFile);
-        for (const auto& d : parser.diagnostics())
+        ConfigReader reader(options);
+        (void)reader.parser.parseFile(options.configFile);
+        for (const auto& d : reader.parser.diagnostics())
             std::cerr << d.format() << "\n";
-        return parser.hasErrors() ? 1 : 0;
+        return reader.parser.hasErrors() ? 1 : 0;
     }
     if (!options.command.empty())
         return SendCommand(options);
 
-    auto settings = ParseConfig(options.configFile, &std::cerr);
+    auto settings = ParseConfig(options, &std::cerr);
     if (!settings) {
         std::cerr << "FATAL: cannot start: " << options.configFile << " has errors\n";
         return 1;

@@ -209,7 +209,8 @@ void Client::Server::closeAll()
 
 void Client::Server::rotateLogs()
 {
-    accessLog_->rotate(0); // 0: reopen by path, as Squid with logfile_rotate 0 (logrotate renamed the file)
+    // logfile_rotate N keeps N old files (access.log.0 ...); 0 just reopens, for logrotate
+    accessLog_->rotate(static_cast<int>(settings_->logfileRotate));
 }
 
 void Client::Server::flushLogs()

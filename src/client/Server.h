@@ -61,7 +61,8 @@ public:
     /// Whether startShutdown() was called.
     bool isShuttingDown() const { return shuttingDown_; }
 
-    /// `-k rotate`: reopens (rotates with count 0) every access log.
+    /// `-k rotate`: rotates every access log keeping logfile_rotate old files
+    /// (0: just reopens the path, after logrotate renamed the file).
     void rotateLogs();
     /// Writes buffered access.log lines (the loop calls it every iteration).
     void flushLogs();

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 #include <sys/time.h>
+#include <syslog.h>
 #include <system_error>
 
 namespace {
@@ -42,8 +43,21 @@ void Log::CacheLog::setStderrStream(std::ostream* stream)
     stderr_ = stream ? stream : &std::cerr;
 }
 
+void Log::CacheLog::setSyslogFacility(int facility)
+{
+    if (syslogFacility_ >= 0)
+        ::closelog();
+    syslogFacility_ = facility;
+    if (facility >= 0)
+        ::openlog("cuttle", LOG_PID | LOG_NDELAY, facility);
+}
+
 void Log::CacheLog::write(int section, int level, std::string_view message)
 {
+    // Squid's -s sends its important messages (levels 0 and 1) to syslog too.
+    if (syslogFacility_ >= 0 && level <= 1 && level <= maxLevelFor(section)) {
+        ::syslog(level == 0 ? LOG_ERR : LOG_NOTICE, "%.*s", static_cast<int>(message.size()), message.data());
+    }
     const bool wanted = level <= maxLevelFor(section);
     const bool toFile = wanted && file_.isOpen();
     // Squid writes to stderr while cache.log is not open yet, and copies up to -d LEVEL.

@@ -52,6 +52,7 @@ public:
     }
 
     /// Writes one message (no trailing newline needed). Callers normally use debugs().
+    /// Level 0 and 1 messages also go to syslog when setSyslogFacility() enabled it.
     void write(int section, int level, std::string_view message);
 
     /// Replaces the per-section levels (from DebugOptions::Parse of `debug_options`).
@@ -64,6 +65,11 @@ public:
     int stderrLevel() const { return stderrLevel_; }
     /// Redirects the stderr copy and the no-file fallback (tests); nullptr restores std::cerr.
     void setStderrStream(std::ostream* stream);
+    /// Squid's `-s` / `-l FACILITY`: also send level 0 and 1 messages to
+    /// syslog(3) with FACILITY (a LOG_* facility value); -1 (the default) stops it.
+    void setSyslogFacility(int facility);
+    /// The syslog facility, -1 when syslog is off.
+    int syslogFacility() const { return syslogFacility_; }
     /// Adds " LABEL" before the "|" (Squid's " kid1"); "" (the default) omits it.
     void setKidLabel(const std::string& label) { kidLabel_ = label; }
 
@@ -86,11 +92,12 @@ private:
     int maxLevelFor(int section) const { return options_.level(section); }
     void writeLine(int level, std::string_view line, bool toFile, bool toStderr);
 
-    DebugOptions options_; ///< per-section levels
-    int stderrLevel_ = -1; ///< -d LEVEL
-    std::ostream* stderr_; ///< where stderr output goes
-    std::string kidLabel_; ///< "" or "kid1"
-    File file_;            ///< the cache.log file
+    DebugOptions options_;    ///< per-section levels
+    int stderrLevel_ = -1;    ///< -d LEVEL
+    std::ostream* stderr_;    ///< where stderr output goes
+    std::string kidLabel_;    ///< "" or "kid1"
+    int syslogFacility_ = -1; ///< -s / -l FACILITY; -1: no syslog
+    File file_;               ///< the cache.log file
 };
 
 /// The process's one cache.log (see the file comment). Never null.
