@@ -4,7 +4,8 @@
 # reopened after a rename); a bind failure is fatal; a second copy refuses to start.
 . "$top_srcdir/test-suite/lib.sh"
 cuttle_setup
-cuttle_conf "acl p81 port 81" "http_access deny p81" "http_access allow localhost"
+# logfile_rotate 0: -k rotate only reopens, for logrotate (Debian sets this)
+cuttle_conf "acl p81 port 81" "http_access deny p81" "http_access allow localhost" "logfile_rotate 0"
 cuttle_start
 [ -f "$T/cuttle.pid" ] || fail "no pid file"
 [ "$(cat "$T/cuttle.pid")" = "$CUTTLE_PID" ] || fail "pid file does not hold $CUTTLE_PID"
