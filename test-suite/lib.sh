@@ -127,8 +127,11 @@ cuttle_stop() {
         kill -KILL "$CUTTLE_PID" 2>/dev/null
         fail "cuttle did not stop after SIGTERM"
     fi
+    # a clean exit: under the sanitizers a leak or an error report makes it non-zero
     wait "$CUTTLE_PID" 2>/dev/null
+    rc=$?
     CUTTLE_PID=""
+    [ "$rc" = 0 ] || fail "cuttle exited with status $rc after SIGTERM"
 }
 
 # proxy_get URL [CURL ARGS] : prints the status code of URL fetched through cuttle
