@@ -121,13 +121,16 @@ public:
         swap(tmp);
         return *this;
     }
-    /// takes over the other pointer's reference; self-move leaves *this intact
+    /// takes over the other pointer's reference; self-move leaves *this intact.
+    /// The old object is dropped last, so other may live inside it (list =
+    /// std::move(list->next)).
     RefCount& operator=(RefCount&& other) noexcept
     {
         if (this != &other) {
-            dereference();
+            T* old = p_;
             p_ = other.p_;
             other.p_ = nullptr;
+            Drop(old);
         }
         return *this;
     }
@@ -147,12 +150,9 @@ public:
     /// whether this points to an object
     explicit operator bool() const { return p_ != nullptr; }
 
-    /// drops the reference and becomes null
-    void reset()
-    {
-        dereference();
-        p_ = nullptr;
-    }
+    /// becomes null, then drops the reference (so *this may live inside the
+    /// object it pointed to)
+    void reset() { Drop(release()); }
     /// exchanges the objects of two pointers without touching the counts
     void swap(RefCount& other) noexcept { std::swap(p_, other.p_); }
     /// gives up the reference without dropping it: the caller now owns one
@@ -179,10 +179,12 @@ private:
         if (p_)
             p_->ref();
     }
-    void dereference()
+    void dereference() { Drop(p_); }
+    /// drops one reference to p (which may be null)
+    static void Drop(T* p)
     {
-        if (p_ && p_->unref() == 0)
-            delete p_;
+        if (p && p->unref() == 0)
+            delete p;
     }
 
     T* p_ = nullptr; ///< the object, counted once by this pointer

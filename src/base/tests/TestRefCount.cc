@@ -36,6 +36,16 @@ public:
     using Counted::Counted;
 };
 
+/// a node of a singly linked list whose links are counted pointers
+class Node : public RefCountable {
+public:
+    explicit Node(int* live) : live_(live) { ++*live_; }
+    ~Node() override { --*live_; }
+    RefCount<Node> next; ///< the rest of the list, owned through the count
+private:
+    int* live_;
+};
+
 } // namespace
 
 /// Tests of RefCount<T> and RefCountable.
@@ -50,6 +60,8 @@ class TestRefCount : public CppUnit::TestFixture {
     CPPUNIT_TEST(assignReleasesOldObject);
     CPPUNIT_TEST(derivedConvertsToBase);
     CPPUNIT_TEST(copiedObjectStartsUncounted);
+    CPPUNIT_TEST(moveFromInsideTheOldObject);
+    CPPUNIT_TEST(resetOfPointerInsideItsObject);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -174,6 +186,37 @@ public:
         Counted copy(*p);
         CPPUNIT_ASSERT_EQUAL(0u, copy.refCount());
         CPPUNIT_ASSERT_EQUAL(2u, p->refCount());
+    }
+
+    /// assigning a pointer that lives inside the object being dropped (list
+    /// = list->next) takes the new object before the old one is deleted
+    void moveFromInsideTheOldObject()
+    {
+        int live = 0;
+        RefCount<Node> list = MakeRef<Node>(&live);
+        list->next = MakeRef<Node>(&live);
+        list->next->next = MakeRef<Node>(&live);
+        CPPUNIT_ASSERT_EQUAL(3, live);
+        list = std::move(list->next);
+        CPPUNIT_ASSERT_EQUAL(2, live);
+        CPPUNIT_ASSERT(list->next);
+        CPPUNIT_ASSERT_EQUAL(1u, list->refCount());
+        RefCount<Node> copy = list->next;
+        list = copy->next; // null: the copy keeps the tail alive
+        CPPUNIT_ASSERT(!list);
+        CPPUNIT_ASSERT_EQUAL(1, live);
+    }
+
+    /// reset() of a pointer that its own object holds (a self-reference
+    /// broken on purpose) deletes the object without writing to it afterwards
+    void resetOfPointerInsideItsObject()
+    {
+        int live = 0;
+        Node* raw = new Node(&live);
+        raw->next = RefCount<Node>(raw); // the only reference, inside the object
+        CPPUNIT_ASSERT_EQUAL(1u, raw->refCount());
+        raw->next.reset();
+        CPPUNIT_ASSERT_EQUAL(0, live);
     }
 };
 
