@@ -29,7 +29,9 @@ Slice Slice::sub(size_t pos, size_t n) const
 
 void Slice::extend(size_t n)
 {
-    Must(blob_ && offset_ + length_ + n <= blob_->size());
+    // n comes from a caller: compare against the room left, so that a huge n
+    // cannot wrap the sum around and pass
+    Must(blob_ && n <= blob_->size() - offset_ - length_);
     length_ += static_cast<uint32_t>(n);
 }
 
