@@ -17,7 +17,7 @@ namespace Sbuf {
 SliceSequence::SliceSequence(uint64_t start) : startOffset_(start) {}
 
 SliceSequence::SliceSequence(const SliceSequence& other)
-    : firstSeq_(other.firstSeq_), startOffset_(other.startOffset_)
+    : firstSeq_(other.firstSeq_), startOffset_(other.startOffset_), blockBytes_(other.blockBytes_)
 {
     for (size_t i = 0; i < other.count_; ++i)
         pushBack(other.at(i).slice, other.at(i).end);
@@ -53,6 +53,7 @@ void SliceSequence::moveFrom(SliceSequence& other) noexcept
     // *this is empty and uses its inline storage
     firstSeq_ = other.firstSeq_;
     startOffset_ = other.startOffset_;
+    blockBytes_ = other.blockBytes_;
     stats_ = other.stats_;
     if (other.heap_) {
         heap_ = std::move(other.heap_);
@@ -75,6 +76,7 @@ void SliceSequence::moveFrom(SliceSequence& other) noexcept
     other.firstSeq_ += other.count_;
     other.count_ = 0;
     other.startOffset_ = otherEnd;
+    other.blockBytes_ = 0;
 }
 
 uint64_t SliceSequence::endOffset() const
@@ -94,7 +96,10 @@ void SliceSequence::append(const Slice& slice)
             return;
         }
     }
+    const bool newBlock = !count_ || at(count_ - 1).slice.blob() != slice.blob();
     pushBack(slice, endOffset() + slice.length());
+    if (newBlock)
+        blockBytes_ += slice.blob()->capacity();
 }
 
 void SliceSequence::pushBack(const Slice& slice, uint64_t end)
@@ -186,6 +191,8 @@ size_t SliceSequence::releaseBefore(uint64_t off)
     size_t released = 0;
     while (count_ && at(0).end <= off) {
         Entry& e = at(0);
+        if (count_ == 1 || at(1).slice.blob() != e.slice.blob())
+            blockBytes_ -= e.slice.blob()->capacity(); // the last slice of this run
         startOffset_ = e.end;
         e.slice = Slice();
         head_ = (head_ + 1) & (capacity_ - 1);

@@ -31,11 +31,11 @@
 /// stays one slice, one iovec). A Cursor copes with that in O(1).
 ///
 /// Ownership and sharing: the sequence holds one reference to each block
-/// through its slices. releaseBefore(off) drops whole slices that end at or
-/// before off (the store calls it with the slowest cursor's offset when the
-/// entry is not kept); a block goes back to its pool when its last slice and
-/// last other reference go. Slices are shared, never copied; the bytes are
-/// never copied. Cursors do not own anything: they are positions.
+/// through its slices, and counts the bytes of those blocks (blockBytes(),
+/// what cache_mem charges: a 4 KB block holding 100 body bytes costs 4 KB). releaseBefore(off) drops whole
+/// slices that end at or before off (the store calls it with the slowest cursor's offset when the entry is
+/// not kept); a block goes back to its pool when its last slice and last other reference go. Slices are
+/// shared, never copied; the bytes are never copied. Cursors do not own anything: they are positions.
 ///
 /// Threading: one event loop thread, like the blocks (see sbuf/MemBlob.h).
 
@@ -129,6 +129,12 @@ public:
     /// bytes this object uses (itself plus its heap ring, if any), not
     /// counting the blocks its slices refer to
     size_t memoryFootprint() const;
+    /// bytes of the blocks the held slices are in (their capacities, not the
+    /// bytes the slices cover), for cache_mem accounting: a block is counted
+    /// once per run of consecutive held slices in it (exact when each block's
+    /// slices are adjacent, as for a body read block after block; otherwise an
+    /// upper bound). O(1), kept up to date by append() and releaseBefore().
+    uint64_t blockBytes() const { return blockBytes_; }
 
 private:
     /// a held slice and its absolute end offset
@@ -154,6 +160,7 @@ private:
     uint32_t count_ = 0;                 ///< slices held
     uint64_t firstSeq_ = 0;              ///< sequence number of the first slice held
     uint64_t startOffset_ = 0;           ///< absolute offset of the first byte held
+    uint64_t blockBytes_ = 0;            ///< see blockBytes()
     mutable SequenceStats stats_;        ///< counted by the const seek()
 };
 

@@ -26,6 +26,18 @@ Sbuf::MemBlobRef filledBlob(Sbuf::BlockPool& pool, size_t size, char c)
     return blob;
 }
 
+/// blockBytes() computed the slow way: the capacity of each run of held
+/// slices in one block
+uint64_t runBlockBytes(const Sbuf::SliceSequence& seq)
+{
+    uint64_t bytes = 0;
+    for (uint64_t s = seq.firstSequence(); s < seq.endSequence(); ++s) {
+        if (s == seq.firstSequence() || seq.slice(s - 1).blob() != seq.slice(s).blob())
+            bytes += seq.slice(s).blob()->capacity();
+    }
+    return bytes;
+}
+
 } // namespace
 
 /// Tests of Sbuf::SliceSequence.
@@ -45,6 +57,8 @@ class TestSliceSequence : public CppUnit::TestFixture {
     CPPUNIT_TEST(copySharesBlocks);
     CPPUNIT_TEST(moveTakesSlices);
     CPPUNIT_TEST(copyOutSpansSlices);
+    CPPUNIT_TEST(blockBytesCountEachBlockOnce);
+    CPPUNIT_TEST(blockBytesFollowAppendsAndReleases);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -307,6 +321,63 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(seq.endOffset() - 130), n);
         CPPUNIT_ASSERT_EQUAL(std::string("h: 5\r\n\r\nhello"), std::string(buf, n));
         CPPUNIT_ASSERT_EQUAL(size_t(0), seq.copyOut(seq.endOffset(), std::span<char>(buf, sizeof(buf))));
+    }
+
+    /// a block is charged its whole capacity once, however many reads filled
+    /// it and however few bytes it holds; it is uncharged with its last slice
+    void blockBytesCountEachBlockOnce()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        auto a = Sbuf::MemBlob::Make(pool, 4096);
+        for (int read = 0; read < 3; ++read) { // three reads into one block
+            const size_t from = a->size();
+            a->append("0123456789");
+            seq.append(Sbuf::Slice(a, from, 10));
+        }
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4096), seq.blockBytes());
+        auto b = filledBlob(pool, 300, 'b'); // a 512 B block
+        seq.append(Sbuf::Slice(b, 0, 100));
+        seq.append(Sbuf::Slice(b, 200, 100)); // not adjacent: a second slice, same block
+        CPPUNIT_ASSERT_EQUAL(size_t(3), seq.sliceCount());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4096 + 512), seq.blockBytes());
+        seq.releaseBefore(30);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(512), seq.blockBytes());
+        seq.releaseBefore(130); // b still has a held slice
+        CPPUNIT_ASSERT_EQUAL(uint64_t(512), seq.blockBytes());
+        Sbuf::SliceSequence copy(seq);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(512), copy.blockBytes());
+        Sbuf::SliceSequence moved(std::move(copy));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(512), moved.blockBytes());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), copy.blockBytes()); // NOLINT(bugprone-use-after-move)
+        seq.clear();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), seq.blockBytes());
+    }
+
+    /// over random reads, slices and releases, blockBytes() always equals the
+    /// capacities of the runs of held slices, and 0 once everything is gone
+    void blockBytesFollowAppendsAndReleases()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        std::mt19937 rng(7);
+        Sbuf::MemBlobRef open;
+        for (int step = 0; step < 2000; ++step) {
+            if (!open || open->isFull() || rng() % 8 == 0)
+                open = Sbuf::MemBlob::Make(pool, 256u << (rng() % 5));
+            const size_t n = std::min<size_t>(1 + rng() % 300, open->spaceSize());
+            const size_t from = open->size();
+            open->commit(n);
+            const size_t skip = rng() % 4 == 0 ? std::min<size_t>(n - 1, 3) : 0; // framing left out
+            seq.append(Sbuf::Slice(open, from + skip, n - skip));
+            if (rng() % 3 == 0)
+                seq.releaseBefore(seq.startOffset() + rng() % (seq.length() + 1));
+            CPPUNIT_ASSERT_EQUAL(runBlockBytes(seq), seq.blockBytes());
+        }
+        open = nullptr;
+        seq.releaseBefore(seq.endOffset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), seq.blockBytes());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
     }
 };
 
