@@ -53,10 +53,12 @@ size_t Cursor::gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov
     size_t n = 0;
     size_t total = 0;
     size_t off = p.offsetInSlice;
-    for (uint64_t s = p.sequence; n < maxIov && total < maxBytes && s < seq.endSequence(); ++s) {
-        const Slice& slice = seq.slice(s);
+    // normalized() checked the position: walk the ring directly, with no
+    // bounds check and no out-of-line call per iovec
+    for (size_t i = p.sequence - seq.firstSeq_; n < maxIov && total < maxBytes && i < seq.count_; ++i) {
+        const Slice& slice = seq.at(i).slice;
         const size_t take = std::min(slice.length() - off, maxBytes - total);
-        iov[n].iov_base = const_cast<char*>(slice.data() + off);
+        iov[n].iov_base = const_cast<char*>(slice.blob()->data() + slice.offset() + off);
         iov[n].iov_len = take;
         ++n;
         total += take;
@@ -73,8 +75,9 @@ void Cursor::advance(const SliceSequence& seq, size_t n)
                                    std::to_string(available(seq)) + " available)");
     Position p = normalized(seq);
     p.offset += n;
-    while (n) {
-        const size_t left = seq.slice(p.sequence).length() - p.offsetInSlice;
+    // n <= available(): the walk stays within the held slices
+    for (size_t i = p.sequence - seq.firstSeq_; n; ++i) {
+        const size_t left = seq.at(i).slice.length() - p.offsetInSlice;
         if (n < left) {
             p.offsetInSlice += n;
             break;

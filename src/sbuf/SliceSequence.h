@@ -137,6 +137,8 @@ public:
     uint64_t blockBytes() const { return blockBytes_; }
 
 private:
+    friend class Cursor; // gather() and advance() step through the ring unchecked
+
     /// a held slice and its absolute end offset
     struct Entry {
         Slice slice;      ///< the bytes
