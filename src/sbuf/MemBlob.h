@@ -45,7 +45,7 @@ namespace Sbuf {
 
 /// A refcounted block of fixed capacity from a BlockPool: bytes are appended
 /// at the end and never changed once committed.
-class MemBlob : public RefCountable {
+class MemBlob final : public RefCountable {
 public:
     /// a new empty blob of capacity BlockPool::RoundUp(minCapacity) from pool;
     /// throws TextException when minCapacity > BlockPool::MaxBlockSize
