@@ -80,6 +80,7 @@ class TestCursor : public CppUnit::TestFixture {
     CPPUNIT_TEST(lateJoinerSeeks);
     CPPUNIT_TEST(advancePastEndThrows);
     CPPUNIT_TEST(cursorBehindReleasedBytesThrows);
+    CPPUNIT_TEST(streamWithSlowAndFastReadersStaysConsistent);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -365,6 +366,60 @@ public:
         struct iovec iov[4];
         CPPUNIT_ASSERT_THROW(c.gather(seq, iov, 4, SIZE_MAX), TextException);
         CPPUNIT_ASSERT_THROW(c.advance(seq, 1), TextException);
+    }
+
+    /// the streaming proxy's loop, at random: short reads into an open block
+    /// (extending the last slice), new blocks, three readers taking partial
+    /// writes, release behind the slowest after each step. Every reader gets
+    /// every byte once and in order, never searches, and the sequence holds
+    /// no block wholly behind the slowest reader.
+    void streamWithSlowAndFastReadersStaysConsistent()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        std::mt19937 rng(11);
+        Sbuf::MemBlobRef open;
+        std::vector<Sbuf::Cursor> readers(3, Sbuf::Cursor(seq));
+        const uint64_t total = 300000;
+        struct iovec iov[8];
+        while (seq.endOffset() < total ||
+               std::any_of(readers.begin(), readers.end(),
+                           [&](const Sbuf::Cursor& c) { return !c.isAtEnd(seq); })) {
+            if (seq.endOffset() < total && rng() % 2) {
+                if (!open || open->isFull())
+                    open = Sbuf::MemBlob::Make(pool, 256u << (rng() % 6));
+                const size_t n =
+                    std::min<uint64_t>({1 + rng() % 3000, open->spaceSize(), total - seq.endOffset()});
+                const size_t from = open->size();
+                for (size_t i = 0; i < n; ++i)
+                    open->space()[i] = patternAt(seq.endOffset() + i);
+                open->commit(n);
+                seq.append(Sbuf::Slice(open, from, n));
+            }
+            for (size_t r = 0; r < readers.size(); ++r) {
+                if (rng() % (r + 1)) // reader 0 always writes, the others less often
+                    continue;
+                Sbuf::Cursor& c = readers[r];
+                size_t bytes = 0;
+                const size_t n = c.gather(seq, iov, 1 + rng() % 8, 1 + rng() % 20000, &bytes);
+                const std::string got = joined(iov, n);
+                CPPUNIT_ASSERT_EQUAL(bytes, got.size());
+                CPPUNIT_ASSERT(isPattern(got, c.offset()));
+                c.advance(seq, bytes ? rng() % (bytes + 1) : 0); // the kernel took some
+            }
+            uint64_t slowest = UINT64_MAX;
+            for (const auto& c : readers)
+                slowest = std::min(slowest, c.offset());
+            seq.releaseBefore(slowest);
+            CPPUNIT_ASSERT(seq.isEmpty() || seq.sliceEnd(seq.firstSequence()) > slowest);
+        }
+        CPPUNIT_ASSERT_EQUAL(total, seq.endOffset());
+        for (const auto& c : readers)
+            CPPUNIT_ASSERT_EQUAL(total, c.offset());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), seq.stats().searches);
+        open = nullptr;
+        CPPUNIT_ASSERT(seq.isEmpty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.blocksInUse);
     }
 };
 
