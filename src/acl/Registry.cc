@@ -11,6 +11,8 @@
 #include "acl/Node.h"
 #include "acl/PortNode.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -123,6 +125,13 @@ std::string Join(const std::vector<std::string>& parts)
 
 } // namespace
 
+bool Registry::CaseLess::operator()(const std::string& a, const std::string& b) const
+{
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) < std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
 Registry::Registry()
 {
     // Squid 5.7's predefined acls (src/cf.data.pre, "acl" defaults).
@@ -192,8 +201,10 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
 
     const auto existing = nodes_.find(name);
     if (existing != nodes_.end() && existing->second->typeName() != type) {
-        why = "acl " + name + " already exists with type " + existing->second->typeName() +
-              "; this line gives it type " + type;
+        const auto& first = existing->second->name();
+        why = "acl " + name + " already exists" +
+              (first == name ? "" : " (as " + first + ", names ignore case)") + " with type " +
+              existing->second->typeName() + "; this line gives it type " + type;
         return ParseOutcome::Error;
     }
 

@@ -23,6 +23,10 @@ namespace Acl {
 /// Implemented types: src, dst, port, method (and the built-in manager).
 /// Every other Squid 5.7 type parses as ParseOutcome::Unsupported.
 ///
+/// Acl names ignore case, as in Squid 5.7 (ACL::FindByName uses strcasecmp):
+/// `acl Foo ...` and `acl foo ...` are one acl, and `http_access allow ALL`
+/// names the predefined `all`. The Node keeps the spelling of its first line.
+///
 /// Repeating a name adds values (ORed), also for predefined acls, as Squid
 /// does (`acl CONNECT method GET` makes CONNECT match GET too; `acl all src
 /// all` only warns about the duplicate). A repeated name with another type is
@@ -71,7 +75,13 @@ private:
     /// Defines a predefined acl from its values; the values are known good.
     void predefine(const std::string& name, const std::string& type, const std::vector<std::string>& values);
 
-    std::map<std::string, std::unique_ptr<Node>> nodes_;
+    /// Orders acl names without regard to ASCII case.
+    struct CaseLess {
+        /// Whether `a` sorts before `b` ignoring case.
+        bool operator()(const std::string& a, const std::string& b) const;
+    };
+
+    std::map<std::string, std::unique_ptr<Node>, CaseLess> nodes_;
 };
 
 } // namespace Acl

@@ -25,6 +25,7 @@ class TestRegistry : public CppUnit::TestFixture {
     CPPUNIT_TEST(managerRedefinedWithSquidPatternsIsOk);
     CPPUNIT_TEST(repeatedLinesAreOred);
     CPPUNIT_TEST(typeClashIsError);
+    CPPUNIT_TEST(namesIgnoreCase);
     CPPUNIT_TEST(missingNameOrTypeIsError);
     CPPUNIT_TEST(nameLengthLimit);
     CPPUNIT_TEST(anyNameCharactersAreAccepted);
@@ -58,7 +59,7 @@ public:
             CPPUNIT_ASSERT(n->isSupported());
         }
         CPPUNIT_ASSERT(!r.find("localnet"));
-        CPPUNIT_ASSERT(!r.find("ALL")); // names are case-sensitive
+        CPPUNIT_ASSERT_EQUAL(r.find("all"), r.find("ALL")); // names ignore case, as in Squid
     }
 
     void predefinedAclsMatchAsSquids()
@@ -101,6 +102,30 @@ public:
         CPPUNIT_ASSERT(r.find("CONNECT")->match(Facts("127.0.0.1", "CONNECT")));
         MustAcl(r, "localhost src 192.0.2.5");
         CPPUNIT_ASSERT(r.find("localhost")->match(Facts("192.0.2.5")));
+    }
+
+    void namesIgnoreCase()
+    {
+        // Squid 5.7's ACL::FindByName() uses strcasecmp: Foo and foo are one
+        // acl, so a rule naming either sees the values of both lines.
+        Acl::Registry r;
+        MustAcl(r, "Foo src 192.0.2.1");
+        MustAcl(r, "foo src 192.0.2.2");
+        CPPUNIT_ASSERT_EQUAL(r.find("Foo"), r.find("foo"));
+        CPPUNIT_ASSERT_EQUAL(r.find("FOO"), r.find("foo"));
+        CPPUNIT_ASSERT_EQUAL(std::string("Foo"), r.find("foo")->name());
+        CPPUNIT_ASSERT(r.find("foo")->match(Facts("192.0.2.1")));
+        CPPUNIT_ASSERT(r.find("FOO")->match(Facts("192.0.2.2")));
+        std::string why;
+        CPPUNIT_ASSERT(ParseAcl(r, "FOO dst 192.0.2.3", &why) == Outcome::Error);
+        // the predefined acls too
+        CPPUNIT_ASSERT_EQUAL(r.find("all"), r.find("ALL"));
+        CPPUNIT_ASSERT_EQUAL(r.find("localhost"), r.find("LocalHost"));
+        CPPUNIT_ASSERT(ParseAcl(r, "Localhost dst 127.0.0.1", &why) == Outcome::Error);
+        // distinct names stay distinct
+        MustAcl(r, "foo2 src 192.0.2.9");
+        CPPUNIT_ASSERT(r.find("foo2") != r.find("foo"));
+        CPPUNIT_ASSERT(!r.find("foo")->match(Facts("192.0.2.9")));
     }
 
     void redefiningPredefinedOtherTypeIsError()
