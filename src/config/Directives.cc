@@ -686,7 +686,9 @@ const std::vector<Directive> Table = {
     {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
      "Defines a named access list of one type (src, dst, port, method, dstdomain, ...); more lines with the "
      "same "
-     "name add values. A quoted \"FILE\" value names a file whose lines are values; a relative file name is "
+     "name add values. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
+     "Squid reads it: `get` is GET (with a warning). A quoted \"FILE\" value names a file whose lines are "
+     "values; a relative file name is "
      "resolved against the directory cuttle starts in. Squid's predefined acls all, localhost, to_localhost, "
      "to_linklocal, manager and CONNECT exist already. An acl type that cuttle does not implement is a "
      "warning "
