@@ -35,6 +35,10 @@ const UnitDef TimeUnits[] = {
     {"decade", 315577905000ull},
 };
 
+/// Squid 5.7 holds a time in signed 64-bit nanoseconds and refuses more;
+/// so does cuttle, whose timers add a time to the steady clock's nanoseconds.
+constexpr uint64_t MaxTimeMilliseconds = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000000;
+
 /// Splits a decimal number into an integer part and a fraction in [0, 1).
 bool ParseNumber(const std::string& word, uint64_t& whole, long double& fraction, std::string& why)
 {
@@ -193,9 +197,9 @@ Config::Units::Result Config::Units::ParseDuration(const std::vector<std::string
     }
     ++pos;
     uint64_t ms = 0;
-    if (!Scale(whole, fraction, factor, ms) ||
-        ms > static_cast<uint64_t>(std::numeric_limits<std::chrono::milliseconds::rep>::max())) {
-        r.why = "the time '" + word + " " + unit + "' is too long";
+    if (!Scale(whole, fraction, factor, ms) || ms > MaxTimeMilliseconds) {
+        // Squid 5.7 cache_cf.cc ToNanoSeconds(): the same limit, the same words
+        r.why = "the time '" + word + " " + unit + "' is too long: time values cannot exceed 292.269 years";
         r.warning.clear();
         return r;
     }

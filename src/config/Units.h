@@ -18,7 +18,9 @@
 ///          with a warning (Squid rejects them). A bare number is an error
 ///          ("missing time unit"), as in Squid 5.7.
 ///
-/// Negative values, garbage and values that overflow are errors.
+/// Negative values, garbage and values that overflow are errors; so are
+/// times over 292.269 years (2^63 - 1 nanoseconds), as in Squid 5.7
+/// (`request_timeout 1000 decades`).
 
 #pragma once
 

@@ -191,6 +191,12 @@ public:
     {
         timeError({"99999999999999", "decades"});
         timeError({"99999999999999999999999", "seconds"});
+        // Squid 5.7's limit: 2^63-1 ns, "time values cannot exceed 292.269 years"
+        CPPUNIT_ASSERT(timeError({"1000", "decades"}).why.find("292.269 years") != std::string::npos);
+        timeError({"293", "years"});
+        timeError({"9223372036855", "milliseconds"});
+        CPPUNIT_ASSERT_EQUAL(int64_t(9223372036854), time({"9223372036854", "milliseconds"}).count());
+        CPPUNIT_ASSERT_EQUAL(int64_t(292 * 31557790500LL), time({"292", "years"}).count());
     }
 
     void formatSizeRoundTrips()
