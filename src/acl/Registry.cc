@@ -13,9 +13,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace Acl {
 
@@ -88,17 +91,43 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
 
 const std::set<std::string, std::less<>> ImplementedTypes = {"src", "dst", "port", "method"};
 
+/// Value files larger than this are refused: a guard against a huge or
+/// endless file such as /dev/zero (the config lexer has the same limit).
+constexpr size_t MaxValueFileSize = 64 * 1024 * 1024;
+
 /// Reads the values of a quoted "file" value as Squid's strtokFile does.
 bool ReadValueFile(const std::string& path, std::vector<std::string>& values, std::string& why)
 {
-    std::ifstream in(path);
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) {
+        why = "cannot open acl value file '" + path + "' for reading: " + std::strerror(errno);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        // a directory, a FIFO (which would block) or a device such as /dev/zero
+        why = "acl value file '" + path + "' is not a regular file";
+        return false;
+    }
+    if (static_cast<uint64_t>(st.st_size) > MaxValueFileSize) {
+        why = "acl value file '" + path + "' is larger than " +
+              std::to_string(MaxValueFileSize / (1024 * 1024)) + " MB";
+        return false;
+    }
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
         why = "cannot open acl value file '" + path + "' for reading";
         return false;
     }
     static const char* const space = " \t\r\n\f\v";
     std::string line;
+    size_t total = 0;
     while (std::getline(in, line)) {
+        total += line.size() + 1;
+        if (total > MaxValueFileSize) {
+            why = "acl value file '" + path + "' is larger than " +
+                  std::to_string(MaxValueFileSize / (1024 * 1024)) + " MB";
+            return false;
+        }
         const auto start = line.find_first_not_of(space);
         if (start == std::string::npos || line[start] == '#')
             continue;

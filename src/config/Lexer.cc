@@ -12,7 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <glob.h>
-#include <sstream>
+#include <sys/stat.h>
 
 std::string Config::Diagnostic::format() const
 {
@@ -57,7 +57,7 @@ std::string Config::Lexer::Unquote(const std::string& word)
 
 void Config::Lexer::readFile(const std::string& path, const LineHandler& handler)
 {
-    readFileAt(path, 0, handler);
+    readFileAt(path, 0, handler, nullptr);
 }
 
 void Config::Lexer::readText(const std::string& text, const std::string& fileName, const LineHandler& handler)
@@ -75,20 +75,83 @@ void Config::Lexer::readText(const std::string& text, const std::string& fileNam
     readText(text, fileName, LineHandler([&out](const Line& line) { out.push_back(line); }));
 }
 
-void Config::Lexer::readFileAt(const std::string& path, unsigned depth, const LineHandler& out)
+bool Config::Lexer::ReadWholeFile(const std::string& path, std::string& text, std::string& why,
+                                  bool& isDirectory)
 {
-    std::ifstream in(resolve(path), std::ios::binary);
+    isDirectory = false;
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) {
+        why = std::strerror(errno);
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        isDirectory = true;
+        why = "it is a directory";
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        // a FIFO would block, a device like /dev/zero would never end
+        why = "it is not a regular file";
+        return false;
+    }
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
-        error(path, 0, std::string("cannot open the configuration file: ") + std::strerror(errno));
-        return;
+        why = std::strerror(errno);
+        return false;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
+    text.clear();
+    char buffer[64 * 1024];
+    while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+        if (text.size() + static_cast<size_t>(in.gcount()) > MaxFileSize) {
+            why = "it is larger than " + std::to_string(MaxFileSize / (1024 * 1024)) + " MB";
+            return false;
+        }
+        text.append(buffer, static_cast<size_t>(in.gcount()));
+    }
     if (in.bad()) {
-        error(path, 0, "cannot read the configuration file");
+        why = "read error";
+        return false;
+    }
+    return true;
+}
+
+void Config::Lexer::readFileAt(const std::string& path, unsigned depth, const LineHandler& out,
+                               const Line* from)
+{
+    // problems of an included file are told at the include line
+    auto report = [&](Diagnostic::Level level, const std::string& reason) {
+        if (from)
+            diagnostics_.push_back(
+                Diagnostic{level, from->file, from->line, "include '" + path + "': " + reason});
+        else
+            diagnostics_.push_back(Diagnostic{level, path, 0, reason});
+    };
+    const std::string resolved = resolve(path);
+    struct stat st {};
+    if (stat(resolved.c_str(), &st) == 0) {
+        for (const auto& [dev, ino] : reading_) {
+            if (dev == st.st_dev && ino == st.st_ino) {
+                report(Diagnostic::Level::Error,
+                       "an include loop: the file is already being read; not reading it again");
+                return;
+            }
+        }
+    }
+    std::string text, why;
+    bool isDirectory = false;
+    if (!ReadWholeFile(resolved, text, why, isDirectory)) {
+        if (isDirectory && from)
+            report(Diagnostic::Level::Warning,
+                   "is a directory, so nothing is read from it (as in Squid); to read "
+                   "the files in it, include '" +
+                       path + "/*'");
+        else
+            report(Diagnostic::Level::Error, "cannot open the configuration file: " + why);
         return;
     }
-    lex(text.str(), path, depth, out);
+    reading_.emplace_back(st.st_dev, st.st_ino);
+    lex(text, path, depth, out);
+    reading_.pop_back();
 }
 
 // Squid 5.7 cache_cf.cc: comment lines are dropped before continuation is
@@ -384,7 +447,7 @@ void Config::Lexer::include(const Line& line, unsigned depth, const LineHandler&
                     found.compare(0, resolved.size() - pattern.size(),
                                   resolved.substr(0, resolved.size() - pattern.size())) == 0)
                     found = found.substr(resolved.size() - pattern.size());
-                readFileAt(found, depth + 1, out);
+                readFileAt(found, depth + 1, out, &line);
             }
         }
         globfree(&matches);
@@ -395,14 +458,19 @@ bool Config::Lexer::readValuesFile(const std::string& quoted, const Line& from,
                                    std::vector<std::string>& values)
 {
     const std::string path = Unquote(quoted);
-    std::ifstream in(resolve(path));
-    if (!in) {
-        error(from.file, from.line, "cannot open the values file \"" + path + "\": " + std::strerror(errno));
+    std::string text, why;
+    bool isDirectory = false;
+    if (!ReadWholeFile(resolve(path), text, why, isDirectory)) {
+        error(from.file, from.line, "cannot open the values file \"" + path + "\": " + why);
         return false;
     }
-    std::string physical;
     unsigned lineNo = 0;
-    while (std::getline(in, physical)) {
+    for (size_t pos = 0; pos < text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string physical = text.substr(pos, end - pos);
+        pos = end + 1;
         ++lineNo;
         std::vector<std::string> words;
         if (!splitWords(physical, path, lineNo, words))

@@ -18,8 +18,12 @@
 ///     its quotes (`"/etc/squid/ports.txt"`): for acls and list directives it
 ///     names a file whose lines are values (readValuesFile());
 ///   - `include PATH...` reads each PATH (a glob pattern; matches in sorted
-///     order) in place, nested at most MaxIncludeDepth deep, which also stops
-///     include loops; a pattern that matches nothing is an error, as in Squid;
+///     order) in place, nested at most MaxIncludeDepth deep; a file that
+///     includes itself, directly or through others, is an error at once (an
+///     include loop); a pattern that matches nothing is an error, as in
+///     Squid; a directory reads nothing, with a warning (Squid is silent);
+///     anything but a regular file (a FIFO, /dev/zero) is an error, and so
+///     is a file larger than MaxFileSize;
 ///   - Squid's preprocessor: `if CONDITION` / `else` / `endif`, each alone
 ///     on its logical line, keep or drop the lines between them (see
 ///     "Conditional configuration" below), and `${name}` macros are
@@ -78,6 +82,17 @@ class Lexer {
 public:
     /// Includes nested deeper than this are an error (Squid's limit is 16 too).
     static constexpr unsigned MaxIncludeDepth = 16;
+
+    /// Configuration and values files larger than this are refused (a
+    /// guard against a huge or endless file; Squid's own files are far smaller).
+    static constexpr size_t MaxFileSize = 64 * 1024 * 1024;
+
+    /// Reads the regular file at `path` (already resolved) into `text`.
+    /// False with `why` when it cannot be opened or read, is larger than
+    /// MaxFileSize, or is not a regular file (a directory sets `isDirectory`;
+    /// a FIFO or a device such as /dev/zero is refused without reading).
+    static bool ReadWholeFile(const std::string& path, std::string& text, std::string& why,
+                              bool& isDirectory);
 
     /// `${name}` macros (name without `${}`) and their values.
     using Macros = std::vector<std::pair<std::string, std::string>>;
@@ -142,7 +157,8 @@ private:
         bool active() const { return parentActive && value != inElse; }
     };
 
-    void readFileAt(const std::string& path, unsigned depth, const LineHandler& out);
+    /// Reads `path`; `from` is the include line that names it (nullptr for the main file).
+    void readFileAt(const std::string& path, unsigned depth, const LineHandler& out, const Line* from);
     bool preprocess(Line& line, std::vector<Conditional>& conditionals);
     bool expandMacros(Line& line, size_t from);
     bool evaluate(const Line& line, bool& value);
@@ -154,6 +170,9 @@ private:
     std::vector<Diagnostic>& diagnostics_; ///< owned by the caller
     std::string baseDirectory_;            ///< absolute
     Macros macros_ = StandardMacros();     ///< `${name}` values
+    /// (device, inode) of the files being read, outermost first: including
+    /// one of them again is an include loop
+    std::vector<std::pair<unsigned long, unsigned long>> reading_;
 };
 
 } // namespace Config

@@ -39,6 +39,7 @@ class TestRegistry : public CppUnit::TestFixture {
     CPPUNIT_TEST(valuesFromFile);
     CPPUNIT_TEST(badValueInFileIsError);
     CPPUNIT_TEST(missingFileIsError);
+    CPPUNIT_TEST(specialFilesAreRefusedWithoutReading);
     CPPUNIT_TEST(emptyAclWarnsAndMatchesNothing);
     CPPUNIT_TEST(badValueIsErrorAndLeavesNoAcl);
     CPPUNIT_TEST(warningsComeBackOnOk);
@@ -379,6 +380,18 @@ public:
         std::string why;
         CPPUNIT_ASSERT(ParseAcl(r, "x src \"/nonexistent/cuttle/acl-values\"", &why) == Outcome::Error);
         CPPUNIT_ASSERT(why.find("/nonexistent/cuttle/acl-values") != std::string::npos);
+        CPPUNIT_ASSERT(!r.find("x"));
+    }
+
+    void specialFilesAreRefusedWithoutReading()
+    {
+        // /dev/zero would be read forever; a directory reads nothing
+        Acl::Registry r;
+        std::string why;
+        CPPUNIT_ASSERT(ParseAcl(r, "x src \"/dev/zero\"", &why) == Outcome::Error);
+        CPPUNIT_ASSERT(why.find("not a regular file") != std::string::npos);
+        CPPUNIT_ASSERT(ParseAcl(r, "x src \"/\"", &why) == Outcome::Error);
+        CPPUNIT_ASSERT(why.find("not a regular file") != std::string::npos);
         CPPUNIT_ASSERT(!r.find("x"));
     }
 

@@ -10,6 +10,9 @@
 #include <cppunit/TestAssert.h>
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace Config;
 
 /// Squid's squid.conf syntax: comments, continuation, quotes, includes.
@@ -28,7 +31,11 @@ class TestLexer : public CppUnit::TestFixture {
     CPPUNIT_TEST(includeGlobReadsMatchesInSortedOrder);
     CPPUNIT_TEST(relativeIncludeUsesTheBaseDirectory);
     CPPUNIT_TEST(includeWithoutMatchIsAnError);
-    CPPUNIT_TEST(includeLoopStopsAtTheDepthLimit);
+    CPPUNIT_TEST(includeLoopIsStoppedAtOnce);
+    CPPUNIT_TEST(includeDepthIsLimited);
+    CPPUNIT_TEST(includeOfADirectoryWarns);
+    CPPUNIT_TEST(specialFilesAreRefusedWithoutReading);
+    CPPUNIT_TEST(hugeFilesAreRefused);
     CPPUNIT_TEST(missingFileIsAnErrorNamingIt);
     CPPUNIT_TEST(quotedValuesFileGivesItsWords);
     CPPUNIT_TEST(crlfLineEndsAreAccepted);
@@ -215,7 +222,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
     }
 
-    void includeLoopStopsAtTheDepthLimit()
+    void includeLoopIsStoppedAtOnce()
     {
         TempDir dir;
         const std::string self = dir.write("loop.conf", "via on\ninclude loop.conf\n");
@@ -224,9 +231,89 @@ public:
         std::vector<Line> lines;
         lexer.readFile(self, lines);
         CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
+        CPPUNIT_ASSERT(diags[0].isError());
         CPPUNIT_ASSERT(diags[0].reason.find("loop") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(2u, diags[0].line);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lines.size());
+
+        // a loop through another file that includes this one many times:
+        // without loop detection this is 8^16 reads
+        dir.write("a.conf", "include b.conf b.conf b.conf b.conf b.conf b.conf b.conf b.conf\n");
+        dir.write("b.conf", "via on\ninclude a.conf a.conf a.conf a.conf a.conf a.conf a.conf a.conf\n");
+        diags.clear();
+        lines.clear();
+        lexer.readFile(dir.path() + "/a.conf", lines);
+        CPPUNIT_ASSERT_EQUAL(size_t(8), lines.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(64), diags.size());
+        for (const auto& d : diags)
+            CPPUNIT_ASSERT(d.format().find("b.conf:2: include 'a.conf': an include loop") == 0);
+    }
+
+    void includeDepthIsLimited()
+    {
+        TempDir dir;
+        const unsigned files = Lexer::MaxIncludeDepth + 3;
+        for (unsigned i = 0; i < files; ++i)
+            dir.write("f" + std::to_string(i) + ".conf",
+                      "via on\ninclude f" + std::to_string(i + 1) + ".conf\n");
+        dir.write("f" + std::to_string(files) + ".conf", "via on\n");
+        diags.clear();
+        Lexer lexer(diags, dir.path());
+        std::vector<Line> lines;
+        lexer.readFile(dir.path() + "/f0.conf", lines);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
+        CPPUNIT_ASSERT(diags[0].reason.find("nested more than") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(size_t(Lexer::MaxIncludeDepth + 1), lines.size());
+    }
+
+    void includeOfADirectoryWarns()
+    {
+        TempDir dir;
+        dir.write("conf.d/a.conf", "via on\n");
+        const auto lines = lex("include " + dir.path() + "/conf.d\nvia off\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lines.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), diags.size());
+        CPPUNIT_ASSERT(!diags[0].isError());
+        CPPUNIT_ASSERT_EQUAL(1u, diags[0].line);
+        CPPUNIT_ASSERT(diags[0].reason.find("conf.d/*") != std::string::npos);
+    }
+
+    void specialFilesAreRefusedWithoutReading()
+    {
+        // /dev/zero never ends; a FIFO without a writer would block the parse
+        TempDir dir;
+        const std::string fifo = dir.path() + "/fifo";
+        CPPUNIT_ASSERT_EQUAL(0, mkfifo(fifo.c_str(), 0600));
+        const auto lines = lex("include /dev/zero\ninclude " + fifo + "\nvia on\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), lines.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), diags.size());
+        CPPUNIT_ASSERT(diags[0].isError() && diags[1].isError());
+        CPPUNIT_ASSERT_EQUAL(1u, diags[0].line);
+        CPPUNIT_ASSERT_EQUAL(2u, diags[1].line);
+        CPPUNIT_ASSERT(diags[0].reason.find("not a regular file") != std::string::npos);
+
+        diags.clear();
+        Lexer lexer(diags, dir.path());
+        Line from{"t.conf", 3, {}};
+        std::vector<std::string> values;
+        CPPUNIT_ASSERT(!lexer.readValuesFile("\"/dev/zero\"", from, values));
+        CPPUNIT_ASSERT(!lexer.readValuesFile("\"fifo\"", from, values));
+        CPPUNIT_ASSERT(!lexer.readValuesFile("\"" + dir.path() + "\"", from, values));
+        CPPUNIT_ASSERT_EQUAL(size_t(3), diags.size());
+        CPPUNIT_ASSERT(values.empty());
+    }
+
+    void hugeFilesAreRefused()
+    {
+        TempDir dir;
+        const std::string big = dir.write("big.conf", "");
+        CPPUNIT_ASSERT_EQUAL(0, truncate(big.c_str(), Lexer::MaxFileSize + 1));
+        std::string text, why;
+        bool isDirectory = true;
+        CPPUNIT_ASSERT(!Lexer::ReadWholeFile(big, text, why, isDirectory));
+        CPPUNIT_ASSERT(!isDirectory);
+        CPPUNIT_ASSERT(why.find("larger than") != std::string::npos);
+        CPPUNIT_ASSERT(text.size() <= Lexer::MaxFileSize);
     }
 
     void missingFileIsAnErrorNamingIt()
