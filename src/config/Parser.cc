@@ -144,7 +144,9 @@ void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer
                                               "ignoring it"});
         return;
     }
-    std::string reason = "unknown directive '" + name + "'";
+    constexpr size_t Shown = 64; // a hostile line may be megabytes long
+    std::string reason =
+        "unknown directive '" + (name.size() > Shown ? name.substr(0, Shown) + "..." : name) + "'";
     const std::string hint = suggest(name);
     if (!hint.empty())
         reason += " (did you mean '" + hint + "'?)";
@@ -176,6 +178,12 @@ std::string Config::Parser::suggest(const std::string& word) const
     std::string best;
     size_t bestDistance = 3; // suggest only close names
     auto consider = [&](const std::string& candidate) {
+        // the distance is at least the length difference: skip the O(n*m)
+        // work for a word that cannot be close (a hostile 1 MB "directive")
+        const size_t gap =
+            word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+        if (gap >= bestDistance)
+            return;
         const size_t d = Distance(word, candidate);
         if (d < bestDistance) {
             bestDistance = d;

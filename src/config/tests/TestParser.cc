@@ -9,6 +9,7 @@
 #include "config/SquidDirectives.h"
 #include "config/tests/TempDir.h"
 
+#include <chrono>
 #include <fstream>
 
 #include <cppunit/TestAssert.h>
@@ -44,6 +45,7 @@ class TestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(aclAndHttpAccessDelegate);
     CPPUNIT_TEST(httpAccessWithUndefinedAclIsAnError);
     CPPUNIT_TEST(unknownWordIsAnErrorWithSuggestion);
+    CPPUNIT_TEST(hugeUnknownWordsAreQuickAndShortened);
     CPPUNIT_TEST(squidOnlyWordWarnsOncePerName);
     CPPUNIT_TEST(looseningWordsAreErrors);
     CPPUNIT_TEST(everyErrorIsReported);
@@ -352,6 +354,21 @@ public:
         CPPUNIT_ASSERT_EQUAL(
             std::string("t.conf:2: unknown directive 'http_acess' (did you mean 'http_access'?)"), e[0]);
         CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'zzzzzz'"), errors("zzzzzz 1\n").at(0));
+    }
+
+    void hugeUnknownWordsAreQuickAndShortened()
+    {
+        // 200 lines of a 100 KB word: the suggestion search took about 4 s
+        // per line (edit distance to every directive name)
+        std::string text;
+        const std::string word(100000, 'x');
+        for (int i = 0; i < 200; ++i)
+            text += word + " 1\n";
+        const auto start = std::chrono::steady_clock::now();
+        const auto e = errors(text);
+        CPPUNIT_ASSERT(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        CPPUNIT_ASSERT_EQUAL(size_t(200), e.size());
+        CPPUNIT_ASSERT_EQUAL("t.conf:1: unknown directive '" + word.substr(0, 64) + "...'", e[0]);
     }
 
     void squidOnlyWordWarnsOncePerName()
