@@ -12,7 +12,7 @@ set -e
 cd "$(dirname "$0")"
 
 BUILD_PACKAGES="g++ make autoconf automake pkg-config libssl-dev libcap-dev libcppunit-dev libc-ares-dev"
-TEST_PACKAGES="curl python3 clang-format strace squid"
+TEST_PACKAGES="curl python3 clang-format strace procps squid"
 
 install_packages() {
     missing=""

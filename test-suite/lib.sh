@@ -108,11 +108,20 @@ cuttle_port_from_log() {
 
 has_port() { [ -n "$(cuttle_port_from_log)" ]; }
 
-# cuttle_start [EXTRA ARGS] : starts cuttle -N in the background
+# how many "Accepting" lines cache.log holds (an earlier run's stay in the file)
+accepting_lines() {
+    n=$(grep -c 'Accepting HTTP Socket connections at' "$T/cache.log" 2>/dev/null)
+    echo "${n:-0}"
+}
+has_new_port() { [ "$(accepting_lines)" -gt "$ACCEPTING_BEFORE" ]; }
+
+# cuttle_start [EXTRA ARGS] : starts cuttle -N in the background and waits
+# until this run (not an earlier one sharing cache.log) reports its port
 cuttle_start() {
+    ACCEPTING_BEFORE=$(accepting_lines)
     "$CUTTLE" -N -f "$T/squid.conf" "$@" > "$T/stdout" 2> "$T/stderr" &
     CUTTLE_PID=$!
-    wait_until 10 has_port || fail "cuttle did not report a listening port"
+    wait_until 10 has_new_port || fail "cuttle did not report a listening port"
     PORT=$(cuttle_port_from_log)
 }
 

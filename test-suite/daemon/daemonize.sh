@@ -18,8 +18,11 @@ rc=$?
 [ $rc = 0 ] || fail "start without -N: exit $rc"
 [ -f var/run/cuttle.pid ] || fail "no pid file under the start-up directory"
 pid=$(cat var/run/cuttle.pid)
+CUTTLE_PID=$pid # so that a failure below still stops the daemon
 is_running "$pid" || fail "daemon $pid not running"
-[ "$(ps -o sid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "daemon is not a session leader (no setsid)"
+# the session id is field 6 of /proc/PID/stat (after "(comm)", which has no spaces here)
+sid=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f4)
+[ "$sid" = "$pid" ] || fail "daemon is not a session leader (no setsid): session $sid"
 pass "detached, pid $pid"
 
 port=$(grep -o 'local=[^ ]*' var/log/cache.log | tail -n 1 | sed 's/.*://')
@@ -30,6 +33,7 @@ pass "daemon serves"
 
 "$CUTTLE" -k shutdown -f squid.conf || fail "-k shutdown failed"
 wait_until 10 is_stopped "$pid" || fail "daemon did not stop"
+CUTTLE_PID=""
 [ -f var/run/cuttle.pid ] && fail "pid file left behind"
 grep -q 'GET http://127.0.0.1:9/ ' var/log/access.log || fail "access.log under the start-up directory lacks the request"
 pass "-k shutdown stopped the daemon"
