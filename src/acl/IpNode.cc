@@ -170,7 +170,25 @@ bool IpNode::addValues(const std::vector<std::string>& values, std::string& why,
                 warnings.push_back("'" + value + "' is already in acl " + name() + "; ignored");
                 continue;
             }
+            // Squid 5.7 keeps src/dst values in a splay tree whose comparison
+            // (aclIpNetworkCompare2) calls two values equal when the start
+            // of one lies in the other, and drops a value equal to one
+            // already there: a later value that overlaps an earlier one is
+            // ignored, wholly. Matching the union instead would make an
+            // `allow` rule match more than Squid's.
+            const auto clash = std::find_if(entries_.begin(), entries_.end(), [&e](const Entry& f) {
+                return f.contains(e.lo) || e.contains(f.lo);
+            });
+            if (clash != entries_.end()) {
+                warnings.push_back(
+                    "'" + value + "' overlaps '" + texts_[clash - entries_.begin()] +
+                    "', which is already in acl " + name() +
+                    ", so it is ignored, as Squid 5.7 does: the acl does not match addresses of '" + value +
+                    "' outside '" + texts_[clash - entries_.begin()] + "'; list them without overlaps");
+                continue;
+            }
             entries_.push_back(e);
+            texts_.push_back(value);
         }
     }
     return true;

@@ -24,6 +24,10 @@ namespace Acl {
 ///   - `all` (every address), `ipv4` (every IPv4), `ipv6` (every non-IPv4)
 ///   - `0.0.0.0/0`, `0/0`, `0.0.0.0/0.0.0.0`: taken as `all`, with Squid's warning
 /// IPv4 values are held IPv4-mapped, so they match IPv4-mapped IPv6 clients.
+///
+/// As in Squid 5.7, a value that overlaps one already in the acl (the start
+/// of either lies in the other) is ignored with a warning, even when it is
+/// wider: `acl x src 10.1.0.0/16 10.0.0.0/8` matches 10.1.0.0/16 only.
 /// A host name value (Squid resolves it when parsing) makes the acl
 /// unsupported until cuttle resolves names at parse time.
 class IpNode : public Node {
@@ -68,6 +72,7 @@ public:
 private:
     Side side_;
     std::vector<Entry> entries_;
+    std::vector<std::string> texts_; ///< the value each entry came from, for warnings
 };
 
 } // namespace Acl

@@ -59,6 +59,7 @@ class TestIpNode : public CppUnit::TestFixture {
     CPPUNIT_TEST(ipv4AndIpv6Keywords);
     CPPUNIT_TEST(hostBitsAreMaskedWithWarning);
     CPPUNIT_TEST(duplicateIsWarnedAndIgnored);
+    CPPUNIT_TEST(overlappingLaterValueIsIgnoredAsInSquid);
     CPPUNIT_TEST(badValuesAreRejected);
     CPPUNIT_TEST(hostNameMakesAclUnsupported);
     CPPUNIT_TEST(unsetAddressMatchesNothing);
@@ -248,6 +249,40 @@ public:
         CPPUNIT_ASSERT(n.addValues({"127.0.0.1", "127.0.0.1/32"}, why, warnings));
         CPPUNIT_ASSERT_EQUAL(size_t(1), n.entries().size());
         CPPUNIT_ASSERT_EQUAL(size_t(1), warnings.size());
+    }
+
+    void overlappingLaterValueIsIgnoredAsInSquid()
+    {
+        // Checked against Squid 5.7 on loopback: with `acl x src
+        // 127.0.0.2/32 127.0.0.0/8`, `http_access deny x` denies 127.0.0.2
+        // only; the wider /8 is dropped ("is ignored to keep splay tree
+        // searching predictable"), and so is a later overlapping range.
+        Acl::IpNode n("x", Acl::IpNode::Side::Source);
+        std::string why;
+        std::vector<std::string> warnings;
+        CPPUNIT_ASSERT(n.addValues({"10.1.0.0/16", "10.0.0.0/8"}, why, warnings));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), n.entries().size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings.size());
+        CPPUNIT_ASSERT(warnings[0].find("'10.0.0.0/8' overlaps '10.1.0.0/16'") != std::string::npos);
+        CPPUNIT_ASSERT(n.match(Facts("10.1.2.3")));
+        CPPUNIT_ASSERT(!n.match(Facts("10.2.0.1")));
+
+        Acl::IpNode r("r", Acl::IpNode::Side::Source);
+        warnings.clear();
+        CPPUNIT_ASSERT(r.addValues({"192.0.2.5-192.0.2.20", "192.0.2.10-192.0.2.30", "192.0.2.0-192.0.2.5"},
+                                   why, warnings));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), r.entries().size());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), warnings.size());
+        CPPUNIT_ASSERT(!r.match(Facts("192.0.2.25")));
+        CPPUNIT_ASSERT(!r.match(Facts("192.0.2.1")));
+
+        // values that only touch do not overlap; `ipv6` does not clash with itself
+        Acl::IpNode t("t", Acl::IpNode::Side::Source);
+        warnings.clear();
+        CPPUNIT_ASSERT(t.addValues({"10.0.0.0/9", "10.128.0.0/9", "ipv6", "fc00::/7"}, why, warnings));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings.size()); // fc00::/7 is inside ipv6
+        CPPUNIT_ASSERT(t.match(Facts("10.0.0.1")) && t.match(Facts("10.255.0.1")));
+        CPPUNIT_ASSERT(t.match(Facts("fc00::1")));
     }
 
     void badValuesAreRejected()
