@@ -149,7 +149,9 @@ Client::Connection& Client::Server::adopt(Comm::Descriptor&& fd, const Comm::Add
     Connection& c = *connection;
     connections_.emplace(&c, std::move(connection));
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
-    c.start();
+    // a throw here is this connection's bug: it closes (and is released)
+    // while the listener goes on draining its accept queue
+    loop_.guard(&c, [&c] { c.start(); });
     return c;
 }
 

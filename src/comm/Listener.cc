@@ -82,6 +82,8 @@ void Comm::Listener::acceptAll()
         ++accepted_;
         Descriptor accepted(fd);
         const Address from = Address::FromSockaddr(reinterpret_cast<sockaddr*>(&peer), len);
-        onAccept_(std::move(accepted), from);
+        // edge-triggered: a callback that throws must not leave the rest of
+        // the queue unaccepted until the next client happens to connect
+        loop_.guard(this, [&] { onAccept_(std::move(accepted), from); });
     }
 }
