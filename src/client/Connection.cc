@@ -75,6 +75,8 @@ bool Client::Connection::isIdle() const
 
 void Client::Connection::handleIo(const Comm::IoEvents& events)
 {
+    if (events.hangup)
+        peerClosed_ = true; // edge-triggered: this is the only report of it
     switch (state_) {
     case State::ReadingHead:
     case State::Lingering:
@@ -112,9 +114,11 @@ void Client::Connection::drive()
             if (outcome == ReadResult::Wait || outcome == ReadResult::Closed)
                 return;
             if (outcome == ReadResult::Drained) {
-                // a short read drained the socket: parse, and wait if nothing changed
+                // a short read drained the socket: parse, and wait if nothing
+                // changed -- unless the peer's FIN came with these bytes: no
+                // new event will report it, so read on to see the EOF
                 processBuffered();
-                if (state_ == State::ReadingHead)
+                if (state_ == State::ReadingHead && !peerClosed_)
                     return;
             }
             continue;
@@ -254,8 +258,9 @@ void Client::Connection::handleHead(std::string_view head)
     bool urlOk = false;
     if (parser_.method() == Http::Method::Connect) {
         // authority-form (RFC 9112 section 3.2.3): host:port and nothing else
+        // authority-form (RFC 9112 section 3.2.3): no userinfo either
         urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
-                target.find('/') == std::string_view::npos;
+                target.find_first_of("/@") == std::string_view::npos;
     } else {
         // a forward proxy needs absolute-form; origin-form ("/x") would need
         // an accelerator port, which cuttle does not have yet
@@ -266,6 +271,11 @@ void Client::Connection::handleHead(std::string_view head)
         reply(Http::StatusCode::BadRequest, "ERR_INVALID_URL", context);
         return;
     }
+    // Squid logs and shows the canonical URL: no userinfo (a password in
+    // the target must not reach access.log), lowercased, no default port
+    if (parser_.method() != Http::Method::Connect)
+        record.url = url.canonical();
+    context.url = record.url;
     context.protocol = url.scheme();
     context.serverHost = url.host();
     context.serverPort = url.port();
@@ -308,6 +318,7 @@ void Client::Connection::handleParseError()
         url = std::string(parser_.target());
     switch (error) {
     case Http::ParseError::BadRequestLine:
+    case Http::ParseError::BadMethod: // Squid 5.7: a non-token method is no HTTP request line at all
         templateName = "ERR_PROTOCOL_UNKNOWN";
         url = "error:invalid-request";
         break;
@@ -328,10 +339,10 @@ void Client::Connection::handleParseError()
     auto& record = *pendingLog_;
     record.start = requestStart_;
     record.clientAddress = peerHost_;
+    // the method token once the request line parsed; before that the
+    // leading token characters, as Squid logs them ("-" when there are none)
     record.method =
         parser_.methodToken().empty() ? std::string(parser_.firstWord()) : std::string(parser_.methodToken());
-    if (record.method.empty())
-        record.method = "NONE";
     record.url = url;
 
     Errors::PageContext context;

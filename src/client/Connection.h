@@ -125,6 +125,7 @@ private:
     std::string out_;      ///< the reply being written (error pages only, this issue)
     size_t outOffset_ = 0; ///< bytes of out_ already written
     bool closeAfterReply_ = false;
+    bool peerClosed_ = false;                       ///< EPOLLRDHUP seen: the client sent its FIN
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 };

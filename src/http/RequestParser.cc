@@ -117,7 +117,9 @@ Http::StatusCode Http::RequestParser::errorStatus() const
     case ParseError::None:
         return StatusCode::None;
     case ParseError::TooLarge:
-        return StatusCode::RequestHeaderFieldsTooLarge;
+        // RFC 9112 section 3: a request line longer than we parse is 414,
+        // as Squid 5.7 answers it; a long field section is 431
+        return haveRequestLine_ ? StatusCode::RequestHeaderFieldsTooLarge : StatusCode::UriTooLong;
     case ParseError::UnsupportedVersion:
         return StatusCode::HttpVersionNotSupported;
     default:
@@ -192,8 +194,7 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
         while (start < buf.size() && (buf[start] == '\r' || buf[start] == '\n'))
             ++start;
         size_t end = start;
-        while (end < buf.size() && end - start < MaxFirstWord && buf[end] != ' ' && buf[end] != '\r' &&
-               buf[end] != '\n')
+        while (end < buf.size() && end - start < MaxFirstWord && IsTokenChar(buf[end]))
             ++end;
         firstWord_ = buf.substr(start, end - start);
     }

@@ -97,7 +97,8 @@ public:
 
     /// why the last parse() returned Error
     ParseError error() const { return error_; }
-    /// the status to answer an error with: 400, 431 or 505
+    /// the status to answer an error with: 400, 414 (TooLarge within the
+    /// request line), 431 (TooLarge in the fields) or 505
     StatusCode errorStatus() const;
     /// a short text for cache.log, e.g. "obs-fold in a field line"
     const char* errorText() const;
@@ -131,10 +132,12 @@ public:
     /// whether the request has a body: Transfer-Encoding, or Content-Length > 0
     bool hasBody() const;
 
-    /// What a log line can say about a rejected head: its first word (up to
-    /// the first SP, CR or LF, at most 64 bytes) even when nothing parsed,
-    /// as Squid logs "garbage" as the method of `garbage\r\n`. Points into
-    /// the last buffer given to parse().
+    /// What a log line can say about a rejected head: the token characters
+    /// (tchar, at most 64) it starts with, even when nothing parsed, as
+    /// Squid 5.7 logs "garbage" for `garbage\r\n`, "G" for `G\x01T ...` and
+    /// "-" (empty here) for `\x01GET ...`. Never holds a control byte or a
+    /// space, so it cannot break an access.log line. Points into the last
+    /// buffer given to parse().
     std::string_view firstWord() const { return firstWord_; }
 
 private:

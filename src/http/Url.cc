@@ -70,6 +70,8 @@ uint16_t DefaultPort(const std::string& scheme)
 bool Http::Url::parse(std::string_view text)
 {
     *this = Url();
+    if (text.size() >= MaxLength)
+        return false;
     for (const char c : text) {
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
             return false;
@@ -164,4 +166,12 @@ bool Http::Url::parse(std::string_view text)
 std::string Http::Url::authorityHost() const
 {
     return isIpv6Host() ? "[" + host_ + "]" : host_;
+}
+
+std::string Http::Url::canonical() const
+{
+    std::string out = scheme_ + "://" + authorityHost();
+    if (explicitPort_ && port_ != DefaultPort(scheme_))
+        out += ":" + std::to_string(port_);
+    return out + path_;
 }

@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,9 +23,14 @@ namespace Http {
 /// answers it with ERR_INVALID_URL).
 class Url {
 public:
+    /// Squid's MAX_URL: a URL of this many bytes or more is refused (Squid
+    /// 5.7 answers it 400 ERR_INVALID_URL), before anything is copied.
+    static constexpr size_t MaxLength = 8192;
+
     /// Parses an absolute URL. Returns false (and leaves *this unspecified)
     /// on anything malformed: no scheme, no "//", empty or invalid host,
-    /// a port that is not 1..65535 digits, a control character or space.
+    /// a port that is not 1..65535 digits, a control character or space,
+    /// MaxLength bytes or more.
     bool parse(std::string_view text);
 
     /// "http", "https", ... (lowercased)
@@ -41,6 +47,11 @@ public:
     bool isIpv6Host() const { return host_.find(':') != std::string::npos; }
     /// host as it goes in an authority: "[::1]" for IPv6, otherwise host()
     std::string authorityHost() const;
+    /// The URL as Squid logs and shows it (its canonical form): lowercased
+    /// scheme and host, no userinfo (credentials never reach a log), the
+    /// port only when it is not the scheme's default, no fragment:
+    /// `HTTP://u:pw@Example.COM:80/a#f` -> `http://example.com/a`.
+    std::string canonical() const;
 
 private:
     std::string scheme_;

@@ -8,13 +8,17 @@
 #include "client/Connection.h"
 #include "client/Server.h"
 #include "config/Parser.h"
+#include "sbuf/BlockPool.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 
+#include <dirent.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,6 +37,13 @@ class TestConnection : public CppUnit::TestFixture {
     CPPUNIT_TEST(clientCloseRequestCloses);
     CPPUNIT_TEST(idleTimeoutCloses);
     CPPUNIT_TEST(shutdownClosesIdleConnections);
+    CPPUNIT_TEST(halfClosedPartialHeadClosesAtOnce);
+    CPPUNIT_TEST(badMethodLoggedAsSquidDoes);
+    CPPUNIT_TEST(userinfoNeverReachesTheLog);
+    CPPUNIT_TEST(connectWithUserinfoIsInvalid);
+    CPPUNIT_TEST(urlOfMaxUrlBytesIsInvalid);
+    CPPUNIT_TEST(longRequestLineGets414);
+    CPPUNIT_TEST(thousandConnectionsLeaveNothingBehind);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -50,6 +61,13 @@ public:
     void clientCloseRequestCloses();
     void idleTimeoutCloses();
     void shutdownClosesIdleConnections();
+    void halfClosedPartialHeadClosesAtOnce();
+    void badMethodLoggedAsSquidDoes();
+    void userinfoNeverReachesTheLog();
+    void connectWithUserinfoIsInvalid();
+    void urlOfMaxUrlBytesIsInvalid();
+    void longRequestLineGets414();
+    void thousandConnectionsLeaveNothingBehind();
 
 private:
     void startServer(const std::string& extraConfig = "");
@@ -58,6 +76,8 @@ private:
     /// reads until `replies` complete replies arrived, EOF, or a bounded wait
     std::string receive(int fd, size_t replies, bool* sawEof = nullptr);
     void spin(int iterations = 5);
+    /// the access.log lines written so far
+    std::string accessLog();
 
     std::unique_ptr<Comm::Loop> loop_;
     std::unique_ptr<Client::Server> server_;
@@ -334,4 +354,145 @@ void TestConnection::shutdownClosesIdleConnections()
     CPPUNIT_ASSERT_EQUAL(size_t(0), server_->connectionCount());
     CPPUNIT_ASSERT(server_->listeningAddresses().empty());
     ::close(fd);
+}
+
+std::string TestConnection::accessLog()
+{
+    server_->flushLogs();
+    std::ifstream in(dir_ + "/access.log", std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+void TestConnection::halfClosedPartialHeadClosesAtOnce()
+{
+    // the bytes and the FIN reach the socket before the loop looks: one
+    // edge-triggered event reports both, and a short read must not hide the EOF
+    startServer();
+    const int fd = connectClient();
+    send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: h\r\n");
+    ::shutdown(fd, SHUT_WR);
+    spin(10);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), server_->connectionCount()); // not after request_timeout
+    CPPUNIT_ASSERT_EQUAL(size_t(0), loop_->pendingTimers());
+    ::close(fd);
+}
+
+void TestConnection::badMethodLoggedAsSquidDoes()
+{
+    startServer();
+    const int fd = connectClient();
+    send(fd, std::string("G\x01T\thttp://127.0.0.1:9/ HTTP/1.1\r\n\r\n"));
+    const auto reply = receive(fd, 1);
+    CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 400 "));
+    CPPUNIT_ASSERT(reply.find("ERR_PROTOCOL_UNKNOWN") != std::string::npos);
+    ::close(fd);
+    spin();
+    const auto log = accessLog();
+    CPPUNIT_ASSERT_MESSAGE(log, log.find(" NONE_NONE/400 ") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log, log.find(" G error:invalid-request ") != std::string::npos);
+    for (const char c : log)
+        CPPUNIT_ASSERT_MESSAGE(log, c == '\n' || (c >= 0x20 && c < 0x7f));
+}
+
+void TestConnection::userinfoNeverReachesTheLog()
+{
+    startServer();
+    const int fd = connectClient();
+    send(fd, "GET HTTP://User:secret@127.0.0.1:80/a?b#c HTTP/1.1\r\n\r\n");
+    const auto reply = receive(fd, 1);
+    CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 501 "));
+    // the page shows the canonical URL (the request echoed in %W is the client's own)
+    CPPUNIT_ASSERT(reply.find("http://127.0.0.1/a?b") != std::string::npos);
+    ::close(fd);
+    spin();
+    const auto log = accessLog();
+    CPPUNIT_ASSERT_MESSAGE(log, log.find(" GET http://127.0.0.1/a?b ") != std::string::npos);
+    CPPUNIT_ASSERT(log.find("secret") == std::string::npos);
+}
+
+void TestConnection::connectWithUserinfoIsInvalid()
+{
+    startServer();
+    const int fd = connectClient();
+    send(fd, "CONNECT user@127.0.0.1:443 HTTP/1.1\r\n\r\n");
+    const auto reply = receive(fd, 1);
+    CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 400 "));
+    CPPUNIT_ASSERT(reply.find("ERR_INVALID_URL") != std::string::npos);
+    ::close(fd);
+}
+
+void TestConnection::urlOfMaxUrlBytesIsInvalid()
+{
+    startServer();
+    const int fd = connectClient();
+    send(fd, "GET http://127.0.0.1:9/" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n");
+    const auto reply = receive(fd, 1);
+    CPPUNIT_ASSERT_MESSAGE(reply.substr(0, 200), reply.starts_with("HTTP/1.1 400 "));
+    CPPUNIT_ASSERT(reply.find("ERR_INVALID_URL") != std::string::npos);
+    ::close(fd);
+}
+
+void TestConnection::longRequestLineGets414()
+{
+    startServer("request_header_max_size 2 KB\n");
+    const int fd = connectClient();
+    send(fd, "GET http://127.0.0.1:9/" + std::string(3000, 'a') + " HTTP/1.1\r\n\r\n");
+    const auto reply = receive(fd, 1);
+    CPPUNIT_ASSERT_MESSAGE(reply.substr(0, 200), reply.starts_with("HTTP/1.1 414 "));
+    CPPUNIT_ASSERT(reply.find("ERR_TOO_BIG") != std::string::npos);
+    ::close(fd);
+}
+
+namespace {
+size_t OpenDescriptors()
+{
+    size_t n = 0;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+        while (::readdir(d))
+            ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+} // namespace
+
+void TestConnection::thousandConnectionsLeaveNothingBehind()
+{
+    startServer();
+    spin();
+    const size_t fdsBefore = OpenDescriptors();
+    const auto blocksBefore = Sbuf::DefaultPool().stats().total.blocksInUse;
+    for (int i = 0; i < 1000; ++i) {
+        const int fd = connectClient();
+        switch (i % 4) {
+        case 0: // a full request, then the client closes
+            send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
+            (void)receive(fd, 1);
+            break;
+        case 1: // half a head, then a reset
+            send(fd, "GET http://127.0.0.1:9/ HT");
+            spin(1);
+            break;
+        case 2: // garbage: 400 and the server closes
+            send(fd, "garbage\r\n\r\n");
+            (void)receive(fd, 1);
+            break;
+        default: // connect and close
+            break;
+        }
+        if (i % 4 == 1) {
+            const linger reset{1, 0};
+            ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+        }
+        ::close(fd);
+        spin(1);
+    }
+    for (int i = 0; i < 100 && server_->connectionCount(); ++i)
+        loop_->runOnce(Comm::Milliseconds(10));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), server_->connectionCount());
+    CPPUNIT_ASSERT_EQUAL(size_t(0), loop_->pendingTimers());
+    CPPUNIT_ASSERT_EQUAL(fdsBefore, OpenDescriptors());
+    CPPUNIT_ASSERT_EQUAL(blocksBefore, Sbuf::DefaultPool().stats().total.blocksInUse);
 }

@@ -9,7 +9,11 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 
 /// Http::RequestParser: strict RFC 9112 request heads, incrementally.
 class TestRequestParser : public CppUnit::TestFixture {
@@ -37,6 +41,8 @@ class TestRequestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(bodyDetection);
     CPPUNIT_TEST(resetParsesNextRequest);
     CPPUNIT_TEST(firstWordOfGarbage);
+    CPPUNIT_TEST(firstWordHoldsOnlyTokenCharacters);
+    CPPUNIT_TEST(corpusParsesTheSameWholeAndByteByByte);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -63,6 +69,8 @@ public:
     void bodyDetection();
     void resetParsesNextRequest();
     void firstWordOfGarbage();
+    void firstWordHoldsOnlyTokenCharacters();
+    void corpusParsesTheSameWholeAndByteByByte();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestRequestParser);
 
@@ -269,8 +277,11 @@ void TestRequestParser::tooLargeWithoutEnd()
     CPPUNIT_ASSERT(p.parse(s) == ParseResult::Error);
     CPPUNIT_ASSERT(p.error() == ParseError::TooLarge);
     CPPUNIT_ASSERT_EQUAL(431, Http::ToInt(p.errorStatus()));
-    // a long request line alone too
+    // a long request line alone too, answered 414 URI Too Long like Squid 5.7
     CPPUNIT_ASSERT(ErrorOf("GET http://h/" + std::string(200, 'a'), 100) == ParseError::TooLarge);
+    Http::RequestParser q(100);
+    CPPUNIT_ASSERT(q.parse("GET http://h/" + std::string(200, 'a') + " HTTP/1.1\r\n") == ParseResult::Error);
+    CPPUNIT_ASSERT_EQUAL(414, Http::ToInt(q.errorStatus()));
 }
 
 void TestRequestParser::tooLargeWhenEndIsPastLimit()
@@ -338,4 +349,53 @@ void TestRequestParser::firstWordOfGarbage()
     q.parse("GET http://h/aaaaaaaaaaaaaaaaaaa");
     CPPUNIT_ASSERT(q.error() == ParseError::TooLarge);
     CPPUNIT_ASSERT_EQUAL(std::string("GET"), std::string(q.firstWord()));
+}
+
+void TestRequestParser::firstWordHoldsOnlyTokenCharacters()
+{
+    // what Squid 5.7 logs as the method of these heads: a log line must
+    // never get a control byte, a tab or a space from a client
+    const std::pair<std::string, std::string> cases[] = {
+        {std::string("G\0T http://h/ HTTP/1.1\r\n\r\n", 24), "G"},
+        {"G\x01T http://h/ HTTP/1.1\r\n\r\n", "G"},
+        {"GE(T http://h/ HTTP/1.1\r\n\r\n", "GE"},
+        {"GET\thttp://h/ HTTP/1.1\r\n\r\n", "GET"},
+        {"HTTP://u:pw@h/ HTTP/1.1\r\n\r\n", "HTTP"},
+        {"\x01GET http://h/ HTTP/1.1\r\n\r\n", ""},
+        {"\xe9\r\n\r\n", ""},
+    };
+    for (const auto& [head, word] : cases) {
+        Http::RequestParser p(65536);
+        CPPUNIT_ASSERT_MESSAGE(head, p.parse(head) == ParseResult::Error);
+        CPPUNIT_ASSERT_EQUAL(word, std::string(p.firstWord()));
+        for (const char c : p.firstWord())
+            CPPUNIT_ASSERT(Http::IsTokenChar(c));
+    }
+}
+
+void TestRequestParser::corpusParsesTheSameWholeAndByteByByte()
+{
+    // src/http/tests/corpus: heads that once broke something; under the
+    // sanitizers this also shows no read past the buffer
+    const std::filesystem::path dir = TOP_SRCDIR "/src/http/tests/corpus";
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::string head((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string name = entry.path().filename().string();
+        Http::RequestParser whole(65536);
+        const auto expected = whole.parse(head);
+        Http::RequestParser bytewise(65536);
+        auto got = ParseResult::NeedMore;
+        for (size_t n = 1; n <= head.size() && got == ParseResult::NeedMore; ++n)
+            got = bytewise.parse(std::string_view(head).substr(0, n));
+        CPPUNIT_ASSERT_MESSAGE(name, got == expected);
+        CPPUNIT_ASSERT_MESSAGE(name, whole.error() == bytewise.error());
+        if (expected == ParseResult::Done)
+            CPPUNIT_ASSERT_MESSAGE(name, whole.headSize() <= head.size());
+        for (const char c : whole.firstWord())
+            CPPUNIT_ASSERT_MESSAGE(name, Http::IsTokenChar(c));
+        ++files;
+    }
+    CPPUNIT_ASSERT(files >= 10);
 }

@@ -19,6 +19,9 @@ class TestUrl : public CppUnit::TestFixture {
     CPPUNIT_TEST(emptyPathIsSlash);
     CPPUNIT_TEST(rejectsOriginForm);
     CPPUNIT_TEST(rejectsBadPortsAndHosts);
+    CPPUNIT_TEST(rejectsUrlsOfMaxLength);
+    CPPUNIT_TEST(canonicalDropsUserinfoDefaultPortAndFragment);
+    CPPUNIT_TEST(canonicalReparsesToTheSameParts);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -29,6 +32,9 @@ public:
     void emptyPathIsSlash();
     void rejectsOriginForm();
     void rejectsBadPortsAndHosts();
+    void rejectsUrlsOfMaxLength();
+    void canonicalDropsUserinfoDefaultPortAndFragment();
+    void canonicalReparsesToTheSameParts();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestUrl);
 
@@ -106,4 +112,41 @@ void TestUrl::rejectsBadPortsAndHosts()
     CPPUNIT_ASSERT(u.parse("http://user:pw@h:81/"));
     CPPUNIT_ASSERT_EQUAL(std::string("h"), u.host());
     CPPUNIT_ASSERT_EQUAL(uint16_t(81), u.port());
+}
+
+void TestUrl::rejectsUrlsOfMaxLength()
+{
+    Http::Url u;
+    const std::string prefix = "http://h/";
+    CPPUNIT_ASSERT(u.parse(prefix + std::string(Http::Url::MaxLength - 1 - prefix.size(), 'a')));
+    CPPUNIT_ASSERT(!u.parse(prefix + std::string(Http::Url::MaxLength - prefix.size(), 'a')));
+    CPPUNIT_ASSERT(!u.parse(prefix + std::string(70000, 'a')));
+}
+
+void TestUrl::canonicalDropsUserinfoDefaultPortAndFragment()
+{
+    Http::Url u;
+    CPPUNIT_ASSERT(u.parse("HTTP://User:pw@Example.COM:80/a?b#frag"));
+    CPPUNIT_ASSERT_EQUAL(std::string("http://example.com/a?b"), u.canonical());
+    CPPUNIT_ASSERT(u.canonical().find("pw") == std::string::npos);
+    CPPUNIT_ASSERT(u.parse("http://h:8080"));
+    CPPUNIT_ASSERT_EQUAL(std::string("http://h:8080/"), u.canonical());
+    CPPUNIT_ASSERT(u.parse("https://[::1]:443/x"));
+    CPPUNIT_ASSERT_EQUAL(std::string("https://[::1]/x"), u.canonical());
+    CPPUNIT_ASSERT(u.parse("http://[::1]:81/x"));
+    CPPUNIT_ASSERT_EQUAL(std::string("http://[::1]:81/x"), u.canonical());
+}
+
+void TestUrl::canonicalReparsesToTheSameParts()
+{
+    for (const char* text : {"http://a:b@H:1/p?q", "ftp://[fe80::1]/", "https://x.y:443", "http://h:/"}) {
+        Http::Url u, again;
+        CPPUNIT_ASSERT_MESSAGE(text, u.parse(text));
+        CPPUNIT_ASSERT_MESSAGE(text, again.parse(u.canonical()));
+        CPPUNIT_ASSERT_EQUAL(u.scheme(), again.scheme());
+        CPPUNIT_ASSERT_EQUAL(u.host(), again.host());
+        CPPUNIT_ASSERT_EQUAL(u.port(), again.port());
+        CPPUNIT_ASSERT_EQUAL(u.path(), again.path());
+        CPPUNIT_ASSERT_EQUAL(u.canonical(), again.canonical()); // a fixed point
+    }
 }
