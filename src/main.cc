@@ -329,7 +329,6 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         Comm::NotifySystemd("READY=1\nSTATUS=serving");
     };
 
-    ::signal(SIGPIPE, SIG_IGN);
     Comm::SignalSource signals(loop, {SIGHUP, SIGUSR1, SIGTERM, SIGINT}, [&](int signo) {
         switch (signo) {
         case SIGHUP:
@@ -420,6 +419,9 @@ int Daemonize(const Options& options, std::unique_ptr<Config::Settings> settings
 
 int main(int argc, char** argv)
 {
+    // before any log is opened: a write to a closed pipe (an access log that is
+    // a FIFO, a client gone) must be an EPIPE, never the end of the process
+    ::signal(SIGPIPE, SIG_IGN);
     Options options;
     static const option longOptions[] = {
         {"help", no_argument, nullptr, 'h'},
