@@ -127,8 +127,10 @@ void Comm::Loop::unwatch(int fd, uint32_t generation)
 
 Comm::Timer Comm::Loop::schedule(Milliseconds delay, std::function<void()> fn, IoHandler* owner)
 {
-    if (delay < Milliseconds(0))
-        delay = Milliseconds(0);
+    // Clock counts nanoseconds in 64 bits (about 292 years): a longer delay
+    // (squid.conf accepts times up to 292 years) would overflow, so clamp it
+    // to MaxTimerDelay, which is "never" for a daemon.
+    delay = std::clamp(delay, Milliseconds(0), MaxTimerDelay);
     const uint64_t id = nextTimerId_++;
     // relative to the real time, not the iteration's: a callback may run long
     timers_.emplace(id, TimerCall{std::move(fn), owner});

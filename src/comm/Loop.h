@@ -55,6 +55,10 @@ using Clock = std::chrono::steady_clock;
 /// Timer delays.
 using Milliseconds = std::chrono::milliseconds;
 
+/// The longest timer delay: 100 years, "never" for a daemon. Longer delays are
+/// clamped to it (the monotonic clock's 64-bit nanoseconds last about 292 years).
+inline constexpr Milliseconds MaxTimerDelay = std::chrono::hours(24 * 365 * 100);
+
 /// What epoll reported for one descriptor.
 struct IoEvents {
     bool readable = false; ///< EPOLLIN: data (or EOF) may be read
@@ -148,8 +152,9 @@ public:
     /// gets an event at the next iteration.
     Registration watch(int fd, IoHandler& handler);
 
-    /// Runs fn once after `delay` (ms resolution). When owner is given, an
-    /// exception from fn is reported to owner->handleBug().
+    /// Runs fn once after `delay` (ms resolution; negative is 0, longer than
+    /// MaxTimerDelay is MaxTimerDelay). When owner is given, an exception from
+    /// fn is reported to owner->handleBug().
     Timer schedule(Milliseconds delay, std::function<void()> fn, IoHandler* owner = nullptr);
 
     /// Runs fn later in this iteration, after the I/O and timer callbacks

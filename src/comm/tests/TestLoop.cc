@@ -24,6 +24,7 @@ class TestLoop : public CppUnit::TestFixture {
     CPPUNIT_TEST(timersFireInDeadlineOrder);
     CPPUNIT_TEST(timersWithEqualDeadlinesFireInScheduleOrder);
     CPPUNIT_TEST(cancelledTimerNeverFires);
+    CPPUNIT_TEST(hugeDelayIsClampedNotOverflowed);
     CPPUNIT_TEST(destroyingTimerHandleCancels);
     CPPUNIT_TEST(manyCancelledTimersDoNotAccumulate);
     CPPUNIT_TEST(socketpairDeliversReadableEvent);
@@ -42,6 +43,7 @@ public:
     void timersFireInDeadlineOrder();
     void timersWithEqualDeadlinesFireInScheduleOrder();
     void cancelledTimerNeverFires();
+    void hugeDelayIsClampedNotOverflowed();
     void destroyingTimerHandleCancels();
     void manyCancelledTimersDoNotAccumulate();
     void socketpairDeliversReadableEvent();
@@ -135,6 +137,22 @@ void TestLoop::cancelledTimerNeverFires()
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return laterFired; }));
     CPPUNIT_ASSERT(!cancelledFired);
     cancelled.cancel(); // idempotent
+}
+
+void TestLoop::hugeDelayIsClampedNotOverflowed()
+{
+    // squid.conf accepts times up to 292 years; the clock's nanoseconds would
+    // wrap past that and a wrapped deadline would fire at once (UBSan: overflow)
+    Comm::Loop loop;
+    bool hugeFired = false, soonFired = false;
+    auto huge = loop.schedule(Milliseconds::max(), [&] { hugeFired = true; });
+    auto century = loop.schedule(Comm::MaxTimerDelay * 2, [&] { hugeFired = true; });
+    auto soon = loop.schedule(Milliseconds(5), [&] { soonFired = true; });
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return soonFired; }));
+    loop.runOnce(Milliseconds(0));
+    CPPUNIT_ASSERT(!hugeFired);
+    CPPUNIT_ASSERT(huge.isPending());
+    CPPUNIT_ASSERT(century.isPending());
 }
 
 void TestLoop::destroyingTimerHandleCancels()
