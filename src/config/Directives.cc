@@ -6,6 +6,7 @@
 #include "cuttle.h"
 #include "config/Directives.h"
 #include "config/Units.h"
+#include "sbuf/BlockPool.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -38,8 +39,8 @@ namespace {
 using namespace Config;
 
 /// The block pool's size classes bound request_buffer_size (DESIGN.md).
-constexpr uint64_t MinBlock = 256;
-constexpr uint64_t MaxBlock = 4 * 1024 * 1024;
+constexpr uint64_t MinBlock = Sbuf::BlockPool::MinBlockSize;
+constexpr uint64_t MaxBlock = Sbuf::BlockPool::MaxBlockSize;
 
 const std::string& Name(const DirectiveCall& call)
 {
@@ -63,14 +64,17 @@ bool NeedArgs(const DirectiveCall& call, size_t n)
     return true;
 }
 
-template <uint64_t Settings::*Field>
-void SizeHandler(DirectiveCall& call)
+/// A directive whose one value a Units parser reads into Settings::*Field:
+/// sizes (Units::ParseSize) and times (Units::ParseDuration).
+template <typename Value, Value Settings::*Field,
+          Units::Result (*Parse)(const std::vector<std::string>&, size_t&, Value&)>
+void UnitHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
         return;
     size_t pos = 1;
-    uint64_t value = 0;
-    const auto r = Units::ParseSize(call.line.words, pos, value);
+    Value value{};
+    const auto r = Parse(call.line.words, pos, value);
     if (!r.ok) {
         call.error("bad " + Name(call) + " value: " + r.why);
         return;
@@ -81,22 +85,16 @@ void SizeHandler(DirectiveCall& call)
     call.settings.*Field = value;
 }
 
+template <uint64_t Settings::*Field>
+void SizeHandler(DirectiveCall& call)
+{
+    UnitHandler<uint64_t, Field, Units::ParseSize>(call);
+}
+
 template <Duration Settings::*Field>
 void DurationHandler(DirectiveCall& call)
 {
-    if (!NeedArgs(call, 1))
-        return;
-    size_t pos = 1;
-    Duration value{0};
-    const auto r = Units::ParseDuration(call.line.words, pos, value);
-    if (!r.ok) {
-        call.error("bad " + Name(call) + " value: " + r.why);
-        return;
-    }
-    if (!r.warning.empty())
-        call.warning(Name(call) + ": " + r.warning);
-    WarnExtra(call, pos);
-    call.settings.*Field = value;
+    UnitHandler<Duration, Field, Units::ParseDuration>(call);
 }
 
 /// Squid's parse_onoff(): on, off, and the deprecated enable/disable.
