@@ -150,6 +150,8 @@ const char* Http::RequestParser::errorText() const
         return "malformed field line";
     case ParseError::BadContentLength:
         return "invalid Content-Length";
+    case ParseError::LengthAndChunked:
+        return "both Content-Length and Transfer-Encoding";
     case ParseError::TooLarge:
         return "request head too large";
     }
@@ -223,6 +225,10 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
             continue;
         }
         if (line.empty()) {
+            // RFC 9112 section 6.3: a server MAY reject such a request, and a
+            // proxy that forwards it invites request smuggling
+            if (contentLength_ && findField("Transfer-Encoding"))
+                return fail(ParseError::LengthAndChunked);
             headSize_ = next;
             state_ = ParseResult::Done;
             return state_;

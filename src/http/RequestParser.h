@@ -32,7 +32,9 @@
 /// error; obs-fold is rejected (section 5.2 allows it, Squid 5 accepts it);
 /// whitespace between a field name and its colon is rejected (section 5.1,
 /// a MUST); a field value may hold no control character but HTAB;
-/// Content-Length must be digits and all copies equal (section 6.3).
+/// Content-Length must be digits and all copies equal, and may not come with
+/// Transfer-Encoding (section 6.3: a request smuggling vector; Squid 5.7
+/// frames such a request by Transfer-Encoding instead).
 ///
 /// One parser per connection; reset() before the next request.
 
@@ -68,6 +70,7 @@ enum class ParseError {
     ObsFold,            ///< a field line starting with whitespace
     BadField,           ///< a field line without a colon, a bad name or value
     BadContentLength,   ///< Content-Length not digits, or copies that differ
+    LengthAndChunked,   ///< both Content-Length and Transfer-Encoding (RFC 9112 section 6.3)
     TooLarge            ///< the head exceeds the configured maximum (431)
 };
 

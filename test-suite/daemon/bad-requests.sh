@@ -36,6 +36,16 @@ echo "$reply" | grep -q 'ERR_TOO_BIG' || fail "too large: not ERR_TOO_BIG"
 wait_until 5 access_log_has ' NONE_NONE/431 [0-9]+ GET error:request-too-large ' || fail "too large: no log line"
 pass "431"
 
+# RFC 9112 section 6.3: Content-Length with Transfer-Encoding is refused and
+# the connection closed (raw_send returns at the close, not at its timeout)
+start=$(date +%s)
+reply=$(raw_send 'POST http://127.0.0.1:9/cl-te HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')
+echo "$reply" | head -n 1 | grep -q '^HTTP/1.1 400' || fail "CL+TE: $(echo "$reply" | head -n 1)"
+echo "$reply" | grep -q 'ERR_INVALID_REQ' || fail "CL+TE: not ERR_INVALID_REQ"
+[ $(( $(date +%s) - start )) -lt "$(scaled 4)" ] || fail "CL+TE: the connection was not closed"
+wait_until 5 access_log_has ' NONE_NONE/400 [0-9]+ POST http://127.0.0.1:9/cl-te ' || fail "CL+TE: no log line"
+pass "Content-Length with Transfer-Encoding refused"
+
 reply=$(raw_send 'GET http://127.0.0.1:9/ HTTP/2.0\r\n\r\n')
 echo "$reply" | head -n 1 | grep -q '^HTTP/1.1 505' || fail "HTTP/2.0: $(echo "$reply" | head -n 1)"
 pass "505"

@@ -267,6 +267,15 @@ void TestRequestParser::rejectsBadContentLength()
                    ParseError::BadContentLength);
     CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n") ==
                    ParseError::None);
+    // RFC 9112 section 6.3: both framings in one request, in either order
+    CPPUNIT_ASSERT(
+        ErrorOf("POST http://h/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n") ==
+        ParseError::LengthAndChunked);
+    CPPUNIT_ASSERT(
+        ErrorOf("POST http://h/ HTTP/1.1\r\ntransfer-encoding: chunked\r\ncontent-length: 0\r\n\r\n") ==
+        ParseError::LengthAndChunked);
+    CPPUNIT_ASSERT(ErrorOf("POST http://h/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") ==
+                   ParseError::None);
 }
 
 void TestRequestParser::tooLargeWithoutEnd()
