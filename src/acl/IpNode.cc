@@ -41,6 +41,24 @@ IpNode::Entry Everything()
     return IpNode::Entry{zero, zero, zero};
 }
 
+/// The last address an entry matches: its masked high end with the host bits set.
+Address LastAddress(const IpNode::Entry& e)
+{
+    auto bytes = e.hi.bytes();
+    for (size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = uint8_t(bytes[i] | ~e.mask.bytes()[i]);
+    return Address(bytes);
+}
+
+/// A well-spread 32-bit hash of `n` (the last step of splitmix64): treap
+/// priorities that do not depend on the addresses listed.
+uint32_t Mix(uint64_t n)
+{
+    n = (n ^ (n >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    n = (n ^ (n >> 27)) * 0x94d049bb133111ebULL;
+    return uint32_t(n ^ (n >> 31));
+}
+
 } // namespace
 
 bool IpNode::Entry::contains(const Address& a) const
@@ -166,32 +184,170 @@ bool IpNode::addValues(const std::vector<std::string>& values, std::string& why,
             continue;
         }
         for (const auto& e : parsed) {
-            if (std::find(entries_.begin(), entries_.end(), e) != entries_.end()) {
-                warnings.push_back("'" + value + "' is already in acl " + name() + "; ignored");
-                continue;
-            }
             // Squid 5.7 keeps src/dst values in a splay tree whose comparison
             // (aclIpNetworkCompare2) calls two values equal when the start
             // of one lies in the other, and drops a value equal to one
             // already there: a later value that overlaps an earlier one is
             // ignored, wholly. Matching the union instead would make an
             // `allow` rule match more than Squid's.
-            const auto clash = std::find_if(entries_.begin(), entries_.end(), [&e](const Entry& f) {
-                return f.contains(e.lo) || e.contains(f.lo);
-            });
-            if (clash != entries_.end()) {
-                warnings.push_back(
-                    "'" + value + "' overlaps '" + texts_[clash - entries_.begin()] +
-                    "', which is already in acl " + name() +
-                    ", so it is ignored, as Squid 5.7 does: the acl does not match addresses of '" + value +
-                    "' outside '" + texts_[clash - entries_.begin()] + "'; list them without overlaps");
+            //
+            // A kept entry equal to `e` is the only kept one `e` overlaps (kept
+            // entries do not overlap each other), so the earliest clash is the
+            // duplicate when there is one. Reversed ranges overlap nothing equal
+            // to them and are looked up apart.
+            const auto clash = firstClash(e);
+            const bool duplicate = (clash != None && entries_[clash] == e) ||
+                                   (e.hi < e.lo && reversed_.count(std::make_tuple(e.lo, e.hi, e.mask)));
+            if (duplicate) {
+                warnings.push_back("'" + value + "' is already in acl " + name() + "; ignored");
                 continue;
             }
-            entries_.push_back(e);
-            texts_.push_back(value);
+            if (clash != None) {
+                warnings.push_back(
+                    "'" + value + "' overlaps '" + texts_[clash] + "', which is already in acl " + name() +
+                    ", so it is ignored, as Squid 5.7 does: the acl does not match addresses of '" + value +
+                    "' outside '" + texts_[clash] + "'; list them without overlaps");
+                continue;
+            }
+            keep(e, value);
         }
     }
     return true;
+}
+
+uint32_t IpNode::firstClash(const Entry& e) const
+{
+    // Squid's rule: f.contains(e.lo) || e.contains(f.lo). The first part is
+    // the kept entry holding e.lo; the second, for a non-empty e, the kept
+    // entries starting within e's addresses.
+    const auto holder = containing(e.lo);
+    if (e.hi < e.lo)
+        return holder;
+    return std::min(holder, earliestStartingIn(e.lo, LastAddress(e)));
+}
+
+void IpNode::keep(const Entry& e, const std::string& text)
+{
+    const auto order = uint32_t(entries_.size());
+    entries_.push_back(e);
+    texts_.push_back(text);
+    if (e.hi < e.lo)
+        reversed_.emplace(e.lo, e.hi, e.mask);
+
+    Slot slot;
+    slot.first = e.lo;
+    slot.last = LastAddress(e);
+    slot.empty = e.hi < e.lo;
+    slot.order = order;
+    slot.earliest = order;
+    slot.priority = Mix(order);
+    tree_.push_back(slot);
+    uint32_t below = None;
+    uint32_t rest = None;
+    split(root_, e.lo, below, rest);
+    root_ = merge(merge(below, order), rest);
+}
+
+void IpNode::update(const uint32_t t)
+{
+    auto& s = tree_[t];
+    s.earliest = s.order;
+    if (s.left != None)
+        s.earliest = std::min(s.earliest, tree_[s.left].earliest);
+    if (s.right != None)
+        s.earliest = std::min(s.earliest, tree_[s.right].earliest);
+}
+
+uint32_t IpNode::merge(const uint32_t a, const uint32_t b)
+{
+    if (a == None)
+        return b;
+    if (b == None)
+        return a;
+    if (tree_[a].priority > tree_[b].priority) {
+        const auto joined = merge(tree_[a].right, b);
+        tree_[a].right = joined;
+        update(a);
+        return a;
+    }
+    const auto joined = merge(a, tree_[b].left);
+    tree_[b].left = joined;
+    update(b);
+    return b;
+}
+
+void IpNode::split(const uint32_t t, const Address& key, uint32_t& below, uint32_t& rest)
+{
+    if (t == None) {
+        below = rest = None;
+        return;
+    }
+    uint32_t l = None;
+    uint32_t r = None;
+    if (tree_[t].first < key) {
+        split(tree_[t].right, key, l, r);
+        tree_[t].right = l;
+        below = t;
+        rest = r;
+    } else {
+        split(tree_[t].left, key, l, r);
+        tree_[t].left = r;
+        below = l;
+        rest = t;
+    }
+    update(t);
+}
+
+uint32_t IpNode::containing(const Address& a) const
+{
+    // The entry with the greatest first address not above `a`. A reversed
+    // range there means no entry holds `a`: one that did would start at or
+    // before it and hold its start, and the two could not both be kept.
+    uint32_t candidate = None;
+    for (auto t = root_; t != None;) {
+        if (tree_[t].first <= a) {
+            candidate = t;
+            t = tree_[t].right;
+        } else {
+            t = tree_[t].left;
+        }
+    }
+    if (candidate == None || tree_[candidate].empty || tree_[candidate].last < a)
+        return None;
+    return tree_[candidate].order;
+}
+
+uint32_t IpNode::earliestStartingIn(const Address& lo, const Address& hi) const
+{
+    auto t = root_;
+    while (t != None && (tree_[t].first < lo || hi < tree_[t].first))
+        t = tree_[t].first < lo ? tree_[t].right : tree_[t].left;
+    if (t == None)
+        return None;
+    // t is in range: its left subtree holds keys below t's (so not above hi),
+    // its right subtree keys at or above t's (so not below lo).
+    auto best = tree_[t].order;
+    for (auto u = tree_[t].left; u != None;) {
+        if (lo <= tree_[u].first) {
+            best = std::min(best, tree_[u].order);
+            if (tree_[u].right != None)
+                best = std::min(best, tree_[tree_[u].right].earliest);
+            u = tree_[u].left;
+        } else {
+            u = tree_[u].right;
+        }
+    }
+    for (auto u = tree_[t].right; u != None;) {
+        if (tree_[u].first <= hi) {
+            best = std::min(best, tree_[u].order);
+            if (tree_[u].left != None)
+                best = std::min(best, tree_[tree_[u].left].earliest);
+            u = tree_[u].right;
+        } else {
+            u = tree_[u].left;
+        }
+    }
+    return best;
 }
 
 bool IpNode::match(const Checklist& facts) const
@@ -206,7 +362,7 @@ bool IpNode::match(const Checklist& facts) const
     }
     if (!a.isSet())
         return false;
-    return std::any_of(entries_.begin(), entries_.end(), [&a](const Entry& e) { return e.contains(a); });
+    return containing(a) != None;
 }
 
 } // namespace Acl

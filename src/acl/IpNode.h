@@ -10,6 +10,10 @@
 #include "acl/Address.h"
 #include "acl/Node.h"
 
+#include <cstdint>
+#include <set>
+#include <tuple>
+
 namespace Acl {
 
 /// `acl NAME src|dst VALUE...`: the client address (src) or the origin
@@ -30,6 +34,17 @@ namespace Acl {
 /// wider: `acl x src 10.1.0.0/16 10.0.0.0/8` matches 10.1.0.0/16 only.
 /// A host name value (Squid resolves it when parsing) makes the acl
 /// unsupported until cuttle resolves names at parse time.
+///
+/// Block lists of 100,000 values are common, so values are not scanned
+/// linearly. Every entry, masked range included, covers one contiguous run
+/// of addresses: masks are prefix masks (a non-contiguous dotted mask is cut
+/// to its leading ones), and `lo <= (a & mask) <= hi`, with lo and hi
+/// masked, holds exactly for lo <= a <= (hi | ~mask). The kept entries never
+/// overlap (the rule above drops a later one), so they sit in a search tree
+/// keyed by their first address: adding a value and matching an address
+/// each take O(log n) steps. A reversed range (`a-b` with a > b) matches
+/// nothing but still blocks later values holding its start, as in Squid's
+/// comparison; it is kept in the tree as a point that contains nothing.
 class IpNode : public Node {
 public:
     /// Which address of the transaction the acl tests.
@@ -70,9 +85,45 @@ public:
     const std::vector<Entry>& entries() const { return entries_; }
 
 private:
+    /// Marks "no entry" where an entry position is expected.
+    static constexpr uint32_t None = UINT32_MAX;
+
+    /// A kept entry in the search tree: a treap keyed by `first`, whose
+    /// nodes also know the earliest entry below them (so an overlap is
+    /// reported against the value listed first, as the linear scan did).
+    struct Slot {
+        Address first;            ///< the entry's lo: the address overlaps are checked at
+        Address last;             ///< the last address the entry matches (hi | ~mask)
+        bool empty = false;       ///< a reversed range: contains no address, not even `first`
+        uint32_t order = None;    ///< the entry's position in entries_
+        uint32_t earliest = None; ///< smallest `order` in this subtree
+        uint32_t priority = 0;    ///< heap order of the treap (a hash of `order`)
+        uint32_t left = None;     ///< subtree of smaller `first`
+        uint32_t right = None;    ///< subtree of equal or greater `first`
+    };
+
+    /// The position (in entries_) of the kept entry that contains `a`, or None.
+    uint32_t containing(const Address& a) const;
+    /// The smallest position of a kept entry whose first address is in [lo, hi], or None.
+    uint32_t earliestStartingIn(const Address& lo, const Address& hi) const;
+    /// The earliest kept entry that `e` overlaps (Squid's rule), or None.
+    uint32_t firstClash(const Entry& e) const;
+    /// Adds `e` (which overlaps nothing kept) to entries_, texts_ and the tree.
+    void keep(const Entry& e, const std::string& text);
+    /// Joins two treaps, every key in `a` not above those in `b`; returns the root.
+    uint32_t merge(uint32_t a, uint32_t b);
+    /// Splits treap `t` into keys below `key` and the rest.
+    void split(uint32_t t, const Address& key, uint32_t& below, uint32_t& rest);
+    /// Recomputes tree_[t].earliest from its children.
+    void update(uint32_t t);
+
     Side side_;
     std::vector<Entry> entries_;
     std::vector<std::string> texts_; ///< the value each entry came from, for warnings
+    std::vector<Slot> tree_;         ///< tree_[i] is the Slot of entries_[i]; linked by index
+    uint32_t root_ = None;           ///< the treap's root in tree_
+    /// The reversed-range entries, for the duplicate check (they never overlap anything equal).
+    std::set<std::tuple<Address, Address, Address>> reversed_;
 };
 
 } // namespace Acl

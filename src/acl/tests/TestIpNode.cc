@@ -759,12 +759,12 @@ public:
         const auto& kept = node.entries();
         CPPUNIT_ASSERT(kept.size() > 80000 && kept.size() < values.size());
 
-        // Boundaries of 700 values spread over the list (every kind occurs),
+        // Boundaries of 250 values spread over the list (every kind occurs),
         // random addresses, and the ends of the address space.
         std::vector<std::string> sample;
-        for (size_t i = 0; i < values.size(); i += values.size() / 700)
+        for (size_t i = 0; i < values.size(); i += values.size() / 250)
             sample.push_back(values[i]);
-        std::vector<Acl::Address> probes = RandomAddresses(1500, 99);
+        std::vector<Acl::Address> probes = RandomAddresses(1000, 99);
         AddBoundaries(sample, probes);
         for (const char* a :
              {"::", "::ffff:0.0.0.0", "255.255.255.255", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"})
