@@ -141,14 +141,21 @@ bool ReadValueFile(const std::string& path, std::vector<std::string>& values, st
     return true;
 }
 
+/// The first MaxListedWarnings warnings of one acl line, joined; the rest are
+/// counted, so a block list of 100,000 overlapping values gives one readable
+/// line, not megabytes of cache.log.
+constexpr size_t MaxListedWarnings = 5;
+
 std::string Join(const std::vector<std::string>& parts)
 {
     std::string out;
-    for (const auto& p : parts) {
+    for (size_t i = 0; i < parts.size() && i < MaxListedWarnings; ++i) {
         if (!out.empty())
             out += "; ";
-        out += p;
+        out += parts[i];
     }
+    if (parts.size() > MaxListedWarnings)
+        out += "; and " + std::to_string(parts.size() - MaxListedWarnings) + " more warnings like these";
     return out;
 }
 

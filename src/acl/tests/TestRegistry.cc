@@ -19,6 +19,7 @@ using Outcome = Acl::Registry::ParseOutcome;
 class TestRegistry : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestRegistry);
     CPPUNIT_TEST(predefinedAclsExist);
+    CPPUNIT_TEST(manyWarningsOfOneLineAreCounted);
     CPPUNIT_TEST(predefinedAclsMatchAsSquids);
     CPPUNIT_TEST(redefiningPredefinedSameTypeExtends);
     CPPUNIT_TEST(redefiningPredefinedOtherTypeIsError);
@@ -61,6 +62,20 @@ public:
         }
         CPPUNIT_ASSERT(!r.find("localnet"));
         CPPUNIT_ASSERT_EQUAL(r.find("all"), r.find("ALL")); // names ignore case, as in Squid
+    }
+
+    void manyWarningsOfOneLineAreCounted()
+    {
+        // a block list with 1000 duplicates gives one short warning, not 1000
+        Acl::Registry r;
+        std::vector<std::string> words{"dups", "src", "192.0.2.1"};
+        for (int i = 0; i < 1000; ++i)
+            words.push_back("192.0.2.1");
+        std::string why;
+        CPPUNIT_ASSERT(r.parse(words, why) == Outcome::Ok);
+        CPPUNIT_ASSERT_MESSAGE(why, why.find("and 995 more warnings like these") != std::string::npos);
+        CPPUNIT_ASSERT(why.size() < 1000);
+        CPPUNIT_ASSERT(r.find("dups")->match(Facts("192.0.2.1")));
     }
 
     void predefinedAclsMatchAsSquids()
