@@ -1,0 +1,125 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/Entry.h"
+#include "base/TextException.h"
+
+#include <algorithm>
+
+Store::Entry::Entry(uint64_t readAheadGap) : readAheadGap_(readAheadGap ? readAheadGap : 1) {}
+
+Store::Entry::~Entry() = default;
+
+std::optional<std::string_view> Store::Reply::findField(std::string_view name) const
+{
+    for (const auto& f : fields) {
+        if (Http::EqualsIgnoreCase(f.name, name))
+            return f.value;
+    }
+    return std::nullopt;
+}
+
+void Store::Entry::setReply(std::unique_ptr<Reply>&& reply)
+{
+    Must(!reply_ && reply);
+    reply_ = std::move(reply);
+    notifyReaders();
+}
+
+void Store::Entry::append(const Sbuf::Slice& slice)
+{
+    Must(state_ == State::Streaming);
+    if (slice.isEmpty())
+        return;
+    body_.append(slice);
+    notifyReaders();
+}
+
+void Store::Entry::complete()
+{
+    if (state_ != State::Streaming)
+        return;
+    state_ = State::Complete;
+    notifyReaders();
+}
+
+void Store::Entry::fail(const std::string& why)
+{
+    if (state_ != State::Streaming)
+        return;
+    state_ = State::Failed;
+    failure_ = why;
+    notifyReaders();
+}
+
+uint64_t Store::Entry::slowestOffset() const
+{
+    uint64_t slowest = body_.endOffset();
+    for (const auto* reader : readers_) {
+        if (reader)
+            slowest = std::min(slowest, reader->cursor().offset());
+    }
+    return slowest;
+}
+
+uint64_t Store::Entry::produceRoom() const
+{
+    // without readers, what is held counts from the first byte held
+    const uint64_t behind = readers_.empty() ? body_.startOffset() : slowestOffset();
+    const uint64_t ahead = body_.endOffset() - behind;
+    return ahead >= readAheadGap_ ? 0 : readAheadGap_ - ahead;
+}
+
+bool Store::Entry::canProduce() const
+{
+    return produceRoom() > 0;
+}
+
+void Store::Entry::addReader(Reader& reader)
+{
+    Must(std::find(readers_.begin(), readers_.end(), &reader) == readers_.end());
+    readers_.push_back(&reader);
+}
+
+void Store::Entry::removeReader(Reader& reader)
+{
+    const auto it = std::find(readers_.begin(), readers_.end(), &reader);
+    if (it == readers_.end())
+        return;
+    if (notifying_)
+        *it = nullptr; // notifyReaders() compacts the list when it is done
+    else
+        readers_.erase(it);
+    const bool anyLeft = std::any_of(readers_.begin(), readers_.end(), [](const Reader* r) { return r; });
+    if (!anyLeft && producer_)
+        producer_->noteReadersGone();
+    else
+        noteConsumed(); // the slowest reader may have gone
+}
+
+void Store::Entry::noteConsumed()
+{
+    if (!kept_ && !readers_.empty())
+        body_.releaseBefore(slowestOffset());
+    if (producer_ && state_ == State::Streaming && canProduce())
+        producer_->resumeProducing();
+}
+
+void Store::Entry::notifyReaders()
+{
+    if (notifying_)
+        return; // a reader's callback appended: the outer loop's readers see it
+    notifying_ = true;
+    // a reader may remove itself (or another) while being told: the slot
+    // becomes null and is skipped, and the list is compacted afterwards
+    for (size_t i = 0; i < readers_.size(); ++i) {
+        if (readers_[i])
+            readers_[i]->noteDataAvailable();
+    }
+    notifying_ = false;
+    readers_.erase(std::remove(readers_.begin(), readers_.end(), nullptr), readers_.end());
+}

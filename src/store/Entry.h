@@ -1,0 +1,173 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Store::Entry: one object in flight (a reply body, or a request body
+/// on its way to the origin), with one producer and any number of readers.
+///
+/// Layout
+///
+///     producer (origin side) --append(slice)--> body: SliceSequence
+///                                                 [slice][slice][slice]...
+///     readers: each a Store::Reader with its own Sbuf::Cursor
+///             reader A ------------------------^          ^
+///             reader B -----------------------------------+ (the fastest)
+///
+///     end offset - slowest reader offset  <  read_ahead_gap   => producer may read
+///
+/// The producer reads straight into refcounted blocks and appends slices of
+/// them (no copy); every reader writes from those same slices through its
+/// cursor (DESIGN.md "The store entry, in detail"). When the entry is not
+/// kept (isKept() false: nothing is cached in this release), slices behind
+/// the slowest reader are released at once, so a slow reader of a huge
+/// object holds about read_ahead_gap plus one block.
+///
+/// Flow control: the producer asks canProduce() before each read and stops
+/// when it is false; a reader that moved forward calls noteConsumed(), which
+/// releases what no one needs and calls the producer's resumeProducing() when
+/// room appeared. append() calls each reader's noteDataAvailable(). These
+/// calls are direct: a producer and a reader must each tolerate being called
+/// back while inside their own I/O (the producer re-checks canProduce() in
+/// its read loop, and its resumeProducing() does nothing while it is reading).
+///
+/// Ownership: an Entry is refcounted (EntryRef); the producer and every
+/// reader hold a reference. Producer and readers register raw pointers and
+/// must unregister (setProducer(nullptr), removeReader()) before they go.
+///
+/// Threading: one event loop, like the blocks.
+#pragma once
+
+#include "base/RefCount.h"
+#include "http/RequestParser.h"
+#include "sbuf/Cursor.h"
+#include "sbuf/MemBlob.h"
+#include "sbuf/SliceSequence.h"
+#include "store/forward.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Store {
+
+/// The reply head of an entry, parsed once in place: the field views point
+/// into `block`, which the Reply keeps alive (the first body slice usually
+/// shares that block, right after the head).
+struct Reply {
+    Sbuf::MemBlobRef block;                ///< holds the head bytes
+    std::string_view head;                 ///< the whole head, in block
+    int status = 0;                        ///< the status code
+    std::string_view reason;               ///< the reason phrase, in block
+    int versionMajor = 1;                  ///< the origin's HTTP version
+    int versionMinor = 1;                  ///< the origin's HTTP version
+    std::vector<Http::HeaderField> fields; ///< every field as received, in block
+    bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
+    std::optional<uint64_t> contentLength; ///< the body length when known in advance
+    /// the value of the first field with this name (case-insensitive)
+    std::optional<std::string_view> findField(std::string_view name) const;
+};
+
+/// The side that fills an entry (the origin reader, or a client's request body reader).
+class Producer {
+public:
+    virtual ~Producer() = default;
+    /// readers made room under read_ahead_gap: read again (may be called
+    /// while the producer is inside its own read loop; then do nothing)
+    virtual void resumeProducing() = 0;
+    /// every reader left (the client went away): the producer may stop
+    virtual void noteReadersGone() {}
+};
+
+/// One side that reads an entry (a client's reply writer, the origin's request body writer).
+class Reader {
+public:
+    virtual ~Reader() = default;
+    /// new bytes were appended, or the entry completed or failed
+    virtual void noteDataAvailable() = 0;
+    /// this reader's position in the body
+    virtual const Sbuf::Cursor& cursor() const = 0;
+};
+
+/// One object in flight; see the file comment.
+class Entry final : public RefCountable {
+public:
+    /// where the entry is in its life
+    enum class State { Streaming, Complete, Failed };
+
+    /// an empty streaming entry whose producer may run readAheadGap bytes
+    /// ahead of its slowest reader (0 means one byte: always one read at a time)
+    explicit Entry(uint64_t readAheadGap);
+    ~Entry() override;
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+
+    /// sets the reply head (once) and tells every reader
+    void setReply(std::unique_ptr<Reply>&& reply);
+    /// the reply head, or null before it arrived
+    const Reply* reply() const { return reply_.get(); }
+
+    /// the body slices appended so far (and not yet released)
+    const Sbuf::SliceSequence& body() const { return body_; }
+    /// appends a slice of published bytes and tells every reader
+    void append(const Sbuf::Slice& slice);
+    /// no more bytes will come: tells every reader
+    void complete();
+    /// the producer failed (origin reset, timeout): tells every reader
+    void fail(const std::string& why);
+    /// the state now
+    State state() const { return state_; }
+    /// whether complete() was called
+    bool isComplete() const { return state_ == State::Complete; }
+    /// whether fail() was called
+    bool hasFailed() const { return state_ == State::Failed; }
+    /// why it failed
+    const std::string& failure() const { return failure_; }
+
+    /// sets (or clears, with nullptr) the producer resumeProducing() goes to
+    void setProducer(Producer* producer) { producer_ = producer; }
+    /// whether the producer may read more: fewer than readAheadGap bytes
+    /// after the slowest reader (or no reader yet: up to readAheadGap held)
+    bool canProduce() const;
+    /// bytes the producer may add before canProduce() turns false
+    uint64_t produceRoom() const;
+    /// changes the gap (request_buffer_size auto does not touch it)
+    void setReadAheadGap(uint64_t gap) { readAheadGap_ = gap ? gap : 1; }
+    /// the gap in force
+    uint64_t readAheadGap() const { return readAheadGap_; }
+
+    /// starts telling reader about new data; its cursor must be within the body held
+    void addReader(Reader& reader);
+    /// stops telling reader; when the last one goes, the producer is told
+    void removeReader(Reader& reader);
+    /// readers attached
+    size_t readerCount() const { return readers_.size(); }
+    /// a reader moved its cursor forward: release what no reader needs (when
+    /// not kept) and resume the producer when room appeared
+    void noteConsumed();
+    /// the offset of the slowest reader (end offset when there is none)
+    uint64_t slowestOffset() const;
+
+    /// whether the body is kept whole (a cache entry); false releases
+    /// slices behind the slowest reader
+    bool isKept() const { return kept_; }
+    /// keeps (true) or streams (false) the body
+    void setKept(bool kept) { kept_ = kept; }
+
+private:
+    void notifyReaders();
+
+    std::unique_ptr<Reply> reply_; ///< null until the head arrived
+    Sbuf::SliceSequence body_;     ///< the bytes held
+    std::vector<Reader*> readers_; ///< not owned; unregister themselves
+    Producer* producer_ = nullptr; ///< not owned; unregisters itself
+    uint64_t readAheadGap_;        ///< read_ahead_gap in bytes (at least 1)
+    State state_ = State::Streaming;
+    std::string failure_;    ///< why it failed
+    bool kept_ = false;      ///< see isKept()
+    bool notifying_ = false; ///< inside notifyReaders(): a reader removed then is skipped
+};
+
+} // namespace Store
