@@ -21,7 +21,8 @@
 /// cursor (DESIGN.md "The store entry, in detail"). When the entry is not
 /// kept (isKept() false: nothing is cached in this release), slices behind
 /// the slowest reader are released at once, so a slow reader of a huge
-/// object holds about read_ahead_gap plus one block.
+/// object holds at most read_ahead_gap plus two blocks (the one it is in,
+/// and the last one read, which may pass the gap by up to one block).
 ///
 /// Flow control: the producer asks canProduce() before each read and stops
 /// when it is false; a reader that moved forward calls noteConsumed(), which

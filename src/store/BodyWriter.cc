@@ -1,0 +1,154 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/BodyWriter.h"
+#include "base/TextException.h"
+#include "store/Entry.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+
+#include <sys/uio.h>
+
+namespace {
+
+constexpr char Crlf[] = "\r\n";
+constexpr char LastChunk[] = "0\r\n\r\n";
+constexpr size_t LastChunkSize = sizeof(LastChunk) - 1;
+
+/// adds bytes to iov unless there are none
+void push(iovec* iov, size_t& n, const char* data, size_t size)
+{
+    if (size == 0)
+        return;
+    iov[n].iov_base = const_cast<char*>(data);
+    iov[n].iov_len = size;
+    ++n;
+}
+
+/// takes up to *w bytes of a piece of `size` bytes of which `offset` were written
+void take(uint64_t& w, size_t& offset, size_t size)
+{
+    const size_t n = std::min<uint64_t>(w, size - offset);
+    offset += n;
+    w -= n;
+}
+
+} // namespace
+
+void Store::BodyWriter::start(std::string head, Framing framing, const Entry& entry)
+{
+    head_ = std::move(head);
+    headOffset_ = 0;
+    framing_ = framing;
+    cursor_ = Sbuf::Cursor(entry.body());
+    chunkLeft_ = 0;
+    chunkHeadSize_ = chunkHeadOffset_ = 0;
+    chunkTailOffset_ = 2;
+    lastChunkOffset_ = 0;
+    written_ = bodyWritten_ = 0;
+    errno_ = 0;
+}
+
+Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
+{
+    const auto& body = entry.body();
+    const size_t maxBytes = maxBytes_ ? maxBytes_ : SIZE_MAX;
+    for (;;) {
+        iovec iov[IOV_MAX];
+        size_t n = 0;
+        push(iov, n, head_.data() + headOffset_, head_.size() - headOffset_);
+        size_t bodyBytes = 0;
+        bool lastChunkOffered = false;
+
+        switch (framing_) {
+        case Framing::None:
+            break;
+        case Framing::Raw:
+            n += cursor_.gather(body, iov + n, IOV_MAX - n, maxBytes, &bodyBytes);
+            break;
+        case Framing::Chunked:
+            if (chunkTailOffset_ >= 2 && cursor_.available(body) > 0) {
+                // open a chunk over what one writev can carry (2 iovecs kept
+                // for its size line and closing CRLF)
+                iovec probe[IOV_MAX];
+                size_t size = 0;
+                (void)cursor_.gather(body, probe, IOV_MAX - n - 2, maxBytes, &size);
+                chunkLeft_ = size;
+                const int len = std::snprintf(chunkHead_, sizeof(chunkHead_), "%zx\r\n", size);
+                Must(len > 0 && size_t(len) < sizeof(chunkHead_));
+                chunkHeadSize_ = size_t(len);
+                chunkHeadOffset_ = 0;
+                chunkTailOffset_ = 0;
+            }
+            if (chunkTailOffset_ < 2) {
+                push(iov, n, chunkHead_ + chunkHeadOffset_, chunkHeadSize_ - chunkHeadOffset_);
+                if (chunkLeft_ > 0)
+                    n += cursor_.gather(body, iov + n, IOV_MAX - n - 1, chunkLeft_, &bodyBytes);
+                if (bodyBytes == chunkLeft_)
+                    push(iov, n, Crlf + chunkTailOffset_, 2 - chunkTailOffset_);
+            } else if (entry.isComplete() && lastChunkOffset_ < LastChunkSize) {
+                push(iov, n, LastChunk + lastChunkOffset_, LastChunkSize - lastChunkOffset_);
+                lastChunkOffered = true;
+            }
+            break;
+        }
+
+        if (n == 0) {
+            if (framing_ == Framing::None)
+                return Result::Done;
+            if (entry.hasFailed())
+                return Result::Error;
+            if (!entry.isComplete())
+                return Result::Caught;
+            if (framing_ == Framing::Chunked && lastChunkOffset_ < LastChunkSize)
+                continue; // the last-chunk is offered on the next pass
+            return Result::Done;
+        }
+
+        uint64_t offered = 0;
+        for (size_t i = 0; i < n; ++i)
+            offered += iov[i].iov_len;
+        const ssize_t r = ::writev(fd, iov, int(n));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return Result::Blocked;
+            errno_ = errno;
+            return Result::Error;
+        }
+
+        uint64_t w = uint64_t(r);
+        written_ += w;
+        take(w, headOffset_, head_.size());
+        if (framing_ == Framing::Chunked && chunkTailOffset_ < 2)
+            take(w, chunkHeadOffset_, chunkHeadSize_);
+        const uint64_t bodyTaken = std::min<uint64_t>(w, bodyBytes);
+        if (bodyTaken > 0) {
+            cursor_.advance(body, bodyTaken);
+            bodyWritten_ += bodyTaken;
+            w -= bodyTaken;
+            if (framing_ == Framing::Chunked)
+                chunkLeft_ -= bodyTaken;
+        }
+        if (framing_ == Framing::Chunked && chunkTailOffset_ < 2 && chunkLeft_ == 0 &&
+            chunkHeadOffset_ == chunkHeadSize_)
+            take(w, chunkTailOffset_, 2);
+        if (lastChunkOffered)
+            take(w, lastChunkOffset_, LastChunkSize);
+        if (bodyTaken > 0)
+            entry.noteConsumed(); // may release slices and resume the producer
+
+        // a short write means the socket buffer is full: its next
+        // writability edge resumes us (as nginx does), no EAGAIN probe needed
+        if (uint64_t(r) < offered)
+            return Result::Blocked;
+    }
+}

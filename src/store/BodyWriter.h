@@ -1,0 +1,92 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Store::BodyWriter: writes a message (its head, then an entry's body
+/// from a cursor) to a socket with one writev(2) per attempt, re-framing the
+/// body on the way (as is, or in chunked coding) without copying it.
+///
+/// One write attempt gathers
+///
+///     [rest of the head][chunk-size CRLF][slice][slice]...[slice][CRLF]  (chunked)
+///     [rest of the head][slice][slice]...[slice]                         (raw)
+///
+/// into at most IOV_MAX iovecs, calls writev once, and moves through what
+/// the kernel took: the head offset, the framing offsets, then the cursor
+/// (possibly into the middle of a slice). A chunk covers exactly the bytes
+/// gathered when it was opened, so a partial write resumes inside the same
+/// chunk; the last-chunk `0 CRLF CRLF` goes out once the entry is complete.
+/// The head is the one per-client header block (DESIGN.md "Headers"); the
+/// body is never copied.
+///
+/// Ownership: the writer owns the head bytes and its cursor; it does not own
+/// the socket or the entry (the caller passes both).
+#pragma once
+
+#include "sbuf/Cursor.h"
+#include "sbuf/MemBlob.h"
+#include "store/forward.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace Store {
+
+/// Writes a head and a body from an entry to a socket; see the file comment.
+class BodyWriter {
+public:
+    /// how the body is framed on the way out
+    enum class Framing {
+        None,   ///< no body at all (HEAD, 204, 304): only the head
+        Raw,    ///< the body bytes as they are (Content-Length, or close-delimited)
+        Chunked ///< chunked transfer coding, ended by the last-chunk
+    };
+    /// what one write() call ended with
+    enum class Result {
+        Blocked, ///< the socket is full (EAGAIN): wait for writability
+        Caught,  ///< everything held was written; the entry has not completed
+        Done,    ///< the head, the whole body and any last-chunk are written
+        Error    ///< the write failed (see error()), or the entry failed
+    };
+
+    /// a writer of nothing yet; set() it before write()
+    BodyWriter() = default;
+    /// starts a message: its head bytes (may be empty) and body framing;
+    /// the cursor starts at the entry's first byte held
+    void start(std::string head, Framing framing, const Entry& entry);
+    /// writes as much as the socket takes (looping while writev takes all it
+    /// was offered) and reports why it stopped
+    Result write(int fd, Entry& entry);
+    /// the cursor in the body
+    const Sbuf::Cursor& cursor() const { return cursor_; }
+    /// bytes written to the socket (head, framing and body)
+    uint64_t bytesWritten() const { return written_; }
+    /// body bytes written (without head or framing)
+    uint64_t bodyBytesWritten() const { return bodyWritten_; }
+    /// whether the whole head went out
+    bool isHeadWritten() const { return headOffset_ >= head_.size(); }
+    /// errno of a failed write, 0 otherwise
+    int error() const { return errno_; }
+    /// limits each writev to maxBytes body bytes (0: no limit)
+    void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
+
+private:
+    std::string head_;      ///< the message head (status or request line and fields)
+    size_t headOffset_ = 0; ///< bytes of head_ written
+    Framing framing_ = Framing::None;
+    Sbuf::Cursor cursor_;     ///< where the next body byte to write is
+    uint64_t chunkLeft_ = 0;  ///< body bytes of the open chunk not yet written
+    char chunkHead_[24] = {}; ///< "hex CRLF" of the open chunk
+    size_t chunkHeadSize_ = 0;
+    size_t chunkHeadOffset_ = 0; ///< bytes of chunkHead_ written
+    size_t chunkTailOffset_ = 2; ///< bytes of the chunk's closing CRLF written (2: none open)
+    size_t lastChunkOffset_ = 0; ///< bytes of the last-chunk written
+    uint64_t written_ = 0;
+    uint64_t bodyWritten_ = 0;
+    size_t maxBytes_ = 0;
+    int errno_ = 0;
+};
+
+} // namespace Store

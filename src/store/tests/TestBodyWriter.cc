@@ -1,0 +1,214 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/BodyWriter.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
+#include "store/Entry.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+/// a reader that only holds the writer's cursor for the entry
+class WriterReader : public Store::Reader {
+public:
+    explicit WriterReader(const Store::BodyWriter& w) : writer(w) {}
+    void noteDataAvailable() override {}
+    const Sbuf::Cursor& cursor() const override { return writer.cursor(); }
+    const Store::BodyWriter& writer;
+};
+
+/// a non-blocking socket pair with small buffers, so that writes are partial
+struct Pair {
+    Pair()
+    {
+        int fds[2];
+        CPPUNIT_ASSERT_EQUAL(0, ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds));
+        a = fds[0];
+        b = fds[1];
+        int small = 4096;
+        ::setsockopt(a, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+        ::setsockopt(b, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    }
+    ~Pair()
+    {
+        ::close(a);
+        ::close(b);
+    }
+    /// reads what is there
+    void drain(std::string& out) const
+    {
+        char buf[65536];
+        for (;;) {
+            const ssize_t n = ::read(b, buf, sizeof(buf));
+            if (n <= 0)
+                return;
+            out.append(buf, size_t(n));
+        }
+    }
+    int a = -1; ///< written by the writer
+    int b = -1; ///< read by the test
+};
+
+/// decodes a chunked body that the test trusts to be well formed
+std::string dechunk(const std::string& in, bool& sawLast)
+{
+    std::string out;
+    size_t pos = 0;
+    sawLast = false;
+    while (pos < in.size()) {
+        const size_t eol = in.find("\r\n", pos);
+        CPPUNIT_ASSERT(eol != std::string::npos);
+        const size_t size = std::strtoul(in.substr(pos, eol - pos).c_str(), nullptr, 16);
+        pos = eol + 2;
+        if (size == 0) {
+            CPPUNIT_ASSERT_EQUAL(std::string("\r\n"), in.substr(pos));
+            sawLast = true;
+            return out;
+        }
+        CPPUNIT_ASSERT(size > 0);
+        out += in.substr(pos, size);
+        pos += size;
+        CPPUNIT_ASSERT_EQUAL(std::string("\r\n"), in.substr(pos, 2));
+        pos += 2;
+    }
+    return out;
+}
+
+/// appends n bytes of a pattern starting at absolute offset off, in one block
+void appendPattern(Sbuf::BlockPool& pool, Store::Entry& e, size_t n)
+{
+    const uint64_t off = e.body().endOffset();
+    auto blob = Sbuf::MemBlob::Make(pool, n);
+    for (size_t i = 0; i < n; ++i)
+        blob->space()[i] = char('a' + (off + i) % 23);
+    blob->commit(n);
+    e.append(Sbuf::Slice(blob));
+}
+
+std::string pattern(size_t n)
+{
+    std::string s;
+    for (size_t i = 0; i < n; ++i)
+        s += char('a' + i % 23);
+    return s;
+}
+
+} // namespace
+
+/// Tests of Store::BodyWriter: heads, raw and chunked bodies, partial writes.
+class TestBodyWriter : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestBodyWriter);
+    CPPUNIT_TEST(headOnly);
+    CPPUNIT_TEST(rawBodyThroughPartialWrites);
+    CPPUNIT_TEST(chunkedBodyThroughPartialWrites);
+    CPPUNIT_TEST(chunkedEmptyBodyIsLastChunkOnly);
+    CPPUNIT_TEST(failedEntryIsAnError);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void headOnly()
+    {
+        Pair p;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        Store::BodyWriter w;
+        w.start("HTTP/1.1 204 No Content\r\n\r\n", Store::BodyWriter::Framing::None, *e);
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Done);
+        std::string got;
+        p.drain(got);
+        CPPUNIT_ASSERT_EQUAL(std::string("HTTP/1.1 204 No Content\r\n\r\n"), got);
+    }
+
+    void rawBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Raw); }
+
+    void chunkedBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Chunked); }
+
+    void chunkedEmptyBodyIsLastChunkOnly()
+    {
+        Pair p;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        Store::BodyWriter w;
+        w.start("H\r\n\r\n", Store::BodyWriter::Framing::Chunked, *e);
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Caught);
+        e->complete();
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Done);
+        std::string got;
+        p.drain(got);
+        CPPUNIT_ASSERT_EQUAL(std::string("H\r\n\r\n0\r\n\r\n"), got);
+    }
+
+    void failedEntryIsAnError()
+    {
+        Pair p;
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        Store::BodyWriter w;
+        w.start("", Store::BodyWriter::Framing::Raw, *e);
+        appendPattern(pool, *e, 100);
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Caught);
+        e->fail("origin reset");
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Error);
+    }
+
+private:
+    /// a producer appending blocks of varied sizes under a small gap while
+    /// the writer writes into a small socket buffer and the test reads
+    void streamThrough(Store::BodyWriter::Framing framing)
+    {
+        Pair p;
+        Sbuf::BlockPool pool;
+        const uint64_t total = 3 * 1024 * 1024 + 17;
+        const uint64_t gap = 64 * 1024;
+        auto e = MakeRef<Store::Entry>(gap);
+        Store::BodyWriter w;
+        WriterReader reader(w);
+        e->addReader(reader);
+        w.start("HEAD\r\n\r\n", framing, *e);
+        std::string got;
+        size_t sizes[] = {1, 4096, 65536, 1000, 33333};
+        size_t round = 0;
+        Store::BodyWriter::Result r = Store::BodyWriter::Result::Caught;
+        while (r != Store::BodyWriter::Result::Done) {
+            CPPUNIT_ASSERT(round < 1000000);
+            while (e->canProduce() && e->body().endOffset() < total)
+                appendPattern(pool, *e,
+                              std::min<uint64_t>(sizes[round++ % 5], total - e->body().endOffset()));
+            if (e->body().endOffset() == total)
+                e->complete();
+            // a slow reader of a streamed entry holds at most the gap plus
+            // two blocks: the one it is in and the last one read
+            CPPUNIT_ASSERT(e->body().length() <= gap + 2 * 65536);
+            CPPUNIT_ASSERT(e->body().endOffset() - w.cursor().offset() <= gap + 65536);
+            r = w.write(p.a, *e);
+            CPPUNIT_ASSERT(r != Store::BodyWriter::Result::Error);
+            p.drain(got);
+        }
+        CPPUNIT_ASSERT_EQUAL(std::string("HEAD\r\n\r\n"), got.substr(0, 8));
+        std::string body = got.substr(8);
+        if (framing == Store::BodyWriter::Framing::Chunked) {
+            bool sawLast = false;
+            body = dechunk(body, sawLast);
+            CPPUNIT_ASSERT(sawLast);
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(total), body.size());
+        CPPUNIT_ASSERT(body == pattern(total));
+        CPPUNIT_ASSERT_EQUAL(total, w.bodyBytesWritten());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(got.size()), w.bytesWritten());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.copyStats().bodyCopies);
+        e->removeReader(reader);
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestBodyWriter);
