@@ -1,0 +1,375 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "http/ReplyParser.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace {
+
+bool IsDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+bool IsWhitespace(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+std::string_view TrimWhitespace(std::string_view s)
+{
+    while (!s.empty() && IsWhitespace(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && IsWhitespace(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// RFC 9110 field-value and reason-phrase: VCHAR, obs-text, SP, HTAB
+bool IsFieldValueChar(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+
+/// Calls f(element) for each element of a comma-separated list (RFC 9110
+/// section 5.6.1), trimmed; empty elements are passed too. Stops and returns
+/// false when f does.
+template <class F>
+bool ForEachListElement(std::string_view list, F f)
+{
+    for (;;) {
+        const auto comma = list.find(',');
+        if (!f(TrimWhitespace(list.substr(0, comma))))
+            return false;
+        if (comma == std::string_view::npos)
+            return true;
+        list.remove_prefix(comma + 1);
+    }
+}
+
+constexpr std::string_view VersionPrefix = "HTTP/";
+
+/// a length must fit in off_t
+constexpr uint64_t MaxContentLength = uint64_t(std::numeric_limits<int64_t>::max());
+
+} // namespace
+
+Http::ReplyParser::ReplyParser(size_t maxHeadSize) : maxHeadSize_(maxHeadSize ? maxHeadSize : 1) {}
+
+void Http::ReplyParser::reset()
+{
+    state_ = ParseResult::NeedMore;
+    error_ = ReplyError::None;
+    lineStart_ = scanned_ = headSize_ = 0;
+    haveStatusLine_ = false;
+    versionMajor_ = versionMinor_ = statusCode_ = 0;
+    reason_ = {};
+    fields_.clear(); // keeps the capacity for the next reply on this connection
+    contentLength_.reset();
+    hasTransferEncoding_ = lastCodingIsChunked_ = sawChunked_ = false;
+}
+
+Http::ParseResult Http::ReplyParser::fail(ReplyError e)
+{
+    error_ = e;
+    state_ = ParseResult::Error;
+    return state_;
+}
+
+const char* Http::ReplyParser::errorText() const
+{
+    switch (error_) {
+    case ReplyError::None:
+        return "no error";
+    case ReplyError::BadStatusLine:
+        return "malformed status line";
+    case ReplyError::BadVersion:
+        return "invalid HTTP version";
+    case ReplyError::UnsupportedVersion:
+        return "unsupported HTTP version";
+    case ReplyError::BadStatusCode:
+        return "invalid status code";
+    case ReplyError::BareCr:
+        return "bare CR";
+    case ReplyError::ObsFold:
+        return "obs-fold in a field line";
+    case ReplyError::BadField:
+        return "malformed field line";
+    case ReplyError::BadContentLength:
+        return "invalid Content-Length";
+    case ReplyError::BadTransferEncoding:
+        return "invalid Transfer-Encoding";
+    case ReplyError::TooLarge:
+        return "reply head too large";
+    }
+    return "unknown error";
+}
+
+/// Finds the end of the line that starts at lineStart_, looking at bytes
+/// before `limit` only: a line that ends later cannot fit in the head.
+bool Http::ReplyParser::findLineEnd(std::string_view buf, size_t limit, size_t& lineEnd, size_t& next)
+{
+    for (size_t i = scanned_; i < limit; ++i) {
+        const char c = buf[i];
+        // a status line that cannot start with HTTP/ fails at its first
+        // wrong byte, so an origin speaking something else does not hold
+        // the connection until the limit
+        if (!haveStatusLine_ && i - lineStart_ < VersionPrefix.size() && c != VersionPrefix[i - lineStart_] &&
+            c != '\r' && c != '\n') {
+            fail(ReplyError::BadStatusLine);
+            return false;
+        }
+        if (c == '\n') {
+            lineEnd = i;
+            next = i + 1;
+            return true;
+        }
+        if (c == '\r') {
+            if (i + 1 == limit) {
+                scanned_ = i; // the LF may come with the next read (or be past the limit)
+                return false;
+            }
+            if (buf[i + 1] != '\n') {
+                fail(ReplyError::BareCr);
+                return false;
+            }
+            lineEnd = i;
+            next = i + 2;
+            return true;
+        }
+    }
+    scanned_ = limit;
+    return false;
+}
+
+Http::ParseResult Http::ReplyParser::parse(std::string_view buf)
+{
+    if (state_ != ParseResult::NeedMore)
+        return state_;
+
+    // Bytes at or past the limit are never looked at, so the result is the
+    // same however the bytes were split between calls.
+    const size_t limit = std::min(buf.size(), maxHeadSize_);
+    for (;;) {
+        size_t lineEnd = 0, next = 0;
+        if (!findLineEnd(buf, limit, lineEnd, next))
+            break;
+        const auto line = buf.substr(lineStart_, lineEnd - lineStart_);
+        lineStart_ = scanned_ = next;
+
+        if (!haveStatusLine_) {
+            if (line.empty())
+                continue; // a stray CRLF after the previous reply's body
+            if (parseStatusLine(line) == ParseResult::Error)
+                return state_;
+            haveStatusLine_ = true;
+            continue;
+        }
+        if (line.empty()) {
+            headSize_ = next;
+            state_ = ParseResult::Done;
+            return state_;
+        }
+        if (parseFieldLine(line) == ParseResult::Error)
+            return state_;
+    }
+    if (state_ == ParseResult::Error)
+        return state_;
+
+    // everything buffered belongs to this unfinished head, and no line
+    // can end within the limit any more
+    if (buf.size() >= maxHeadSize_)
+        return fail(ReplyError::TooLarge);
+    return ParseResult::NeedMore;
+}
+
+Http::ParseResult Http::ReplyParser::parseStatusLine(std::string_view line)
+{
+    // HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 section 2.3)
+    if (!line.starts_with(VersionPrefix))
+        return fail(ReplyError::BadStatusLine);
+    const auto sp = line.find(' ');
+    const auto version = line.substr(0, sp);
+    if (version.size() != 8 || !IsDigit(version[5]) || version[6] != '.' || !IsDigit(version[7]))
+        return fail(ReplyError::BadVersion);
+    versionMajor_ = version[5] - '0';
+    versionMinor_ = version[7] - '0';
+    if (versionMajor_ == 0)
+        return fail(ReplyError::BadVersion);
+    if (versionMajor_ >= 2)
+        return fail(ReplyError::UnsupportedVersion);
+    if (sp == std::string_view::npos)
+        return fail(ReplyError::BadStatusLine);
+
+    // status-code = 3DIGIT; section 4 says 100..599 are defined, but a
+    // client must accept any three digits and treat them by class
+    const auto rest = line.substr(sp + 1);
+    size_t digits = 0;
+    while (digits < rest.size() && IsDigit(rest[digits]))
+        ++digits;
+    if (digits == 0 && (rest.empty() || IsWhitespace(rest.front())))
+        return fail(ReplyError::BadStatusLine); // two spaces, or no code
+    if (digits != 3)
+        return fail(ReplyError::BadStatusCode);
+    statusCode_ = (rest[0] - '0') * 100 + (rest[1] - '0') * 10 + (rest[2] - '0');
+    if (statusCode_ < 100)
+        return fail(ReplyError::BadStatusCode);
+
+    // [SP reason-phrase]; section 4 asks clients to accept a missing SP too
+    if (rest.size() > 3) {
+        if (rest[3] != ' ')
+            return fail(ReplyError::BadStatusLine);
+        const auto reason = rest.substr(4);
+        for (const char c : reason) {
+            if (!IsFieldValueChar(c))
+                return fail(ReplyError::BadStatusLine);
+        }
+        reason_ = reason;
+    }
+    return ParseResult::NeedMore;
+}
+
+Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
+{
+    // RFC 9112 section 5.2 (and section 2.2 for the first field): see the file comment
+    if (IsWhitespace(line.front()))
+        return fail(ReplyError::ObsFold);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+        return fail(ReplyError::BadField);
+    const auto name = line.substr(0, colon);
+    for (const char c : name) {
+        if (!IsTokenChar(c))
+            return fail(ReplyError::BadField); // includes whitespace before the colon
+    }
+    const auto value = TrimWhitespace(line.substr(colon + 1));
+    for (const char c : value) {
+        if (!IsFieldValueChar(c))
+            return fail(ReplyError::BadField);
+    }
+
+    if (EqualsIgnoreCase(name, "Content-Length") && !parseContentLength(value))
+        return fail(ReplyError::BadContentLength);
+    if (EqualsIgnoreCase(name, "Transfer-Encoding") && !parseTransferEncoding(value))
+        return fail(ReplyError::BadTransferEncoding);
+
+    fields_.push_back(HeaderField{name, value});
+    return ParseResult::NeedMore;
+}
+
+/// RFC 9110 section 8.6: `Content-Length: 42, 42` may be taken as 42; any
+/// other list, and copies that differ, are errors (RFC 9112 section 6.3)
+bool Http::ReplyParser::parseContentLength(std::string_view value)
+{
+    return ForEachListElement(value, [this](std::string_view item) {
+        if (item.empty())
+            return false;
+        uint64_t n = 0;
+        for (const char c : item) {
+            if (!IsDigit(c))
+                return false;
+            const auto d = uint64_t(c - '0');
+            if (n > (MaxContentLength - d) / 10)
+                return false;
+            n = n * 10 + d;
+        }
+        if (contentLength_ && *contentLength_ != n)
+            return false;
+        contentLength_ = n;
+        return true;
+    });
+}
+
+/// RFC 9112 section 6.1: transfer-coding = token *( OWS ";" OWS
+/// transfer-parameter ); the codings of several fields form one list
+bool Http::ReplyParser::parseTransferEncoding(std::string_view value)
+{
+    bool any = false;
+    const bool ok = ForEachListElement(value, [this, &any](std::string_view item) {
+        if (item.empty())
+            return true; // RFC 9110 section 5.6.1: recipients ignore empty elements
+        const auto coding = TrimWhitespace(item.substr(0, item.find(';')));
+        if (coding.empty())
+            return false;
+        for (const char c : coding) {
+            if (!IsTokenChar(c))
+                return false;
+        }
+        const bool chunked = EqualsIgnoreCase(coding, "chunked");
+        if (chunked && sawChunked_)
+            return false; // a sender MUST NOT apply chunked more than once
+        sawChunked_ = sawChunked_ || chunked;
+        lastCodingIsChunked_ = chunked;
+        any = true;
+        return true;
+    });
+    // an empty Transfer-Encoding frames nothing; refusing it is the safe reading
+    if (!ok || !any)
+        return false;
+    hasTransferEncoding_ = true;
+    return true;
+}
+
+std::optional<std::string_view> Http::ReplyParser::findField(std::string_view name) const
+{
+    for (const auto& f : fields_) {
+        if (EqualsIgnoreCase(f.name, name))
+            return f.value;
+    }
+    return std::nullopt;
+}
+
+bool Http::ReplyParser::hasConnectionToken(std::string_view token) const
+{
+    for (const auto& f : fields_) {
+        if (!EqualsIgnoreCase(f.name, "Connection"))
+            continue;
+        const bool listed = !ForEachListElement(f.value, [token](std::string_view item) {
+            return !EqualsIgnoreCase(item, token); // false stops: found
+        });
+        if (listed)
+            return true;
+    }
+    return false;
+}
+
+bool Http::ReplyParser::wantsClose() const
+{
+    if (hasConnectionToken("close"))
+        return true;
+    if (versionMajor_ == 1 && versionMinor_ == 0) {
+        // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding
+        // has faulty framing; decode it, then close
+        return hasTransferEncoding_ || !hasConnectionToken("keep-alive");
+    }
+    return false;
+}
+
+std::optional<uint64_t> Http::ReplyParser::contentLength() const
+{
+    if (hasTransferEncoding_)
+        return std::nullopt;
+    return contentLength_;
+}
+
+Http::ReplyParser::Framing Http::ReplyParser::framing(bool requestWasHead, bool requestWasConnect) const
+{
+    // RFC 9112 section 6.3, items 1 to 7 in order
+    if (requestWasHead || (statusCode_ >= 100 && statusCode_ < 200) || statusCode_ == 204 ||
+        statusCode_ == 304)
+        return Framing::None;
+    if (requestWasConnect && statusCode_ >= 200 && statusCode_ < 300)
+        return Framing::None;
+    if (hasTransferEncoding_)
+        return lastCodingIsChunked_ ? Framing::Chunked : Framing::Close;
+    if (contentLength_)
+        return Framing::Length;
+    return Framing::Close;
+}
