@@ -14,7 +14,7 @@
 /// buffer at a time and says what its first bytes are:
 ///
 ///     read 1: [1a;ext=1\r\n][payload 0..20]            -> Framing(10), Payload(20)
-///     read 2: [payload 20..26][\r\n0\r\nT: v\r\n\r\n][next...] -> Payload(6), Done(14)
+///     read 2: [payload 20..26][\r\n0\r\nT: v\r\n\r\n][next...] -> Payload(6), Done(13)
 ///
 /// so the server side appends exactly the Payload ranges of its blocks to
 /// the store as slices, and chunk framing never enters the stored body
