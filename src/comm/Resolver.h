@@ -1,0 +1,191 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Comm::Resolver: asynchronous name lookups on the event loop (c-ares),
+/// with squid.conf's hosts_file answered first.
+///
+///     resolve(host, port, cb) -> Lookup (handle; destroying it cancels cb)
+///       IP literal ........................ answered at once (from the loop)
+///       name in hosts_file ................ answered at once (from the loop)
+///       otherwise: one c-ares query per distinct name in flight (A and AAAA,
+///       ares_getaddrinfo), shared by every lookup of that name
+///       every lookup also has its own deadline (Options::timeout)
+///
+/// - The callback NEVER runs inside resolve(): every answer, even one known
+///   at once, is delivered by a zero-delay Timer of the loop. It never runs
+///   after its Lookup was cancelled or destroyed.
+/// - Loop integration (Loop.h): c-ares tells which sockets it wants watched
+///   (ARES_OPT_SOCK_STATE_CB); each is watched once with Loop::watch() and
+///   its readiness fed to ares_process_fd(); ares_timeout() feeds one Timer.
+///   The loop is edge-triggered, so a readable edge is drained before the
+///   handler returns (see Resolver.cc: c-ares 1.18 reads every queued UDP
+///   datagram per call but only one piece of a TCP answer).
+/// - Ownership: the Resolver owns the c-ares channel, its sockets'
+///   Registrations and every Timer; a Lookup owns nothing but its claim on
+///   the callback. The Loop must outlive the Resolver, and the Resolver must
+///   outlive its Lookups (as the Loop outlives its handles).
+/// - Threads: one Resolver per Loop, used from the loop's thread only.
+
+#pragma once
+
+#include "comm/Address.h"
+#include "comm/Loop.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct ares_addrinfo; // c-ares's answer; only Resolver.cc includes ares.h
+
+namespace Comm {
+
+class Resolver;
+
+/// The move-only handle of one lookup: destroying or cancelling it means its
+/// callback will not run. An empty handle (default-made, moved from, or whose
+/// answer was delivered) does nothing.
+class Lookup {
+public:
+    /// an empty handle
+    Lookup() = default;
+    /// takes over the other handle
+    Lookup(Lookup&& other) noexcept;
+    /// cancels the held lookup, then takes over the other one
+    Lookup& operator=(Lookup&& other) noexcept;
+    Lookup(const Lookup&) = delete;
+    Lookup& operator=(const Lookup&) = delete;
+    /// cancels
+    ~Lookup() { cancel(); }
+
+    /// the callback will not run; idempotent
+    void cancel();
+    /// whether the callback is still due to run
+    bool isPending() const;
+
+private:
+    friend class Resolver;
+    Lookup(Resolver* resolver, uint64_t id) : resolver_(resolver), id_(id) {}
+
+    Resolver* resolver_ = nullptr; ///< null when empty
+    uint64_t id_ = 0;              ///< the resolver's id of the lookup
+};
+
+/// Asynchronous host name lookups for one Loop.
+class Resolver {
+public:
+    /// what squid.conf says about DNS
+    struct Options {
+        /// dns_nameservers: "IP" or "IP:PORT" (a cuttle extension), IPv6 as
+        /// "::1", "[::1]" or "[::1]:5353"; empty: c-ares reads /etc/resolv.conf
+        std::vector<std::string> nameservers;
+        /// hosts_file; "none" (or empty) disables it
+        std::string hostsFile = "/etc/hosts";
+        /// dns_timeout: a lookup gives up after this long
+        Milliseconds timeout{30000};
+    };
+
+    /// the outcome of one lookup
+    struct Answer {
+        /// IPv4 and IPv6 addresses, each with the port asked for; empty on error
+        std::vector<Address> addresses;
+        /// why there are no addresses ("Name not found", "DNS server timed out", ...)
+        std::string error;
+        /// the name does not exist or has no address (NXDOMAIN, NODATA)
+        bool isNotFound = false;
+    };
+
+    /// receives the answer of a lookup, from the loop
+    using Callback = std::function<void(const Answer&)>;
+
+    /// counters, for tests and the cache manager
+    struct Stats {
+        uint64_t lookups = 0;       ///< resolve() calls
+        uint64_t literals = 0;      ///< answered as IP literals
+        uint64_t fromHostsFile = 0; ///< answered from hosts_file
+        uint64_t dnsQueries = 0;    ///< c-ares lookups started (lookups of a name in flight share one)
+        uint64_t fromDns = 0;       ///< lookups answered with addresses from DNS
+        uint64_t notFound = 0;      ///< lookups answered isNotFound by DNS
+        uint64_t failures = 0;      ///< lookups that failed otherwise (timeouts included)
+        uint64_t timeouts = 0;      ///< lookups ended by their own deadline
+    };
+
+    /// Starts c-ares with the options and reads the hosts file. Throws
+    /// TextException when c-ares cannot start or a nameserver is not an IP
+    /// address (an unreadable hosts file is only logged, as Squid does).
+    Resolver(Loop& loop, const Options& options);
+    /// cancels every lookup (no callback runs) and closes c-ares's sockets
+    ~Resolver();
+    Resolver(const Resolver&) = delete;
+    Resolver& operator=(const Resolver&) = delete;
+
+    /// Starts resolving host (a name, or an IP literal such as "192.0.2.1",
+    /// "::1" or "[::1]") for port. cb runs later from the loop, never from
+    /// inside resolve(), exactly once unless the returned Lookup is cancelled
+    /// or destroyed first.
+    Lookup resolve(const std::string& host, uint16_t port, Callback cb);
+
+    /// Applies new options (after a reconfigure): re-reads the hosts file and
+    /// restarts c-ares; names in flight are asked again of the new servers.
+    /// Throws as the constructor does, keeping the old options.
+    void reconfigure(const Options& options);
+
+    /// the counters so far
+    const Stats& stats() const { return stats_; }
+    /// lookups whose callback is still due
+    size_t pendingLookups() const { return lookups_.size(); }
+    /// c-ares lookups in flight (a cancelled Lookup's query stays until c-ares ends it)
+    size_t queriesInFlight() const { return queries_.size(); }
+    /// descriptors of c-ares currently watched on the loop
+    size_t watchedSockets() const;
+    /// how many names the hosts file gave
+    size_t hostsFileNames() const { return hosts_.size(); }
+
+    /// lowercase name (without a trailing dot) -> its addresses (port 0)
+    using HostsTable = std::unordered_map<std::string, std::vector<Address>>;
+
+    /// Parses hosts-file text (address, names..., `#` comments; lines whose
+    /// address is not an IP literal are skipped) into a table, each name's
+    /// addresses in file order without repeats.
+    static HostsTable ParseHosts(const std::string& text);
+
+private:
+    friend class Lookup;
+    class Channel;
+    struct Query;
+
+    /// one lookup whose callback is still due
+    struct Pending {
+        Callback callback;
+        uint16_t port = 0;
+        bool isFinished = false; ///< answer is set; timer now delivers it
+        Answer answer;
+        Timer timer; ///< the deadline, then the delivery
+    };
+
+    static void OnAddrInfo(void* arg, int status, int timeouts, ::ares_addrinfo* result);
+    void answerQuery(Query& query, int status, ::ares_addrinfo* result);
+    void startQuery(Query& query);
+    void finish(uint64_t id, Answer&& answer);
+    void deliver(uint64_t id);
+    void cancel(uint64_t id);
+    bool isPending(uint64_t id) const { return lookups_.count(id) != 0; }
+    static HostsTable LoadHostsFile(const std::string& path);
+
+    Loop& loop_;
+    Options options_;
+    HostsTable hosts_;                                                ///< hosts_file, port 0
+    std::unordered_map<uint64_t, Pending> lookups_;                   ///< by Lookup id
+    std::unordered_map<std::string, std::unique_ptr<Query>> queries_; ///< by lowercase name
+    std::unique_ptr<Channel> channel_; ///< last member: destroyed first, with queries_ still there
+    uint64_t nextId_ = 1;
+    bool isRestarting_ = false; ///< reconfigure() is destroying the old channel
+    bool isDestroying_ = false; ///< ~Resolver is destroying the channel
+    Stats stats_;
+};
+
+} // namespace Comm
