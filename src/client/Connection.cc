@@ -9,6 +9,7 @@
 #include "acl/AccessList.h"
 #include "acl/Address.h"
 #include "base/TextException.h"
+#include "client/Headers.h"
 #include "client/Server.h"
 #include "errors/Page.h"
 #include "errors/PageContext.h"
@@ -17,6 +18,8 @@
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
+#include "server/Forwarder.h"
+#include "tunnel/Tunnel.h"
 
 #include <cerrno>
 #include <cstring>
@@ -52,7 +55,10 @@ Client::Connection::Connection(Server& server, Comm::Descriptor&& fd, const Comm
 Client::Connection::~Connection()
 {
     timer_.cancel();
+    kick_.cancel();
     registration_.cancel();
+    stopForwarding();
+    retired_.clear();
     if (pendingLog_) {
         try {
             logTransaction();
@@ -88,6 +94,18 @@ void Client::Connection::handleIo(const Comm::IoEvents& events)
         if (events.writable)
             drive();
         return;
+    case State::Forwarding:
+    case State::Streaming:
+        // bytes after the request (a pipelined request, or a FIN) wait in
+        // the socket until the reply is written; only a body is read now
+        if ((events.readable || events.hangup) && readingBody_ && !bodyPaused_)
+            readBody();
+        if (state_ == State::Streaming && (events.writable || events.error) && writeBlocked_) {
+            writeBlocked_ = false;
+            streamSome();
+        }
+        return;
+    case State::Tunneling:
     case State::Closed:
         return;
     }
@@ -130,6 +148,9 @@ void Client::Connection::drive()
         case State::Lingering:
             lingerRead();
             return;
+        case State::Forwarding:
+        case State::Streaming:
+        case State::Tunneling:
         case State::Closed:
             return;
         }
@@ -221,9 +242,18 @@ void Client::Connection::processBuffered()
             return;
         }
         handleHead(view.substr(0, parser_.headSize()));
+        if (state_ == State::Closed)
+            return;
         parsedOffset_ += parser_.headSize();
         parser_.reset();
-        dropBufferIfConsumed();
+        if (readingBody_)
+            consumeBody(); // body bytes that came with the head
+        if (state_ == State::Closed)
+            return;
+        if (!readingBody_)
+            dropBufferIfConsumed();
+        if (state_ == State::Tunneling)
+            return;
     }
 }
 
@@ -245,9 +275,11 @@ void Client::Connection::handleHead(std::string_view head)
     if (const auto v = parser_.findField("User-Agent"))
         record.userAgent = std::string(*v);
 
-    // a request body is not read in this issue, so its bytes would be taken
-    // for the next request: such a connection cannot be reused
+    // a body that is not forwarded would be taken for the next request
     closeAfterReply_ = parser_.wantsClose() || parser_.hasBody();
+    clientIsHttp11_ =
+        parser_.versionMajor() > 1 || (parser_.versionMajor() == 1 && parser_.versionMinor() >= 1);
+    requestIsHead_ = parser_.method() == Http::Method::Head;
 
     Errors::PageContext context;
     context.url = record.url;
@@ -294,12 +326,395 @@ void Client::Connection::handleHead(std::string_view head)
         return;
     }
 
-    // Forwarding comes with the next issue. Until then an allowed request is
-    // answered honestly with 501 and Squid's ERR_UNSUP_REQ page ("Unsupported
-    // Request Method and Protocol"), logged NONE_NONE/501 as Squid logs an
-    // error it generated itself without a cache lookup.
-    record.resultCode = "NONE_NONE";
-    reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
+    if (parser_.method() != Http::Method::Connect && url.scheme() != "http") {
+        // Squid 5.7 answers schemes it cannot fetch (gopher://, and https://
+        // until cuttle speaks TLS to origins) with ERR_UNSUP_REQ
+        record.resultCode = "NONE_NONE";
+        closeAfterReply_ = closeAfterReply_ || parser_.hasBody();
+        reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
+        return;
+    }
+    pageContext_ = std::make_unique<Errors::PageContext>(context);
+    forward(url, head);
+}
+
+void Client::Connection::forward(const Http::Url& url, std::string_view head)
+{
+    (void)head;
+    const auto& settings = server_.settings();
+    retired_.clear(); // the previous request's forwarder is off every stack by now
+    const bool isConnect = parser_.method() == Http::Method::Connect;
+
+    ::Server::Request request;
+    request.method = parser_.method();
+    request.host = url.host();
+    request.port = url.port();
+    request.isTunnel = isConnect;
+    if (!isConnect) {
+        if (parser_.hasBody()) {
+            bodyChunked_ = !parser_.contentLength().has_value();
+            bodyLeft_ = parser_.contentLength().value_or(0);
+            bodyDecoder_.reset();
+            request.bodyFraming =
+                bodyChunked_ ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
+            requestBody_ = MakeRef<Store::Entry>(settings.readAheadGap);
+            requestBody_->setProducer(this);
+            request.body = requestBody_;
+            readingBody_ = true;
+            bodyPaused_ = false;
+            closeAfterReply_ = parser_.wantsClose();
+            const auto& rbs = settings.requestBufferSize;
+            bodySizer_ =
+                rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
+        }
+        OriginRequestSpec spec;
+        spec.method = parser_.methodToken();
+        spec.path = url.path();
+        spec.hostField = url.authorityHost();
+        if (url.hasExplicitPort() && url.port() != 80)
+            spec.hostField += ":" + std::to_string(url.port());
+        spec.fields = &parser_.fields();
+        spec.clientAddress = peerHost_;
+        if (settings.via)
+            spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+        spec.forwardedFor = settings.forwardedFor;
+        spec.bodyFraming = request.bodyFraming;
+        spec.contentLength = bodyLeft_;
+        request.head = BuildOriginRequest(spec);
+    }
+
+    reply_ = MakeRef<Store::Entry>(settings.readAheadGap);
+    reply_->addReader(*this);
+    forwarder_ = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
+                                                       std::move(request), reply_);
+    state_ = State::Forwarding;
+    timer_.cancel(); // the origin side has its own timeouts now
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_MISS";
+
+    if (readingBody_) {
+        // RFC 9110 section 10.1.1: the request is accepted, so let the body come
+        // (cuttle answers for the origin: Expect is not forwarded)
+        if (const auto expect = parser_.findField("Expect");
+            expect && Http::EqualsIgnoreCase(*expect, "100-continue")) {
+            static constexpr std::string_view Continue = "HTTP/1.1 100 Continue\r\n\r\n";
+            (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
+        }
+    }
+    forwarder_->start();
+}
+
+void Client::Connection::consumeBody()
+{
+    while (readingBody_ && buffer_ && parsedOffset_ < buffer_->size()) {
+        const auto view = buffer_->view();
+        const size_t avail = view.size() - parsedOffset_;
+        if (!bodyChunked_) {
+            const size_t take = size_t(std::min<uint64_t>(avail, bodyLeft_));
+            requestBody_->append(Sbuf::Slice(buffer_, parsedOffset_, take));
+            parsedOffset_ += take;
+            bodyLeft_ -= take;
+            if (bodyLeft_ == 0)
+                endRequestBody(true);
+            continue;
+        }
+        const auto piece = bodyDecoder_.next(view.substr(parsedOffset_));
+        using Kind = Http::ChunkedDecoder::Piece::Kind;
+        switch (piece.kind) {
+        case Kind::Payload:
+            requestBody_->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
+            parsedOffset_ += piece.length;
+            break;
+        case Kind::Framing:
+        case Kind::NeedMore:
+            parsedOffset_ += piece.length;
+            break;
+        case Kind::Done:
+            parsedOffset_ += piece.length;
+            endRequestBody(true);
+            break;
+        case Kind::Error:
+            debugs(33, 2, "bad chunked request body from " << peerHost_ << ": " << bodyDecoder_.errorText());
+            endRequestBody(false);
+            closeAfterReply_ = true;
+            if (state_ == State::Forwarding) {
+                // nothing was answered yet: the client gets a 400
+                stopForwarding();
+                if (pendingLog_)
+                    pendingLog_->resultCode = "NONE_NONE";
+                buffer_ = nullptr;
+                parsedOffset_ = 0;
+                reply(Http::StatusCode::BadRequest, "ERR_INVALID_REQ", *pageContext_);
+                drive();
+            } else {
+                close();
+            }
+            return;
+        }
+    }
+}
+
+void Client::Connection::readBody()
+{
+    auto& pool = Sbuf::DefaultPool();
+    while (readingBody_ && state_ != State::Closed) {
+        if (!requestBody_->canProduce()) {
+            bodyPaused_ = true; // resumeProducing() goes on as the origin side takes the body
+            return;
+        }
+        if (!buffer_ || buffer_->spaceSize() == 0) {
+            buffer_ = Sbuf::MemBlob::Make(pool, bodySizer_.size());
+            parsedOffset_ = 0;
+        }
+        const auto space = buffer_->reserveSpace();
+        const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
+        if (n > 0) {
+            buffer_->commit(size_t(n));
+            bodySizer_.noteRead(space.size(), size_t(n));
+            consumeBody();
+            if (size_t(n) < space.size() && !peerClosed_)
+                return;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        debugs(33, 2, "client " << peerHost_ << " closed the connection inside the request body");
+        endRequestBody(false);
+        if (pendingLog_)
+            pendingLog_->resultCode = "TCP_MISS_ABORTED";
+        close();
+        return;
+    }
+}
+
+void Client::Connection::endRequestBody(bool complete)
+{
+    if (!readingBody_)
+        return;
+    readingBody_ = false;
+    bodyPaused_ = false;
+    if (complete)
+        requestBody_->complete();
+    else
+        requestBody_->fail("the client's request body was cut short");
+}
+
+void Client::Connection::resumeProducing()
+{
+    if (!bodyPaused_)
+        return;
+    bodyPaused_ = false;
+    readBody();
+}
+
+void Client::Connection::noteDataAvailable()
+{
+    if (state_ == State::Forwarding) {
+        if (reply_->reply())
+            startStreaming();
+        else if (reply_->hasFailed())
+            forwardingFailed();
+        else if (reply_->isComplete() && forwarder_)
+            startTunnel();
+        return;
+    }
+    if (state_ == State::Streaming)
+        streamSome();
+}
+
+void Client::Connection::startStreaming()
+{
+    const auto& settings = server_.settings();
+    ClientReplySpec spec;
+    spec.reply = reply_->reply();
+    spec.clientIsHttp11 = clientIsHttp11_;
+    spec.requestWasHead = requestIsHead_;
+    // a body the client is still sending when the reply is done would be
+    // taken for the next request: such a connection closes after the reply
+    spec.keepAlive = !closeAfterReply_ && !server_.isShuttingDown();
+    if (settings.via)
+        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+    spec.cacheName = server_.visibleHostname();
+    spec.cacheLookupName = server_.visibleHostname() + ":" + std::to_string(localPort_);
+    auto out = BuildClientReply(spec);
+    if (out.closeAfter)
+        closeAfterReply_ = true;
+    writer_.start(std::move(out.head), out.framing, *reply_);
+    if (pendingLog_) {
+        auto& record = *pendingLog_;
+        record.resultCode = "TCP_MISS";
+        record.httpStatus = spec.reply->status;
+        record.hierarchy = "HIER_DIRECT";
+        record.peerAddress = forwarder_->peerHost();
+        if (const auto type = spec.reply->findField("Content-Type"))
+            record.mimeType = std::string(*type);
+    }
+    state_ = State::Streaming;
+    writeBlocked_ = false;
+    streamSome();
+}
+
+void Client::Connection::streamSome()
+{
+    if (writing_ || state_ != State::Streaming)
+        return;
+    writing_ = true;
+    const auto result = writer_.write(fd_.get(), *reply_);
+    writing_ = false;
+    if (pendingLog_)
+        pendingLog_->bytesSent = writer_.bytesWritten();
+    switch (result) {
+    case Store::BodyWriter::Result::Blocked:
+        writeBlocked_ = true;
+        return;
+    case Store::BodyWriter::Result::Caught:
+        return;
+    case Store::BodyWriter::Result::Done:
+        endTransaction();
+        return;
+    case Store::BodyWriter::Result::Error:
+        if (reply_->hasFailed())
+            debugs(33, 2, "reply to " << peerHost_ << " broke off: " << reply_->failure());
+        else
+            debugs(33, 2, "write to client " << peerHost_ << ": " << std::strerror(writer_.error()));
+        if (pendingLog_)
+            pendingLog_->resultCode = "TCP_MISS_ABORTED";
+        close();
+        return;
+    }
+}
+
+void Client::Connection::forwardingFailed()
+{
+    Http::StatusCode status = Http::StatusCode::BadGateway;
+    std::string templateName = "ERR_READ_ERROR";
+    auto& context = *pageContext_;
+    context.serverAddress = forwarder_->peerHost();
+    switch (forwarder_->failure()) {
+    case ::Server::Failure::DnsFail:
+        status = Http::StatusCode::ServiceUnavailable;
+        templateName = "ERR_DNS_FAIL";
+        context.dnsError = reply_->failure();
+        break;
+    case ::Server::Failure::ConnectFail:
+        status = Http::StatusCode::ServiceUnavailable;
+        templateName = "ERR_CONNECT_FAIL";
+        break;
+    case ::Server::Failure::ReadTimeout:
+        status = Http::StatusCode::GatewayTimeout;
+        templateName = "ERR_READ_TIMEOUT";
+        break;
+    case ::Server::Failure::WriteError:
+        templateName = "ERR_WRITE_ERROR";
+        break;
+    case ::Server::Failure::InvalidReply:
+        templateName = "ERR_INVALID_RESP";
+        break;
+    case ::Server::Failure::ZeroSize:
+        templateName = "ERR_ZERO_SIZE_OBJECT";
+        break;
+    case ::Server::Failure::ReplyTooBig:
+        templateName = "ERR_TOO_BIG";
+        break;
+    case ::Server::Failure::Aborted:
+        close(); // the client's own body broke off
+        return;
+    case ::Server::Failure::ReadError:
+    case ::Server::Failure::None:
+        break;
+    }
+    if (pendingLog_) {
+        pendingLog_->resultCode = "TCP_MISS";
+        pendingLog_->peerAddress = context.serverAddress;
+    }
+    const std::string peer = context.serverAddress;
+    if (readingBody_) {
+        // the rest of the body cannot be told from the next request
+        endRequestBody(false);
+        closeAfterReply_ = true;
+    }
+    stopForwarding();
+    reply(status, templateName, context);
+    if (pendingLog_ && !peer.empty())
+        pendingLog_->hierarchy = "HIER_DIRECT";
+    // written from the loop, not from inside the forwarder that just failed
+    kick_ = server_.loop().schedule(
+        Comm::Milliseconds(0), [this] { drive(); }, this);
+}
+
+void Client::Connection::startTunnel()
+{
+    auto serverFd = forwarder_->takeTunnelSocket();
+    const std::string peer = forwarder_->peerHost();
+    static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    std::string_view pending;
+    if (buffer_ && parsedOffset_ < buffer_->size())
+        pending = buffer_->view().substr(parsedOffset_);
+    if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
+        ssize_t(Established.size())) {
+        close();
+        return;
+    }
+    if (pendingLog_) {
+        auto& record = *pendingLog_;
+        record.resultCode = "TCP_TUNNEL";
+        record.httpStatus = 200;
+        record.hierarchy = "HIER_DIRECT";
+        record.peerAddress = peer;
+        record.bytesSent = Established.size();
+    }
+    stopForwarding();
+    registration_.cancel(); // the tunnel watches both sockets now
+    state_ = State::Tunneling;
+    timer_.cancel();
+    tunnel_ = std::make_unique<Tunnel::Tunnel>(
+        server_.loop(), std::move(fd_), std::move(serverFd), server_.settings().readTimeout,
+        [this](const Tunnel::Tunnel::Stats& stats, const std::string& error) {
+            if (!error.empty())
+                debugs(26, 3, "tunnel for " << peerHost_ << " ended: " << error);
+            if (pendingLog_)
+                pendingLog_->bytesSent += stats.serverToClient;
+            close();
+        });
+    tunnel_->start(pending);
+    buffer_ = nullptr;
+    parsedOffset_ = 0;
+}
+
+void Client::Connection::endTransaction()
+{
+    if (readingBody_) {
+        // the origin answered before the whole body arrived: the rest cannot
+        // be told from the next request
+        endRequestBody(false);
+        closeAfterReply_ = true;
+    }
+    stopForwarding();
+    afterReply();
+    if (state_ == State::ReadingHead) {
+        // the next request (pipelined, or still in the socket) is read from
+        // the loop, not from inside the forwarder that just finished
+        kick_ = server_.loop().schedule(
+            Comm::Milliseconds(0), [this] { drive(); }, this);
+    }
+}
+
+void Client::Connection::stopForwarding()
+{
+    if (reply_) {
+        reply_->removeReader(*this); // the last reader gone stops the forwarder
+        reply_ = nullptr;
+    }
+    if (requestBody_) {
+        if (readingBody_)
+            endRequestBody(false);
+        requestBody_->setProducer(nullptr);
+        requestBody_ = nullptr;
+    }
+    if (forwarder_)
+        retired_.push_back(std::move(forwarder_));
 }
 
 void Client::Connection::handleParseError()
@@ -482,7 +897,9 @@ void Client::Connection::close()
         return;
     state_ = State::Closed;
     timer_.cancel();
+    kick_.cancel();
     registration_.cancel();
+    stopForwarding();
     fd_.reset();
     buffer_ = nullptr;
     if (pendingLog_)

@@ -5,10 +5,12 @@
 
 /// \file Client::Connection: the state machine of one client connection.
 ///
-///     accept --> ReadingHead --(head parsed)--> Writing --(reply sent)--+
-///                  ^   |                                                 |
-///                  |   +--(bad head / client asked to close)--> Lingering --> closed
-///                  +--------------(keep-alive: next request, pipelined or not)--+
+///     accept --> ReadingHead --(head parsed, allowed)--> Forwarding --(reply head)--> Streaming --+
+///                  ^   |  |                                 |   (request body read alongside)   |
+///                  |   |  +--(CONNECT allowed)--> Forwarding --(connected)--> Tunneling --> closed
+///                  |   +--(bad head, denied, error)--> Writing (error page) ----------------------+
+///                  +--------------(keep-alive: next request, pipelined or not)-------------------+
+///                                                         (or, to close: Lingering --> closed)
 ///
 /// Memory: an idle connection owns no read buffer. When bytes arrive a block
 /// is taken from the sbuf pool (1 KB first, doubled up to
@@ -18,31 +20,45 @@
 /// block and are parsed once the reply to the previous request has been
 /// written, so replies go out in request order.
 ///
-/// This proxy forwards nothing: a well-formed request that
-/// http_access allows is answered `501 Not Implemented` with Squid's
-/// ERR_UNSUP_REQ page (NONE_NONE/501 in access.log); a denied one gets 403
-/// ERR_ACCESS_DENIED (TCP_DENIED/403). Error replies to malformed heads close
-/// the connection, as Squid does: 400 ERR_PROTOCOL_UNKNOWN (garbage request
-/// line), 400 ERR_INVALID_REQ (bad header), 400 ERR_INVALID_URL (origin-form
-/// or bad URL), 431 ERR_TOO_BIG, 505 ERR_UNSUP_HTTPVERSION.
+/// Forwarding (DESIGN.md "The path of a body byte"): an allowed request gets
+/// a reply Store::Entry and a ::Server::Forwarder that fills it; this
+/// connection is a Store::Reader of the entry and writes the reply head (its
+/// own small block) and then the body slices with one writev per attempt
+/// (Store::BodyWriter), re-framed for this client (Content-Length, chunked
+/// for HTTP/1.1, close-delimited for HTTP/1.0). A request body is read into
+/// blocks of request_buffer_size and appended to a request Store::Entry that
+/// the forwarder reads from, under the same read_ahead_gap (this connection
+/// is that entry's Store::Producer). CONNECT gets a Tunnel::Tunnel once the
+/// origin is connected.
+///
+/// Errors before the reply head reach the client as Squid's error pages
+/// (503 ERR_CONNECT_FAIL, 504 ERR_READ_TIMEOUT, ...); a reply that breaks off
+/// after its head closes the connection (the client sees the truncation).
 ///
 /// Timers: request_timeout while waiting for the first request or a partial
 /// head, client_idle_pconn_timeout between requests; either closes the
 /// connection silently. read_timeout bounds a stalled reply write.
-
 #pragma once
 
 #include "client/forward.h"
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
+#include "http/ChunkedDecoder.h"
 #include "http/RequestParser.h"
 #include "http/StatusCode.h"
+#include "http/Url.h"
+#include "sbuf/ReadSizer.h"
 #include "sbuf/forward.h"
+#include "server/forward.h"
+#include "store/BodyWriter.h"
+#include "store/Entry.h"
+#include "tunnel/forward.h"
 #include "base/RefCount.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <sys/time.h>
 
@@ -56,10 +72,10 @@ struct AccessRecord;
 namespace Client {
 
 /// One client connection (see the file comment).
-class Connection : public Comm::IoHandler {
+class Connection : public Comm::IoHandler, public Store::Reader, public Store::Producer {
 public:
     /// the states of the diagram in the file comment
-    enum class State { ReadingHead, Writing, Lingering, Closed };
+    enum class State { ReadingHead, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
 
     /// takes the accepted descriptor; call start() next
     Connection(Server& server, Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local);
@@ -85,6 +101,11 @@ public:
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
     void handleBug(const std::exception& e) noexcept override;
+    /* Store::Reader API (the reply entry) */
+    void noteDataAvailable() override;
+    const Sbuf::Cursor& cursor() const override { return writer_.cursor(); }
+    /* Store::Producer API (the request body entry) */
+    void resumeProducing() override;
 
 private:
     /// what one readSome() call did
@@ -105,6 +126,17 @@ private:
     void onTimeout();
     void logTransaction();
     void dropBufferIfConsumed();
+    void forward(const Http::Url& url, std::string_view head);
+    bool startRequestBody();
+    void readBody();
+    void consumeBody();
+    void endRequestBody(bool complete);
+    void startStreaming();
+    void streamSome();
+    void forwardingFailed();
+    void startTunnel();
+    void endTransaction();
+    void stopForwarding();
 
     Server& server_;
     Comm::Descriptor fd_;             ///< the client socket
@@ -128,6 +160,26 @@ private:
     bool peerClosed_ = false;                       ///< EPOLLRDHUP seen: the client sent its FIN
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
+
+    bool clientIsHttp11_ = true;             ///< the current request's version is 1.1 or later
+    bool requestIsHead_ = false;             ///< the current request is HEAD
+    ::Server::ForwarderPtr forwarder_;       ///< the current request's origin side
+    Store::EntryRef reply_;                  ///< the current reply, being streamed from
+    Store::BodyWriter writer_;               ///< writes the reply head and body
+    bool writing_ = false;                   ///< inside streamSome()
+    bool writeBlocked_ = false;              ///< the last reply write hit a full socket
+    std::unique_ptr<Tunnel::Tunnel> tunnel_; ///< CONNECT
+
+    Store::EntryRef requestBody_;                 ///< the request body on its way to the origin, or null
+    bool bodyChunked_ = false;                    ///< the request body is chunked (else Content-Length)
+    uint64_t bodyLeft_ = 0;                       ///< Content-Length bytes not yet read
+    Http::ChunkedDecoder bodyDecoder_;            ///< the request body's chunk framing
+    bool readingBody_ = false;                    ///< request body bytes are still due
+    bool bodyPaused_ = false;                     ///< body reads stopped at read_ahead_gap
+    Sbuf::ReadSizer bodySizer_;                   ///< request_buffer_size for body reads
+    std::vector<::Server::ForwarderPtr> retired_; ///< finished forwarders, destroyed off their own call stack
+    std::unique_ptr<Errors::PageContext> pageContext_; ///< the current request's error page facts
+    Comm::Timer kick_; ///< resumes reading after a streamed reply (off the forwarder's stack)
 };
 
 } // namespace Client

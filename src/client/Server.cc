@@ -18,11 +18,43 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-Client::Server::Server(Comm::Loop& loop) : loop_(loop), accessLog_(std::make_unique<Log::AccessLog>()) {}
+Client::Server::Server(Comm::Loop& loop)
+    : loop_(loop), pool_(loop), accessLog_(std::make_unique<Log::AccessLog>())
+{}
 
 Client::Server::~Server()
 {
-    connections_.clear(); // before the logs they write to
+    connections_.clear(); // before the logs they write to, the pool and the resolver
+    pool_.closeAll();
+}
+
+void Client::Server::configureForwarding(const Config::Settings& settings, bool isStartup)
+{
+    Comm::Resolver::Options dns;
+    dns.nameservers = settings.dnsNameservers;
+    dns.hostsFile = settings.hostsFile;
+    try {
+        if (!resolver_)
+            resolver_ = std::make_unique<Comm::Resolver>(loop_, dns);
+        else
+            resolver_->reconfigure(dns);
+    } catch (const std::exception& e) {
+        if (isStartup)
+            throw;
+        debugs(78, 0, "ERROR: cannot apply the new DNS settings: " << e.what() << "; keeping the old ones");
+    }
+    if (!forwarding_)
+        forwarding_ = std::make_unique<::Server::Context>(::Server::Context{loop_, resolver_.get(), pool_});
+    forwarding_->resolver = resolver_.get();
+    pool_.setIdleTimeout(settings.serverIdlePconnTimeout);
+
+    const auto& rbs = settings.requestBufferSize;
+    limits_.readSizer =
+        rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
+    limits_.readAheadGap = settings.readAheadGap;
+    limits_.replyHeaderMaxSize = settings.replyHeaderMaxSize;
+    limits_.connectTimeout = settings.connectTimeout;
+    limits_.readTimeout = settings.readTimeout;
 }
 
 void Client::Server::configure(std::shared_ptr<const Config::Settings> settings, bool isStartup)
@@ -54,6 +86,7 @@ void Client::Server::configure(std::shared_ptr<const Config::Settings> settings,
             visibleHostname_ = "localhost";
     }
 
+    configureForwarding(*settings, isStartup);
     settings_ = std::move(settings);
     if (!shuttingDown_)
         bindPorts(*settings_, isStartup);

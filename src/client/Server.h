@@ -21,7 +21,10 @@
 #include "comm/Loop.h"
 #include "config/Settings.h"
 #include "errors/Templates.h"
+#include "comm/Resolver.h"
 #include "log/AccessLog.h"
+#include "server/Forwarder.h"
+#include "server/Pool.h"
 
 #include <memory>
 #include <string>
@@ -88,6 +91,12 @@ public:
     const std::string& visibleHostname() const { return visibleHostname_; }
     /// Ends a connection: it is destroyed after the current callback.
     void release(Connection& connection);
+    /// what every forwarder shares: the loop, DNS, the origin connection pool
+    ::Server::Context& forwarding() { return *forwarding_; }
+    /// the forwarding knobs of the configuration in force
+    const ::Server::Limits& forwardLimits() const { return limits_; }
+    /// the origin connection pool
+    ::Server::Pool& originPool() { return pool_; }
 
 private:
     /// one http_port and its socket
@@ -101,7 +110,13 @@ private:
     std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
     void giveBackMemory();
 
+    void configureForwarding(const Config::Settings& settings, bool isStartup);
+
     Comm::Loop& loop_;
+    ::Server::Pool pool_;                           ///< idle origin connections
+    std::unique_ptr<Comm::Resolver> resolver_;      ///< DNS (c-ares)
+    std::unique_ptr<::Server::Context> forwarding_; ///< shared by every forwarder
+    ::Server::Limits limits_;                       ///< from the configuration in force
     std::shared_ptr<const Config::Settings> settings_;
     std::unique_ptr<Log::AccessLog> accessLog_;
     Errors::Templates templates_;

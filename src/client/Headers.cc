@@ -1,0 +1,193 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "client/Headers.h"
+#include "http/StatusCode.h"
+#include "store/Entry.h"
+
+namespace {
+
+/// fields never forwarded (RFC 9110 section 7.6.1, RFC 9112 section 6), plus
+/// Expect (cuttle answers 100-continue itself) and Host (rebuilt first)
+constexpr std::string_view HopByHop[] = {
+    "Connection",        "Keep-Alive",     "Proxy-Connection",    "TE",
+    "Trailer",           "Upgrade",        "Proxy-Authorization", "Proxy-Authenticate",
+    "Transfer-Encoding", "Content-Length",
+};
+
+/// whether a comma-separated list value names token
+bool ListHas(std::string_view list, std::string_view token)
+{
+    size_t pos = 0;
+    while (pos <= list.size()) {
+        size_t comma = list.find(',', pos);
+        if (comma == std::string_view::npos)
+            comma = list.size();
+        auto item = list.substr(pos, comma - pos);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
+            item.remove_suffix(1);
+        if (Http::EqualsIgnoreCase(item, token))
+            return true;
+        pos = comma + 1;
+    }
+    return false;
+}
+
+void AppendField(std::string& out, std::string_view name, std::string_view value)
+{
+    out.append(name);
+    out.append(": ");
+    out.append(value);
+    out.append("\r\n");
+}
+
+} // namespace
+
+bool Client::IsHopByHop(std::string_view name, const std::vector<Http::HeaderField>& fields)
+{
+    for (const auto h : HopByHop) {
+        if (Http::EqualsIgnoreCase(name, h))
+            return true;
+    }
+    for (const auto& f : fields) {
+        if ((Http::EqualsIgnoreCase(f.name, "Connection") ||
+             Http::EqualsIgnoreCase(f.name, "Proxy-Connection")) &&
+            ListHas(f.value, name))
+            return true;
+    }
+    return false;
+}
+
+std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
+{
+    std::string out;
+    out.reserve(512);
+    out.append(spec.method);
+    out.push_back(' ');
+    out.append(spec.path);
+    out.append(" HTTP/1.1\r\n");
+    AppendField(out, "Host", spec.hostField);
+
+    std::string via;
+    std::string xff;
+    bool sawXff = false;
+    const auto& fields = *spec.fields;
+    for (const auto& f : fields) {
+        if (IsHopByHop(f.name, fields) || Http::EqualsIgnoreCase(f.name, "Host") ||
+            Http::EqualsIgnoreCase(f.name, "Expect"))
+            continue;
+        if (Http::EqualsIgnoreCase(f.name, "Via")) {
+            via += (via.empty() ? "" : ", ") + std::string(f.value);
+            continue;
+        }
+        if (Http::EqualsIgnoreCase(f.name, "X-Forwarded-For")) {
+            xff += (xff.empty() ? "" : ", ") + std::string(f.value);
+            sawXff = true;
+            continue;
+        }
+        AppendField(out, f.name, f.value);
+    }
+    if (!spec.viaName.empty())
+        via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
+    if (!via.empty())
+        AppendField(out, "Via", via);
+
+    // squid.conf forwarded_for, as Squid 5.7 applies it
+    switch (spec.forwardedFor) {
+    case Config::ForwardedFor::On:
+        AppendField(out, "X-Forwarded-For", sawXff ? xff + ", " + spec.clientAddress : spec.clientAddress);
+        break;
+    case Config::ForwardedFor::Off:
+        AppendField(out, "X-Forwarded-For", sawXff ? xff + ", unknown" : std::string("unknown"));
+        break;
+    case Config::ForwardedFor::Transparent:
+        if (sawXff)
+            AppendField(out, "X-Forwarded-For", xff);
+        break;
+    case Config::ForwardedFor::Truncate:
+        AppendField(out, "X-Forwarded-For", spec.clientAddress);
+        break;
+    case Config::ForwardedFor::Delete:
+        break;
+    }
+
+    switch (spec.bodyFraming) {
+    case Store::BodyWriter::Framing::None:
+        break;
+    case Store::BodyWriter::Framing::Raw:
+        AppendField(out, "Content-Length", std::to_string(spec.contentLength));
+        break;
+    case Store::BodyWriter::Framing::Chunked:
+        AppendField(out, "Transfer-Encoding", "chunked");
+        break;
+    }
+    AppendField(out, "Connection", "keep-alive");
+    out.append("\r\n");
+    return out;
+}
+
+Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
+{
+    const auto& reply = *spec.reply;
+    ClientReply result;
+    result.closeAfter = !spec.keepAlive;
+
+    std::string& out = result.head;
+    out.reserve(reply.head.size() + 256);
+    out.append("HTTP/1.1 ");
+    out.append(std::to_string(reply.status));
+    out.push_back(' ');
+    if (!reply.reason.empty())
+        out.append(reply.reason);
+    else
+        out.append(Http::ReasonPhrase(Http::StatusCode(reply.status)));
+    out.append("\r\n");
+
+    std::string via;
+    for (const auto& f : reply.fields) {
+        if (Http::EqualsIgnoreCase(f.name, "Content-Length") && !reply.hasBody) {
+            // HEAD and 304: the length of the body that was not sent, kept as is
+            if (!reply.contentLength)
+                AppendField(out, f.name, f.value);
+            continue;
+        }
+        if (IsHopByHop(f.name, reply.fields))
+            continue;
+        if (Http::EqualsIgnoreCase(f.name, "Via")) {
+            via += (via.empty() ? "" : ", ") + std::string(f.value);
+            continue;
+        }
+        AppendField(out, f.name, f.value);
+    }
+    if (!spec.viaName.empty())
+        via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
+    if (!via.empty())
+        AppendField(out, "Via", via);
+
+    if (!reply.hasBody || spec.requestWasHead) {
+        result.framing = Store::BodyWriter::Framing::None;
+    } else if (reply.contentLength) {
+        result.framing = Store::BodyWriter::Framing::Raw;
+        AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
+    } else if (spec.clientIsHttp11) {
+        result.framing = Store::BodyWriter::Framing::Chunked;
+        AppendField(out, "Transfer-Encoding", "chunked");
+    } else {
+        // an HTTP/1.0 client never gets chunked: the end of the body is the close
+        result.framing = Store::BodyWriter::Framing::Raw;
+        result.closeAfter = true;
+    }
+    if (!spec.cacheName.empty()) {
+        AppendField(out, "X-Cache", "MISS from " + spec.cacheName);
+        AppendField(out, "X-Cache-Lookup", "MISS from " + spec.cacheLookupName);
+    }
+    AppendField(out, "Connection", result.closeAfter ? "close" : "keep-alive");
+    out.append("\r\n");
+    return result;
+}

@@ -1,0 +1,72 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::BuildOriginRequest() and Client::BuildClientReply(): the
+/// heads that cross each hop, with hop-by-hop fields removed (RFC 9110
+/// section 7.6.1), the framing recomputed for the hop (RFC 9112 section 6),
+/// and Via / X-Forwarded-For as squid.conf's `via` and `forwarded_for` say.
+///
+/// Heads are not body: each client's reply head is serialized into its own
+/// small string once (DESIGN.md "Headers"); body bytes are never touched here.
+#pragma once
+
+#include "config/Settings.h"
+#include "http/RequestParser.h"
+#include "store/BodyWriter.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Store {
+struct Reply;
+}
+
+namespace Client {
+
+/// What the request head to the origin is built from.
+struct OriginRequestSpec {
+    std::string_view method;                                ///< as received
+    std::string_view path;                                  ///< origin-form: path and query
+    std::string hostField;                                  ///< the Host value (the URL's authority)
+    const std::vector<Http::HeaderField>* fields = nullptr; ///< the client's fields
+    std::string clientAddress;                              ///< for X-Forwarded-For
+    std::string viaName;                                    ///< "host (cuttle/1.0)", empty: no Via
+    Config::ForwardedFor forwardedFor = Config::ForwardedFor::On;
+    Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how the body goes
+    uint64_t contentLength = 0;                                                ///< with Framing::Raw
+};
+
+/// The request head to send to the origin (HTTP/1.1, persistent).
+std::string BuildOriginRequest(const OriginRequestSpec& spec);
+
+/// What the reply head to a client is built from.
+struct ClientReplySpec {
+    const Store::Reply* reply = nullptr; ///< the origin's reply
+    bool clientIsHttp11 = true;          ///< HTTP/1.1 client (may get chunked)
+    bool requestWasHead = false;         ///< no body goes out
+    bool keepAlive = true;               ///< the connection stays open (may be turned off)
+    std::string viaName;                 ///< "host (cuttle/1.0)", empty: no Via
+    std::string cacheName;               ///< "host" for X-Cache, "host:port" for X-Cache-Lookup
+    std::string cacheLookupName;         ///< "host:port"
+};
+
+/// The reply head and the body framing for one client.
+struct ClientReply {
+    std::string head;                   ///< status line, fields, empty line
+    Store::BodyWriter::Framing framing; ///< how the body goes out
+    bool closeAfter = false;            ///< close-delimited, or the client asked to close
+};
+
+/// The reply head to send to a client, and how its body is framed.
+ClientReply BuildClientReply(const ClientReplySpec& spec);
+
+/// Whether the field must not cross a hop: the RFC 9110 section 7.6.1 list,
+/// the framing fields (recomputed per hop), and any name a Connection field lists.
+bool IsHopByHop(std::string_view name, const std::vector<Http::HeaderField>& fields);
+
+} // namespace Client

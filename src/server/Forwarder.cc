@@ -1,0 +1,615 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "server/Forwarder.h"
+#include "base/TextException.h"
+#include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+namespace {
+
+/// the pool key of an origin: the URL's host and port
+std::string PoolKey(const std::string& host, uint16_t port)
+{
+    return host + ":" + std::to_string(port);
+}
+
+} // namespace
+
+Server::Forwarder::Forwarder(Context& context, const Limits& limits, Request&& request, Store::EntryRef reply)
+    : context_(context), limits_(limits), request_(std::move(request)), reply_(std::move(reply)),
+      parser_(limits.replyHeaderMaxSize)
+{
+    body_ = request_.body;
+    if (!body_) {
+        body_ = MakeRef<Store::Entry>(1);
+        body_->complete();
+        request_.bodyFraming = Store::BodyWriter::Framing::None;
+    }
+}
+
+Server::Forwarder::~Forwarder()
+{
+    timer_.cancel();
+    lookup_.cancel();
+    reply_->setProducer(nullptr);
+    body_->removeReader(*this);
+    body_->setProducer(nullptr);
+    if (connection_)
+        connection_->setUser(nullptr);
+}
+
+std::string Server::Forwarder::peerHost() const
+{
+    if (connection_)
+        return connection_->peer().host();
+    if (nextAddress_ > 0 && nextAddress_ <= addresses_.size())
+        return addresses_[nextAddress_ - 1].host();
+    return "";
+}
+
+void Server::Forwarder::start()
+{
+    reply_->setProducer(this);
+    body_->addReader(*this);
+    reply_->setReadAheadGap(limits_.readAheadGap);
+    // a persistent connection needs no DNS lookup
+    if (request_.isTunnel) {
+        resolve();
+        return;
+    }
+    if (auto pooled = context_.pool.take(PoolKey(request_.host, request_.port))) {
+        connection_ = std::move(pooled);
+        reused_ = true;
+        connection_->setUser(this);
+        stage_ = Stage::Connecting;
+        // act from the loop, never from inside start()
+        timer_ = context_.loop.schedule(
+            Comm::Milliseconds(0), [this] { onConnected(); }, this);
+        return;
+    }
+    resolve();
+}
+
+void Server::Forwarder::resolve()
+{
+    stage_ = Stage::Resolving;
+    if (const auto literal = Comm::Address::Parse(request_.host, request_.port)) {
+        addresses_ = {*literal};
+        timer_ = context_.loop.schedule(
+            Comm::Milliseconds(0), [this] { connectNext(); }, this);
+        return;
+    }
+    if (!context_.resolver) {
+        timer_ = context_.loop.schedule(
+            Comm::Milliseconds(0), [this] { fail(Failure::DnsFail, "no DNS resolver"); }, this);
+        return;
+    }
+    lookup_ = context_.resolver->resolve(request_.host, request_.port,
+                                         [this](const Comm::Resolver::Answer& a) { onResolved(a); });
+}
+
+void Server::Forwarder::onResolved(const Comm::Resolver::Answer& answer)
+{
+    if (answer.addresses.empty()) {
+        fail(Failure::DnsFail, answer.error.empty() ? "Name not found" : answer.error);
+        return;
+    }
+    addresses_ = answer.addresses;
+    nextAddress_ = 0;
+    connectNext();
+}
+
+void Server::Forwarder::connectNext()
+{
+    stage_ = Stage::Connecting;
+    releaseConnection(false);
+    while (nextAddress_ < addresses_.size()) {
+        const auto& to = addresses_[nextAddress_++];
+        Comm::Descriptor fd(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        if (!fd.isOpen()) {
+            lastConnectErrno_ = errno;
+            continue;
+        }
+        const int one = 1;
+        (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        const int rc = ::connect(fd.get(), to.raw(), to.length());
+        if (rc != 0 && errno != EINPROGRESS) {
+            lastConnectErrno_ = errno;
+            debugs(11, 3, "connect to " << to.toString() << ": " << std::strerror(errno));
+            continue;
+        }
+        ++context_.connectionsOpened;
+        connection_ = std::make_unique<OriginConnection>(context_.loop, std::move(fd), to);
+        connection_->setUser(this);
+        reused_ = false;
+        if (rc == 0) {
+            timer_ = context_.loop.schedule(
+                Comm::Milliseconds(0), [this] { onConnected(); }, this);
+        } else if (limits_.connectTimeout > Comm::Milliseconds(0)) {
+            timer_ = context_.loop.schedule(
+                limits_.connectTimeout,
+                [this] {
+                    lastConnectErrno_ = ETIMEDOUT;
+                    debugs(11, 3, "connect to " << connection_->peer().toString() << ": connect_timeout");
+                    connectNext();
+                },
+                this);
+        }
+        return; // the connection's writability (or error) says how it went
+    }
+    const std::string why = lastConnectErrno_ ? std::strerror(lastConnectErrno_) : "no address";
+    fail(Failure::ConnectFail, why);
+}
+
+void Server::Forwarder::onConnectEvent()
+{
+    int error = 0;
+    socklen_t len = sizeof(error);
+    if (::getsockopt(connection_->fd(), SOL_SOCKET, SO_ERROR, &error, &len) != 0)
+        error = errno;
+    if (error == 0) {
+        timer_.cancel();
+        onConnected();
+        return;
+    }
+    lastConnectErrno_ = error;
+    debugs(11, 3, "connect to " << connection_->peer().toString() << ": " << std::strerror(error));
+    timer_.cancel();
+    connectNext();
+}
+
+Comm::Descriptor Server::Forwarder::takeTunnelSocket()
+{
+    Must(request_.isTunnel && connection_);
+    auto fd = connection_->releaseDescriptor();
+    connection_.reset();
+    return fd;
+}
+
+void Server::Forwarder::onConnected()
+{
+    if (request_.isTunnel) {
+        stage_ = Stage::Done;
+        timer_.cancel();
+        connection_->setUser(nullptr);
+        reply_->complete(); // no reply: the client side takes the socket
+        return;
+    }
+    stage_ = Stage::Exchanging;
+    connection_->noteUse();
+    activity_ = context_.loop.now();
+    armTimeout();
+    sender_.start(request_.head, request_.bodyFraming, *body_);
+    sendMore();
+    if (stage_ == Stage::Exchanging)
+        readMore(); // a reply (or an EOF) may already be waiting
+}
+
+void Server::Forwarder::handleIo(const Comm::IoEvents& events)
+{
+    if (stage_ == Stage::Connecting) {
+        if (events.writable || events.error || events.hangup)
+            onConnectEvent();
+        return;
+    }
+    if (stage_ != Stage::Exchanging)
+        return;
+    if (events.hangup)
+        peerClosed_ = true;
+    if (events.writable && sendBlocked_)
+        sendMore();
+    if (stage_ == Stage::Exchanging && (events.readable || events.hangup || events.error))
+        readMore();
+}
+
+void Server::Forwarder::handleBug(const std::exception& e) noexcept
+{
+    try {
+        fail(Failure::ReadError, std::string("internal error: ") + e.what());
+    } catch (...) {
+    }
+}
+
+void Server::Forwarder::sendMore()
+{
+    if (requestSent_ || stage_ != Stage::Exchanging)
+        return;
+    sendBlocked_ = false;
+    const auto before = sender_.bytesWritten();
+    const auto result = sender_.write(connection_->fd(), *body_);
+    if (sender_.bytesWritten() != before)
+        activity_ = context_.loop.now();
+    switch (result) {
+    case Store::BodyWriter::Result::Blocked:
+        sendBlocked_ = true;
+        return;
+    case Store::BodyWriter::Result::Caught:
+        return; // noteDataAvailable() resumes when the client sends more
+    case Store::BodyWriter::Result::Done:
+        requestSent_ = true;
+        return;
+    case Store::BodyWriter::Result::Error:
+        if (body_->hasFailed()) {
+            // the client's body broke off: the origin must not take a truncated request
+            fail(Failure::Aborted, "the request body was cut short");
+            return;
+        }
+        if (sender_.error() == EPIPE || sender_.error() == ECONNRESET) {
+            // the origin may have replied and closed: read what it said
+            // (an early 413, say); with nothing to read, that is a failure
+            requestSent_ = true;
+            if (mayRetry()) {
+                retry();
+                return;
+            }
+            readMore();
+            if (stage_ == Stage::Exchanging && !headDone_)
+                fail(Failure::WriteError, std::strerror(sender_.error()));
+            return;
+        }
+        fail(Failure::WriteError, std::strerror(sender_.error()));
+        return;
+    }
+}
+
+void Server::Forwarder::noteDataAvailable()
+{
+    // the request body grew (or ended): send it on
+    if (stage_ == Stage::Exchanging && !sendBlocked_)
+        sendMore();
+}
+
+void Server::Forwarder::resumeProducing()
+{
+    if (!paused_ || reading_ || stage_ != Stage::Exchanging)
+        return;
+    paused_ = false;
+    activity_ = context_.loop.now(); // time spent waiting for the client is not the origin's
+    readMore();
+}
+
+void Server::Forwarder::noteReadersGone()
+{
+    if (stage_ == Stage::Done)
+        return;
+    // the client went away before the reply was complete: the rest is not wanted
+    failure_ = Failure::Aborted;
+    stage_ = Stage::Done;
+    timer_.cancel();
+    lookup_.cancel();
+    releaseConnection(false);
+}
+
+bool Server::Forwarder::makeReadSpace()
+{
+    auto& pool = Sbuf::DefaultPool();
+    if (block_ && block_->spaceSize() > 0)
+        return true;
+    if (!headDone_ && block_ && headStart_ < block_->size()) {
+        // a head that does not fit its block: move its bytes to a bigger one
+        // (the one permitted copy, bounded by reply_header_max_size, which
+        // the parser enforces)
+        const auto pending = block_->view().substr(headStart_);
+        size_t capacity = std::max(limits_.readSizer.size(), pending.size() * 2);
+        capacity = std::min(capacity, Sbuf::BlockPool::MaxBlockSize);
+        if (capacity <= pending.size())
+            return false;
+        auto fresh = Sbuf::MemBlob::Make(pool, capacity);
+        fresh->append(pending);
+        block_ = fresh;
+        headStart_ = 0;
+        parser_.reset();
+        return true;
+    }
+    block_ = Sbuf::MemBlob::Make(pool, limits_.readSizer.size());
+    headStart_ = 0;
+    return true;
+}
+
+void Server::Forwarder::readMore()
+{
+    if (reading_ || stage_ != Stage::Exchanging)
+        return;
+    reading_ = true;
+    while (stage_ == Stage::Exchanging) {
+        if (headDone_ && !reply_->canProduce()) {
+            paused_ = true; // resumeProducing() goes on when the slowest reader catches up
+            break;
+        }
+        if (!makeReadSpace()) {
+            fail(Failure::ReplyTooBig, "reply head too large");
+            break;
+        }
+        const auto space = block_->reserveSpace();
+        const ssize_t n = ::recv(connection_->fd(), space.data(), space.size(), 0);
+        if (n > 0) {
+            const size_t got = size_t(n);
+            const size_t from = block_->size();
+            block_->commit(got);
+            limits_.readSizer.noteRead(space.size(), got);
+            activity_ = context_.loop.now();
+            replyBytes_ += got;
+            process(from, got);
+            // a short read drained the socket, unless its FIN came with it
+            if (got < space.size() && !peerClosed_)
+                break;
+            continue;
+        }
+        if (n == 0) {
+            onEof();
+            break;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            break;
+        onReadError(errno);
+        break;
+    }
+    reading_ = false;
+}
+
+void Server::Forwarder::process(size_t from, size_t n)
+{
+    if (headDone_) {
+        processBody(from, n);
+        return;
+    }
+    if (parseHead()) {
+        const size_t bodyStart = headStart_;
+        if (bodyStart < from + n)
+            processBody(bodyStart, from + n - bodyStart);
+    }
+}
+
+bool Server::Forwarder::parseHead()
+{
+    for (;;) {
+        const auto view = block_->view().substr(headStart_);
+        const auto result = parser_.parse(view);
+        if (result == Http::ParseResult::NeedMore)
+            return false;
+        if (result == Http::ParseResult::Error) {
+            if (parser_.error() == Http::ReplyError::TooLarge)
+                fail(Failure::ReplyTooBig, parser_.errorText());
+            else
+                fail(Failure::InvalidReply, parser_.errorText());
+            return false;
+        }
+        const int status = parser_.statusCode();
+        if (status >= 100 && status < 200) {
+            if (status == 101) {
+                // a 101 is never forwarded: cuttle did not ask for an upgrade
+                fail(Failure::InvalidReply, "101 Switching Protocols");
+                return false;
+            }
+            headStart_ += parser_.headSize(); // an interim reply: skip it
+            parser_.reset();
+            continue;
+        }
+        auto reply = std::make_unique<Store::Reply>();
+        reply->block = block_;
+        reply->head = view.substr(0, parser_.headSize());
+        reply->status = status;
+        reply->reason = parser_.reason();
+        reply->versionMajor = parser_.versionMajor();
+        reply->versionMinor = parser_.versionMinor();
+        reply->fields = parser_.fields();
+        framing_ = parser_.framing(request_.method == Http::Method::Head, false);
+        reply->hasBody = framing_ != Http::ReplyParser::Framing::None;
+        if (framing_ == Http::ReplyParser::Framing::Length) {
+            bodyLeft_ = parser_.contentLength().value_or(0);
+            reply->contentLength = bodyLeft_;
+        }
+        if (parser_.wantsClose())
+            reusable_ = false;
+        headStart_ += parser_.headSize();
+        headDone_ = true;
+        reply_->setReply(std::move(reply));
+        if (stage_ != Stage::Exchanging)
+            return false; // the client went away when told
+        if (framing_ == Http::ReplyParser::Framing::None ||
+            (framing_ == Http::ReplyParser::Framing::Length && bodyLeft_ == 0)) {
+            if (headStart_ < block_->size())
+                reusable_ = false; // bytes nobody asked for
+            finish();
+            return false;
+        }
+        return true;
+    }
+}
+
+void Server::Forwarder::processBody(size_t from, size_t n)
+{
+    using Framing = Http::ReplyParser::Framing;
+    switch (framing_) {
+    case Framing::None:
+        reusable_ = false;
+        return;
+    case Framing::Close:
+        appendBody(from, n);
+        return;
+    case Framing::Length: {
+        const size_t take = size_t(std::min<uint64_t>(n, bodyLeft_));
+        appendBody(from, take);
+        bodyLeft_ -= take;
+        if (take < n)
+            reusable_ = false; // bytes after the body: the connection is out of step
+        if (bodyLeft_ == 0)
+            finish();
+        return;
+    }
+    case Framing::Chunked: {
+        size_t pos = from;
+        const size_t end = from + n;
+        while (pos < end && stage_ == Stage::Exchanging) {
+            const auto piece = decoder_.next(block_->view().substr(pos, end - pos));
+            using Kind = Http::ChunkedDecoder::Piece::Kind;
+            switch (piece.kind) {
+            case Kind::Payload:
+                appendBody(pos, piece.length);
+                pos += piece.length;
+                break;
+            case Kind::Framing:
+                pos += piece.length;
+                break;
+            case Kind::NeedMore:
+                pos = end;
+                break;
+            case Kind::Done:
+                pos += piece.length;
+                if (pos < end)
+                    reusable_ = false;
+                finish();
+                return;
+            case Kind::Error:
+                fail(Failure::InvalidReply, decoder_.errorText());
+                return;
+            }
+        }
+        return;
+    }
+    }
+}
+
+void Server::Forwarder::appendBody(size_t from, size_t n)
+{
+    if (n == 0)
+        return;
+    reply_->append(Sbuf::Slice(block_, from, n));
+}
+
+void Server::Forwarder::onEof()
+{
+    if (!headDone_) {
+        if (replyBytes_ == 0) {
+            if (mayRetry()) {
+                retry();
+                return;
+            }
+            fail(Failure::ZeroSize, "the origin closed the connection without replying");
+            return;
+        }
+        fail(Failure::InvalidReply, "the origin closed the connection inside the reply head");
+        return;
+    }
+    if (framing_ == Http::ReplyParser::Framing::Close) {
+        reusable_ = false;
+        finish();
+        return;
+    }
+    fail(Failure::ReadError, "the origin closed the connection before the end of the reply");
+}
+
+void Server::Forwarder::onReadError(int error)
+{
+    if (!headDone_ && replyBytes_ == 0 && mayRetry()) {
+        retry();
+        return;
+    }
+    fail(Failure::ReadError, std::strerror(error));
+}
+
+bool Server::Forwarder::mayRetry() const
+{
+    // DESIGN.md: once, on a reused persistent connection, before any reply
+    // byte, for an idempotent method whose body (if any) is still held whole
+    return reused_ && !retried_ && replyBytes_ == 0 && Http::IsIdempotent(request_.method) &&
+           body_->body().startOffset() == 0 &&
+           (request_.bodyFraming == Store::BodyWriter::Framing::None ||
+            (body_->isComplete() && sender_.bodyBytesWritten() == 0));
+}
+
+void Server::Forwarder::retry()
+{
+    debugs(11, 2,
+           "retrying " << request_.host << ":" << request_.port
+                       << " on a new connection: the persistent one was closed by the origin");
+    retried_ = true;
+    ++context_.retries;
+    releaseConnection(false);
+    requestSent_ = false;
+    sendBlocked_ = false;
+    peerClosed_ = false;
+    parser_.reset();
+    block_ = nullptr;
+    headStart_ = 0;
+    resolve();
+}
+
+void Server::Forwarder::finish()
+{
+    if (stage_ == Stage::Done)
+        return;
+    stage_ = Stage::Done;
+    timer_.cancel();
+    reply_->complete();
+    // a half-read block is not kept for the next reply: each reply starts fresh
+    releaseConnection(reusable_ && requestSent_ && !peerClosed_);
+}
+
+void Server::Forwarder::fail(Failure why, const std::string& text)
+{
+    if (stage_ == Stage::Done)
+        return;
+    debugs(11, 2, "forwarding to " << request_.host << ":" << request_.port << " failed: " << text);
+    failure_ = why;
+    failureText_ = text;
+    stage_ = Stage::Done;
+    timer_.cancel();
+    lookup_.cancel();
+    releaseConnection(false);
+    reply_->fail(text);
+}
+
+void Server::Forwarder::releaseConnection(bool reusable)
+{
+    if (!connection_)
+        return;
+    connection_->setUser(nullptr);
+    if (reusable) {
+        context_.pool.put(PoolKey(request_.host, request_.port), std::move(connection_));
+        return;
+    }
+    // closed after this callback: its handleIo() may be on the stack
+    auto doomed = std::make_shared<OriginConnectionPtr>(std::move(connection_));
+    context_.loop.callSoon([doomed] {});
+}
+
+void Server::Forwarder::armTimeout()
+{
+    if (limits_.readTimeout <= Comm::Milliseconds(0))
+        return;
+    // lazily re-armed: reads only note the time, and the timer, when it
+    // fires, checks whether anything moved since (no timer churn per read)
+    const auto due = activity_ + limits_.readTimeout;
+    const auto delay = std::chrono::duration_cast<Comm::Milliseconds>(due - context_.loop.now());
+    timer_ = context_.loop.schedule(
+        std::max(delay, Comm::Milliseconds(1)), [this] { checkTimeout(); }, this);
+}
+
+void Server::Forwarder::checkTimeout()
+{
+    if (stage_ != Stage::Exchanging)
+        return;
+    if (paused_ || context_.loop.now() - activity_ < limits_.readTimeout) {
+        if (paused_)
+            activity_ = context_.loop.now();
+        armTimeout();
+        return;
+    }
+    fail(Failure::ReadTimeout, "read_timeout");
+}

@@ -1,0 +1,194 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Server::Forwarder: one request forwarded to its origin, and the
+/// reply read from it into a store entry.
+///
+///     start --> resolve (c-ares, unless an IP literal or a pooled connection)
+///           --> connect (each address in turn, connect_timeout each)
+///           --> send the head, then the request body from its entry  ----+
+///           --> read: the reply head, parsed in place in the read block   |
+///                     (1xx skipped), then the body                        | at once
+///           --> complete: the connection goes back to the Pool when the   |
+///               reply was delimited and the origin keeps it open      <---+
+///
+/// The data path (DESIGN.md): each read goes into the tail of a block from
+/// the pool (reserve/commit), of request_buffer_size bytes (Sbuf::ReadSizer,
+/// fixed or auto); the head is parsed in place and the reply's field views
+/// keep that block alive; the body's bytes are appended to the reply entry
+/// as slices of the same blocks, chunk framing walked over and left out.
+/// Reads stop while the entry's producer room is exhausted (read_ahead_gap
+/// ahead of the slowest reader) and resume from Store::Producer::resumeProducing().
+///
+/// Failures are told through the entry (Entry::fail) and failure(), which
+/// picks the client's error page; before any reply byte arrived on a reused
+/// persistent connection, an idempotent request whose body is held whole is
+/// retried once on a new connection (DESIGN.md's retry rule).
+///
+/// Ownership: the client side owns the Forwarder; the Forwarder owns its
+/// origin connection (until it gives it back to the Pool), its timers and
+/// its DNS lookup, and holds references to both entries.
+#pragma once
+
+#include "comm/Address.h"
+#include "comm/Loop.h"
+#include "comm/Resolver.h"
+#include "http/ChunkedDecoder.h"
+#include "http/Method.h"
+#include "http/ReplyParser.h"
+#include "sbuf/MemBlob.h"
+#include "sbuf/ReadSizer.h"
+#include "server/Pool.h"
+#include "store/BodyWriter.h"
+#include "store/Entry.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Server {
+
+/// why forwarding failed; picks the error page (as Squid 5.7 does)
+enum class Failure {
+    None,
+    DnsFail,      ///< 503 ERR_DNS_FAIL
+    ConnectFail,  ///< 503 ERR_CONNECT_FAIL (refused, unreachable, connect_timeout)
+    ReadTimeout,  ///< 504 ERR_READ_TIMEOUT
+    ReadError,    ///< 502 ERR_READ_ERROR (reset, or closed mid-reply)
+    WriteError,   ///< 502 ERR_WRITE_ERROR
+    InvalidReply, ///< 502 ERR_INVALID_RESP
+    ZeroSize,     ///< 502 ERR_ZERO_SIZE_OBJECT (closed without a byte)
+    ReplyTooBig,  ///< 502 ERR_TOO_BIG (reply head over reply_header_max_size)
+    Aborted       ///< the client went away
+};
+
+/// What the daemon gives every forwarder.
+struct Context {
+    Comm::Loop& loop;               ///< the event loop
+    Comm::Resolver* resolver;       ///< DNS; null: IP literals only
+    Pool& pool;                     ///< idle origin connections
+    uint64_t retries = 0;           ///< requests retried on a new connection
+    uint64_t connectionsOpened = 0; ///< origin connections opened
+};
+
+/// The knobs of one forwarding, from squid.conf.
+struct Limits {
+    Sbuf::ReadSizer readSizer;                ///< request_buffer_size
+    uint64_t readAheadGap = 16 * 1024;        ///< read_ahead_gap
+    size_t replyHeaderMaxSize = 64 * 1024;    ///< reply_header_max_size
+    Comm::Milliseconds connectTimeout{60000}; ///< connect_timeout
+    Comm::Milliseconds readTimeout{900000};   ///< read_timeout
+};
+
+/// What to forward.
+struct Request {
+    Http::Method method = Http::Method::Get; ///< for idempotence and HEAD
+    std::string host;                        ///< origin host (name or literal, no brackets)
+    uint16_t port = 80;                      ///< origin port
+    std::string head;                        ///< the request head to send, already serialized
+    Store::EntryRef body;                    ///< the request body, or null
+    Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how to send it
+    bool isTunnel = false; ///< CONNECT: only connect; the reply entry completes with no reply once connected
+};
+
+/// One forwarded request; see the file comment.
+class Forwarder final : public Comm::IoHandler, public Store::Producer, public Store::Reader {
+public:
+    /// a forwarder of request whose reply goes into reply
+    Forwarder(Context& context, const Limits& limits, Request&& request, Store::EntryRef reply);
+    ~Forwarder() override;
+    Forwarder(const Forwarder&) = delete;
+    Forwarder& operator=(const Forwarder&) = delete;
+
+    /// starts resolving or connecting; never calls back from inside
+    void start();
+    /// why it failed (None while it has not)
+    Failure failure() const { return failure_; }
+    /// the origin's address once connected ("-" before), for %<a
+    std::string peerHost() const;
+    /// whether the reply is complete or forwarding failed
+    bool isDone() const { return stage_ == Stage::Done; }
+    /// whether the reply came over a pooled connection (for tests and logs)
+    bool reusedConnection() const { return reused_; }
+    /// CONNECT: the connected socket, once the reply entry completed without a reply
+    Comm::Descriptor takeTunnelSocket();
+
+    /* Comm::IoHandler API */
+    void handleIo(const Comm::IoEvents& events) override;
+    void handleBug(const std::exception& e) noexcept override;
+    /* Store::Producer API (the reply entry) */
+    void resumeProducing() override;
+    void noteReadersGone() override;
+    /* Store::Reader API (the request body entry) */
+    void noteDataAvailable() override;
+    const Sbuf::Cursor& cursor() const override { return sender_.cursor(); }
+
+private:
+    enum class Stage { Idle, Resolving, Connecting, Exchanging, Done };
+
+    void resolve();
+    void onResolved(const Comm::Resolver::Answer& answer);
+    void connectNext();
+    void onConnectEvent();
+    void onConnected();
+    void sendMore();
+    void readMore();
+    bool makeReadSpace();
+    void process(size_t from, size_t n);
+    bool parseHead();
+    void processBody(size_t from, size_t n);
+    void appendBody(size_t from, size_t n);
+    void onEof();
+    void onReadError(int error);
+    void finish();
+    void fail(Failure why, const std::string& text);
+    bool mayRetry() const;
+    void retry();
+    void releaseConnection(bool reusable);
+    void armTimeout();
+    void checkTimeout();
+
+    Context& context_;
+    Limits limits_;
+    Request request_;
+    Store::EntryRef reply_;
+    Store::EntryRef body_; ///< request body (an empty complete entry when none)
+
+    Stage stage_ = Stage::Idle;
+    Failure failure_ = Failure::None;
+    std::string failureText_;
+
+    Comm::Lookup lookup_;
+    std::vector<Comm::Address> addresses_; ///< from DNS, tried in turn
+    size_t nextAddress_ = 0;
+    OriginConnectionPtr connection_;
+    bool reused_ = false;  ///< connection_ came from the Pool
+    bool retried_ = false; ///< the one retry was spent
+    int lastConnectErrno_ = 0;
+
+    Store::BodyWriter sender_; ///< the request head and body
+    bool sendBlocked_ = false; ///< the last write hit a full socket
+    bool requestSent_ = false; ///< head and body are all written
+
+    Sbuf::MemBlobRef block_; ///< the read block being filled
+    size_t headStart_ = 0;   ///< where the reply head starts in block_ (while parsing it)
+    Http::ReplyParser parser_;
+    Http::ChunkedDecoder decoder_;
+    bool headDone_ = false;
+    Http::ReplyParser::Framing framing_ = Http::ReplyParser::Framing::Close;
+    uint64_t bodyLeft_ = 0;   ///< Framing::Length: bytes still due
+    uint64_t replyBytes_ = 0; ///< bytes read from the origin for this reply
+    bool reusable_ = true;    ///< no stray bytes after the reply
+    bool reading_ = false;    ///< inside readMore()
+    bool paused_ = false;     ///< reads stopped at read_ahead_gap
+    bool peerClosed_ = false; ///< EPOLLRDHUP seen
+
+    Comm::Timer timer_;                ///< connect_timeout, then read_timeout (lazily re-armed)
+    Comm::Clock::time_point activity_; ///< the last byte moved to or from the origin
+};
+
+} // namespace Server

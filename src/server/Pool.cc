@@ -1,0 +1,126 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "server/Pool.h"
+#include "log/CacheLog.h"
+
+#include <algorithm>
+
+Server::OriginConnection::OriginConnection(Comm::Loop& loop, Comm::Descriptor&& fd, const Comm::Address& peer)
+    : fd_(std::move(fd)), peer_(peer)
+{
+    registration_ = loop.watch(fd_.get(), *this);
+}
+
+Server::OriginConnection::~OriginConnection()
+{
+    registration_.cancel();
+}
+
+Comm::Descriptor Server::OriginConnection::releaseDescriptor()
+{
+    registration_.cancel();
+    user_ = nullptr;
+    return std::move(fd_);
+}
+
+void Server::OriginConnection::handleIo(const Comm::IoEvents& events)
+{
+    if (user_)
+        user_->handleIo(events);
+}
+
+void Server::OriginConnection::handleBug(const std::exception& e) noexcept
+{
+    if (user_)
+        user_->handleBug(e);
+}
+
+Server::Pool::Idle::Idle(Pool& p, std::string k, OriginConnectionPtr&& c)
+    : pool(p), key(std::move(k)), connection(std::move(c))
+{
+    connection->setUser(this);
+}
+
+Server::Pool::Idle::~Idle()
+{
+    if (connection)
+        connection->setUser(nullptr);
+}
+
+void Server::Pool::Idle::handleIo(const Comm::IoEvents&)
+{
+    // an idle origin connection has nothing to say: a FIN, a reset or stray
+    // bytes all mean it cannot carry another request
+    debugs(11, 3,
+           "closing idle connection to " << connection->peer().toString() << ": the origin closed it or sent "
+                                         << "unrequested bytes");
+    pool.drop(*this);
+}
+
+Server::Pool::~Pool()
+{
+    closeAll();
+}
+
+void Server::Pool::put(const std::string& key, OriginConnectionPtr&& connection)
+{
+    if (!connection)
+        return;
+    if (idleTimeout_ <= Comm::Milliseconds(0) || maxPerKey_ == 0)
+        return; // closed as it goes
+    auto& list = idle_[key];
+    list.push_front(std::make_unique<Idle>(*this, key, std::move(connection)));
+    ++count_;
+    Idle* idle = list.front().get();
+    idle->timer = loop_.schedule(idleTimeout_, [this, idle] { drop(*idle); });
+    while (list.size() > maxPerKey_) {
+        list.pop_back();
+        --count_;
+    }
+}
+
+Server::OriginConnectionPtr Server::Pool::take(const std::string& key)
+{
+    const auto it = idle_.find(key);
+    if (it == idle_.end() || it->second.empty())
+        return nullptr;
+    auto idle = std::move(it->second.front());
+    it->second.pop_front();
+    if (it->second.empty())
+        idle_.erase(it);
+    --count_;
+    idle->timer.cancel();
+    idle->connection->setUser(nullptr);
+    return std::move(idle->connection);
+}
+
+void Server::Pool::drop(Idle& idle)
+{
+    const auto it = idle_.find(idle.key);
+    if (it == idle_.end())
+        return;
+    auto& list = it->second;
+    const auto pos = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.get() == &idle; });
+    if (pos == list.end())
+        return;
+    // destroyed after this callback: the Idle may be the caller
+    auto doomed = std::make_shared<std::unique_ptr<Idle>>(std::move(*pos));
+    list.erase(pos);
+    if (list.empty())
+        idle_.erase(it);
+    --count_;
+    (*doomed)->connection->setUser(nullptr);
+    (*doomed)->timer.cancel();
+    loop_.callSoon([doomed] {});
+}
+
+void Server::Pool::closeAll()
+{
+    idle_.clear();
+    count_ = 0;
+}
