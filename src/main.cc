@@ -10,6 +10,7 @@
 
 #include "base/TextException.h"
 #include "client/Server.h"
+#include "sbuf/BlockPool.h"
 #include "comm/Loop.h"
 #include "comm/SignalSource.h"
 #include "comm/SystemdNotify.h"
@@ -363,6 +364,13 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     debugs(1, 1, "Shutting down...");
     server.closeAll();
     loop.runOnce(Comm::Milliseconds(0)); // destroys the closed connections, which log their last lines
+    {
+        // DESIGN.md: body bytes travel without a user-space copy; say so (tests read it)
+        const auto& copies = Sbuf::DefaultPool().copyStats();
+        debugs(1, 1,
+               "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied
+                                          << " bytes)");
+    }
     server.flushLogs();
     RemovePidFile(pidFile);
     debugs(1, 0, "cuttle (Version " PACKAGE_VERSION "): Exiting normally.");

@@ -37,6 +37,9 @@ constexpr size_t FirstBlockSize = 1024;
 /// connection before the client has read our reply
 constexpr Comm::Milliseconds LingerTime{2000};
 
+/// where Squid serves its manager pages (the `manager` acl matches this path)
+constexpr std::string_view ManagerPrefix = "/squid-internal-mgr/";
+
 timeval Now()
 {
     timeval tv;
@@ -288,15 +291,23 @@ void Client::Connection::handleHead(std::string_view head)
 
     Http::Url url;
     bool urlOk = false;
+    bool isManager = false;
     if (parser_.method() == Http::Method::Connect) {
         // authority-form (RFC 9112 section 3.2.3): host:port and nothing else
         // authority-form (RFC 9112 section 3.2.3): no userinfo either
         urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
                 target.find_first_of("/@") == std::string_view::npos;
+    } else if (target.rfind(ManagerPrefix, 0) == 0) {
+        // an origin-form request for cuttle's own manager pages, as Squid
+        // serves http://its-host:port/squid-internal-mgr/NAME
+        urlOk = url.parse("http://" + Comm::Address::Parse(localHost_, localPort_)->toString() +
+                          std::string(target));
+        isManager = urlOk;
     } else {
         // a forward proxy needs absolute-form; origin-form ("/x") would need
         // an accelerator port, which cuttle does not have yet
         urlOk = url.parse(target);
+        isManager = urlOk && url.scheme() == "cache_object";
     }
     if (!urlOk) {
         closeAfterReply_ = true; // as Squid does
@@ -326,6 +337,10 @@ void Client::Connection::handleHead(std::string_view head)
         return;
     }
 
+    if (isManager) {
+        serveManager(url.path());
+        return;
+    }
     if (parser_.method() != Http::Method::Connect && url.scheme() != "http") {
         // Squid 5.7 answers schemes it cannot fetch (gopher://, and https://
         // until cuttle speaks TLS to origins) with ERR_UNSUP_REQ
@@ -336,6 +351,56 @@ void Client::Connection::handleHead(std::string_view head)
     }
     pageContext_ = std::make_unique<Errors::PageContext>(context);
     forward(url, head);
+}
+
+void Client::Connection::serveManager(const std::string& path)
+{
+    // cuttle's manager pages, in Squid's "name: value" text style
+    std::string page = path.rfind(ManagerPrefix, 0) == 0 ? path.substr(ManagerPrefix.size()) : path.substr(1);
+    if (page.empty())
+        page = "menu";
+    std::string body;
+    if (page == "counters" || page == "info") {
+        const auto stats = Sbuf::DefaultPool().stats();
+        const auto& copies = Sbuf::DefaultPool().copyStats();
+        auto& fwd = server_.forwarding();
+        body += "client_connections: " + std::to_string(server_.connectionCount()) + "\n";
+        body += "blocks_in_use: " + std::to_string(stats.total.blocksInUse) + "\n";
+        body += "bytes_in_use: " + std::to_string(stats.total.bytesInUse) + "\n";
+        body += "blocks_free: " + std::to_string(stats.total.blocksFree) + "\n";
+        body += "bytes_free: " + std::to_string(stats.total.bytesFree) + "\n";
+        body += "body_copies: " + std::to_string(copies.bodyCopies) + "\n";
+        body += "body_bytes_copied: " + std::to_string(copies.bodyBytesCopied) + "\n";
+        body += "origin_connections_idle: " + std::to_string(server_.originPool().idleCount()) + "\n";
+        body += "origin_connections_opened: " + std::to_string(fwd.connectionsOpened) + "\n";
+        body += "forward_retries: " + std::to_string(fwd.retries) + "\n";
+        for (size_t i = 0; i < Sbuf::BlockPool::ClassCount; ++i) {
+            const auto& c = stats.perClass[i];
+            if (c.blocksInUse || c.blocksFree)
+                body += "blocks_" + std::to_string(Sbuf::BlockPool::ClassSize(i)) + ": " +
+                        std::to_string(c.blocksInUse) + " in use, " + std::to_string(c.blocksFree) +
+                        " free\n";
+        }
+    } else if (page == "menu") {
+        body = " counters\tblocks, copies, connections\n";
+    } else {
+        body = "unknown manager page: " + page + "\n";
+    }
+    const bool known = page == "counters" || page == "info" || page == "menu";
+    if (pendingLog_) {
+        pendingLog_->resultCode = "NONE_NONE";
+        pendingLog_->httpStatus = known ? 200 : 404;
+        pendingLog_->mimeType = "text/plain";
+    }
+    out_ = std::string("HTTP/1.1 ") + (known ? "200 OK" : "404 Not Found") +
+           "\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\nConnection: " + (closeAfterReply_ ? "close" : "keep-alive") +
+           "\r\n\r\n";
+    if (!requestIsHead_)
+        out_ += body;
+    outOffset_ = 0;
+    state_ = State::Writing;
+    armTimer(server_.settings().readTimeout);
 }
 
 void Client::Connection::forward(const Http::Url& url, std::string_view head)

@@ -127,6 +127,7 @@ private:
     void logTransaction();
     void dropBufferIfConsumed();
     void forward(const Http::Url& url, std::string_view head);
+    void serveManager(const std::string& path);
     bool startRequestBody();
     void readBody();
     void consumeBody();
