@@ -179,10 +179,10 @@ void Tunnel::Tunnel::pump(Direction& d)
             if (!d.pipeRead.isOpen() && !d.pipeFailed && !makePipe(d))
                 d.pipeFailed = true;
             const uint64_t before = readBytes;
-            step = d.pipeRead.isOpen() ? readIntoPipe(d, readsInARow > 0, readBytes)
-                                       : readIntoBlock(d, readBytes);
-            if (readBytes > before)
-                ++readsInARow;
+            step = d.pipeRead.isOpen() ? readIntoPipe(d, readBytes) : readIntoBlock(d, readBytes);
+            // bulk traffic: the source had more after a whole read went out
+            if (readBytes > before && ++readsInARow >= 2 && d.pipeRead.isOpen() && !d.pipeGrown)
+                growPipe(d);
         }
         if (step != Step::Moved)
             return;
@@ -229,12 +229,10 @@ Tunnel::Tunnel::Step Tunnel::Tunnel::writePipe(Direction& d)
     return Step::Stop;
 }
 
-Tunnel::Tunnel::Step Tunnel::Tunnel::readIntoPipe(Direction& d, bool isBulk, uint64_t& readBytes)
+Tunnel::Tunnel::Step Tunnel::Tunnel::readIntoPipe(Direction& d, uint64_t& readBytes)
 {
     // The pipe is empty here (pump() reads only then), so EAGAIN means the
     // source is drained, never that the pipe is full.
-    if (isBulk && !d.pipeGrown)
-        growPipe(d);
     const ssize_t n =
         ::splice(socket(d.source).get(), nullptr, d.pipeWrite.get(), nullptr, d.pipeCapacity, SpliceFlags);
     if (n > 0) {
@@ -309,6 +307,7 @@ bool Tunnel::Tunnel::makePipe(Direction& d)
 
 void Tunnel::Tunnel::growPipe(Direction& d)
 {
+    // a pipe may grow while it holds bytes (at most the old size)
     d.pipeGrown = true;
     if (d.pipeCapacity >= static_cast<size_t>(BulkPipeSize))
         return;

@@ -29,7 +29,8 @@
 ///   the kernel's default size (64 KB, little kernel memory for a quiet
 ///   tunnel), and grown with F_SETPIPE_SZ toward 1 MB (as far as
 ///   /proc/sys/fs/pipe-max-size and pipe-user-pages-soft allow) once a
-///   direction shows bulk traffic: two reads in a row with no EAGAIN between.
+///   direction shows bulk traffic: a second read with data right after the
+///   first one's bytes went out (no EAGAIN between).
 ///   A pipe is closed as soon as its direction has ended.
 /// - Edge-triggered rules (comm/Loop.h): a source is read until EAGAIN (it is
 ///   then "not ready" until its next readable event); a sink's writable event
@@ -150,7 +151,7 @@ private:
     void pump(Direction& d);
     Step writeBlock(Direction& d);
     Step writePipe(Direction& d);
-    Step readIntoPipe(Direction& d, bool isBulk, uint64_t& readBytes);
+    Step readIntoPipe(Direction& d, uint64_t& readBytes);
     Step readIntoBlock(Direction& d, uint64_t& readBytes);
     bool makePipe(Direction& d);
     void growPipe(Direction& d);

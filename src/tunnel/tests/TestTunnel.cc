@@ -13,7 +13,9 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -44,6 +47,7 @@ class TestTunnel : public CppUnit::TestFixture {
     CPPUNIT_TEST(statsCountBytesExactly);
     CPPUNIT_TEST(splicePathCopiesNothing);
     CPPUNIT_TEST(quietTunnelMakesNoPipe);
+    CPPUNIT_TEST(bulkDirectionGrowsItsPipe);
     CPPUNIT_TEST(destroyingMidTransferClosesBothWithoutDone);
     CPPUNIT_TEST(slowReaderStopsSourceReads);
     CPPUNIT_TEST(withoutPipesBytesAreCopiedAndCounted);
@@ -64,6 +68,7 @@ public:
     void statsCountBytesExactly();
     void splicePathCopiesNothing();
     void quietTunnelMakesNoPipe();
+    void bulkDirectionGrowsItsPipe();
     void destroyingMidTransferClosesBothWithoutDone();
     void slowReaderStopsSourceReads();
     void withoutPipesBytesAreCopiedAndCounted();
@@ -267,18 +272,43 @@ bool IsOpenFd(int fd)
     return ::fcntl(fd, F_GETFD) != -1;
 }
 
-/// number of pipes this process has open (from /proc/self/fd)
+/// the pipe descriptors this process has open (from /proc/self/fd)
+std::vector<int> PipeFds()
+{
+    std::vector<int> fds;
+    DIR* dir = ::opendir("/proc/self/fd");
+    CPPUNIT_ASSERT(dir);
+    while (const dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] == '.')
+            continue;
+        const int fd = std::atoi(entry->d_name);
+        if (fd == ::dirfd(dir))
+            continue;
+        char link[256];
+        const std::string path = std::string("/proc/self/fd/") + entry->d_name;
+        const ssize_t n = ::readlink(path.c_str(), link, sizeof(link));
+        if (n > 0 && std::string_view(link, n).starts_with("pipe:"))
+            fds.push_back(fd);
+    }
+    ::closedir(dir);
+    return fds;
+}
+
+/// number of pipe descriptors this process has open
 int OpenPipes()
 {
-    int pipes = 0;
-    char link[256];
-    for (int fd = 0; fd < 4096; ++fd) {
-        const std::string path = "/proc/self/fd/" + std::to_string(fd);
-        const ssize_t n = ::readlink(path.c_str(), link, sizeof(link) - 1);
-        if (n > 0 && std::string_view(link, n).starts_with("pipe:"))
-            ++pipes;
+    return static_cast<int>(PipeFds().size());
+}
+
+/// the largest pipe size among the pipe descriptors not in before
+int LargestNewPipe(const std::vector<int>& before)
+{
+    int largest = 0;
+    for (const int fd : PipeFds()) {
+        if (std::find(before.begin(), before.end(), fd) == before.end())
+            largest = std::max(largest, ::fcntl(fd, F_GETPIPE_SZ));
     }
-    return pipes;
+    return largest;
 }
 
 /// lowers RLIMIT_NOFILE for a while; restores it when it goes
@@ -500,14 +530,14 @@ void TestTunnel::idleTunnelTimesOut()
 
 void TestTunnel::trafficKeepsTunnelAlive()
 {
-    Rig rig(Milliseconds(150));
+    Rig rig(Milliseconds(300));
     rig.start();
-    // a byte every 50 ms, alternating directions, for 600 ms: never idle
+    // a byte every 50 ms, alternating directions, for 900 ms: never idle
     Reader atOrigin = Reader::Text(), atClient = Reader::Text();
     const auto started = Comm::Clock::now();
     auto next = started;
     int sent = 0;
-    while (Comm::Clock::now() - started < Milliseconds(600)) {
+    while (Comm::Clock::now() - started < Milliseconds(900)) {
         if (Comm::Clock::now() >= next) {
             const int fd = sent % 2 ? rig.origin.get() : rig.client.get();
             CPPUNIT_ASSERT_EQUAL(ssize_t(1), ::send(fd, "x", 1, 0));
@@ -612,6 +642,39 @@ void TestTunnel::quietTunnelMakesNoPipe()
     CPPUNIT_ASSERT_EQUAL(0, ::shutdown(rig.client.get(), SHUT_WR));
     CPPUNIT_ASSERT(rig.runUntil([&] { atOrigin.readFrom(rig.origin.get()); }, [&] { return atOrigin.eof; }));
     CPPUNIT_ASSERT_EQUAL(pipesBefore, OpenPipes());
+}
+
+void TestTunnel::bulkDirectionGrowsItsPipe()
+{
+    int probe[2];
+    CPPUNIT_ASSERT_EQUAL(0, ::pipe2(probe, O_CLOEXEC));
+    const int defaultSize = ::fcntl(probe[0], F_GETPIPE_SZ);
+    const bool canGrow = ::fcntl(probe[0], F_SETPIPE_SZ, 1024 * 1024) == 1024 * 1024;
+    ::close(probe[0]);
+    ::close(probe[1]);
+
+    const auto before = PipeFds();
+    Rig rig;
+    rig.start();
+    // a small message: the pipe keeps the kernel's default size
+    CPPUNIT_ASSERT_EQUAL(ssize_t(5), ::send(rig.origin.get(), "hello", 5, 0));
+    Reader atClient = Reader::Text();
+    CPPUNIT_ASSERT(
+        rig.runUntil([&] { atClient.readFrom(rig.client.get()); }, [&] { return atClient.received == 5; }));
+    CPPUNIT_ASSERT_EQUAL(defaultSize, LargestNewPipe(before));
+
+    // bulk: the pipe grows toward 1 MB (when this user may have such pipes)
+    Writer down(17, 32 * 1024 * 1024);
+    Reader bulk(17);
+    CPPUNIT_ASSERT(rig.runUntil(
+        [&] {
+            down.writeTo(rig.origin.get());
+            bulk.readFrom(rig.client.get());
+        },
+        [&] { return bulk.received == down.total; }));
+    CPPUNIT_ASSERT(!bulk.corrupt);
+    if (canGrow)
+        CPPUNIT_ASSERT_EQUAL(1024 * 1024, LargestNewPipe(before));
 }
 
 void TestTunnel::destroyingMidTransferClosesBothWithoutDone()
