@@ -113,17 +113,21 @@ private:
     /// the IoHandler of one socket; forwards its events to the Tunnel
     class Side final : public Comm::IoHandler {
     public:
+        /// the handler of socket id of tunnel
         Side(Tunnel& tunnel, SideId id) : tunnel_(tunnel), id_(id) {}
+        /// passes the events on, saying which socket they are for
         void handleIo(const Comm::IoEvents& events) override { tunnel_.handleIo(id_, events); }
+        /// a callback of the tunnel threw: the tunnel ends
         void handleBug(const std::exception& e) noexcept override { tunnel_.handleBug(e); }
 
     private:
-        Tunnel& tunnel_;
-        SideId id_;
+        Tunnel& tunnel_; ///< the owner
+        SideId id_;      ///< which socket
     };
 
     /// one way of the tunnel: source socket -> pipe (or block) -> sink socket
     struct Direction {
+        /// the direction from one socket to the other
         Direction(SideId from, SideId to) : source(from), sink(to) {}
 
         SideId source;              ///< the socket read from
@@ -146,28 +150,48 @@ private:
     /// what one transfer step did
     enum class Step { Moved, Wait, Stop };
 
+    /// socket id is ready: resumes the directions it feeds and drains
     void handleIo(SideId id, const Comm::IoEvents& events);
+    /// one of our callbacks threw: ends the tunnel with the error
     void handleBug(const std::exception& e) noexcept;
+    /// moves bytes of d until its source is drained, its sink is blocked,
+    /// its turn is used up, or it ends
     void pump(Direction& d);
+    /// writes from d.block to the sink
     Step writeBlock(Direction& d);
+    /// splices from d's pipe to the sink
     Step writePipe(Direction& d);
+    /// splices from the source into d's (empty) pipe
     Step readIntoPipe(Direction& d, uint64_t& readBytes);
+    /// reads from the source into a fresh pooled block (no pipe)
     Step readIntoBlock(Direction& d, uint64_t& readBytes);
+    /// makes d's pipe; false when the system refuses (EMFILE, ENFILE)
     bool makePipe(Direction& d);
+    /// raises d's pipe size toward BulkPipeSize, once
     void growPipe(Direction& d);
+    /// d's source reached EOF and everything went out: shuts the sink down
     void endDirection(Direction& d);
+    /// writes start()'s bytes to the server, holding what it does not take
     void writePending(std::string_view pending);
+    /// counts n bytes written by d and notes the time
     void noteMoved(Direction& d, size_t n);
+    /// (re)schedules the idle check after delay, if there is an idle timeout
     void armIdleTimer(Comm::Milliseconds delay);
+    /// ends the tunnel when nothing moved for idleTimeout_, else re-arms
     void checkIdle();
+    /// ends the tunnel because an operation on side failed with error (errno)
     void fail(SideId side, const char* operation, int error);
+    /// closes everything and schedules done_; error empty on a clean end
     void end(const std::string& error);
+    /// the done timer's callback: calls done_ once
     void callDone();
 
+    /// the socket of side id
     Comm::Descriptor& socket(SideId id) { return id == SideId::Client ? client_ : server_; }
+    /// the name of side id in error texts
     static const char* Name(SideId id) { return id == SideId::Client ? "client" : "server"; }
 
-    Comm::Loop& loop_;
+    Comm::Loop& loop_;                               ///< must outlive the Tunnel
     Comm::Descriptor client_;                        ///< the client socket; owned
     Comm::Descriptor server_;                        ///< the server socket; owned
     Direction up_{SideId::Client, SideId::Server};   ///< client to server
@@ -181,12 +205,12 @@ private:
     Comm::Timer doneTimer_;                          ///< calls done_ from the loop
     Comm::Clock::time_point lastMove_;               ///< when a byte last moved
     DoneCallback done_;                              ///< emptied when called
-    Stats stats_;
-    std::string error_;     ///< why the tunnel ended; empty on a clean end
-    bool started_ = false;  ///< start() was called
-    bool ended_ = false;    ///< sockets closed, done scheduled
-    bool usedPipe_ = false; ///< a byte went through a pipe
-    bool usedCopy_ = false; ///< a byte went through a block (a user-space copy)
+    Stats stats_;                                    ///< what moved so far
+    std::string error_;                              ///< why the tunnel ended; empty on a clean end
+    bool started_ = false;                           ///< start() was called
+    bool ended_ = false;                             ///< sockets closed, done scheduled
+    bool usedPipe_ = false;                          ///< a byte went through a pipe
+    bool usedCopy_ = false;                          ///< a byte went through a block (a user-space copy)
 };
 
 } // namespace Tunnel
