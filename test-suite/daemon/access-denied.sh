@@ -14,13 +14,13 @@ wait_until 5 access_log_has ' 127\.0\.0\.1 TCP_DENIED/403 [0-9]+ GET http://127\
 pass "denied port"
 
 # a client address that no allow rule matches (loopback alias 127.0.0.2)
-code=$(proxy_get http://127.0.0.1:9/y --interface 127.0.0.2)
+code=$(proxy_get ftp://127.0.0.1:9/y --interface 127.0.0.2)
 [ "$code" = 403 ] || fail "denied client: expected 403, got $code"
 wait_until 5 access_log_has ' 127\.0\.0\.2 TCP_DENIED/403 ' || fail "no TCP_DENIED/403 line for 127.0.0.2"
 pass "denied client"
 
 # the allowed client and port still get the 501
-code=$(proxy_get http://127.0.0.1:9/z)
+code=$(proxy_get ftp://127.0.0.1:9/z)
 [ "$code" = 501 ] || fail "allowed: expected 501, got $code"
 pass "allowed request"
 cuttle_stop

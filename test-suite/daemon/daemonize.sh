@@ -27,7 +27,7 @@ pass "detached, pid $pid"
 
 port=$(grep -o 'local=[^ ]*' var/log/cache.log | tail -n 1 | sed 's/.*://')
 [ -n "$port" ] || fail "no port in var/log/cache.log"
-code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "127.0.0.1:$port" http://127.0.0.1:9/)
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "127.0.0.1:$port" ftp://127.0.0.1:9/)
 [ "$code" = 501 ] || fail "daemon answered $code"
 pass "daemon serves"
 
@@ -35,5 +35,5 @@ pass "daemon serves"
 wait_until 10 is_stopped "$pid" || fail "daemon did not stop"
 CUTTLE_PID=""
 [ -f var/run/cuttle.pid ] && fail "pid file left behind"
-grep -q 'GET http://127.0.0.1:9/ ' var/log/access.log || fail "access.log under the start-up directory lacks the request"
+grep -q 'GET ftp://127.0.0.1:9/ ' var/log/access.log || fail "access.log under the start-up directory lacks the request"
 pass "-k shutdown stopped the daemon"

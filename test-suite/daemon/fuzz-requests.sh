@@ -24,10 +24,10 @@ seed, count, corpus, tmp = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7], sys.
 rng = random.Random(seed)
 
 seeds = [
-    b"GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\nUser-Agent: fuzz\r\nAccept: */*\r\n\r\n",
+    b"GET ftp://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\nUser-Agent: fuzz\r\nAccept: */*\r\n\r\n",
     b"GET http://[::1]:8080/a/b?c=d HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
     b"CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n",
-    b"POST http://127.0.0.1:9/form HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
+    b"POST ftp://127.0.0.1:9/form HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
     b"HEAD http://user:pw@127.0.0.1/ HTTP/1.1\r\nReferer: http://x/\r\n\r\n",
     b"GET http://127.0.0.1:81/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 ]
@@ -64,7 +64,7 @@ def mutate(data):
             data[b:b] = data[a:b]
         elif op == 7:  # a long URL
             at = data.find(b" ") + 1
-            data[at:at] = b"http://127.0.0.1:9/" + b"u" * rng.choice([100, 8200, 70000])
+            data[at:at] = b"ftp://127.0.0.1:9/" + b"u" * rng.choice([100, 8200, 70000])
         elif op == 8 and data:  # a CRLF removed or turned into a bare CR or LF
             at = data.find(b"\r\n", rng.randrange(len(data)))
             if at >= 0:
@@ -137,7 +137,7 @@ for i in range(count):
             break
 
 if alive():
-    reply, end = exchange(b"GET http://127.0.0.1:9/after HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n")
+    reply, end = exchange(b"GET ftp://127.0.0.1:9/after HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n")
     if not reply.startswith(b"HTTP/1.1 501 "):
         print("FAIL: a good request after the fuzzing got %r" % reply[:80])
         failures += 1

@@ -12,7 +12,7 @@ port, limit = int(sys.argv[1]), float(sys.argv[2])
 idle = [socket.create_connection(("127.0.0.1", port), timeout=limit) for _ in range(100)]
 # a request on a new connection is still served
 s = socket.create_connection(("127.0.0.1", port), timeout=limit)
-s.sendall(b"GET http://127.0.0.1:9/ HTTP/1.1\r\nConnection: close\r\n\r\n")
+s.sendall(b"GET ftp://127.0.0.1:9/ HTTP/1.1\r\nConnection: close\r\n\r\n")
 data = b""
 while True:
     d = s.recv(65536)

@@ -37,7 +37,7 @@ def read_replies(s, n):
 s = socket.create_connection(("127.0.0.1", port), timeout=limit)
 # two requests, one after the other, on the same connection
 for i in range(2):
-    s.sendall(b"GET http://127.0.0.1:9/%d HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n" % i)
+    s.sendall(b"GET ftp://127.0.0.1:9/%d HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n" % i)
     (head,) = read_replies(s, 1)
     if not head.startswith(b"HTTP/1.1 501 "):
         raise SystemExit("request %d: %r" % (i, head[:40]))
@@ -46,9 +46,9 @@ for i in range(2):
 print("ok: two sequential requests on one connection")
 
 # three pipelined requests in one write: answered in order
-s.sendall(b"GET http://127.0.0.1:9/a HTTP/1.1\r\n\r\n"
+s.sendall(b"GET ftp://127.0.0.1:9/a HTTP/1.1\r\n\r\n"
           b"GET http://127.0.0.1:81/b HTTP/1.1\r\n\r\n"
-          b"GET http://127.0.0.1:9/c HTTP/1.1\r\nConnection: close\r\n\r\n")
+          b"GET ftp://127.0.0.1:9/c HTTP/1.1\r\nConnection: close\r\n\r\n")
 heads = read_replies(s, 3)
 codes = [h.split(b" ")[1] for h in heads]
 if codes != [b"501", b"403", b"501"]:
@@ -60,8 +60,8 @@ PY
 
 # curl reuses the connection for two URLs
 curl -s -o /dev/null -o /dev/null --max-time 10 -x "127.0.0.1:$PORT" \
-    http://127.0.0.1:9/one http://127.0.0.1:9/two -w '%{num_connects}\n' > "$T/connects" 2>&1
+    ftp://127.0.0.1:9/one ftp://127.0.0.1:9/two -w '%{num_connects}\n' > "$T/connects" 2>&1
 [ "$(cat "$T/connects" | tr -d '\n')" = "10" ] || fail "curl opened more than one connection: $(cat "$T/connects")"
 pass "curl reused the connection"
-wait_until 5 access_log_has 'GET http://127.0.0.1:9/two ' || fail "second curl request not logged"
+wait_until 5 access_log_has 'GET ftp://127.0.0.1:9/two ' || fail "second curl request not logged"
 cuttle_stop

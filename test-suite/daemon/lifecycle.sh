@@ -22,12 +22,12 @@ grep -q 'already running' "$T/second" || fail "second copy: $(cat "$T/second")"
 pass "second copy refused"
 
 # rotate: rename access.log away, -k rotate, the next line goes to a new file
-[ "$(proxy_get http://127.0.0.1:9/before)" = 501 ] || fail "no 501 before rotate"
+[ "$(proxy_get ftp://127.0.0.1:9/before)" = 501 ] || fail "no 501 before rotate"
 wait_until 5 access_log_has '/before ' || fail "first line not logged"
 mv "$T/access.log" "$T/access.log.0"
 "$CUTTLE" -k rotate -f "$T/squid.conf" || fail "-k rotate failed"
 wait_until 5 test -f "$T/access.log" || fail "access.log not reopened by -k rotate"
-[ "$(proxy_get http://127.0.0.1:9/after)" = 501 ] || fail "no 501 after rotate"
+[ "$(proxy_get ftp://127.0.0.1:9/after)" = 501 ] || fail "no 501 after rotate"
 wait_until 5 access_log_has '/after ' || fail "line after rotate not in the new access.log"
 grep -q '/after ' "$T/access.log.0" && fail "line after rotate went to the renamed file"
 pass "-k rotate"
@@ -45,14 +45,14 @@ kill -HUP "$CUTTLE_PID"
 has_kept() { grep -q 'keeping the old configuration' "$T/cache.log"; }
 wait_until 5 has_kept || fail "broken reconfigure not reported"
 is_running "$CUTTLE_PID" || fail "died on a broken reconfigure"
-[ "$(proxy_get http://127.0.0.1:9/x)" = 501 ] || fail "old configuration lost"
+[ "$(proxy_get ftp://127.0.0.1:9/x)" = 501 ] || fail "old configuration lost"
 pass "broken reconfigure keeps the old configuration"
 
 # reconfigure with a good file that denies everything
 cp "$T/good.conf" "$T/squid.conf"
 sed -i 's/^http_access allow localhost$/http_access deny all/' "$T/squid.conf"
 "$CUTTLE" -k reconfigure -f "$T/squid.conf" || fail "-k reconfigure failed"
-is_denied() { [ "$(proxy_get http://127.0.0.1:9/y)" = 403 ]; }
+is_denied() { [ "$(proxy_get ftp://127.0.0.1:9/y)" = 403 ]; }
 wait_until 5 is_denied || fail "good reconfigure not applied"
 [ "$(cuttle_port_from_log)" = "$PORT" ] || fail "port changed although http_port did not"
 pass "good reconfigure applied, port kept"

@@ -7,7 +7,7 @@ cuttle_conf "http_access allow localhost" "logfile_rotate 2"
 cuttle_start
 
 for round in 1 2 3; do
-    [ "$(proxy_get "http://127.0.0.1:9/round$round")" = 501 ] || fail "no 501 in round $round"
+    [ "$(proxy_get "ftp://127.0.0.1:9/round$round")" = 501 ] || fail "no 501 in round $round"
     wait_until 5 access_log_has "/round$round " || fail "round $round not logged"
     "$CUTTLE" -k rotate -f "$T/squid.conf" || fail "-k rotate failed in round $round"
     wait_until 5 test -f "$T/access.log.0" || fail "no access.log.0 after rotate $round"
@@ -21,7 +21,7 @@ grep -q '/round2 ' "$T/access.log.1" || fail "access.log.1 does not hold the rou
 pass "logfile_rotate 2 keeps two old files of each log"
 
 # the daemon still logs to the new files
-[ "$(proxy_get http://127.0.0.1:9/after)" = 501 ] || fail "no 501 after rotations"
+[ "$(proxy_get ftp://127.0.0.1:9/after)" = 501 ] || fail "no 501 after rotations"
 wait_until 5 access_log_has '/after ' || fail "no line in the new access.log"
 cuttle_stop
 grep -q 'Exiting normally' "$T/cache.log" || fail "the shutdown messages did not reach the new cache.log"

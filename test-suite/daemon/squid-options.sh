@@ -47,8 +47,8 @@ try:
     assert ready.startswith("READY=1"), ready
     assert "MAINPID=%d" % proc.pid in ready, ready
     # -a PORT replaced http_port's 0; the error page names the -n host
-    req = urllib.request.Request("http://example.test/", method="GET")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": "http://127.0.0.1:%d" % port}))
+    req = urllib.request.Request("ftp://example.test/", method="GET")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": "http://127.0.0.1:%d" % port, "ftp": "http://127.0.0.1:%d" % port}))
     try:
         opener.open(req, timeout=limit)
         raise AssertionError("expected an HTTP error")
@@ -70,7 +70,7 @@ pass "--foreground -sYC: sd_notify READY/RELOADING/STOPPING, -a PORT, -n NAME"
 
 # -X: full debugging reaches cache.log (level 2+ lines carry milliseconds)
 cuttle_start -X
-curl -s -o /dev/null -x "http://127.0.0.1:$PORT" http://example.test/ || true
+curl -s -o /dev/null -x "http://127.0.0.1:$PORT" ftp://example.test/ || true
 cuttle_stop
 grep -Eq '^[0-9/]+ [0-9:]+\.[0-9]{3}\| ' "$T/cache.log" || fail "-X wrote no debug-level lines"
 pass "-X"

@@ -210,14 +210,14 @@ void TestConnection::allowedRequestGets501AndStaysOpen()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/x HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/x HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 501 Not Implemented\r\n"));
     CPPUNIT_ASSERT(reply.find("X-Squid-Error: ERR_UNSUP_REQ") != std::string::npos);
     CPPUNIT_ASSERT(reply.find("Connection: keep-alive") != std::string::npos);
     CPPUNIT_ASSERT_EQUAL(size_t(1), server_->connectionCount());
     // the same connection serves a second request
-    send(fd, "GET http://127.0.0.1:9/y HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/y HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
     CPPUNIT_ASSERT(receive(fd, 1).starts_with("HTTP/1.1 501 "));
     ::close(fd);
 }
@@ -263,7 +263,7 @@ void TestConnection::tooLargeHeadGets431()
 {
     startServer("request_header_max_size 2 KB\n");
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\nX: " + std::string(3000, 'a') + "\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/ HTTP/1.1\r\nX: " + std::string(3000, 'a') + "\r\n\r\n");
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 431 "));
     CPPUNIT_ASSERT(reply.find("ERR_TOO_BIG") != std::string::npos);
@@ -274,9 +274,9 @@ void TestConnection::pipelinedRequestsAnsweredInOrder()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/1 HTTP/1.1\r\n\r\n"
+    send(fd, "GET ftp://127.0.0.1:9/1 HTTP/1.1\r\n\r\n"
              "GET http://127.0.0.1:81/2 HTTP/1.1\r\n\r\n"
-             "GET http://127.0.0.1:9/3 HTTP/1.1\r\n\r\n");
+             "GET ftp://127.0.0.1:9/3 HTTP/1.1\r\n\r\n");
     const auto reply = receive(fd, 3);
     CPPUNIT_ASSERT_EQUAL(size_t(3), CountReplies(reply));
     const auto first = reply.find("HTTP/1.1 501");
@@ -291,7 +291,7 @@ void TestConnection::headSplitAcrossReads()
     startServer();
     const int fd = connectClient();
     const std::string request =
-        "GET http://127.0.0.1:9/" + std::string(1500, 'p') + " HTTP/1.1\r\nHost: h\r\n\r\n";
+        "GET ftp://127.0.0.1:9/" + std::string(1500, 'p') + " HTTP/1.1\r\nHost: h\r\n\r\n";
     for (size_t i = 0; i < request.size(); i += 300) {
         send(fd, request.substr(i, 300));
         spin(2);
@@ -306,10 +306,10 @@ void TestConnection::idleConnectionHoldsNoBuffer()
     startServer();
     const int fd = connectClient();
     CPPUNIT_ASSERT_EQUAL(size_t(1), server_->connectionCount());
-    send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
     CPPUNIT_ASSERT(receive(fd, 1).starts_with("HTTP/1.1 501 "));
     // the accepted connection object is ours to inspect through a fresh request
-    send(fd, "GET http://127.0.0.1:9/ HT");
+    send(fd, "GET ftp://127.0.0.1:9/ HT");
     spin();
     send(fd, "TP/1.1\r\n\r\n");
     CPPUNIT_ASSERT(receive(fd, 1).starts_with("HTTP/1.1 501 "));
@@ -322,7 +322,7 @@ void TestConnection::clientCloseRequestCloses()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\nConnection: close\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/ HTTP/1.1\r\nConnection: close\r\n\r\n");
     bool eof = false;
     const auto reply = receive(fd, 1, &eof);
     CPPUNIT_ASSERT(reply.starts_with("HTTP/1.1 501 "));
@@ -371,7 +371,7 @@ void TestConnection::halfClosedPartialHeadClosesAtOnce()
     // edge-triggered event reports both, and a short read must not hide the EOF
     startServer();
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: h\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/ HTTP/1.1\r\nHost: h\r\n");
     ::shutdown(fd, SHUT_WR);
     spin(10);
     CPPUNIT_ASSERT_EQUAL(size_t(0), server_->connectionCount()); // not after request_timeout
@@ -383,7 +383,7 @@ void TestConnection::badMethodLoggedAsSquidDoes()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, std::string("G\x01T\thttp://127.0.0.1:9/ HTTP/1.1\r\n\r\n"));
+    send(fd, std::string("G\x01T\tftp://127.0.0.1:9/ HTTP/1.1\r\n\r\n"));
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 400 "));
     CPPUNIT_ASSERT(reply.find("ERR_PROTOCOL_UNKNOWN") != std::string::npos);
@@ -400,15 +400,15 @@ void TestConnection::userinfoNeverReachesTheLog()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, "GET HTTP://User:secret@127.0.0.1:80/a?b#c HTTP/1.1\r\n\r\n");
+    send(fd, "GET FTP://User:secret@127.0.0.1:21/a?b#c HTTP/1.1\r\n\r\n");
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 501 "));
     // the page shows the canonical URL (the request echoed in %W is the client's own)
-    CPPUNIT_ASSERT(reply.find("http://127.0.0.1/a?b") != std::string::npos);
+    CPPUNIT_ASSERT(reply.find("ftp://127.0.0.1/a?b") != std::string::npos);
     ::close(fd);
     spin();
     const auto log = accessLog();
-    CPPUNIT_ASSERT_MESSAGE(log, log.find(" GET http://127.0.0.1/a?b ") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log, log.find(" GET ftp://127.0.0.1/a?b ") != std::string::npos);
     CPPUNIT_ASSERT(log.find("secret") == std::string::npos);
 }
 
@@ -427,7 +427,7 @@ void TestConnection::urlOfMaxUrlBytesIsInvalid()
 {
     startServer();
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n");
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply.substr(0, 200), reply.starts_with("HTTP/1.1 400 "));
     CPPUNIT_ASSERT(reply.find("ERR_INVALID_URL") != std::string::npos);
@@ -438,7 +438,7 @@ void TestConnection::longRequestLineGets414()
 {
     startServer("request_header_max_size 2 KB\n");
     const int fd = connectClient();
-    send(fd, "GET http://127.0.0.1:9/" + std::string(3000, 'a') + " HTTP/1.1\r\n\r\n");
+    send(fd, "GET ftp://127.0.0.1:9/" + std::string(3000, 'a') + " HTTP/1.1\r\n\r\n");
     const auto reply = receive(fd, 1);
     CPPUNIT_ASSERT_MESSAGE(reply.substr(0, 200), reply.starts_with("HTTP/1.1 414 "));
     CPPUNIT_ASSERT(reply.find("ERR_TOO_BIG") != std::string::npos);
@@ -468,11 +468,11 @@ void TestConnection::thousandConnectionsLeaveNothingBehind()
         const int fd = connectClient();
         switch (i % 4) {
         case 0: // a full request, then the client closes
-            send(fd, "GET http://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
+            send(fd, "GET ftp://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
             (void)receive(fd, 1);
             break;
         case 1: // half a head, then a reset
-            send(fd, "GET http://127.0.0.1:9/ HT");
+            send(fd, "GET ftp://127.0.0.1:9/ HT");
             spin(1);
             break;
         case 2: // garbage: 400 and the server closes
