@@ -319,6 +319,11 @@ void Client::Connection::handleHead(std::string_view head)
     if (parser_.method() != Http::Method::Connect)
         record.url = url.canonical();
     context.url = record.url;
+    // strip_query_terms: the log keeps the `?` and drops what follows, as Squid's does
+    if (settings.stripQueryTerms) {
+        if (const auto q = record.url.find('?'); q != std::string::npos)
+            record.url.resize(q + 1);
+    }
     context.protocol = url.scheme();
     context.serverHost = url.host();
     context.serverPort = url.port();
@@ -644,7 +649,9 @@ void Client::Connection::streamSome()
             debugs(33, 2, "reply to " << peerHost_ << " broke off: " << reply_->failure());
         else
             debugs(33, 2, "write to client " << peerHost_ << ": " << std::strerror(writer_.error()));
-        if (pendingLog_)
+        // Squid 5.7 logs an origin that broke off mid-body as TCP_MISS with
+        // the bytes sent, and a client that went away as TCP_MISS_ABORTED
+        if (pendingLog_ && !reply_->hasFailed())
             pendingLog_->resultCode = "TCP_MISS_ABORTED";
         close();
         return;

@@ -770,6 +770,10 @@ const std::vector<Directive> Table = {
     {"via", "on|off", "on", nullptr, "via",
      "Whether cuttle adds a Via header to requests and replies it forwards (RFC 9110 section 7.6.3).",
      OnOffHandler<&Settings::via>, false},
+    {"strip_query_terms", "on|off", "on", nullptr, "stripQueryTerms",
+     "Whether access.log shows URLs without their query terms (everything after the `?`), as Squid does by "
+     "default, so that passwords and session ids in query strings do not reach the log.",
+     OnOffHandler<&Settings::stripQueryTerms>, false},
     {"forwarded_for", "on|off|transparent|truncate|delete", "on", nullptr, "forwardedFor",
      "What cuttle does with X-Forwarded-For: on appends the client address, off appends `unknown`, "
      "transparent "

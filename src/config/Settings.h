@@ -71,6 +71,7 @@ struct Settings {
     unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname;           ///< empty: use gethostname()
     bool via = true;
+    bool stripQueryTerms = true; ///< strip_query_terms: access.log URLs end at the `?`
     ForwardedFor forwardedFor = ForwardedFor::On;
 
     Duration connectTimeout{0};

@@ -408,7 +408,8 @@ void TestConnection::userinfoNeverReachesTheLog()
     ::close(fd);
     spin();
     const auto log = accessLog();
-    CPPUNIT_ASSERT_MESSAGE(log, log.find(" GET ftp://127.0.0.1/a?b ") != std::string::npos);
+    // strip_query_terms (on by default) cuts the query, as in Squid
+    CPPUNIT_ASSERT_MESSAGE(log, log.find(" GET ftp://127.0.0.1/a? ") != std::string::npos);
     CPPUNIT_ASSERT(log.find("secret") == std::string::npos);
 }
 
