@@ -1,0 +1,111 @@
+#!/bin/sh
+# Persistent origin connections: sequential requests, from one curl or from
+# several, reuse one origin connection (the origin's X-Origin-Conn, cuttle's
+# origin_connections_opened); a close-delimited reply or an origin's
+# Connection: close makes the next request open a new one; three pipelined
+# client requests are answered in order with their own bodies.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/proxy/origin.sh"
+cuttle_setup
+origin_start
+# 11,3: cache.log says why an idle origin connection was closed
+proxy_conf "debug_options ALL,1 11,3"
+cuttle_start
+
+# conns URL... : one curl run; sets $IDS to the X-Origin-Conn of each reply
+conns() {
+    for url in "$@"; do
+        set -- "$@" -o /dev/null "$url"
+        shift
+    done
+    curl -sS --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" -w '%{http_code} %header{x-origin-conn}\n' "$@" \
+        > "$T/conns" 2> "$T/conns.err" || fail "curl failed: $(cat "$T/conns.err")"
+    grep -v '^200 [0-9][0-9]*$' "$T/conns" && fail "a reply without status 200 or X-Origin-Conn: $(cat "$T/conns")"
+    IDS=$(cut -d ' ' -f 2 "$T/conns" | tr '\n' ' ')
+}
+# a broken expectation is noted and the test goes on, so that one run shows
+# every one; the test fails at the end
+problem() {
+    echo "PROBLEM: $*"
+    echo "$*" >> "$T/problems"
+}
+# checkpoint WHAT : "ok: WHAT" unless a problem was noted since the last checkpoint
+PROBLEMS_SEEN=0
+checkpoint() {
+    n=$(cat "$T/problems" 2> /dev/null | wc -l)
+    if [ "$n" = "$PROBLEMS_SEEN" ]; then
+        pass "$1"
+    else
+        echo "not ok: $1"
+    fi
+    PROBLEMS_SEEN=$n
+}
+opened_is() {
+    got=$(mgr_counter origin_connections_opened)
+    [ "$got" = "$1" ] || problem "$2: origin_connections_opened is '$got', expected $1"
+}
+
+conns "$OURL/x?s=100&n=1" "$OURL/x?s=100&n=2" "$OURL/x?s=100&n=3"
+first=$(echo $IDS | tr ' ' '\n' | sort -u)
+[ "$(echo "$first" | wc -l)" = 1 ] || problem "one curl, three requests: origin connections $(echo $first)"
+opened_is 1 "one curl, three requests"
+checkpoint "one curl run: three requests on origin connection(s) $(echo $first)"
+
+# separate runs, a little apart (an origin connection idles in the pool between them)
+seen=""
+for n in 4 5 6 7 8; do
+    sleep 0.1
+    conns "$OURL/x?s=100&n=$n"
+    seen="$seen$IDS"
+done
+[ "$(echo $seen | tr ' ' '\n' | sort -u)" = "$first" ] ||
+    problem "five separate curl runs: origin connections$seen, expected $(echo $first) each time"
+opened_is 1 "one curl run and five separate ones"
+idle=$(mgr_counter origin_connections_idle)
+[ "$idle" = 1 ] || problem "origin_connections_idle is '$idle', expected 1"
+checkpoint "separate curl runs: origin connections$seen"
+
+before=$(mgr_counter origin_connections_opened)
+conns "$OURL/x?s=100&close=1&n=9" "$OURL/x?s=100&n=10"
+set -- $IDS
+[ "$2" != "$1" ] || fail "after a close-delimited reply the next request reused origin connection $1"
+opened=$(mgr_counter origin_connections_opened)
+[ "$opened" -ge $((before + 1)) ] || fail "after a close-delimited reply: origin_connections_opened $before then $opened"
+pass "after close=1 a new origin connection ($1 then $2)"
+
+second=$2
+conns "$OURL/x?s=100&h=Connection:close&n=11"
+set -- $IDS
+[ "$1" = "$second" ] || problem "Connection: close request: origin connection $1, expected the idle $second"
+used=$1
+conns "$OURL/x?s=100&n=12"
+set -- $IDS
+[ "$1" != "$used" ] || fail "after the origin's Connection: close cuttle reused origin connection $1"
+checkpoint "after the origin's Connection: close a new origin connection ($used then $1)"
+
+proxy_py "$PORT" "$OPORT" "$(scaled 10)" <<'PY' || fail "pipelined requests (see above)"
+import sys
+from rawhttp import Conn, request, pattern, check, run
+
+port, oport, limit = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+
+
+def main():
+    sizes = [10, 200000, 5]
+    c = Conn(port, timeout=limit)
+    c.send(b"".join(request("GET", "http://127.0.0.1:%d/x?s=%d&h=X-Seq:%d" % (oport, size, i))
+                    for i, size in enumerate(sizes)))
+    for i, size in enumerate(sizes):
+        r = c.read_reply()
+        check(r.status == 200, "pipelined reply %d: status %d" % (i, r.status))
+        check(r.header("X-Seq") == str(i), "pipelined reply %d is the reply to request %s" % (i, r.header("X-Seq")))
+        check(r.body == pattern(size), "pipelined reply %d: body of %d bytes differs" % (i, len(r.body)))
+    state = c.state_after(0.3)
+    check(state == "open", "after three pipelined replies the connection is %s" % state)
+    print("ok: three pipelined requests answered in order with their bodies")
+
+
+run(main)
+PY
+cuttle_stop
+[ ! -s "$T/problems" ] || fail "$(cat "$T/problems")"
