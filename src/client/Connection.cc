@@ -99,6 +99,14 @@ void Client::Connection::handleIo(const Comm::IoEvents& events)
         return;
     case State::Forwarding:
     case State::Streaming:
+        if (events.error) {
+            // a reset from the client: nobody is left to answer
+            debugs(33, 3, "client " << peerHost_ << " reset the connection");
+            if (pendingLog_)
+                pendingLog_->resultCode = "TCP_MISS_ABORTED";
+            close();
+            return;
+        }
         // bytes after the request (a pipelined request, or a FIN) wait in
         // the socket until the reply is written; only a body is read now
         if ((events.readable || events.hangup) && readingBody_ && !bodyPaused_)
@@ -450,6 +458,8 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
         spec.forwardedFor = settings.forwardedFor;
         spec.bodyFraming = request.bodyFraming;
         spec.contentLength = bodyLeft_;
+        // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
+        spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
         request.head = BuildOriginRequest(spec);
     }
 

@@ -119,6 +119,8 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
 
     switch (spec.bodyFraming) {
     case Store::BodyWriter::Framing::None:
+        if (spec.hasZeroLength)
+            AppendField(out, "Content-Length", "0");
         break;
     case Store::BodyWriter::Framing::Raw:
         AppendField(out, "Content-Length", std::to_string(spec.contentLength));
