@@ -39,6 +39,7 @@ struct OriginRequestSpec {
     Config::ForwardedFor forwardedFor = Config::ForwardedFor::On;
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how the body goes
     uint64_t contentLength = 0;                                                ///< with Framing::Raw
+    bool hasZeroLength = false; ///< Framing::None, but the client sent `Content-Length: 0`
 };
 
 /// The request head to send to the origin (HTTP/1.1, persistent).
