@@ -133,6 +133,7 @@ void Client::Connection::handleBug(const std::exception&) noexcept
 
 void Client::Connection::drive()
 {
+    retired_.clear(); // drive() never runs inside a forwarder's callback
     for (;;) {
         switch (state_) {
         case State::ReadingHead: {
@@ -362,7 +363,8 @@ void Client::Connection::handleHead(std::string_view head)
         reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
         return;
     }
-    pageContext_ = std::make_unique<Errors::PageContext>(context);
+    tx_ = std::make_unique<Transaction>();
+    tx_->pageContext = std::make_unique<Errors::PageContext>(context);
     forward(url, head);
 }
 
@@ -420,7 +422,6 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
 {
     (void)head;
     const auto& settings = server_.settings();
-    retired_.clear(); // the previous request's forwarder is off every stack by now
     const bool isConnect = parser_.method() == Http::Method::Connect;
 
     ::Server::Request request;
@@ -430,19 +431,19 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
     request.isTunnel = isConnect;
     if (!isConnect) {
         if (parser_.hasBody()) {
-            bodyChunked_ = !parser_.contentLength().has_value();
-            bodyLeft_ = parser_.contentLength().value_or(0);
-            bodyDecoder_.reset();
+            tx_->bodyChunked = !parser_.contentLength().has_value();
+            tx_->bodyLeft = parser_.contentLength().value_or(0);
+            tx_->bodyDecoder.reset();
             request.bodyFraming =
-                bodyChunked_ ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
-            requestBody_ = MakeRef<Store::Entry>(settings.readAheadGap);
-            requestBody_->setProducer(this);
-            request.body = requestBody_;
+                tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
+            tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
+            tx_->requestBody->setProducer(this);
+            request.body = tx_->requestBody;
             readingBody_ = true;
             bodyPaused_ = false;
             closeAfterReply_ = parser_.wantsClose();
             const auto& rbs = settings.requestBufferSize;
-            bodySizer_ =
+            tx_->bodySizer =
                 rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
         }
         OriginRequestSpec spec;
@@ -457,16 +458,16 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
             spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
         spec.forwardedFor = settings.forwardedFor;
         spec.bodyFraming = request.bodyFraming;
-        spec.contentLength = bodyLeft_;
+        spec.contentLength = tx_->bodyLeft;
         // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
         spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
         request.head = BuildOriginRequest(spec);
     }
 
-    reply_ = MakeRef<Store::Entry>(settings.readAheadGap);
-    reply_->addReader(*this);
-    forwarder_ = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
-                                                       std::move(request), reply_);
+    tx_->reply = MakeRef<Store::Entry>(settings.readAheadGap);
+    tx_->reply->addReader(*this);
+    tx_->forwarder = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
+                                                           std::move(request), tx_->reply);
     state_ = State::Forwarding;
     timer_.cancel(); // the origin side has its own timeouts now
     if (pendingLog_)
@@ -481,7 +482,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
             (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
         }
     }
-    forwarder_->start();
+    tx_->forwarder->start();
 }
 
 void Client::Connection::consumeBody()
@@ -489,20 +490,20 @@ void Client::Connection::consumeBody()
     while (readingBody_ && buffer_ && parsedOffset_ < buffer_->size()) {
         const auto view = buffer_->view();
         const size_t avail = view.size() - parsedOffset_;
-        if (!bodyChunked_) {
-            const size_t take = size_t(std::min<uint64_t>(avail, bodyLeft_));
-            requestBody_->append(Sbuf::Slice(buffer_, parsedOffset_, take));
+        if (!tx_->bodyChunked) {
+            const size_t take = size_t(std::min<uint64_t>(avail, tx_->bodyLeft));
+            tx_->requestBody->append(Sbuf::Slice(buffer_, parsedOffset_, take));
             parsedOffset_ += take;
-            bodyLeft_ -= take;
-            if (bodyLeft_ == 0)
+            tx_->bodyLeft -= take;
+            if (tx_->bodyLeft == 0)
                 endRequestBody(true);
             continue;
         }
-        const auto piece = bodyDecoder_.next(view.substr(parsedOffset_));
+        const auto piece = tx_->bodyDecoder.next(view.substr(parsedOffset_));
         using Kind = Http::ChunkedDecoder::Piece::Kind;
         switch (piece.kind) {
         case Kind::Payload:
-            requestBody_->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
+            tx_->requestBody->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
             parsedOffset_ += piece.length;
             break;
         case Kind::Framing:
@@ -514,17 +515,19 @@ void Client::Connection::consumeBody()
             endRequestBody(true);
             break;
         case Kind::Error:
-            debugs(33, 2, "bad chunked request body from " << peerHost_ << ": " << bodyDecoder_.errorText());
+            debugs(33, 2,
+                   "bad chunked request body from " << peerHost_ << ": " << tx_->bodyDecoder.errorText());
             endRequestBody(false);
             closeAfterReply_ = true;
             if (state_ == State::Forwarding) {
                 // nothing was answered yet: the client gets a 400
+                const auto context = std::move(tx_->pageContext);
                 stopForwarding();
                 if (pendingLog_)
                     pendingLog_->resultCode = "NONE_NONE";
                 buffer_ = nullptr;
                 parsedOffset_ = 0;
-                reply(Http::StatusCode::BadRequest, "ERR_INVALID_REQ", *pageContext_);
+                reply(Http::StatusCode::BadRequest, "ERR_INVALID_REQ", *context);
                 drive();
             } else {
                 close();
@@ -538,19 +541,19 @@ void Client::Connection::readBody()
 {
     auto& pool = Sbuf::DefaultPool();
     while (readingBody_ && state_ != State::Closed) {
-        if (!requestBody_->canProduce()) {
+        if (!tx_->requestBody->canProduce()) {
             bodyPaused_ = true; // resumeProducing() goes on as the origin side takes the body
             return;
         }
         if (!buffer_ || buffer_->spaceSize() == 0) {
-            buffer_ = Sbuf::MemBlob::Make(pool, bodySizer_.size());
+            buffer_ = Sbuf::MemBlob::Make(pool, tx_->bodySizer.size());
             parsedOffset_ = 0;
         }
         const auto space = buffer_->reserveSpace();
         const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
         if (n > 0) {
             buffer_->commit(size_t(n));
-            bodySizer_.noteRead(space.size(), size_t(n));
+            tx_->bodySizer.noteRead(space.size(), size_t(n));
             consumeBody();
             if (size_t(n) < space.size() && !peerClosed_)
                 return;
@@ -576,14 +579,20 @@ void Client::Connection::endRequestBody(bool complete)
     readingBody_ = false;
     bodyPaused_ = false;
     if (complete)
-        requestBody_->complete();
+        tx_->requestBody->complete();
     else
-        requestBody_->fail("the client's request body was cut short");
+        tx_->requestBody->fail("the client's request body was cut short");
+}
+
+const Sbuf::Cursor& Client::Connection::cursor() const
+{
+    static const Sbuf::Cursor none;
+    return tx_ ? tx_->writer.cursor() : none;
 }
 
 void Client::Connection::resumeProducing()
 {
-    if (!bodyPaused_)
+    if (!bodyPaused_ || !tx_)
         return;
     bodyPaused_ = false;
     readBody();
@@ -591,12 +600,14 @@ void Client::Connection::resumeProducing()
 
 void Client::Connection::noteDataAvailable()
 {
+    if (!tx_)
+        return;
     if (state_ == State::Forwarding) {
-        if (reply_->reply())
+        if (tx_->reply->reply())
             startStreaming();
-        else if (reply_->hasFailed())
+        else if (tx_->reply->hasFailed())
             forwardingFailed();
-        else if (reply_->isComplete() && forwarder_)
+        else if (tx_->reply->isComplete() && tx_->forwarder)
             startTunnel();
         return;
     }
@@ -608,7 +619,7 @@ void Client::Connection::startStreaming()
 {
     const auto& settings = server_.settings();
     ClientReplySpec spec;
-    spec.reply = reply_->reply();
+    spec.reply = tx_->reply->reply();
     spec.clientIsHttp11 = clientIsHttp11_;
     spec.requestWasHead = requestIsHead_;
     // a body the client is still sending when the reply is done would be
@@ -621,13 +632,13 @@ void Client::Connection::startStreaming()
     auto out = BuildClientReply(spec);
     if (out.closeAfter)
         closeAfterReply_ = true;
-    writer_.start(std::move(out.head), out.framing, *reply_);
+    tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
     if (pendingLog_) {
         auto& record = *pendingLog_;
         record.resultCode = "TCP_MISS";
         record.httpStatus = spec.reply->status;
         record.hierarchy = "HIER_DIRECT";
-        record.peerAddress = forwarder_->peerHost();
+        record.peerAddress = tx_->forwarder->peerHost();
         if (const auto type = spec.reply->findField("Content-Type"))
             record.mimeType = std::string(*type);
     }
@@ -641,10 +652,10 @@ void Client::Connection::streamSome()
     if (writing_ || state_ != State::Streaming)
         return;
     writing_ = true;
-    const auto result = writer_.write(fd_.get(), *reply_);
+    const auto result = tx_->writer.write(fd_.get(), *tx_->reply);
     writing_ = false;
     if (pendingLog_)
-        pendingLog_->bytesSent = writer_.bytesWritten();
+        pendingLog_->bytesSent = tx_->writer.bytesWritten();
     switch (result) {
     case Store::BodyWriter::Result::Blocked:
         writeBlocked_ = true;
@@ -655,13 +666,13 @@ void Client::Connection::streamSome()
         endTransaction();
         return;
     case Store::BodyWriter::Result::Error:
-        if (reply_->hasFailed())
-            debugs(33, 2, "reply to " << peerHost_ << " broke off: " << reply_->failure());
+        if (tx_->reply->hasFailed())
+            debugs(33, 2, "reply to " << peerHost_ << " broke off: " << tx_->reply->failure());
         else
-            debugs(33, 2, "write to client " << peerHost_ << ": " << std::strerror(writer_.error()));
+            debugs(33, 2, "write to client " << peerHost_ << ": " << std::strerror(tx_->writer.error()));
         // Squid 5.7 logs an origin that broke off mid-body as TCP_MISS with
         // the bytes sent, and a client that went away as TCP_MISS_ABORTED
-        if (pendingLog_ && !reply_->hasFailed())
+        if (pendingLog_ && !tx_->reply->hasFailed())
             pendingLog_->resultCode = "TCP_MISS_ABORTED";
         close();
         return;
@@ -672,13 +683,14 @@ void Client::Connection::forwardingFailed()
 {
     Http::StatusCode status = Http::StatusCode::BadGateway;
     std::string templateName = "ERR_READ_ERROR";
-    auto& context = *pageContext_;
-    context.serverAddress = forwarder_->peerHost();
-    switch (forwarder_->failure()) {
+    const auto contextHolder = std::move(tx_->pageContext);
+    auto& context = *contextHolder;
+    context.serverAddress = tx_->forwarder->peerHost();
+    switch (tx_->forwarder->failure()) {
     case ::Server::Failure::DnsFail:
         status = Http::StatusCode::ServiceUnavailable;
         templateName = "ERR_DNS_FAIL";
-        context.dnsError = reply_->failure();
+        context.dnsError = tx_->reply->failure();
         break;
     case ::Server::Failure::ConnectFail:
         status = Http::StatusCode::ServiceUnavailable;
@@ -728,8 +740,8 @@ void Client::Connection::forwardingFailed()
 
 void Client::Connection::startTunnel()
 {
-    auto serverFd = forwarder_->takeTunnelSocket();
-    const std::string peer = forwarder_->peerHost();
+    auto serverFd = tx_->forwarder->takeTunnelSocket();
+    const std::string peer = tx_->forwarder->peerHost();
     static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
@@ -785,18 +797,18 @@ void Client::Connection::endTransaction()
 
 void Client::Connection::stopForwarding()
 {
-    if (reply_) {
-        reply_->removeReader(*this); // the last reader gone stops the forwarder
-        reply_ = nullptr;
-    }
-    if (requestBody_) {
+    if (!tx_)
+        return;
+    if (tx_->reply)
+        tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
+    if (tx_->requestBody) {
         if (readingBody_)
             endRequestBody(false);
-        requestBody_->setProducer(nullptr);
-        requestBody_ = nullptr;
+        tx_->requestBody->setProducer(nullptr);
     }
-    if (forwarder_)
-        retired_.push_back(std::move(forwarder_));
+    writing_ = writeBlocked_ = false;
+    // destroyed off the forwarder's call stack (drive() or the destructor)
+    retired_.push_back(std::move(tx_));
 }
 
 void Client::Connection::handleParseError()

@@ -103,7 +103,7 @@ public:
     void handleBug(const std::exception& e) noexcept override;
     /* Store::Reader API (the reply entry) */
     void noteDataAvailable() override;
-    const Sbuf::Cursor& cursor() const override { return writer_.cursor(); }
+    const Sbuf::Cursor& cursor() const override;
     /* Store::Producer API (the request body entry) */
     void resumeProducing() override;
 
@@ -162,24 +162,29 @@ private:
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 
-    bool clientIsHttp11_ = true;             ///< the current request's version is 1.1 or later
-    bool requestIsHead_ = false;             ///< the current request is HEAD
-    ::Server::ForwarderPtr forwarder_;       ///< the current request's origin side
-    Store::EntryRef reply_;                  ///< the current reply, being streamed from
-    Store::BodyWriter writer_;               ///< writes the reply head and body
-    bool writing_ = false;                   ///< inside streamSome()
-    bool writeBlocked_ = false;              ///< the last reply write hit a full socket
-    std::unique_ptr<Tunnel::Tunnel> tunnel_; ///< CONNECT
+    /// The state of one forwarded request: allocated when it starts and
+    /// given up when it ends, so that an idle connection does not carry it.
+    struct Transaction {
+        ::Server::ForwarderPtr forwarder;                 ///< the origin side
+        Store::EntryRef reply;                            ///< the reply, being streamed from
+        Store::BodyWriter writer;                         ///< writes the reply head and body
+        Store::EntryRef requestBody;                      ///< the request body on its way, or null
+        Http::ChunkedDecoder bodyDecoder;                 ///< the request body's chunk framing
+        Sbuf::ReadSizer bodySizer;                        ///< request_buffer_size for body reads
+        uint64_t bodyLeft = 0;                            ///< Content-Length bytes not yet read
+        bool bodyChunked = false;                         ///< the request body is chunked
+        std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
+    };
 
-    Store::EntryRef requestBody_;                 ///< the request body on its way to the origin, or null
-    bool bodyChunked_ = false;                    ///< the request body is chunked (else Content-Length)
-    uint64_t bodyLeft_ = 0;                       ///< Content-Length bytes not yet read
-    Http::ChunkedDecoder bodyDecoder_;            ///< the request body's chunk framing
-    bool readingBody_ = false;                    ///< request body bytes are still due
-    bool bodyPaused_ = false;                     ///< body reads stopped at read_ahead_gap
-    Sbuf::ReadSizer bodySizer_;                   ///< request_buffer_size for body reads
-    std::vector<::Server::ForwarderPtr> retired_; ///< finished forwarders, destroyed off their own call stack
-    std::unique_ptr<Errors::PageContext> pageContext_; ///< the current request's error page facts
+    bool clientIsHttp11_ = true;                        ///< the current request's version is 1.1 or later
+    bool requestIsHead_ = false;                        ///< the current request is HEAD
+    bool readingBody_ = false;                          ///< request body bytes are still due
+    bool bodyPaused_ = false;                           ///< body reads stopped at read_ahead_gap
+    bool writing_ = false;                              ///< inside streamSome()
+    bool writeBlocked_ = false;                         ///< the last reply write hit a full socket
+    std::unique_ptr<Transaction> tx_;                   ///< the request being forwarded, or null
+    std::vector<std::unique_ptr<Transaction>> retired_; ///< ended, destroyed off the forwarder's stack
+    std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_; ///< resumes reading after a streamed reply (off the forwarder's stack)
 };
 
