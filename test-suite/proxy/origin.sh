@@ -120,7 +120,7 @@ def size(text):
     return int(m.group(1)) * units[m.group(2).lower()]
 found = commented = None
 for line in open(path):
-    m = re.match(r"(#\s*)?" + re.escape(name) + r"\s+(.*\S)", line)
+    m = re.match(r"(#\s*)?" + re.escape(name) + r"\s+((?:\d|auto).*\S)", line)
     if not m:
         continue
     value = m.group(2)
@@ -172,4 +172,27 @@ baseline_check() {
         fail "$1: cuttle holds $(cuttle_fds) descriptors (baseline $BASE_FDS) and" \
             "$(mgr_counter blocks_in_use) blocks in use (baseline $BASE_BLOCKS); $(ls -l "/proc/$CUTTLE_PID/fd" 2>&1 | tail -n +2 | sed 's/.* -> //' | tr '\n' ' ')"
     fi
+}
+
+# problem WHAT : notes a broken expectation and lets the test go on, so that
+# one run shows every one; problems_check at the end fails if any was noted
+problem() {
+    echo "PROBLEM: $*"
+    echo "$*" >> "$T/problems"
+}
+problems_count() { cat "$T/problems" 2> /dev/null | wc -l; }
+problems_check() {
+    [ ! -s "$T/problems" ] || fail "$(cat "$T/problems")"
+}
+
+# checkpoint WHAT : "ok: WHAT" unless a problem was noted since the last checkpoint
+PROBLEMS_SEEN=0
+checkpoint() {
+    n=$(problems_count)
+    if [ "$n" = "$PROBLEMS_SEEN" ]; then
+        pass "$1"
+    else
+        echo "not ok: $1"
+    fi
+    PROBLEMS_SEEN=$n
 }

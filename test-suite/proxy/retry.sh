@@ -1,0 +1,92 @@
+#!/bin/sh
+# DESIGN.md's retry rule: a request is retried on a new origin connection at
+# most once, only when the failed connection was a reused persistent one, no
+# reply byte had arrived, and the method is idempotent (RFC 9110 section
+# 9.2.2). The origin's script for /s/ID answers 10 bytes (the connection
+# persists), then closes without a reply, then answers 20 bytes:
+#   GET, GET: the second GET fails on the reused connection and is retried:
+#     the client gets the 20 bytes, forward_retries goes up by one;
+#   GET, POST: the POST is not retried: 502 ERR_ZERO_SIZE_OBJECT, logged.
+# Each case needs the second request on the reused connection; a run whose
+# idle connection cuttle closed in between (cache.log "closing idle
+# connection") proves nothing, so the case is tried again (at most 5 times).
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/proxy/origin.sh"
+cuttle_setup
+origin_start
+# 11,3: cache.log says when an idle origin connection is closed and a request retried
+proxy_conf "debug_options ALL,1 11,3"
+cuttle_start
+
+# script ID : puts the three-reply script for /s/ID
+script() {
+    printf 'status=200&s=10\nfail=empty\nstatus=200&s=20\n' |
+        curl -s --max-time "$(scaled 5)" -X PUT --data-binary @- -o /dev/null -w '%{http_code}' \
+            "$OURL/_script/$1" > "$T/put" || fail "PUT /_script/$1 failed"
+    [ "$(cat "$T/put")" = 201 ] || fail "PUT /_script/$1: status $(cat "$T/put")"
+}
+idle_closes() { grep -c 'closing idle connection' "$T/cache.log"; }
+# seen ID : how many requests the origin received for /s/ID
+seen() { curl -s --max-time "$(scaled 5)" "$OURL/_seen/$1" | grep -c '^[A-Z][A-Z]* /s/'; }
+# get NAME URL [CURL ARGS] : through cuttle; body in $T/NAME, "status size" in $T/NAME.w
+get() {
+    name=$1
+    url=$2
+    shift 2
+    curl -s --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" -o "$T/$name" -D "$T/$name.h" \
+        -w '%{http_code} %{size_download}' "$@" "$url" > "$T/$name.w" || echo "curl-failed" >> "$T/$name.w"
+}
+
+# the idempotent case
+done=""
+for i in 1 2 3 4 5; do
+    script "g$i"
+    closes=$(idle_closes)
+    retries=$(mgr_counter forward_retries)
+    get g1 "$OURL/s/g$i?n=1"
+    [ "$(cat "$T/g1.w")" = "200 10" ] || fail "GET 1 of script g$i: $(cat "$T/g1.w")"
+    get g2 "$OURL/s/g$i?n=2"
+    if [ "$(idle_closes)" != "$closes" ] && [ "$(seen "g$i")" = 2 ]; then
+        echo "attempt $i: cuttle closed the idle origin connection before GET 2 (no reuse, so no retry to test); again"
+        continue
+    fi
+    [ "$(cat "$T/g2.w")" = "200 20" ] ||
+        fail "GET 2 of script g$i (the reused connection closed without a reply): '$(cat "$T/g2.w")'," \
+            "expected '200 20' from one retry; $(tr -d '\r' < "$T/g2.h" | grep -i '^X-Squid-Error')"
+    [ "$(cat "$T/g2")" = "$(printf '0123456789abcdefghij')" ] || fail "GET 2: the body is not the 20-byte reply"
+    now=$(mgr_counter forward_retries)
+    [ "$now" = $((retries + 1)) ] || fail "forward_retries went from $retries to $now, expected one retry"
+    [ "$(seen "g$i")" = 3 ] || fail "the origin saw $(seen "g$i") requests for /s/g$i, expected 3 (GET, GET, the retry)"
+    done=yes
+    break
+done
+[ -n "$done" ] || fail "five times cuttle closed the idle origin connection before the second GET (see cache.log)"
+pass "GET on a reused connection closed without a reply: retried once, the client got the 20-byte reply"
+
+done=""
+for i in 1 2 3 4 5; do
+    script "p$i"
+    closes=$(idle_closes)
+    retries=$(mgr_counter forward_retries)
+    get p1 "$OURL/s/p$i?n=1"
+    [ "$(cat "$T/p1.w")" = "200 10" ] || fail "GET 1 of script p$i: $(cat "$T/p1.w")"
+    get p2 "$OURL/s/p$i?n=2" --data-binary 'name=value&post=body'
+    if [ "$(idle_closes)" != "$closes" ]; then
+        echo "attempt $i: cuttle closed the idle origin connection before the POST; again"
+        continue
+    fi
+    set -- $(cat "$T/p2.w")
+    [ "$1" = 502 ] || fail "POST on the reused connection that closed without a reply: status '$1', expected 502"
+    grep -qi '^X-Squid-Error: ERR_ZERO_SIZE_OBJECT' "$T/p2.h" ||
+        fail "POST: the 502 is not ERR_ZERO_SIZE_OBJECT: $(tr -d '\r' < "$T/p2.h" | grep -i '^X-Squid-Error')"
+    now=$(mgr_counter forward_retries)
+    [ "$now" = "$retries" ] || fail "POST: forward_retries went from $retries to $now: a POST was retried"
+    [ "$(seen "p$i")" = 2 ] || fail "the origin saw $(seen "p$i") requests for /s/p$i, expected 2 (no retry of the POST)"
+    wait_until 5 access_log_has " [A-Z_]+/502 [0-9]+ POST http://127\\.0\\.0\\.1:$OPORT/s/p$i\\?n=2 " ||
+        fail "no access.log line with 502 for the POST"
+    done=yes
+    break
+done
+[ -n "$done" ] || fail "five times cuttle closed the idle origin connection before the POST (see cache.log)"
+pass "POST on a reused connection closed without a reply: not retried, 502 ERR_ZERO_SIZE_OBJECT, logged"
+cuttle_stop
