@@ -28,18 +28,19 @@ fwd_cleanup() {
 }
 
 # bg_start NAME COMMAND... : starts COMMAND in the background with its output
-# in $T/NAME.out, waits for its "listening on 127.0.0.1:PORT" line and sets
-# BG_PORT and BG_PID; the process is killed on exit
+# in $T/NAME.out, waits for its "listening on 127.0.0.1:PORT" line (or one
+# matching $BG_READY, ending in :PORT) and sets BG_PORT and BG_PID; the
+# process is killed on exit
 bg_start() {
-    local name=$1
+    local name=$1 ready=${BG_READY:-^listening on }
     shift
     "$@" > "$T/$name.out" 2> "$T/$name.err" &
     BG_PID=$!
     FWD_PIDS="$FWD_PIDS $BG_PID"
     trap fwd_cleanup EXIT
-    wait_until 10 grep -qs '^listening on ' "$T/$name.out" ||
+    wait_until 10 grep -qs "$ready" "$T/$name.out" ||
         fail "$name did not start: $(cat "$T/$name.err")"
-    BG_PORT=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$T/$name.out" | head -n 1)
+    BG_PORT=$(grep "$ready" "$T/$name.out" | head -n 1 | sed -n 's/.*:\([0-9]*\)$/\1/p')
     [ -n "$BG_PORT" ] || fail "$name: no port in $(cat "$T/$name.out")"
 }
 
