@@ -244,8 +244,8 @@ bool Comm::Lookup::isPending() const
 /// answers that arrived together would wait for the next edge, which may
 /// never come. drain() therefore calls ares_process_fd() again while the
 /// socket is still readable and c-ares keeps consuming (a stream's queue
-/// shrank, or c-ares closed the socket); after MaxDrainRounds a zero-delay
-/// timer goes on. Writes: c-ares only writes queued TCP queries from
+/// shrank, or c-ares closed the socket); a stream still consuming after
+/// MaxDrainRounds calls goes on from a zero-delay timer. Writes: c-ares only writes queued TCP queries from
 /// ares_process_fd(); when it starts wanting to write on a socket that is
 /// already writable no edge will come, so a zero-delay timer makes the
 /// first attempt.
@@ -329,7 +329,9 @@ Comm::Resolver::Channel::Channel(Loop& loop, const Options& options) : loop_(loo
     char lookups[] = "b";
     o.lookups = lookups;
     mask |= ARES_OPT_LOOKUPS;
-    // no search domains from /etc/resolv.conf (Squid's dns_defnames is off by default)
+    // no search domains from /etc/resolv.conf (Squid's dns_defnames is off by
+    // default). No ARES_FLAG_STAYOPEN: c-ares closes its sockets when no query
+    // is left, so a quiet proxy's next query goes out from a new random port.
     o.flags = ARES_FLAG_NOSEARCH;
     mask |= ARES_OPT_FLAGS;
     o.domains = nullptr;
@@ -472,7 +474,11 @@ void Comm::Resolver::Channel::drain(int fd, uint64_t serial)
         if (isStream && QueuedBytes(fd) >= before)
             return;
     }
-    if (Socket* socket = find(fd, serial)) {
+    // a stream still consuming after MaxDrainRounds: go on after other work.
+    // A datagram socket needs no such turn: c-ares read it to EAGAIN on every
+    // call, so what is queued now arrived after that and made a new edge.
+    Socket* socket = find(fd, serial);
+    if (socket && isStream) {
         socket->kickRead = true;
         scheduleKick(*socket);
     }

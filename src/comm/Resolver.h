@@ -160,20 +160,28 @@ private:
 
     /// one lookup whose callback is still due
     struct Pending {
-        Callback callback;
-        uint16_t port = 0;
+        Callback callback;       ///< emptied when delivered
+        uint16_t port = 0;       ///< the port the answer's addresses get
         bool isFinished = false; ///< answer is set; timer now delivers it
         Answer answer;
         Timer timer; ///< the deadline, then the delivery
     };
 
+    /// c-ares's ares_getaddrinfo() callback; arg is the Query
     static void OnAddrInfo(void* arg, int status, int timeouts, ::ares_addrinfo* result);
+    /// finishes every lookup waiting for query, then forgets the query
     void answerQuery(Query& query, int status, ::ares_addrinfo* result);
+    /// asks c-ares (the current channel) about query's name
     void startQuery(Query& query);
+    /// records the answer of a lookup and schedules its delivery
     void finish(uint64_t id, Answer&& answer);
+    /// calls the lookup's callback (from a Timer of the loop)
     void deliver(uint64_t id);
+    /// forgets a lookup: its callback will not run
     void cancel(uint64_t id);
+    /// whether a lookup's callback is still due
     bool isPending(uint64_t id) const { return lookups_.count(id) != 0; }
+    /// reads and parses a hosts file; "none" or a problem (logged) gives nothing
     static HostsTable LoadHostsFile(const std::string& path);
 
     Loop& loop_;
@@ -181,7 +189,7 @@ private:
     HostsTable hosts_;                                                ///< hosts_file, port 0
     std::unordered_map<uint64_t, Pending> lookups_;                   ///< by Lookup id
     std::unordered_map<std::string, std::unique_ptr<Query>> queries_; ///< by lowercase name
-    std::unique_ptr<Channel> channel_; ///< last member: destroyed first, with queries_ still there
+    std::unique_ptr<Channel> channel_; ///< after queries_: destroyed (ending its queries) before them
     uint64_t nextId_ = 1;
     bool isRestarting_ = false; ///< reconfigure() is destroying the old channel
     bool isDestroying_ = false; ///< ~Resolver is destroying the channel

@@ -54,6 +54,7 @@ class TestResolver : public CppUnit::TestFixture {
     CPPUNIT_TEST(onlyTheAskedNameIsQueried);
     CPPUNIT_TEST(tcpAnswersArrivingTogetherAreAllRead);
     CPPUNIT_TEST(queryQueuedOnIdleTcpConnectionIsSent);
+    CPPUNIT_TEST(manyTcpAnswersArrivingTogetherAreAllRead);
     CPPUNIT_TEST(ipv6NameserverWithPort);
     CPPUNIT_TEST(reconfigureAsksTheNewServers);
     CPPUNIT_TEST(badNameserversAreRefused);
@@ -76,6 +77,7 @@ public:
     void onlyTheAskedNameIsQueried();
     void tcpAnswersArrivingTogetherAreAllRead();
     void queryQueuedOnIdleTcpConnectionIsSent();
+    void manyTcpAnswersArrivingTogetherAreAllRead();
     void ipv6NameserverWithPort();
     void reconfigureAsksTheNewServers();
     void badNameserversAreRefused();
@@ -562,7 +564,9 @@ void TestResolver::silentServerTimesOut()
 
 void TestResolver::unreachableServerFails()
 {
-    // a port nobody listens on: the kernel answers with ICMP port unreachable
+    // a port nobody listens on: the kernel answers with ICMP port unreachable,
+    // which c-ares may see on a recv() or on its next send(); either way the
+    // lookup fails, at the latest when its own deadline comes
     uint16_t port = 0;
     {
         FakeDns gone;
@@ -573,11 +577,15 @@ void TestResolver::unreachableServerFails()
     Comm::Resolver::Options o;
     o.nameservers = {"127.0.0.1:" + std::to_string(port)};
     o.hostsFile = "none";
-    o.timeout = Milliseconds(5000);
+    o.timeout = Milliseconds(2000);
     Comm::Resolver resolver(loop, o);
     Result r;
+    const auto start = Clock::now();
     auto lookup = resolver.resolve("refused.test", 80, r.callback());
-    CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
+    CPPUNIT_ASSERT(RunUntil(
+        loop, [&] { return r.calls > 0; }, Milliseconds(10000)));
+    const auto took = std::chrono::duration_cast<Milliseconds>(r.when - start).count();
+    CPPUNIT_ASSERT_MESSAGE(std::to_string(took) + " ms", took < 3000);
     CPPUNIT_ASSERT(!r.answer.isNotFound);
     CPPUNIT_ASSERT(!r.answer.error.empty());
     CPPUNIT_ASSERT(r.answer.addresses.empty());
@@ -874,6 +882,38 @@ void TestResolver::queryQueuedOnIdleTcpConnectionIsSent()
     CPPUNIT_ASSERT_MESSAGE(std::to_string(took) + " ms", took < 4000);
     CPPUNIT_ASSERT_EQUAL(0, first.calls);
     CPPUNIT_ASSERT((std::vector<std::string>{"192.0.2.32"}) == Hosts(second.answer));
+}
+
+void TestResolver::manyTcpAnswersArrivingTogetherAreAllRead()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    // 50 names, 100 TCP answers sent with one send(): more pieces than one
+    // readable event may process at once, so the rest must follow by itself
+    constexpr int Names = 50;
+    for (int i = 0; i < Names; ++i) {
+        const std::string name = "t" + std::to_string(i) + ".test";
+        dns.add(name, "192.0.2." + std::to_string(i));
+        dns.truncate(name);
+    }
+    dns.holdTcpAnswers(2 * Names);
+    Comm::Loop loop;
+    Comm::Resolver resolver(loop, OptionsFor(dns, Milliseconds(60000)));
+    std::vector<Result> results(Names);
+    std::vector<Comm::Lookup> lookups;
+    for (int i = 0; i < Names; ++i)
+        lookups.push_back(resolver.resolve("t" + std::to_string(i) + ".test", 80, results[i].callback()));
+    const auto start = Clock::now();
+    const auto answered = [&] {
+        return std::all_of(results.begin(), results.end(), [](const Result& r) { return r.calls > 0; });
+    };
+    CPPUNIT_ASSERT(RunUntil(loop, answered, Milliseconds(30000)));
+    const auto took = std::chrono::duration_cast<Milliseconds>(Clock::now() - start).count();
+    CPPUNIT_ASSERT_MESSAGE(std::to_string(took) + " ms", took < 4000);
+    CPPUNIT_ASSERT_EQUAL(size_t(2 * Names), dns.tcpQueries());
+    for (int i = 0; i < Names; ++i)
+        CPPUNIT_ASSERT((std::vector<std::string>{"192.0.2." + std::to_string(i)}) ==
+                       Hosts(results[i].answer));
 }
 
 void TestResolver::ipv6NameserverWithPort()
