@@ -52,8 +52,13 @@ Server::Pool::Idle::~Idle()
         connection->setUser(nullptr);
 }
 
-void Server::Pool::Idle::handleIo(const Comm::IoEvents&)
+void Server::Pool::Idle::handleIo(const Comm::IoEvents& events)
 {
+    // writability alone says nothing about the origin (the loop reports it
+    // once when a descriptor is watched, and again when acknowledged bytes
+    // free a send buffer that was full): it must not cost a good connection
+    if (!events.readable && !events.hangup && !events.error)
+        return;
     // an idle origin connection has nothing to say: a FIN, a reset or stray
     // bytes all mean it cannot carry another request
     debugs(11, 3,
@@ -71,8 +76,15 @@ void Server::Pool::put(const std::string& key, OriginConnectionPtr&& connection)
 {
     if (!connection)
         return;
-    if (idleTimeout_ <= Comm::Milliseconds(0) || maxPerKey_ == 0)
-        return; // closed as it goes
+    if (idleTimeout_ <= Comm::Milliseconds(0) || maxPerKey_ == 0) {
+        // taken and closed after this callback (the caller, which moved a
+        // named pointer in, must not keep it open; a Forwarder calls this
+        // from inside the connection's own handleIo())
+        connection->setUser(nullptr);
+        auto doomed = std::make_shared<OriginConnectionPtr>(std::move(connection));
+        loop_.callSoon([doomed] {});
+        return;
+    }
     auto& list = idle_[key];
     list.push_front(std::make_unique<Idle>(*this, key, std::move(connection)));
     ++count_;
