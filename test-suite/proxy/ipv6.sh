@@ -45,10 +45,10 @@ def main():
 run(main)
 PY
 
-code=$(proxy_get "http://[::1]:$OPORT/x?s=5000&curl=1")
+code=$(proxy_get "http://[::1]:$OPORT/ipv6-curl?s=5000")
 [ "$code" = 200 ] || fail "curl through cuttle to [::1]: status $code"
 [ "$(wc -c < "$T/body")" = 5000 ] || fail "curl through cuttle to [::1]: $(wc -c < "$T/body") bytes"
-wait_until 5 access_log_has " TCP_MISS/200 [0-9]+ GET http://\\[::1\\]:$OPORT/x\\?s=5000&curl=1 - HIER_DIRECT/::1 " ||
+wait_until 5 access_log_has " TCP_MISS/200 [0-9]+ GET http://\\[::1\\]:$OPORT/ipv6-curl[?][^ ]* - HIER_DIRECT/::1 " ||
     fail "no 'TCP_MISS/200 ... GET http://[::1]:$OPORT/... - HIER_DIRECT/::1' line in access.log"
 pass "curl to [::1] through cuttle, logged HIER_DIRECT/::1"
 cuttle_stop
