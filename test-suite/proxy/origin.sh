@@ -47,7 +47,7 @@ proxy_cleanup() {
     cuttle_cleanup
 }
 
-origin_listening() { grep -q '^listening on ' "$1"; }
+origin_listening() { grep -q '^listening on ' "$1" 2> /dev/null; }
 
 # origin_start [ADDR:PORT] : starts cuttle-origin (default 127.0.0.1:0) serving
 # $T/files; sets $OPORT, $OHOST (127.0.0.1 or [::1]), $OURL and $ORIGIN_PID
@@ -56,6 +56,7 @@ origin_start() {
     mkdir -p "$T/files"
     ORIGIN_COUNT=$((ORIGIN_COUNT + 1))
     out="$T/origin$ORIGIN_COUNT.out"
+    : > "$out"
     "$ORIGIN" --listen "${1:-127.0.0.1:0}" --files "$T/files" > "$out" 2> "$T/origin$ORIGIN_COUNT.err" &
     ORIGIN_PID=$!
     ORIGIN_PIDS="$ORIGIN_PIDS $ORIGIN_PID"
