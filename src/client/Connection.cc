@@ -686,6 +686,7 @@ void Client::Connection::forwardingFailed()
     const auto contextHolder = std::move(tx_->pageContext);
     auto& context = *contextHolder;
     context.serverAddress = tx_->forwarder->peerHost();
+    context.xerrno = tx_->forwarder->failureErrno(); // %E: "Connection refused", as Squid shows
     switch (tx_->forwarder->failure()) {
     case ::Server::Failure::DnsFail:
         status = Http::StatusCode::ServiceUnavailable;

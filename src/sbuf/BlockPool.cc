@@ -84,6 +84,21 @@ void BlockPool::release(char* block, size_t capacity)
     Must(st.blocksInUse > 0);
     --st.blocksInUse;
     st.bytesInUse -= csize;
+    if (IsMapped(ci) && freeMappedBytes() + csize > maxFreeMappedBytes_) {
+        // Over the pool-wide cap on free mapped memory: first give back the
+        // free blocks of other mapped classes, smallest first (what an auto
+        // read size left behind as it grew), so that RSS holds what is in use
+        // plus about the cap; a class keeps one free block of its own, so a
+        // steady stream of one size never maps and unmaps per read.
+        for (size_t j = 0; j < ClassCount && freeMappedBytes() + csize > maxFreeMappedBytes_; ++j) {
+            if (j != ci && IsMapped(j))
+                shrinkFreeList(j, 0);
+        }
+        if (freeMappedBytes() + csize > maxFreeMappedBytes_ && st.blocksFree > 0) {
+            systemRelease(block, ci);
+            return;
+        }
+    }
     if (st.blocksFree >= maxFreeBlocks(ci)) {
         systemRelease(block, ci);
         return;
@@ -94,6 +109,25 @@ void BlockPool::release(char* block, size_t capacity)
     CUTTLE_POISON(block + sizeof(FreeBlock), csize - sizeof(FreeBlock));
     ++st.blocksFree;
     st.bytesFree += csize;
+}
+
+size_t BlockPool::freeMappedBytes() const
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < ClassCount; ++i) {
+        if (IsMapped(i))
+            bytes += stats_[i].bytesFree;
+    }
+    return bytes;
+}
+
+void BlockPool::setMaxFreeMappedBytes(size_t bytes)
+{
+    maxFreeMappedBytes_ = bytes;
+    for (size_t i = 0; i < ClassCount && freeMappedBytes() > maxFreeMappedBytes_; ++i) {
+        if (IsMapped(i))
+            shrinkFreeList(i, 0);
+    }
 }
 
 void BlockPool::trim()

@@ -14,8 +14,11 @@
 ///
 /// A freed block goes onto its class's free list unless the list is at its
 /// cap (maxFreeBytesPerClass / class size, at least one block), in which case
-/// it goes back to the system at once. trim() gives every free mmap'ed block
-/// back. The free list is intrusive: a free block stores the next pointer in
+/// it goes back to the system at once. The free blocks of the mapped classes
+/// together are also capped (setMaxFreeMappedBytes(), 1 MB by default, one
+/// block of a class always allowed), so the blocks an auto-sized connection
+/// used on its way up do not stay resident. trim() gives every free mmap'ed
+/// block back. The free list is intrusive: a free block stores the next pointer in
 /// its first bytes, so the pool allocates nothing to keep it.
 ///
 /// Threading: a pool belongs to one event loop (one thread) and is not
@@ -74,6 +77,8 @@ public:
     static constexpr size_t ClassCount = 15;                ///< classes 256 B, 512 B, ..., 4 MB
     static constexpr size_t MmapThreshold = 64 * 1024;      ///< classes from here up use mmap
     static constexpr size_t DefaultMaxFreeBytesPerClass = 4 * 1024 * 1024; ///< default free-list cap
+    static constexpr size_t DefaultMaxFreeMappedBytes =
+        1024 * 1024; ///< default pool-wide cap on free mmap'ed bytes
 
     /// statistics of the whole pool
     struct Stats {
@@ -113,6 +118,14 @@ public:
     void setMaxFreeBytesPerClass(size_t bytes);
     /// the free-list cap in blocks for a class
     size_t maxFreeBlocks(size_t classIndex) const;
+    /// caps the free blocks of all mapped classes together at about bytes:
+    /// a released mapped block over the cap first evicts other mapped
+    /// classes' free blocks, and goes back to the system unless its own
+    /// class has no free block (one is always kept, so a steady stream of one
+    /// block size does not map and unmap per block)
+    void setMaxFreeMappedBytes(size_t bytes);
+    /// bytes of free blocks of the mapped classes (64 KB and up)
+    size_t freeMappedBytes() const;
 
     /// statistics of one class
     const ClassStats& classStats(size_t classIndex) const { return stats_[classIndex]; }
@@ -134,10 +147,11 @@ private:
     void systemRelease(char* block, size_t classIndex);
     void shrinkFreeList(size_t classIndex, size_t keep);
 
-    size_t maxFreeBytesPerClass_;                    ///< free-list cap, in bytes per class
-    std::array<FreeBlock*, ClassCount> freeLists_{}; ///< singly linked free blocks, per class
-    std::array<ClassStats, ClassCount> stats_{};     ///< per-class statistics
-    CopyStats copyStats_;                            ///< body copies counted on this loop
+    size_t maxFreeBytesPerClass_;                           ///< free-list cap, in bytes per class
+    size_t maxFreeMappedBytes_ = DefaultMaxFreeMappedBytes; ///< cap on free mapped bytes, all classes
+    std::array<FreeBlock*, ClassCount> freeLists_{};        ///< singly linked free blocks, per class
+    std::array<ClassStats, ClassCount> stats_{};            ///< per-class statistics
+    CopyStats copyStats_;                                   ///< body copies counted on this loop
 };
 
 /// The calling thread's pool (one per event loop thread), created on first use

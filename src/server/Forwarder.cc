@@ -53,11 +53,7 @@ Server::Forwarder::~Forwarder()
 
 std::string Server::Forwarder::peerHost() const
 {
-    if (connection_)
-        return connection_->peer().host();
-    if (nextAddress_ > 0 && nextAddress_ <= addresses_.size())
-        return addresses_[nextAddress_ - 1].host();
-    return "";
+    return peerHost_;
 }
 
 void Server::Forwarder::start()
@@ -73,6 +69,7 @@ void Server::Forwarder::start()
     if (auto pooled = context_.pool.take(PoolKey(request_.host, request_.port))) {
         connection_ = std::move(pooled);
         reused_ = true;
+        peerHost_ = connection_->peer().host();
         connection_->setUser(this);
         stage_ = Stage::Connecting;
         // act from the loop, never from inside start()
@@ -118,6 +115,7 @@ void Server::Forwarder::connectNext()
     releaseConnection(false);
     while (nextAddress_ < addresses_.size()) {
         const auto& to = addresses_[nextAddress_++];
+        peerHost_ = to.host();
         Comm::Descriptor fd(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
         if (!fd.isOpen()) {
             lastConnectErrno_ = errno;
@@ -151,7 +149,7 @@ void Server::Forwarder::connectNext()
         return; // the connection's writability (or error) says how it went
     }
     const std::string why = lastConnectErrno_ ? std::strerror(lastConnectErrno_) : "no address";
-    fail(Failure::ConnectFail, why);
+    fail(Failure::ConnectFail, why, lastConnectErrno_);
 }
 
 void Server::Forwarder::onConnectEvent()
@@ -257,10 +255,10 @@ void Server::Forwarder::sendMore()
             }
             readMore();
             if (stage_ == Stage::Exchanging && !headDone_)
-                fail(Failure::WriteError, std::strerror(sender_.error()));
+                fail(Failure::WriteError, std::strerror(sender_.error()), sender_.error());
             return;
         }
-        fail(Failure::WriteError, std::strerror(sender_.error()));
+        fail(Failure::WriteError, std::strerror(sender_.error()), sender_.error());
         return;
     }
 }
@@ -520,7 +518,7 @@ void Server::Forwarder::onReadError(int error)
         retry();
         return;
     }
-    fail(Failure::ReadError, std::strerror(error));
+    fail(Failure::ReadError, std::strerror(error), error);
 }
 
 bool Server::Forwarder::mayRetry() const
@@ -561,13 +559,14 @@ void Server::Forwarder::finish()
     releaseConnection(reusable_ && requestSent_ && !peerClosed_);
 }
 
-void Server::Forwarder::fail(Failure why, const std::string& text)
+void Server::Forwarder::fail(Failure why, const std::string& text, int error)
 {
     if (stage_ == Stage::Done)
         return;
     debugs(11, 2, "forwarding to " << request_.host << ":" << request_.port << " failed: " << text);
     failure_ = why;
     failureText_ = text;
+    failureErrno_ = error;
     stage_ = Stage::Done;
     timer_.cancel();
     lookup_.cancel();

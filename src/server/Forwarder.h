@@ -108,6 +108,8 @@ public:
     void start();
     /// why it failed (None while it has not)
     Failure failure() const { return failure_; }
+    /// the system error behind the failure (ECONNREFUSED, ECONNRESET...), or 0
+    int failureErrno() const { return failureErrno_; }
     /// the origin's address once connected ("-" before), for %<a
     std::string peerHost() const;
     /// whether the reply is complete or forwarding failed
@@ -145,7 +147,7 @@ private:
     void onEof();
     void onReadError(int error);
     void finish();
-    void fail(Failure why, const std::string& text);
+    void fail(Failure why, const std::string& text, int error = 0);
     bool mayRetry() const;
     void retry();
     void releaseConnection(bool reusable);
@@ -160,6 +162,7 @@ private:
 
     Stage stage_ = Stage::Idle;
     Failure failure_ = Failure::None;
+    int failureErrno_ = 0;
     std::string failureText_;
 
     Comm::Lookup lookup_;
@@ -169,6 +172,7 @@ private:
     bool reused_ = false;  ///< connection_ came from the Pool
     bool retried_ = false; ///< the one retry was spent
     int lastConnectErrno_ = 0;
+    std::string peerHost_; ///< the address last connected to (or tried), for %<a
 
     Store::BodyWriter sender_; ///< the request head and body
     bool sendBlocked_ = false; ///< the last write hit a full socket

@@ -50,6 +50,7 @@ class TestBlockPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(trimReturnsEveryFreeMappedBlock);
     CPPUNIT_TEST(loweringCapShrinksFreeLists);
     CPPUNIT_TEST(totalsSumTheClasses);
+    CPPUNIT_TEST(freeMappedBlocksAreCappedAcrossClasses);
     CPPUNIT_TEST(residentSizeDropsAfterBurst);
     CPPUNIT_TEST(defaultPoolIsPerThreadSingleton);
     CPPUNIT_TEST(freeBlockIsPoisonedUnderSanitizers);
@@ -127,6 +128,7 @@ public:
     void freeListIsCapped()
     {
         Sbuf::BlockPool pool(2 * MB);
+        pool.setMaxFreeMappedBytes(SIZE_MAX); // the per-class caps alone
         CPPUNIT_ASSERT_EQUAL(size_t(2), pool.maxFreeBlocks(classOf(MB)));
         CPPUNIT_ASSERT_EQUAL(size_t(1), pool.maxFreeBlocks(classOf(4 * MB)));
         std::vector<char*> blocks;
@@ -159,6 +161,7 @@ public:
     void trimReturnsEveryFreeMappedBlock()
     {
         Sbuf::BlockPool pool;
+        pool.setMaxFreeMappedBytes(SIZE_MAX); // the per-class caps alone
         char* kept = pool.allocate(MB);
         char* small = pool.allocate(1000);
         char* a = pool.allocate(MB);
@@ -180,6 +183,7 @@ public:
     void loweringCapShrinksFreeLists()
     {
         Sbuf::BlockPool pool(8 * MB);
+        pool.setMaxFreeMappedBytes(SIZE_MAX); // the per-class caps alone
         std::vector<char*> blocks;
         for (int i = 0; i < 8; ++i)
             blocks.push_back(pool.allocate(MB));
@@ -192,6 +196,30 @@ public:
     }
 
     /// the totals are the sums of the classes
+    void freeMappedBlocksAreCappedAcrossClasses()
+    {
+        // an auto-sized connection growing 64 KB .. 1 MB, one block of each
+        // size released in turn, leaves at most the cap free, and always the
+        // last size's own block (its steady state needs no mmap per block)
+        Sbuf::BlockPool pool;
+        for (size_t size = 64 * 1024; size <= 1024 * 1024; size *= 2)
+            pool.release(pool.allocate(size), size);
+        CPPUNIT_ASSERT(pool.freeMappedBytes() <= Sbuf::BlockPool::DefaultMaxFreeMappedBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1),
+                             pool.classStats(Sbuf::BlockPool::ClassIndex(1024 * 1024)).blocksFree);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.classStats(Sbuf::BlockPool::ClassIndex(64 * 1024)).blocksFree);
+        // a steady stream of 4 MB blocks keeps one free 4 MB block, over the cap
+        const auto before = pool.classStats(Sbuf::BlockPool::ClassIndex(4 * 1024 * 1024)).systemAllocations;
+        for (int i = 0; i < 10; ++i)
+            pool.release(pool.allocate(4 * 1024 * 1024), 4 * 1024 * 1024);
+        CPPUNIT_ASSERT_EQUAL(before + 1,
+                             pool.classStats(Sbuf::BlockPool::ClassIndex(4 * 1024 * 1024)).systemAllocations);
+        CPPUNIT_ASSERT_EQUAL(size_t(4 * 1024 * 1024), pool.freeMappedBytes());
+        // lowering the cap gives back what is over it
+        pool.setMaxFreeMappedBytes(0);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), pool.freeMappedBytes());
+    }
+
     void totalsSumTheClasses()
     {
         Sbuf::BlockPool pool;
@@ -221,7 +249,8 @@ public:
     /// mapped-bytes statistic is checked instead)
     void residentSizeDropsAfterBurst()
     {
-        Sbuf::BlockPool pool(128 * MB); // the free list alone would keep them all
+        Sbuf::BlockPool pool(128 * MB);       // the free list alone would keep them all
+        pool.setMaxFreeMappedBytes(SIZE_MAX); // the per-class caps alone
         const size_t before = residentBytes();
         std::vector<Sbuf::MemBlobRef> blobs;
         for (int i = 0; i < 64; ++i) {

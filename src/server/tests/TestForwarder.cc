@@ -52,6 +52,7 @@ class TestForwarder : public CppUnit::TestFixture {
     CPPUNIT_TEST(eofBeforeAnyByteFailsZeroSize);
     CPPUNIT_TEST(eofInsideReplyFails);
     CPPUNIT_TEST(refusedPortFailsConnectFail);
+    CPPUNIT_TEST(unansweredConnectFailsAtConnectTimeout);
     CPPUNIT_TEST(nameWithoutResolverFailsDnsFail);
     CPPUNIT_TEST(silentOriginFailsReadTimeout);
     CPPUNIT_TEST(slowReaderStopsReadsAtGap);
@@ -60,6 +61,7 @@ class TestForwarder : public CppUnit::TestFixture {
     CPPUNIT_TEST(reusedConnectionClosedBeforeReplyIsRetriedForGet);
     CPPUNIT_TEST(retryHappensAtMostOnce);
     CPPUNIT_TEST(postWithBodyIsNeverRetried);
+    CPPUNIT_TEST(bodilessPostIsNeverRetried);
     CPPUNIT_TEST(requestBodyStreamsRaw);
     CPPUNIT_TEST(requestBodyStreamsChunked);
     CPPUNIT_TEST(readerLeavingAbortsAndClosesConnection);
@@ -83,6 +85,7 @@ public:
     void eofBeforeAnyByteFailsZeroSize();
     void eofInsideReplyFails();
     void refusedPortFailsConnectFail();
+    void unansweredConnectFailsAtConnectTimeout();
     void nameWithoutResolverFailsDnsFail();
     void silentOriginFailsReadTimeout();
     void slowReaderStopsReadsAtGap();
@@ -91,6 +94,7 @@ public:
     void reusedConnectionClosedBeforeReplyIsRetriedForGet();
     void retryHappensAtMostOnce();
     void postWithBodyIsNeverRetried();
+    void bodilessPostIsNeverRetried();
     void requestBodyStreamsRaw();
     void requestBodyStreamsChunked();
     void readerLeavingAbortsAndClosesConnection();
@@ -813,6 +817,41 @@ void TestForwarder::refusedPortFailsConnectFail()
     CPPUNIT_ASSERT_EQUAL(size_t(0), rig.pool.idleCount());
 }
 
+void TestForwarder::unansweredConnectFailsAtConnectTimeout()
+{
+    Rig rig;
+    rig.limits.connectTimeout = Milliseconds(100);
+    // a listener whose accept queue is full: Linux drops further SYNs, so a
+    // connect stays in progress until the forwarder gives up
+    Comm::Descriptor full(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CPPUNIT_ASSERT_EQUAL(0, ::bind(full.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+    CPPUNIT_ASSERT_EQUAL(0, ::listen(full.get(), 0));
+    socklen_t len = sizeof(addr);
+    CPPUNIT_ASSERT_EQUAL(0, ::getsockname(full.get(), reinterpret_cast<sockaddr*>(&addr), &len));
+    std::vector<Comm::Descriptor> queued;
+    for (int i = 0; i < 2; ++i) {
+        queued.emplace_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        (void)::connect(queued.back().get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    }
+    rig.runFor(Milliseconds(20));
+
+    auto reply = NewReply();
+    TestReader reader(reply, true);
+    auto request = rig.get("/unanswered");
+    request.port = ntohs(addr.sin_port);
+    const auto started = Comm::Clock::now();
+    auto f = rig.start(std::move(request), reply);
+    CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
+    const auto took = Comm::Clock::now() - started;
+    ASSERT_FAILURE(Failure::ConnectFail, *f);
+    CPPUNIT_ASSERT(reply->hasFailed());
+    CPPUNIT_ASSERT(took >= Milliseconds(100));
+    CPPUNIT_ASSERT(took < Milliseconds(2000));
+}
+
 void TestForwarder::nameWithoutResolverFailsDnsFail()
 {
     Rig rig;
@@ -1067,6 +1106,36 @@ void TestForwarder::postWithBodyIsNeverRetried()
     rig.runFor(Milliseconds(20));
     CPPUNIT_ASSERT(!rig.tryAccept().isOpen());
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), rig.context.connectionsOpened);
+}
+
+void TestForwarder::bodilessPostIsNeverRetried()
+{
+    // no body to hold whole: only the method forbids the retry
+    Rig rig;
+    auto first = NewReply();
+    TestReader firstReader(first, true);
+    auto f1 = rig.start(rig.get("/one"), first);
+    auto origin = rig.accept();
+    rig.readRequest(origin.get());
+    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
+
+    auto second = NewReply();
+    TestReader secondReader(second, true);
+    Server::Request post;
+    post.method = Http::Method::Post;
+    post.host = "127.0.0.1";
+    post.port = rig.port;
+    post.head = rig.headFor("POST", "/action", "Content-Length: 0\r\n");
+    auto f2 = rig.start(std::move(post), second);
+    CPPUNIT_ASSERT(f2->reusedConnection());
+    rig.readRequest(origin.get());
+    origin.reset();
+    CPPUNIT_ASSERT(rig.runUntil([&] { return f2->isDone(); }));
+    ASSERT_FAILURE(Failure::ZeroSize, *f2);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), rig.context.retries);
+    rig.runFor(Milliseconds(20));
+    CPPUNIT_ASSERT(!rig.tryAccept().isOpen());
 }
 
 namespace {
