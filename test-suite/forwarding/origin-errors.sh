@@ -18,10 +18,11 @@ fwd_conf "http_access allow localhost" "http_access deny all" \
 cuttle_start
 CLOSED=$(closed_port)
 
-# expect_error URL STATUS ERR_NAME HIERARCHY [PAGE TEXT]: the status, cuttle's
-# page ERR_NAME (and X-Squid-Error), and a TCP_MISS/STATUS access.log line
+# expect_error URL STATUS ERR_NAME HIERARCHY [PAGE TEXT [ERRNO]]: the status,
+# cuttle's page ERR_NAME (and X-Squid-Error: ERR_NAME ERRNO, 0 by default),
+# and a TCP_MISS/STATUS access.log line
 expect_error() {
-    url=$1 status=$2 name=$3 hier=$4 text=${5:-}
+    url=$1 status=$2 name=$3 hier=$4 text=${5:-} xerrno=${6:-0}
     before=$BAD
     rm -f "$T/body" "$T/head"
     code=$(curl -s -D "$T/head" -o "$T/body" --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" \
@@ -31,7 +32,8 @@ expect_error() {
         return
     fi
     error_page_is "$T/body" "$name" || { bad "$url: the body is not the $name page"; return; }
-    grep -q "^X-Squid-Error: $name " "$T/head" || bad "$url: no X-Squid-Error: $name"
+    grep -q "^X-Squid-Error: $name $xerrno"$(printf '\r')"\$" "$T/head" ||
+        bad "$url: expected X-Squid-Error: $name $xerrno, got '$(grep -i '^X-Squid-Error' "$T/head" | tr -d '\r')'"
     if [ -n "$text" ] && ! grep -q "$text" "$T/body"; then
         bad "$url: the $name page does not say '$text' ($(grep -o 'sysmsg.*' "$T/body"))"
     fi
@@ -48,16 +50,16 @@ expect_error() {
     [ "$BAD" != "$before" ] || pass "$name ($status) for $url"
 }
 
-# Squid 5.7 says "(111) Connection refused" on this page and in X-Squid-Error
+# as Squid 5.7: "(111) Connection refused" on the page, errno 111 in X-Squid-Error
 expect_error "http://127.0.0.1:$CLOSED/refused" 503 ERR_CONNECT_FAIL 'HIER_DIRECT/127\.0\.0\.1' \
-    'Connection refused'
+    '(111) Connection refused' 111
 expect_error "http://no-such-name.test:$OPORT/nx" 503 ERR_DNS_FAIL 'HIER_NONE/-'
 start=$(date +%s)
 expect_error "http://127.0.0.1:$OPORT/timeout?t=5s" 504 ERR_READ_TIMEOUT 'HIER_DIRECT/127\.0\.0\.1'
 [ $(( $(date +%s) - start )) -lt "$(scaled 4)" ] || bad "read_timeout 1 second took $(( $(date +%s) - start )) s"
-# Squid 5.7 says "(104) Connection reset by peer"
+# as Squid 5.7: "(104) Connection reset by peer", errno 104
 expect_error "http://127.0.0.1:$RAWPORT/reset" 502 ERR_READ_ERROR 'HIER_DIRECT/127\.0\.0\.1' \
-    'Connection reset by peer'
+    '(104) Connection reset by peer' 104
 # Squid 5.7 passes a reply that is not HTTP on as an HTTP/0.9 body (200);
 # cuttle refuses it
 expect_error "http://127.0.0.1:$OPORT/garbage?fail=garbage" 502 ERR_INVALID_RESP 'HIER_DIRECT/127\.0\.0\.1'
