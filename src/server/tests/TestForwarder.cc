@@ -16,6 +16,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -813,6 +814,8 @@ void TestForwarder::refusedPortFailsConnectFail()
     auto f = rig.start(std::move(request), reply);
     CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
     ASSERT_FAILURE(Failure::ConnectFail, *f);
+    CPPUNIT_ASSERT_EQUAL(ECONNREFUSED, f->failureErrno());         // for the error page's %E
+    CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), f->peerHost()); // the address tried, for %<a
     CPPUNIT_ASSERT(reply->hasFailed());
     CPPUNIT_ASSERT_EQUAL(size_t(0), rig.pool.idleCount());
 }
