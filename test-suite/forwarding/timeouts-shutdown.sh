@@ -10,7 +10,7 @@ cuttle_setup
 origin_start
 fwd_conf "http_access allow localhost" "http_access deny all" \
     "request_timeout 1 second" "client_idle_pconn_timeout 1 second" \
-    "server_idle_pconn_timeout 1 second"
+    "server_idle_pconn_timeout $(scaled 1) seconds"
 cuttle_start
 
 # seconds_to_close BYTES : connects, sends BYTES (printf escapes), reads until
@@ -50,8 +50,9 @@ within 0.8 "$(scaled 4)" "$took" && pass "client_idle_pconn_timeout closed an id
 wait_until 5 access_log_has " TCP_MISS/200 [0-9]+ GET http://127\.0\.0\.1:$OPORT/idle\? " ||
     bad "the idle client's request was not logged"
 
-# server_idle_pconn_timeout: the origin connection is reused at once, and
-# closed once it was idle longer than the timeout
+# server_idle_pconn_timeout (1 second, scaled so that a slow build still
+# reuses the connection): the origin connection is reused at once, and closed
+# once it was idle longer than the timeout
 origin_conn() {
     curl -s -D - -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "http://127.0.0.1:$OPORT/$1" |
         tr -d '\r' | sed -n 's/^X-Origin-Conn: //p'
@@ -63,8 +64,8 @@ second=$(origin_conn pconn2)
 [ -n "$first" ] && [ "$first" = "$second" ] || bad "the origin connection was not reused: $first, $second"
 # cuttle holds the idle origin connection, then closes it
 [ "$(fd_count "$CUTTLE_PID")" -gt "$BASE_FDS" ] || bad "no pooled origin connection while idle"
-sleep 1.5
-wait_until 3 fds_back_to "$BASE_FDS" || bad "the idle origin connection is still open after 1 second"
+sleep "$(scaled 1)"
+wait_until 3 fds_back_to "$BASE_FDS" || bad "the idle origin connection is still open after $(scaled 1) s"
 third=$(origin_conn pconn3)
 [ -n "$third" ] && [ "$third" != "$first" ] || bad "connection $first reused after server_idle_pconn_timeout: $third"
 pass_if_ok "server_idle_pconn_timeout: origin connection $first reused once, then closed ($third next)"
@@ -72,7 +73,7 @@ pass_if_ok "server_idle_pconn_timeout: origin connection $first reused once, the
 # SIGTERM during a 200 MB transfer at 50 MB/s with shutdown_lifetime 10 seconds:
 # the transfer completes, new connections are refused, cuttle exits 0
 cuttle_stop
-fwd_conf "http_access allow localhost" "http_access deny all" "shutdown_lifetime 10 seconds"
+fwd_conf "http_access allow localhost" "http_access deny all" "shutdown_lifetime $(scaled 10) seconds"
 cuttle_start
 # slow_download SIZE RATE : background download through cuttle, sha256 in
 # $T/sum, curl's exit status in $T/rc, status and size in $T/curl.out
