@@ -174,6 +174,9 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
 
     if (!reply.hasBody || spec.requestWasHead) {
         result.framing = Store::BodyWriter::Framing::None;
+        // a HEAD answered from a stored GET: the length of the body it would get
+        if (reply.hasBody && reply.contentLength)
+            AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
     } else if (reply.contentLength) {
         result.framing = Store::BodyWriter::Framing::Raw;
         AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
