@@ -12,6 +12,9 @@ fwd_conf "http_access allow localhost" "http_access deny all" \
     "request_timeout 1 second" "client_idle_pconn_timeout 1 second" \
     "server_idle_pconn_timeout $(scaled 1) seconds"
 cuttle_start
+# the descriptors of a cuttle with no connection
+wait_until 5 test "$(fd_count "$CUTTLE_PID")" -gt 0 || fail "no descriptors in /proc"
+BASE_FDS=$(fd_count "$CUTTLE_PID")
 
 # seconds_to_close BYTES : connects, sends BYTES (printf escapes), reads until
 # the close; prints the seconds from the last byte received (or sent) to the close
@@ -58,7 +61,9 @@ origin_conn() {
         tr -d '\r' | sed -n 's/^X-Origin-Conn: //p'
 }
 mark
-BASE_FDS=$(fd_count "$CUTTLE_PID")
+# the origin connection of the request above is closed after the timeout too
+wait_until $(( $(scaled 1) + 3 )) fds_back_to "$BASE_FDS" ||
+    bad "cuttle holds $(fd_count "$CUTTLE_PID") descriptors, $BASE_FDS at the start"
 first=$(origin_conn pconn1)
 second=$(origin_conn pconn2)
 [ -n "$first" ] && [ "$first" = "$second" ] || bad "the origin connection was not reused: $first, $second"
