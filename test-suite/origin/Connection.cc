@@ -247,6 +247,8 @@ void Origin::Connection::serve()
         const auto ending = handle(request, Clock::now());
         if (ending != Ending::KeepAlive)
             return end(ending);
+        if (in_.empty())
+            in_.shrink_to_fit(); // an idle connection holds no read buffer
     }
 }
 

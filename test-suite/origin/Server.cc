@@ -22,7 +22,7 @@ void Origin::Server::threadFinished()
 {
     const std::lock_guard<std::mutex> lock(mutex_);
     --threads_;
-    changed_.notify_all();
+    finished_.notify_all();
 }
 
 bool Origin::Server::attach(uint64_t id, int fd)
@@ -48,17 +48,17 @@ void Origin::Server::stop()
     stopping_ = true;
     for (const auto& [id, fd] : sockets_)
         ::shutdown(fd, SHUT_RDWR);
-    changed_.notify_all();
+    stopped_.notify_all();
 }
 
 bool Origin::Server::sleepFor(std::chrono::microseconds duration)
 {
     std::unique_lock<std::mutex> lock(mutex_);
-    return !changed_.wait_for(lock, duration, [this] { return stopping_.load(); });
+    return !stopped_.wait_for(lock, duration, [this] { return stopping_.load(); });
 }
 
 bool Origin::Server::waitIdle(std::chrono::milliseconds limit)
 {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, limit, [this] { return threads_ == 0; });
+    return finished_.wait_for(lock, limit, [this] { return threads_ == 0; });
 }

@@ -66,7 +66,8 @@ private:
     std::atomic<uint64_t> connections_{0}; ///< connections accepted
     std::atomic<bool> stopping_{false};    ///< stop() was called
     std::mutex mutex_;                     ///< guards sockets_, threads_
-    std::condition_variable changed_;      ///< stop or a thread finished
+    std::condition_variable stopped_;      ///< stop() was called
+    std::condition_variable finished_;     ///< a connection thread finished
     std::map<uint64_t, int> sockets_;      ///< attached sockets by connection id
     unsigned threads_ = 0;                 ///< connection threads alive
 };
