@@ -37,8 +37,8 @@ public:
     Server& server() { return server_; }
 
 private:
-    struct Request;
-    struct Body;
+    struct Request; ///< a parsed request and what its body was (Connection.cc)
+    struct Body;    ///< what a reply carries: text, the pattern or a file (Connection.cc)
     /// how a reply leaves the connection
     enum class Ending {
         KeepAlive, ///< ready for the next request
@@ -48,27 +48,45 @@ private:
     };
     using Clock = std::chrono::steady_clock;
 
+    /// what readHead() got: a request, the end of the connection, or bytes to refuse
     enum class HeadResult { Ok, Eof, Bad };
+    /// Reads and parses the next request head; on Bad, status and why say what to answer.
     HeadResult readHead(Request& request, int& status, std::string& why);
+    /// Parses request.head (request line, target, framing fields); false: status and why.
     bool parseHead(Request& request, int& status, std::string& why);
+    /// Reads the body, if any, hashing it; false: answer status (0: just close) and why.
     bool readBody(Request& request, int& status, std::string& why);
-    bool consumeBody(Request& request, uint64_t length);
+    /// Takes one line (without its CRLF or LF) from the input; false on EOF or past maxLength.
     bool readLine(std::string& line, size_t maxLength);
+    /// Appends what one recv() returns to in_; false on EOF or an error.
     bool fill();
 
+    /// Answers a request: the special paths, a script line or the query.
     Ending handle(const Request& request, Clock::time_point started);
+    /// Answers with status and a text/plain body.
     Ending simpleReply(const Request& request, int status, std::string text, Clock::time_point started);
+    /// Sends the reply spec and body describe, failures included.
     Ending reply(const Request& request, const ReplySpec& spec, Body& body, Clock::time_point started);
+    /// The reply head, hsize= filler included.
     std::string buildHead(const Request& request, const ReplySpec& spec, const Body& body, bool hasBody,
                           bool keepAlive, Clock::time_point started) const;
+    /// Sends head and the first limit body bytes as they are (Content-Length or close-delimited).
     bool sendIdentity(std::string_view head, const Body& body, uint64_t limit);
+    /// Sends head and the first limit body bytes in chunks, and the last chunk when complete.
     bool sendChunked(std::string_view head, const Body& body, uint64_t limit, bool complete);
+    /// Sends every byte of iov (which it changes); false on an error.
     bool sendAll(iovec* iov, size_t count, int flags = 0);
+    /// Sends every byte; false on an error.
     bool sendAll(std::string_view bytes, int flags = 0);
+    /// Sends length bytes of file from offset with sendfile(2); false on an error.
     bool sendFile(int file, uint64_t offset, uint64_t length);
+    /// Waits (bounded) until the client acknowledged every byte sent.
     void waitUntilSent();
+    /// Sends nothing and drops what arrives until the client closes or the server stops.
     void stall();
+    /// Ends the connection as ending says; the destructor closes the socket.
     void end(Ending ending);
+    /// the request body read buffer
     char* scratch();
 
     Server& server_;                  ///< the shared state
