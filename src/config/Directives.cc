@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <set>
 
 #ifndef CUTTLE_DEFAULT_LOG_DIR
@@ -32,6 +34,30 @@ void Config::DirectiveCall::error(const std::string& reason) const
 void Config::DirectiveCall::warning(const std::string& reason) const
 {
     diagnostics.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line, reason});
+}
+
+Config::Regex::Regex(const std::string& pattern, bool caseInsensitive)
+{
+    const int flags = REG_EXTENDED | REG_NOSUB | (caseInsensitive ? REG_ICASE : 0);
+    const int code = regcomp(&compiled_, pattern.c_str(), flags);
+    if (code == 0) {
+        valid_ = true;
+        return;
+    }
+    char text[256];
+    regerror(code, &compiled_, text, sizeof(text));
+    error_ = text;
+}
+
+Config::Regex::~Regex()
+{
+    if (valid_)
+        regfree(&compiled_);
+}
+
+bool Config::Regex::matches(const std::string& text) const
+{
+    return valid_ && regexec(&compiled_, text.c_str(), 0, nullptr, 0) == 0;
 }
 
 namespace {
@@ -665,6 +691,289 @@ void VisibleHostnameHandler(DirectiveCall& call)
     call.settings.visibleHostname = call.line.words[1];
 }
 
+// The cache's directives (Squid 5.7's syntax and meaning).
+
+/// A whole decimal number with an optional sign, as Squid's xatoi() reads
+/// it (cuttle takes no octal or hex here); false when it is not one or
+/// has more than 18 digits.
+bool ParseInteger(const std::string& word, int64_t& value)
+{
+    size_t i = (!word.empty() && (word[0] == '-' || word[0] == '+')) ? 1 : 0;
+    if (i == word.size() || word.size() - i > 18)
+        return false;
+    int64_t v = 0;
+    for (size_t j = i; j < word.size(); ++j) {
+        if (!std::isdigit(static_cast<unsigned char>(word[j])))
+            return false;
+        v = v * 10 + (word[j] - '0');
+    }
+    value = word[0] == '-' ? -v : v;
+    return true;
+}
+
+/// Squid 5.7 crops refresh_pattern ages to [0, 1 year] (in minutes).
+constexpr int64_t MaxRefreshMinutes = 60 * 24 * 365;
+
+/// MIN or MAX of a refresh_pattern line: minutes, into seconds.
+bool ParseRefreshAge(const DirectiveCall& call, const char* what, const std::string& word, int64_t& seconds)
+{
+    int64_t minutes = 0;
+    if (!ParseInteger(word, minutes)) {
+        call.error("bad refresh_pattern " + std::string(what) + " age '" + word +
+                   "': use a whole number of minutes");
+        return false;
+    }
+    if (minutes < 0) {
+        call.warning("refresh_pattern " + std::string(what) + " age " + word +
+                     " is negative: cropped back to 0, as Squid does");
+        minutes = 0;
+    } else if (minutes > MaxRefreshMinutes) {
+        call.warning("refresh_pattern " + std::string(what) + " age " + word +
+                     " minutes is too high: cropped back to 1 year (525600), as Squid does");
+        minutes = MaxRefreshMinutes;
+    }
+    seconds = minutes * 60;
+    return true;
+}
+
+/// `refresh_pattern [-i] REGEX MIN PERCENT MAX [OPTION...]`: the options
+/// of Squid 5.7 (its USE_HTTP_VIOLATIONS ones included, as Debian builds
+/// it). Unlike Squid, which logs them and goes on, an unknown option and
+/// a bad regex are errors: a line that is silently half applied would
+/// cache what the administrator meant not to.
+void RefreshPatternHandler(DirectiveCall& call)
+{
+    const auto& w = call.line.words;
+    RefreshPattern p;
+    size_t i = 1;
+    if (i < w.size() && (w[i] == "-i" || w[i] == "+i")) {
+        p.caseInsensitive = w[i] == "-i";
+        ++i;
+    }
+    if (w.size() < i + 4) {
+        call.error("refresh_pattern needs [-i] REGEX MIN PERCENT MAX [OPTION...]");
+        return;
+    }
+    p.pattern = w[i++];
+    auto regex = std::make_shared<const Regex>(p.pattern, p.caseInsensitive);
+    if (!regex->isValid()) {
+        call.error("bad refresh_pattern regular expression '" + p.pattern + "': " + regex->error());
+        return;
+    }
+    p.regex = std::move(regex);
+    if (!ParseRefreshAge(call, "minimum", w[i++], p.min))
+        return;
+    // Squid's GetPercentage(false): one optional '%', no upper limit.
+    std::string pct = w[i++];
+    if (!pct.empty() && pct.back() == '%')
+        pct.pop_back();
+    if (!ParseInteger(pct, p.percent) || p.percent < 0 || p.percent > INT32_MAX) {
+        call.error("bad refresh_pattern percent '" + w[i - 1] + "': use a whole percentage, 0% or more");
+        return;
+    }
+    if (!ParseRefreshAge(call, "maximum", w[i++], p.max))
+        return;
+    const std::pair<const char*, bool RefreshPattern::*> flags[] = {
+        {"override-expire", &RefreshPattern::overrideExpire},
+        {"override-lastmod", &RefreshPattern::overrideLastmod},
+        {"reload-into-ims", &RefreshPattern::reloadIntoIms},
+        {"ignore-reload", &RefreshPattern::ignoreReload},
+        {"ignore-no-store", &RefreshPattern::ignoreNoStore},
+        {"ignore-private", &RefreshPattern::ignorePrivate},
+        {"refresh-ims", &RefreshPattern::refreshIms},
+        {"store-stale", &RefreshPattern::storeStale},
+    };
+    for (; i < w.size(); ++i) {
+        const std::string& opt = w[i];
+        bool known = false;
+        for (const auto& [name, field] : flags) {
+            if (opt == name) {
+                p.*field = true;
+                known = true;
+            }
+        }
+        if (known)
+            continue;
+        if (opt.rfind("max-stale=", 0) == 0) {
+            int64_t seconds = 0;
+            if (!ParseInteger(opt.substr(10), seconds)) {
+                call.error("bad refresh_pattern option '" + opt + "': max-stale takes whole seconds");
+                return;
+            }
+            p.maxStale = seconds < 0 ? -1 : seconds; // Squid: negative means max_stale applies
+        } else if (opt == "ignore-no-cache" || opt == "ignore-must-revalidate" || opt == "ignore-auth") {
+            call.warning("refresh_pattern option '" + opt +
+                         "' is obsolete (Squid 5.7 ignores it too); remove it");
+        } else {
+            call.error("unknown refresh_pattern option '" + opt + "'");
+            return;
+        }
+    }
+    p.origin = call.line.file + ":" + std::to_string(call.line.line);
+    call.settings.refreshPatterns.push_back(std::move(p));
+}
+
+/// `lru | heap GDSF | heap LFUDA | heap LRU`, as Squid's createRemovalPolicy
+/// reads them (`heap` alone is heap LRU, with a note, as in Squid).
+void MemoryReplacementPolicyHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    if (w[1] == "lru") {
+        WarnExtra(call, 2);
+        call.settings.memoryReplacementPolicy = ReplacementPolicy::Lru;
+        return;
+    }
+    if (w[1] != "heap") {
+        call.error("unknown memory_replacement_policy '" + w[1] +
+                   "': use lru, heap GDSF, heap LFUDA or heap LRU");
+        return;
+    }
+    if (w.size() < 3) {
+        call.warning("memory_replacement_policy heap names no key: using heap LRU, as Squid does");
+        call.settings.memoryReplacementPolicy = ReplacementPolicy::HeapLru;
+        return;
+    }
+    static const std::pair<const char*, ReplacementPolicy> keys[] = {{"GDSF", ReplacementPolicy::HeapGdsf},
+                                                                     {"LFUDA", ReplacementPolicy::HeapLfuda},
+                                                                     {"LRU", ReplacementPolicy::HeapLru}};
+    for (const auto& [key, policy] : keys) {
+        if (w[2] == key) {
+            WarnExtra(call, 3);
+            call.settings.memoryReplacementPolicy = policy;
+            return;
+        }
+    }
+    call.error("unknown memory_replacement_policy heap key '" + w[2] + "': use GDSF, LFUDA or LRU");
+}
+
+/// `cache allow|deny ACL...`: parsed exactly as http_access is, so an
+/// undefined or unimplemented acl is an error (fail closed).
+void CacheHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!call.settings.cacheAccess.parse(call.args(), call.settings.acls, why))
+        call.error("bad cache: " + why);
+    else if (!why.empty())
+        call.warning("cache: " + why);
+}
+
+/// Squid's parseBytesLine64(): `none` and `-1` (-1: no limit) when
+/// allowNone, a bare 0 (which takes no unit word in Squid), or SIZE, negative
+/// when allowNone; advances pos. A number with no unit word after it is KB
+/// when `kilobytes` (Squid's kb_int64_t), else bytes (both with a warning).
+bool ParseSignedSize(const DirectiveCall& call, const std::vector<std::string>& w, size_t& pos,
+                     int64_t& value, bool allowNone, bool kilobytes)
+{
+    const std::string& word = w[pos];
+    if (allowNone && (word == "none" || word == "-1")) {
+        value = -1;
+        ++pos;
+        return true;
+    }
+    if (!word.empty() && word.find_first_not_of('0') == std::string::npos) {
+        value = 0;
+        ++pos;
+        if (pos < w.size() && Units::SizeUnit(w[pos]))
+            ++pos; // "0 KB"
+        return true;
+    }
+    std::vector<std::string> words(w.begin() + static_cast<std::ptrdiff_t>(pos), w.end());
+    const bool negative = allowNone && word.size() > 1 && word[0] == '-';
+    if (negative)
+        words[0].erase(0, 1);
+    const bool numeric = !words[0].empty() && words[0].find_first_not_of("0123456789.") == std::string::npos;
+    if (kilobytes && words.size() == 1 && numeric) {
+        call.warning("no unit on " + Name(call) + " '" + word + "', assuming KB, as Squid does");
+        words.push_back("KB");
+    }
+    size_t p = 0;
+    uint64_t bytes = 0;
+    const auto r = Units::ParseSize(words, p, bytes);
+    if (!r.ok || bytes > uint64_t(INT64_MAX)) {
+        std::string why = r.ok ? "the size is too big" : r.why;
+        if (!r.ok && Name(call) == "range_offset_limit" && numeric && words.size() > 1 &&
+            !Units::SizeUnit(words[1]))
+            why += "; a size followed by acls needs its unit, as in Squid";
+        call.error("bad " + Name(call) + " value: " + why);
+        return false;
+    }
+    if (!r.warning.empty())
+        call.warning(Name(call) + ": " + r.warning);
+    value = negative ? -static_cast<int64_t>(bytes) : static_cast<int64_t>(bytes);
+    pos += p;
+    return true;
+}
+
+/// quick_abort_min SIZE: a negative size ("-1 KB") means "always finish a
+/// fetch that is being kept", as in Squid; a bare number is KB.
+void QuickAbortMinHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    int64_t value = 0;
+    if (!ParseSignedSize(call, call.line.words, pos, value, true, true))
+        return;
+    if (value == -1 && pos < call.line.words.size() && Units::SizeUnit(call.line.words[pos]))
+        ++pos; // "-1 KB"
+    WarnExtra(call, pos);
+    call.settings.quickAbortMin = value < 0 ? -1 : value;
+}
+
+/// quick_abort_max SIZE: a bare number is KB, as in Squid.
+void QuickAbortMaxHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    int64_t value = 0;
+    if (!ParseSignedSize(call, call.line.words, pos, value, false, true))
+        return;
+    WarnExtra(call, pos);
+    call.settings.quickAbortMax = static_cast<uint64_t>(value);
+}
+
+void QuickAbortPctHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    int64_t value = 0;
+    if (!ParseInteger(call.line.words[1], value) || value < 0 || value > 100) {
+        call.error("bad quick_abort_pct value '" + call.line.words[1] +
+                   "': use a whole number from 0 to 100");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.quickAbortPct = static_cast<unsigned>(value);
+}
+
+/// `range_offset_limit SIZE|none [[!]ACL...]`: lines accumulate and the
+/// first whose acls match applies (Squid's acl_b_size_t).
+void RangeOffsetLimitHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    RangeOffsetLimit limit;
+    size_t pos = 1;
+    if (!ParseSignedSize(call, w, pos, limit.bytes, true, false))
+        return;
+    if (limit.bytes < 0)
+        limit.bytes = -1;
+    if (pos < w.size()) {
+        std::vector<std::string> rule{"allow"};
+        rule.insert(rule.end(), w.begin() + static_cast<std::ptrdiff_t>(pos), w.end());
+        std::string why;
+        if (!limit.acls.parse(rule, call.settings.acls, why)) {
+            call.error("bad range_offset_limit: " + why);
+            return;
+        }
+    }
+    call.settings.rangeOffsetLimits.push_back(std::move(limit));
+}
+
 #define LOG_DIR_SHOWN "$(localstatedir)/log/cuttle"
 #define RUN_DIR_SHOWN "$(runstatedir)"
 #define ERROR_DIR_SHOWN "$(pkgdatadir)/errors/templates"
@@ -709,6 +1018,77 @@ const std::vector<Directive> Table = {
      "Objects larger than this are not kept in the memory cache; their bodies are released as soon as every "
      "client has been sent them.",
      SizeHandler<&Settings::maximumObjectSizeInMemory>, false},
+    {"minimum_object_size", "SIZE", "0 KB", nullptr, "minimumObjectSize",
+     "Responses with a body smaller than this are not kept in the cache; 0 keeps responses of any size, "
+     "empty ones included.",
+     SizeHandler<&Settings::minimumObjectSize>, false},
+    {"memory_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
+     "memoryReplacementPolicy",
+     "Which objects the memory cache evicts first when cache_mem is full: lru, the least recently used; heap "
+     "GDSF (Greedy-Dual Size Frequency), which keeps small popular objects for a better hit rate; heap LFUDA "
+     "(Least Frequently Used with Dynamic Aging), which keeps popular objects whatever their size for a "
+     "better "
+     "byte hit rate; heap LRU, least recently used kept in a heap. `heap` alone is heap LRU, with a warning, "
+     "as in Squid; the key names are case-sensitive.",
+     MemoryReplacementPolicyHandler, false},
+    {"cache", "allow|deny [!]ACL...", nullptr, nullptr, "cacheAccess",
+     "Requests that these rules deny are neither answered from the cache nor stored in it; other "
+     "transactions and objects already cached are not affected. The rules read as http_access rules do: the "
+     "first line whose acls all match decides, and when none does the answer is the opposite of the last "
+     "line's. With no cache line at all everything may be cached. A line that names an undefined acl or one "
+     "of a type cuttle does not implement is an error.",
+     CacheHandler, true},
+    {"refresh_pattern", "[-i] REGEX MIN PERCENT MAX [OPTION...]", nullptr, nullptr, "refreshPatterns",
+     "How long a response without explicit freshness (no max-age, s-maxage or Expires) stays fresh, for "
+     "URLs that the POSIX extended regular expression REGEX matches (-i: ignoring case). The lines are "
+     "tried in order and the first match applies; when none matches, cuttle uses Squid's built-in rule, "
+     "`0 20% 4320`. MIN and MAX are minutes (cropped to 0 .. 525600, with a warning, as in Squid); PERCENT "
+     "(the % is optional) may exceed 100. A response with Last-Modified is fresh for PERCENT of the time "
+     "between Last-Modified and its Date, at most MAX; one without is fresh for MIN (at most MAX). Squid's "
+     "options: override-expire (MIN also applies to responses with an explicit expiry), override-lastmod "
+     "(MIN also applies when Last-Modified says less), reload-into-ims (a client reload becomes a "
+     "validation), ignore-reload (a client reload is served from the cache), ignore-no-store and "
+     "ignore-private (the response's no-store or private is ignored), refresh-ims (a client "
+     "If-Modified-Since is sent to the origin), store-stale (keep responses that are stale or cannot be "
+     "validated), max-stale=SECONDS (overrides max_stale). The override and ignore options violate HTTP. A "
+     "bad regex, a bad number and an unknown option are errors; Squid's obsolete ignore-no-cache, "
+     "ignore-must-revalidate and ignore-auth get a warning. squid.conf.default has Squid's four usual lines.",
+     RefreshPatternHandler, true},
+    {"max_stale", "TIME", "1 week", nullptr, "maxStale",
+     "How stale a cached response may be and still be served when its validation fails (the origin cannot "
+     "be reached or answers with an error). A refresh_pattern max-stale=N option overrides it.",
+     DurationHandler<&Settings::maxStale>, false},
+    {"negative_ttl", "TIME", "0 seconds", nullptr, "negativeTtl",
+     "How long error responses that Squid caches negatively (such as 404 Not Found) without an explicit "
+     "expiry stay fresh. 0, Squid 5.7's default, gives them no freshness; more violates HTTP.",
+     DurationHandler<&Settings::negativeTtl>, false},
+    {"collapsed_forwarding", "on|off", "off", nullptr, "collapsedForwarding",
+     "Whether concurrent requests for the same cachable URL share one origin fetch while it is in flight "
+     "(a late request joins only while the start of the body is still held). Off, as in Squid, forwards "
+     "each request on its own.",
+     OnOffHandler<&Settings::collapsedForwarding>, false},
+    {"quick_abort_min", "SIZE", "16 KB", nullptr, "quickAbortMin",
+     "When every client of a fetch that is being cached has gone, the fetch goes on if less than this is "
+     "left to read. A negative size (-1 KB) always finishes such fetches. A number without a unit is KB, as "
+     "in Squid.",
+     QuickAbortMinHandler, false},
+    {"quick_abort_max", "SIZE", "16 KB", nullptr, "quickAbortMax",
+     "When every client of a fetch that is being cached has gone, the fetch is abandoned if more than this "
+     "is left to read (unless quick_abort_min says to go on). Setting both quick_abort_min and "
+     "quick_abort_max to 0 KB abandons every such fetch. A number without a unit is KB, as in Squid.",
+     QuickAbortMaxHandler, false},
+    {"quick_abort_pct", "PERCENT", "95", nullptr, "quickAbortPct",
+     "When every client of a fetch that is being cached has gone and neither quick_abort_min nor "
+     "quick_abort_max decided, the fetch goes on if more than this percentage (0 to 100) of it has been "
+     "read.",
+     QuickAbortPctHandler, false},
+    {"range_offset_limit", "SIZE|none [[!]ACL...]", "0", nullptr, "rangeOffsetLimits",
+     "How far into an object a Range request may start for cuttle to fetch the whole object (and so be able "
+     "to cache it); a Range that starts further is forwarded as it is and its answer is not cached. 0 never "
+     "fetches more than the client asked for; none (or -1) always fetches the whole object, whatever "
+     "quick_abort says. Several lines may be given, each with acls after the size (the size then needs its "
+     "unit, as in Squid); the first line whose acls all match applies, and 0 when none does.",
+     RangeOffsetLimitHandler, true},
     {"read_ahead_gap", "SIZE", "16 KB", nullptr, "readAheadGap",
      "How far the origin side may read ahead of the slowest client of an object before it stops reading and "
      "waits. This is Squid's default for now; the benchmark will choose cuttle's, since bulk transfers want "
@@ -929,6 +1309,14 @@ std::string Config::RecommendedConfig(const StateLayout& layout)
            "\n"
            "# Squid normally listens to port 3128\n"
            "http_port 3128\n"
+           "\n"
+           "#\n"
+           "# Add any of your own refresh_pattern entries above these.\n"
+           "#\n"
+           "refresh_pattern ^ftp:\t\t1440\t20%\t10080\n"
+           "refresh_pattern ^gopher:\t1440\t0%\t1440\n"
+           "refresh_pattern -i (/cgi-bin/|\\?) 0\t0%\t0\n"
+           "refresh_pattern .\t\t0\t20%\t4320\n"
            "\n"
            "# Logs and the pid file, where the user running cuttle can write them.\n" +
            std::string(layout.logDir[0] == '/'

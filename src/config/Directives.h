@@ -84,7 +84,8 @@ struct StateLayout {
 };
 
 /// The active (uncommented) lines of squid.conf.default: Squid's
-/// recommended access rules plus log and pid paths under `layout.stateDir`.
+/// recommended access rules and refresh_pattern lines, plus log and pid
+/// paths under `layout.stateDir`.
 std::string RecommendedConfig(const StateLayout& layout);
 
 } // namespace Config

@@ -17,6 +17,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <regex.h>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,80 @@ enum class ForwardedFor { On, Off, Transparent, Truncate, Delete };
 
 using Duration = std::chrono::milliseconds;
 
+/// A POSIX extended regular expression, compiled once when the file is
+/// parsed (regcomp with REG_EXTENDED | REG_NOSUB, and REG_ICASE for `-i`, as
+/// Squid 5.7 compiles refresh_pattern) and freed with the snapshot.
+/// regexec() on a compiled expression does not change it, so matches() may
+/// be called from any thread.
+class Regex {
+public:
+    /// Compiles `pattern`; when it is invalid, isValid() is false and error() says why.
+    Regex(const std::string& pattern, bool caseInsensitive);
+    ~Regex();
+    Regex(const Regex&) = delete;
+    Regex& operator=(const Regex&) = delete;
+
+    /// Whether regcomp() accepted the pattern.
+    bool isValid() const { return valid_; }
+    /// regerror()'s text when !isValid(), else empty.
+    const std::string& error() const { return error_; }
+    /// Whether the expression matches somewhere in `text` (false when !isValid()).
+    bool matches(const std::string& text) const;
+
+private:
+    regex_t compiled_{};
+    bool valid_ = false;
+    std::string error_;
+};
+
+/// One `refresh_pattern [-i] REGEX MIN PERCENT MAX [OPTION...]` line
+/// (Squid 5.7's meaning; doc/directives.md).
+///
+/// The freshness numbers and options mirror Store::RefreshRule
+/// (store/Freshness.h) field for field, with the same names and units: the
+/// layering (test-suite/source/layering.sh) lets neither config include
+/// store headers nor store include config's, so the sides, which may use
+/// both, copy a matched pattern into a Store::RefreshRule. A
+/// default-constructed RefreshPattern is Squid's built-in rule for URLs that
+/// no line matches (0, 20%, 3 days), as a default Store::RefreshRule is.
+struct RefreshPattern {
+    std::string pattern;                ///< the regex as written
+    bool caseInsensitive = false;       ///< `-i`
+    std::shared_ptr<const Regex> regex; ///< compiled; nullptr only in the built-in default
+    int64_t min = 0;                    ///< seconds (squid.conf says minutes)
+    int64_t percent = 20;               ///< of (Date - Last-Modified); may exceed 100, as in Squid
+    int64_t max = 3 * 24 * 3600;        ///< seconds (squid.conf says minutes)
+    bool overrideExpire = false;        ///< override-expire: min overrides an explicit expiry
+    bool overrideLastmod = false;       ///< override-lastmod: min overrides the Last-Modified factor
+    bool reloadIntoIms = false;         ///< reload-into-ims: a client reload becomes a validation
+    bool ignoreReload = false;          ///< ignore-reload: a client reload is ignored
+    bool ignoreNoStore = false;         ///< ignore-no-store: a response's no-store is ignored
+    bool ignorePrivate = false;         ///< ignore-private: a response's private is ignored
+    bool refreshIms = false;            ///< refresh-ims: a client's If-Modified-Since goes to the origin
+    bool storeStale = false;            ///< store-stale: store responses that are stale or unvalidatable
+    int64_t maxStale = -1;              ///< max-stale=NN seconds; < 0: max_stale applies
+    std::string origin;                 ///< "FILE:LINE" of the line, for messages
+
+    /// Whether this line applies to `url` (always true for the built-in default).
+    bool matches(const std::string& url) const { return !regex || regex->matches(url); }
+};
+
+/// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
+enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
+
+/// One `range_offset_limit SIZE|none [[!]ACL...]` line.
+struct RangeOffsetLimit {
+    /// how far into an object a Range may start for cuttle to fetch it whole; -1: no limit
+    int64_t bytes = 0;
+    Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule; empty: every request
+
+    /// Whether the line applies to a transaction: its acls all match (or it has none).
+    bool matches(const Acl::Checklist& facts) const
+    {
+        return acls.size() == 0 || acls.check(facts) == Acl::Answer::Allowed;
+    }
+};
+
 /// Everything one squid.conf says, with defaults filled in.
 struct Settings {
     std::vector<HttpPort> httpPorts;
@@ -63,6 +139,18 @@ struct Settings {
     BufferSize requestBufferSize;           ///< stream block size
     uint64_t requestHeaderMaxSize = 0;      ///< bytes
     uint64_t replyHeaderMaxSize = 0;        ///< bytes
+
+    std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
+    uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
+    ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy
+    Acl::AccessList cacheAccess;      ///< `cache` rules in order; no rule: everything may be cached
+    bool collapsedForwarding = false; ///< collapsed_forwarding
+    int64_t quickAbortMin = 0;        ///< quick_abort_min, bytes; < 0: always finish a kept fetch
+    uint64_t quickAbortMax = 0;       ///< quick_abort_max, bytes
+    unsigned quickAbortPct = 0;       ///< quick_abort_pct, 0 to 100
+    Duration negativeTtl{0};          ///< negative_ttl
+    std::vector<RangeOffsetLimit> rangeOffsetLimits; ///< `range_offset_limit` lines in order
+    Duration maxStale{0};                            ///< max_stale
 
     std::vector<AccessLogSpec> accessLogs; ///< empty after `access_log none`
     std::string cacheLog;                  ///< cache_log path
@@ -88,6 +176,34 @@ struct Settings {
     std::string errorDirectory;              ///< error page templates
 
     std::string configFile; ///< path the snapshot was read from
+
+    /// The first refresh_pattern line that matches `url`, or Squid's built-in
+    /// default (min 0, 20%, max 3 days) when none does.
+    const RefreshPattern& refreshPatternFor(const std::string& url) const
+    {
+        static const RefreshPattern builtIn;
+        for (const auto& p : refreshPatterns)
+            if (p.matches(url))
+                return p;
+        return builtIn;
+    }
+
+    /// Whether the `cache` rules let this transaction be served from and
+    /// stored in the cache (Squid: with no rule, everything may be).
+    bool mayCache(const Acl::Checklist& facts) const
+    {
+        return cacheAccess.size() == 0 || cacheAccess.check(facts) == Acl::Answer::Allowed;
+    }
+
+    /// The range_offset_limit of the first line that matches, in bytes
+    /// (-1: no limit), or 0 when none does (Squid's default).
+    int64_t rangeOffsetLimitFor(const Acl::Checklist& facts) const
+    {
+        for (const auto& l : rangeOffsetLimits)
+            if (l.matches(facts))
+                return l.bytes;
+        return 0;
+    }
 };
 
 } // namespace Config

@@ -85,6 +85,10 @@ public:
         CPPUNIT_ASSERT(s->via);
         CPPUNIT_ASSERT(s->httpPorts.empty());
         CPPUNIT_ASSERT_EQUAL(std::string("ALL,1"), s->debugOptions);
+        CPPUNIT_ASSERT_EQUAL(95u, s->quickAbortPct);
+        CPPUNIT_ASSERT_EQUAL(int64_t(7 * 86400000LL), s->maxStale.count());
+        CPPUNIT_ASSERT(s->refreshPatterns.empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), s->cacheAccess.size());
     }
 
     void buildDependentDefaultsAreShownSymbolically()
@@ -111,6 +115,19 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->httpPorts.size());
         CPPUNIT_ASSERT_EQUAL(uint16_t(3128), s->httpPorts[0].port);
         CPPUNIT_ASSERT_EQUAL(size_t(6), s->httpAccess.size());
+        // Squid's four refresh_pattern lines, in Squid's order
+        CPPUNIT_ASSERT_EQUAL(size_t(4), s->refreshPatterns.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("^ftp:"), s->refreshPatterns[0].pattern);
+        CPPUNIT_ASSERT_EQUAL(int64_t(1440 * 60), s->refreshPatterns[0].min);
+        CPPUNIT_ASSERT_EQUAL(int64_t(10080 * 60), s->refreshPatterns[0].max);
+        CPPUNIT_ASSERT_EQUAL(std::string("^gopher:"), s->refreshPatterns[1].pattern);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->refreshPatterns[1].percent);
+        CPPUNIT_ASSERT_EQUAL(std::string("(/cgi-bin/|\\?)"), s->refreshPatterns[2].pattern);
+        CPPUNIT_ASSERT(s->refreshPatterns[2].caseInsensitive);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->refreshPatterns[2].max);
+        CPPUNIT_ASSERT_EQUAL(std::string("."), s->refreshPatterns[3].pattern);
+        CPPUNIT_ASSERT_EQUAL(int64_t(20), s->refreshPatterns[3].percent);
+        CPPUNIT_ASSERT_EQUAL(int64_t(4320 * 60), s->refreshPatterns[3].max);
         CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/log/cache.log", s->cacheLog);
         CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/run/cuttle.pid", s->pidFilename);
         CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/log/access.log", s->accessLogs.at(0).path);
@@ -124,6 +141,9 @@ public:
                                    conf.find("#  TAG: " + std::string(d.name) + "\n") != std::string::npos);
         CPPUNIT_ASSERT(conf.find("#Default:\n# cache_mem 256 MB\n") != std::string::npos);
         CPPUNIT_ASSERT(conf.find("\nhttp_access deny CONNECT !SSL_ports\n") != std::string::npos);
+        CPPUNIT_ASSERT(conf.find("\nrefresh_pattern -i (/cgi-bin/|\\?) 0\t0%\t0\n") != std::string::npos);
+        CPPUNIT_ASSERT(conf.find("#Default:\n# quick_abort_min 16 KB\n") != std::string::npos);
+        CPPUNIT_ASSERT(conf.find("#Default:\n# max_stale 1 week\n") != std::string::npos);
         CPPUNIT_ASSERT(conf.find("\naccess_log stdio:var/log/access.log squid\n") != std::string::npos);
     }
 

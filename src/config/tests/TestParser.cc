@@ -61,6 +61,20 @@ class TestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(conditionalsSelectDirectives);
     CPPUNIT_TEST(preprocessorErrorsFailTheParse);
     CPPUNIT_TEST(everySquidDefaultParses);
+    CPPUNIT_TEST(refreshPatternFields);
+    CPPUNIT_TEST(refreshPatternFirstMatchWins);
+    CPPUNIT_TEST(refreshPatternBuiltInDefault);
+    CPPUNIT_TEST(refreshPatternCropsAgesAsSquid);
+    CPPUNIT_TEST(refreshPatternBadLinesAreErrors);
+    CPPUNIT_TEST(refreshPatternObsoleteOptionsWarn);
+    CPPUNIT_TEST(cacheRulesDelegateToAccessLists);
+    CPPUNIT_TEST(cacheRulesFailClosed);
+    CPPUNIT_TEST(cacheSizesTimesAndSwitches);
+    CPPUNIT_TEST(quickAbortAsSquidReadsIt);
+    CPPUNIT_TEST(memoryReplacementPolicyValues);
+    CPPUNIT_TEST(rangeOffsetLimitForms);
+    CPPUNIT_TEST(cacheDefaultsAreSquids);
+    CPPUNIT_TEST(cacheDirectivesAreNoLongerSquidOnly);
     CPPUNIT_TEST_SUITE_END();
 
     Parser parser;
@@ -373,12 +387,11 @@ public:
 
     void squidOnlyWordWarnsOncePerName()
     {
-        const auto s =
-            ok("refresh_pattern ^ftp: 1440 20% 10080\nbuffered_logs on\nrefresh_pattern . 0 20% 4320\n"
-               "refresh_pattern x 0 0% 0\n");
+        const auto s = ok("cache_dir ufs /a 100 16 256\nbuffered_logs on\ncache_dir ufs /b 100 16 256\n"
+                          "cache_dir ufs /c 100 16 256\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
-        CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'refresh_pattern'", 0) == 0);
+        CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'cache_dir'", 0) == 0);
         CPPUNIT_ASSERT(has(w[0], "2 more lines"));
         CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'buffered_logs'", 0) == 0);
     }
@@ -565,6 +578,293 @@ public:
         }
         CPPUNIT_ASSERT(count > 150); // the whole list, not a truncated file
         CPPUNIT_ASSERT(ok(all));
+    }
+
+    // The cache's directives.
+
+    void refreshPatternFields()
+    {
+        const auto s =
+            ok("refresh_pattern ^ftp:\t\t1440\t20%\t10080\n"
+               "refresh_pattern -i (/cgi-bin/|\\?) 0\t0%\t0\n"
+               "refresh_pattern -i \\.deb$ 60 150 120 override-expire override-lastmod "
+               "reload-into-ims ignore-reload ignore-no-store ignore-private refresh-ims store-stale "
+               "max-stale=600\n"
+               "refresh_pattern . 0 20% 4320\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        const auto& p = s->refreshPatterns;
+        CPPUNIT_ASSERT_EQUAL(size_t(4), p.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("^ftp:"), p[0].pattern);
+        CPPUNIT_ASSERT(!p[0].caseInsensitive);
+        CPPUNIT_ASSERT_EQUAL(int64_t(1440 * 60), p[0].min);
+        CPPUNIT_ASSERT_EQUAL(int64_t(20), p[0].percent);
+        CPPUNIT_ASSERT_EQUAL(int64_t(10080 * 60), p[0].max);
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), p[0].maxStale);
+        CPPUNIT_ASSERT(!p[0].overrideExpire && !p[0].storeStale && !p[0].refreshIms);
+        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1"), p[0].origin);
+        CPPUNIT_ASSERT_EQUAL(std::string("(/cgi-bin/|\\?)"), p[1].pattern);
+        CPPUNIT_ASSERT(p[1].caseInsensitive);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), p[1].percent);
+        // every option, a percent over 100 without its %
+        CPPUNIT_ASSERT_EQUAL(int64_t(150), p[2].percent);
+        CPPUNIT_ASSERT(p[2].overrideExpire && p[2].overrideLastmod && p[2].reloadIntoIms &&
+                       p[2].ignoreReload && p[2].ignoreNoStore && p[2].ignorePrivate && p[2].refreshIms &&
+                       p[2].storeStale);
+        CPPUNIT_ASSERT_EQUAL(int64_t(600), p[2].maxStale);
+        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:4"), p[3].origin);
+    }
+
+    void refreshPatternFirstMatchWins()
+    {
+        const auto s = ok("refresh_pattern ^ftp: 1440 20% 10080\nrefresh_pattern ^gopher: 1440 0% 1440\n"
+                          "refresh_pattern -i (/cgi-bin/|\\?) 0 0% 0\nrefresh_pattern . 0 20% 4320\n");
+        CPPUNIT_ASSERT_EQUAL(std::string("^ftp:"), s->refreshPatternFor("ftp://example.com/x").pattern);
+        CPPUNIT_ASSERT_EQUAL(std::string("^gopher:"), s->refreshPatternFor("gopher://example.com/").pattern);
+        CPPUNIT_ASSERT_EQUAL(std::string("(/cgi-bin/|\\?)"),
+                             s->refreshPatternFor("http://example.com/CGI-BIN/x").pattern);
+        CPPUNIT_ASSERT_EQUAL(std::string("(/cgi-bin/|\\?)"),
+                             s->refreshPatternFor("http://example.com/a?b=1").pattern);
+        CPPUNIT_ASSERT_EQUAL(std::string("."), s->refreshPatternFor("http://example.com/a.html").pattern);
+        // case-sensitive without -i: "FTP:" is not "^ftp:"
+        CPPUNIT_ASSERT_EQUAL(std::string("."), s->refreshPatternFor("FTP://example.com/").pattern);
+        // ^ anchors at the start of the URL, not of a line in it
+        CPPUNIT_ASSERT_EQUAL(std::string("."), s->refreshPatternFor("http://x/ftp:").pattern);
+    }
+
+    void refreshPatternBuiltInDefault()
+    {
+        const auto s = ok("refresh_pattern ^ftp: 1440 20% 10080\n");
+        const RefreshPattern& d = s->refreshPatternFor("http://example.com/");
+        CPPUNIT_ASSERT(!d.regex);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), d.min);
+        CPPUNIT_ASSERT_EQUAL(int64_t(20), d.percent);
+        CPPUNIT_ASSERT_EQUAL(int64_t(4320 * 60), d.max);
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), d.maxStale);
+        // no line at all: the built-in rule for every URL, as in Squid
+        const auto empty = ok("");
+        CPPUNIT_ASSERT(empty->refreshPatterns.empty());
+        CPPUNIT_ASSERT_EQUAL(int64_t(4320 * 60), empty->refreshPatternFor("ftp://x/").max);
+    }
+
+    void refreshPatternCropsAgesAsSquid()
+    {
+        const auto s = ok("refresh_pattern a -5 20% 600000\nrefresh_pattern b 525600 0% 525600\n");
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->refreshPatterns[0].min);
+        CPPUNIT_ASSERT_EQUAL(int64_t(525600) * 60, s->refreshPatterns[0].max);
+        CPPUNIT_ASSERT_EQUAL(int64_t(525600) * 60, s->refreshPatterns[1].min);
+        const auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
+        CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: refresh_pattern minimum age -5 is negative", 0) == 0);
+        CPPUNIT_ASSERT(w[1].rfind("t.conf:1: WARNING: refresh_pattern maximum age 600000", 0) == 0);
+    }
+
+    void refreshPatternBadLinesAreErrors()
+    {
+        struct Case {
+            const char* line;
+            const char* reason;
+        };
+        const Case cases[] = {
+            {"refresh_pattern ( 0 20% 60", "bad refresh_pattern regular expression '(': "},
+            {"refresh_pattern -i a{2,1} 0 20% 60", "bad refresh_pattern regular expression 'a{2,1}': "},
+            {"refresh_pattern . 0 x% 60", "bad refresh_pattern percent 'x%'"},
+            {"refresh_pattern . 0 -1% 60", "bad refresh_pattern percent '-1%'"},
+            {"refresh_pattern . 0 20%% 60", "bad refresh_pattern percent '20%%'"},
+            {"refresh_pattern . 0 99999999999% 60", "bad refresh_pattern percent"},
+            {"refresh_pattern . 0 20% 60 fast", "unknown refresh_pattern option 'fast'"},
+            {"refresh_pattern . 0 20% 60 Override-Expire",
+             "unknown refresh_pattern option 'Override-Expire'"},
+            {"refresh_pattern . 0 20% 60 max-stale=", "bad refresh_pattern option 'max-stale='"},
+            {"refresh_pattern . 0 20% 60 max-stale=1h", "bad refresh_pattern option 'max-stale=1h'"},
+            {"refresh_pattern . 1h 20% 60", "bad refresh_pattern minimum age '1h'"},
+            {"refresh_pattern . 0 20% 0x10", "bad refresh_pattern maximum age '0x10'"},
+            {"refresh_pattern . 0 20%", "refresh_pattern needs [-i] REGEX MIN PERCENT MAX"},
+            {"refresh_pattern -i . 0 20%", "refresh_pattern needs"},
+            {"refresh_pattern", "refresh_pattern needs"},
+        };
+        for (const auto& c : cases) {
+            const auto e = errors(std::string("\n") + c.line + "\n");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(c.line, size_t(1), e.size());
+            CPPUNIT_ASSERT_MESSAGE(e[0], e[0].rfind(std::string("t.conf:2: ") + c.reason, 0) == 0);
+        }
+    }
+
+    void refreshPatternObsoleteOptionsWarn()
+    {
+        const auto s = ok("refresh_pattern . 0 20% 60 ignore-no-cache ignore-must-revalidate ignore-auth "
+                          "max-stale=-1\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(3), warnings().size());
+        CPPUNIT_ASSERT(has(warnings()[0], "'ignore-no-cache' is obsolete"));
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), s->refreshPatterns.at(0).maxStale);
+    }
+
+    void cacheRulesDelegateToAccessLists()
+    {
+        const auto s = ok("acl lan src 10.0.0.0/8\nacl api port 8443\ncache deny api\ncache allow lan\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->cacheAccess.size());
+        Acl::Checklist facts;
+        facts.srcAddr = *Acl::Address::Parse("10.1.2.3");
+        facts.dstPort = 80;
+        CPPUNIT_ASSERT(s->mayCache(facts));
+        facts.dstPort = 8443;
+        CPPUNIT_ASSERT(!s->mayCache(facts));
+        facts.dstPort = 80;
+        facts.srcAddr = *Acl::Address::Parse("192.168.1.1");
+        CPPUNIT_ASSERT(!s->mayCache(facts)); // the opposite of the last line
+        // with no cache line everything may be cached (Squid: "no effect")
+        const auto none = ok("");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), none->cacheAccess.size());
+        CPPUNIT_ASSERT(none->mayCache(facts));
+        // and `cache deny X` alone caches everything but X
+        const auto denyOnly = ok("acl api port 8443\ncache deny api\n");
+        CPPUNIT_ASSERT(denyOnly->mayCache(facts));
+    }
+
+    void cacheRulesFailClosed()
+    {
+        CPPUNIT_ASSERT(
+            has(errors("cache deny nosuchacl\n").at(0), "t.conf:1: bad cache: acl nosuchacl is not defined"));
+        // an acl type cuttle does not implement: the rule is refused, not dropped
+        const auto e = errors("acl cgi dstdomain cgi.example.com\ncache deny cgi\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), e.size());
+        CPPUNIT_ASSERT(e[0].rfind("t.conf:2: bad cache: acl cgi ", 0) == 0);
+        CPPUNIT_ASSERT(has(errors("cache maybe all\n").at(0), "expecting 'allow' or 'deny'"));
+        errors("cache\n");
+        // no acl: skipped with a warning, as Squid does
+        const auto s = ok("cache deny\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), s->cacheAccess.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+    }
+
+    void cacheSizesTimesAndSwitches()
+    {
+        const auto s =
+            ok("minimum_object_size 2 KB\ncollapsed_forwarding on\nquick_abort_min 1 MB\n"
+               "quick_abort_max 2 MB\nquick_abort_pct 50\nnegative_ttl 5 minutes\nmax_stale 1 day\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2048), s->minimumObjectSize);
+        CPPUNIT_ASSERT(s->collapsedForwarding);
+        CPPUNIT_ASSERT_EQUAL(int64_t(1) << 20, s->quickAbortMin);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2) << 20, s->quickAbortMax);
+        CPPUNIT_ASSERT_EQUAL(50u, s->quickAbortPct);
+        CPPUNIT_ASSERT_EQUAL(int64_t(300000), s->negativeTtl.count());
+        CPPUNIT_ASSERT_EQUAL(int64_t(86400000), s->maxStale.count());
+        errors("collapsed_forwarding yes\n");
+        errors("negative_ttl 5\n");
+        errors("max_stale -1 seconds\n");
+        errors("minimum_object_size 1KB\n");
+    }
+
+    void quickAbortAsSquidReadsIt()
+    {
+        // a bare number is KB (Squid's kb_int64_t), with a warning
+        auto s = ok("quick_abort_min 8\n");
+        CPPUNIT_ASSERT_EQUAL(int64_t(8) << 10, s->quickAbortMin);
+        CPPUNIT_ASSERT(has(warnings().at(0), "assuming KB"));
+        s = ok("quick_abort_max 32\n");
+        CPPUNIT_ASSERT_EQUAL(uint64_t(32) << 10, s->quickAbortMax);
+        // -1 KB (and any negative size) always finishes a kept fetch
+        for (const char* always : {"quick_abort_min -1 KB\n", "quick_abort_min -1\n",
+                                   "quick_abort_min -4 KB\n", "quick_abort_min none\n"}) {
+            s = ok(always);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(always, int64_t(-1), s->quickAbortMin);
+        }
+        // 0 KB for both: abandon every fetch nobody waits for
+        s = ok("quick_abort_min 0 KB\nquick_abort_max 0 KB\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->quickAbortMin);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), s->quickAbortMax);
+        errors("quick_abort_max -1 KB\n");
+        errors("quick_abort_min 16KB\n");
+        for (const char* bad : {"quick_abort_pct 101\n", "quick_abort_pct -1\n", "quick_abort_pct 95%\n",
+                                "quick_abort_pct ninety\n", "quick_abort_pct\n"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, size_t(1), errors(bad).size());
+        CPPUNIT_ASSERT_EQUAL(0u, ok("quick_abort_pct 0\n")->quickAbortPct);
+        CPPUNIT_ASSERT_EQUAL(100u, ok("quick_abort_pct 100\n")->quickAbortPct);
+    }
+
+    void memoryReplacementPolicyValues()
+    {
+        CPPUNIT_ASSERT(ReplacementPolicy::Lru ==
+                       ok("memory_replacement_policy lru\n")->memoryReplacementPolicy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapGdsf ==
+                       ok("memory_replacement_policy heap GDSF\n")->memoryReplacementPolicy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapLfuda ==
+                       ok("memory_replacement_policy heap LFUDA\n")->memoryReplacementPolicy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapLru ==
+                       ok("memory_replacement_policy heap LRU\n")->memoryReplacementPolicy);
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        // `heap` alone is heap LRU, as in Squid, with a warning
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapLru ==
+                       ok("memory_replacement_policy heap\n")->memoryReplacementPolicy);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+        for (const char* bad : {"memory_replacement_policy LRU\n", "memory_replacement_policy heap gdsf\n",
+                                "memory_replacement_policy lfu\n", "memory_replacement_policy\n"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, size_t(1), errors(bad).size());
+    }
+
+    void rangeOffsetLimitForms()
+    {
+        auto s = ok("");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->rangeOffsetLimits.size());
+        Acl::Checklist facts;
+        facts.srcAddr = *Acl::Address::Parse("10.0.0.1");
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->rangeOffsetLimitFor(facts));
+        for (const char* none : {"range_offset_limit none\n", "range_offset_limit -1\n"})
+            CPPUNIT_ASSERT_EQUAL(int64_t(-1), ok(none)->rangeOffsetLimitFor(facts));
+        CPPUNIT_ASSERT_EQUAL(int64_t(10) << 20, ok("range_offset_limit 10 MB\n")->rangeOffsetLimitFor(facts));
+        // lines with acls: the first whose acls match applies; none matching: 0
+        s = ok("acl lan src 10.0.0.0/8\nacl big port 8080\nrange_offset_limit none lan !big\n"
+               "range_offset_limit 64 KB big\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->rangeOffsetLimits.size());
+        facts.dstPort = 80;
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), s->rangeOffsetLimitFor(facts));
+        facts.dstPort = 8080;
+        CPPUNIT_ASSERT_EQUAL(int64_t(64) << 10, s->rangeOffsetLimitFor(facts));
+        facts.srcAddr = *Acl::Address::Parse("192.168.0.1");
+        facts.dstPort = 80;
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->rangeOffsetLimitFor(facts));
+        // a bare 0 takes no unit (Squid's parseBytesLine64), so acls may follow it
+        s = ok("acl lan src 10.0.0.0/8\nrange_offset_limit 0 lan\nrange_offset_limit 0 KB\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->rangeOffsetLimits.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->rangeOffsetLimits[0].acls.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), s->rangeOffsetLimits[1].acls.size());
+        CPPUNIT_ASSERT(
+            has(errors("range_offset_limit 1 MB nosuchacl\n").at(0), "acl nosuchacl is not defined"));
+        CPPUNIT_ASSERT(has(errors("acl lan src 10.0.0.0/8\nrange_offset_limit 10 lan\n").at(0),
+                           "t.conf:2: bad range_offset_limit value: unknown size unit 'lan'"));
+        errors("range_offset_limit lots\n");
+        // any negative size is no limit in Squid
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), ok("range_offset_limit -2 MB\n")->rangeOffsetLimits.at(0).bytes);
+        errors("range_offset_limit\n");
+    }
+
+    void cacheDefaultsAreSquids()
+    {
+        const auto s = ok("");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), s->minimumObjectSize);
+        CPPUNIT_ASSERT(ReplacementPolicy::Lru == s->memoryReplacementPolicy);
+        CPPUNIT_ASSERT(!s->collapsedForwarding);
+        CPPUNIT_ASSERT_EQUAL(int64_t(16) << 10, s->quickAbortMin);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(16) << 10, s->quickAbortMax);
+        CPPUNIT_ASSERT_EQUAL(95u, s->quickAbortPct);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->negativeTtl.count());
+        CPPUNIT_ASSERT_EQUAL(int64_t(7 * 86400) * 1000, s->maxStale.count());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->rangeOffsetLimits.size());
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), s->rangeOffsetLimits[0].bytes);
+        // a file that sets it replaces the default line instead of adding to it
+        CPPUNIT_ASSERT_EQUAL(size_t(1), ok("range_offset_limit none\n")->rangeOffsetLimits.size());
+    }
+
+    void cacheDirectivesAreNoLongerSquidOnly()
+    {
+        ok("refresh_pattern . 0 20% 4320\nminimum_object_size 0 KB\nmemory_replacement_policy lru\n"
+           "cache allow all\ncollapsed_forwarding off\nquick_abort_min 16 KB\nquick_abort_max 16 KB\n"
+           "quick_abort_pct 95\nnegative_ttl 0 seconds\nrange_offset_limit 0\nmax_stale 1 week\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
     }
 };
 
