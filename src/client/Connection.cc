@@ -990,6 +990,9 @@ void Client::Connection::close()
 {
     if (state_ == State::Closed)
         return;
+    // Squid 5.7 logs a connection that ends before any request head as
+    // NONE_NONE/000 error:transaction-end-before-headers; so does cuttle
+    const bool endsBeforeHeaders = !pendingLog_ && requests_ == 0;
     state_ = State::Closed;
     timer_.cancel();
     kick_.cancel();
@@ -997,6 +1000,13 @@ void Client::Connection::close()
     stopForwarding();
     fd_.reset();
     buffer_ = nullptr;
+    if (endsBeforeHeaders) {
+        pendingLog_ = std::make_unique<Log::AccessRecord>();
+        pendingLog_->start = requestStarted_ ? requestStart_ : Now();
+        pendingLog_->clientAddress = peerHost_;
+        pendingLog_->method = "-";
+        pendingLog_->url = "error:transaction-end-before-headers";
+    }
     if (pendingLog_)
         logTransaction(); // an aborted reply is logged too, with the bytes sent
     server_.release(*this);
