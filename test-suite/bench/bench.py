@@ -66,6 +66,9 @@ import time
 
 sys.dont_write_bytecode = True
 
+import report  # noqa: E402  (this directory's report.py)
+from report import fmt  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.normpath(os.path.join(HERE, "..", ".."))
 
@@ -1002,27 +1005,6 @@ def med(values):
     return statistics.median(values) if values else None
 
 
-def fmt(value, digits=0, thousands=True):
-    if value is None:
-        return "n/m"
-    if digits == 0:
-        return "{:,.0f}".format(value) if thousands else "%.0f" % value
-    return "{:,.{d}f}".format(value, d=digits)
-
-
-def ratio(a, b, digits=2):
-    if a is None or b is None or b == 0:
-        return "n/m"
-    return "%.*fx" % (digits, a / b)
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for row in rows:
-        out.append("| " + " | ".join(str(c) for c in row) + " |")
-    return "\n".join(out)
-
-
 def machine_info():
     info = {}
     r = run_quiet(["lscpu"])
@@ -1046,18 +1028,20 @@ def machine_info():
     return info
 
 
-def first_line(cmd):
+def first_line(cmd, words=None):
+    """The first line a command prints (its first `words` words)."""
     r = run_quiet(cmd)
     lines = [l for l in r.stdout.splitlines() if l.strip()]
-    return lines[0].strip() if lines else "unknown"
+    line = lines[0].strip() if lines else "unknown"
+    return " ".join(line.split()[:words]) if words else line
 
 
 def versions(args):
-    v = {"cuttle": first_line([args.cuttle, "-v"]), "curl": first_line(["curl", "-V"])}
+    v = {"cuttle": first_line([args.cuttle, "-v"]), "curl": first_line(["curl", "-V"], 2)}
     if args.squid_path:
         v["squid"] = first_line([args.squid_path, "-v"])
     if args.ats_path:
-        v["traffic_server"] = first_line([args.ats_path, "-V"])
+        v["traffic_server"] = first_line([args.ats_path, "-V"], 3)
     if shutil.which("wrk"):
         v["wrk"] = first_line(["wrk", "-v"]).split(" Copyright")[0]
     if shutil.which("strace"):
@@ -1094,6 +1078,8 @@ class Bench:
             "rounds": self.rounds,
             "quick": self.quick,
             "sizes": {"download": self.big, "sweep": self.sweep_size, "strace": self.trace_size},
+            "sweep_axes": {"buffers": SWEEP_BUFFERS, "auto": SWEEP_AUTO, "gaps": SWEEP_GAPS},
+            "wrk_duration": self.wrk_duration,
         }
         self.tmp = tempfile.mkdtemp(prefix="cuttle-bench.")
         # Squid and Traffic Server drop privileges and must reach their dirs in here
@@ -1420,10 +1406,10 @@ class Bench:
             if self.shm:
                 shutil.rmtree(self.shm, ignore_errors=True)
             shutil.rmtree(self.tmp, ignore_errors=True)
-        self.data["seconds"] = round(time.monotonic() - START, 1)
-        self.data["loadavg_end"] = loadavg()
-        self.data["not_measured"] = self.not_measured
-        self.data["notes"] = self.notes
+            self.data["seconds"] = round(time.monotonic() - START, 1)
+            self.data["loadavg_end"] = loadavg()
+            self.data["not_measured"] = self.not_measured
+            self.data["notes"] = self.notes
 
 
 def strace_count(target, url, size, tmp):
@@ -1476,382 +1462,6 @@ def run_idle_rounds(make_proxy, rounds, n, settle, tmpdir):
             proxy.stop()
             shutil.rmtree(tmp, ignore_errors=True)
     return results
-
-
-# ---------------------------------------------------------------- the report
-
-
-def hist_label(b):
-    if b == 0:
-        return "0 (EOF)"
-    lo = 1 << (b - 1)
-    return "%s-%s" % (human_bytes(lo), human_bytes((1 << b) - 1))
-
-
-def human_bytes(n):
-    for unit, scale in (("M", MiB), ("K", KiB)):
-        if n >= scale:
-            v = n / scale
-            return ("%d%s" % (round(v), unit)) if v >= 10 or v == int(v) else ("%.1f%s" % (v, unit))
-    return "%d" % n
-
-
-def plots(data, out_dir, notes):
-    sweep = data.get("sweep")
-    if not sweep or not shutil.which("gnuplot"):
-        if sweep:
-            notes.append("gnuplot is not installed: no plots")
-        return []
-    tmp = tempfile.mkdtemp(prefix="cuttle-bench-plot.")
-    made = []
-    try:
-        xs = SWEEP_BUFFERS + SWEEP_AUTO
-        xlabels = [b.replace(" ", "") for b in SWEEP_BUFFERS] + ["auto\\n%s" % a.replace("auto min=", "").replace(" max=", "-").replace(" ", "") for a in SWEEP_AUTO]
-        by = {(s["request_buffer_size"], s["read_ahead_gap"]): s for s in sweep}
-        for field, png, ylabel, title, logy in (
-            ("mbps", "bench-throughput.png", "MB/s (median)", "cuttle: download throughput against request_buffer_size", False),
-            ("syscalls_per_gb", "bench-syscalls.png", "syscalls per GB", "cuttle: syscalls per GB against request_buffer_size", True),
-        ):
-            datafile = os.path.join(tmp, field + ".dat")
-            with open(datafile, "w") as f:
-                for gi, gap in enumerate(SWEEP_GAPS):
-                    # block 2*gi: the fixed sizes (a line); 2*gi+1: the auto modes (points)
-                    for i, buf in enumerate(SWEEP_BUFFERS):
-                        v = by.get((buf, gap), {}).get(field)
-                        f.write("%d %s\n" % (i, "NaN" if v is None else v))
-                    f.write("\n\n")
-                    for j, buf in enumerate(SWEEP_AUTO):
-                        v = by.get((buf, gap), {}).get(field)
-                        f.write("%d %s\n" % (len(SWEEP_BUFFERS) + j, "NaN" if v is None else v))
-                    f.write("\n\n")
-            tics = ", ".join('"%s" %d' % (lbl, i) for i, lbl in enumerate(xlabels))
-            plot = []
-            for gi, gap in enumerate(SWEEP_GAPS):
-                plot.append("'%s' index %d using 1:2 with linespoints lt %d pt 7 title 'read\\_ahead\\_gap %s'" % (datafile, 2 * gi, gi + 1, gap))
-                plot.append("'%s' index %d using 1:2 with points lt %d pt 9 ps 1.6 notitle" % (datafile, 2 * gi + 1, gi + 1))
-            script = "\n".join(
-                [
-                    "set terminal png size 960,600 font ',11'",
-                    "set output '%s'" % os.path.join(out_dir, png),
-                    "set title '%s (%s downloads)'" % (title, short_size(data["sizes"]["sweep"])),
-                    "set xlabel 'request\\_buffer\\_size (auto: adaptive, min-max; triangles)'",
-                    "set ylabel '%s'" % ylabel,
-                    "set xtics (%s)" % tics,
-                    "set xrange [-0.5:%f]" % (len(xs) - 0.5),
-                    "set grid",
-                    "set key outside right",
-                    "set logscale y" if logy else "set yrange [0:*]",
-                    "plot " + ", ".join(plot),
-                ]
-            )
-            r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, timeout=60, check=False)
-            if r.returncode == 0:
-                made.append(png)
-            else:
-                notes.append("gnuplot failed for %s: %s" % (png, r.stderr.strip()[-200:]))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return made
-
-
-def report(bench, out_dir, argv, pngs):
-    d = bench.data
-    lines = []
-    w = lines.append
-    m = d["machine"]
-    v = d["versions"]
-    w("# Benchmarks")
-    w("")
-    w("Written by `test-suite/bench/bench.py` (`make bench`) on %s; the run took %.1f minutes." % (d["started"], d["seconds"] / 60))
-    w("Do not edit: run `make bench` again. The raw numbers are in [benchmarks.json](benchmarks.json).")
-    if d["quick"]:
-        w("")
-        w("**A `--quick` smoke run: one round of 256 MiB transfers. These numbers are not the benchmark.**")
-    w("")
-    w("    " + " ".join(argv))
-    w("")
-    w("## The machine and the programs")
-    w("")
-    w(
-        md_table(
-            ["what", "value"],
-            [
-                ["CPU", m.get("cpu", "?")],
-                ["cores", m.get("cores", "?")],
-                ["kernel", m.get("kernel", "?")],
-                ["memory", "%s GiB" % m.get("memory_gib", "?")],
-                ["Debian", m.get("debian", "?")],
-                ["load average at start / end", "%s / %s" % (d["loadavg_start"], d["loadavg_end"])],
-            ]
-            + [[k, "`%s`" % val] for k, val in v.items()],
-        )
-    )
-    w("")
-    w(
-        "Everything runs on this one machine over loopback: the origin (`cuttle-origin`, "
-        "files from tmpfs with `sendfile`), the proxy and the client share its %s cores, so a "
-        "proxy competes with curl for CPU. MB and GB are 10^6 and 10^9 bytes. Medians of %d "
-        "round(s), the targets alternated round robin in each round." % (m.get("cores", "?"), d["rounds"])
-    )
-    w("")
-    w("Targets:")
-    w("")
-    w("- **cuttle**: its default configuration; only `http_port`, the logs, the pid file and `error_directory` are set (defaults are what is judged).")
-    w("- **Squid 5.7** (Debian's) as a forward proxy: `squid -N -n NAME`, `cache deny all`, `access_log` to a file, `read_ahead_gap 16 KB` (its default) and `64 KB`.")
-    w(
-        "- **Traffic Server** (Debian's) as a forward proxy: `traffic_server --run-root` with /etc/trafficserver copied to a temp dir, "
-        "`url_remap.remap_required 0`, `reverse_proxy.enabled 0`, `http.cache.http 0` and no cache storage; everything else as shipped "
-        "(2 exec threads on 2 cores)."
-    )
-    w("- **direct**: curl straight from the origin.")
-
-    # 1
-    tp = d.get("throughput")
-    w("")
-    w("## 1. Uncached download of %s" % short_size(d["sizes"]["download"]).replace("G", " GiB").replace("M", " MiB"))
-    w("")
-    if tp:
-        w("`curl -o /dev/null` (`-x` through a proxy). CPU is the proxy's utime + stime, all its processes and threads, per GB moved; peak RSS is the sum of its processes' VmRSS sampled every 50 ms.")
-        w("")
-        rows = []
-        for key, s in tp.items():
-            rows.append(
-                [
-                    s["label"],
-                    fmt(s["mbps"]),
-                    "%s-%s" % (fmt(s["mbps_min"]), fmt(s["mbps_max"])),
-                    fmt(s["cpu_s_per_gb"], 2),
-                    fmt(s["peak_rss"] / MB if s["peak_rss"] else None, 1),
-                    s.get("error", ""),
-                ]
-            )
-        w(md_table(["target", "MB/s", "range", "proxy CPU-s/GB", "peak RSS (MB)", "problem"], rows))
-    else:
-        w("Not measured: %s" % bench.not_measured.get("throughput", "section skipped"))
-
-    # 2
-    sp = d.get("syscalls_perf") or {}
-    st = d.get("syscalls_strace") or {}
-    labels = d.get("targets", {})
-    if sp or st:
-        w("")
-        w("## 2. System calls")
-    if sp:
-        w("")
-        w(
-            "Counted with `perf stat -e raw_syscalls:sys_enter,syscalls:sys_enter_read,... -p PIDS` during one untimed %s download "
-            "(counting in the kernel does not slow the proxy the way strace does). Calls per GB, every kind above 1%% of a proxy's total:"
-            % short_size(d["sizes"]["download"])
-        )
-        w("")
-        keys = [k for k in sp if "error" not in sp[k]]
-        kinds = set()
-        for k in keys:
-            total = sp[k]["total_per_gb"]
-            kinds.update(n for n, c in sp[k]["by_kind_per_gb"].items() if c >= 0.01 * total)
-        kinds = sorted(kinds, key=lambda n: -max(sp[k]["by_kind_per_gb"].get(n, 0) for k in keys))
-        rows = [[n] + [fmt(sp[k]["by_kind_per_gb"].get(n, 0)) for k in keys] for n in kinds]
-        rows.append(["**total**"] + ["**%s**" % fmt(sp[k]["total_per_gb"]) for k in keys])
-        rows.append(["bytes per syscall"] + [fmt(GB / sp[k]["total_per_gb"]) if sp[k]["total_per_gb"] else "n/m" for k in keys])
-        w(md_table(["syscall"] + [labels.get(k, k) for k in keys], rows))
-        for k in sp:
-            if "error" in sp[k]:
-                w("")
-                w("%s: not counted: %s" % (labels.get(k, k), sp[k]["error"]))
-    if st:
-        w("")
-        w(
-            "Traced with `strace -f -C -s 0 -p TIDS` during one untimed %s download (strace slows the proxy, so the reads find more "
-            "bytes waiting than they would untraced: these are the sizes under strace). `strace -c`'s total and the bytes that each "
-            "read-like (read, readv, recvfrom, recvmsg) and write-like (write, writev, sendto, sendmsg) call returned:" % short_size(d["sizes"]["strace"])
-        )
-        w("")
-        keys = [k for k in st if "error" not in st[k]]
-        rows = []
-        rows.append(["strace -c calls/GB (all kinds)"] + [fmt(st[k]["total_per_gb"]) for k in keys])
-        top = set()
-        for k in keys:
-            top.update(sorted(st[k]["calls_per_gb"], key=lambda n: -st[k]["calls_per_gb"][n])[:5])
-        for n in sorted(top, key=lambda n: -max(st[k]["calls_per_gb"].get(n, 0) for k in keys)):
-            rows.append(["  %s /GB" % n] + [fmt(st[k]["calls_per_gb"].get(n, 0)) for k in keys])
-        for kind in ("read", "write", "splice"):
-            if any(kind in st[k]["sizes"] for k in keys):
-                rows.append(["%s calls (returning >= 0)" % kind] + [fmt(st[k]["sizes"].get(kind, {}).get("calls")) for k in keys])
-                rows.append(["%s EAGAIN" % kind] + [fmt(st[k]["sizes"].get(kind, {}).get("eagain")) for k in keys])
-                rows.append(["%s median bytes" % kind] + [fmt(st[k]["sizes"].get(kind, {}).get("median")) for k in keys])
-                rows.append(["%s mean bytes" % kind] + [fmt(st[k]["sizes"].get(kind, {}).get("mean")) for k in keys])
-        w(md_table(["", *[labels.get(k, k) for k in keys]], rows))
-        for kind in ("read", "write"):
-            buckets = set()
-            for k in keys:
-                buckets.update(int(b) for b in st[k]["sizes"].get(kind, {}).get("histogram", {}))
-            if not buckets:
-                continue
-            w("")
-            w("Size distribution of %ss (calls per size range, powers of two):" % kind)
-            w("")
-            rows = []
-            for b in sorted(buckets):
-                rows.append([hist_label(b)] + [fmt(st[k]["sizes"].get(kind, {}).get("histogram", {}).get(str(b), 0)) for k in keys])
-            w(md_table(["bytes returned"] + [labels.get(k, k) for k in keys], rows))
-        for k in st:
-            if "error" in st[k]:
-                w("")
-                w("%s: not traced: %s" % (labels.get(k, k), st[k]["error"]))
-
-    # 3
-    sw = d.get("sweep")
-    w("")
-    w("## 3. cuttle's buffer sweep")
-    w("")
-    if sw:
-        by = {(s["request_buffer_size"], s["read_ahead_gap"]): s for s in sw}
-        w(
-            "Uncached downloads of **%s** (not 2 GiB, to keep the run short), cuttle started afresh for each point with "
-            "`request_buffer_size` and `read_ahead_gap` set, medians of %d round(s); syscalls from one untimed download per point "
-            "(%s). cuttle's default is `request_buffer_size auto min=16 KB max=1 MB` with `read_ahead_gap 16 KB`."
-            % (short_size(d["sizes"]["sweep"]).replace("M", " MiB").replace("G", " GiB"), d["rounds"], d.get("sweep_syscall_counter"))
-        )
-        for field, title, digits in (
-            ("mbps", "MB/s", 0),
-            ("cpu_s_per_gb", "CPU seconds per GB", 2),
-            ("syscalls_per_gb", "syscalls per GB", 0),
-        ):
-            w("")
-            w("%s (rows: request_buffer_size; columns: read_ahead_gap):" % title)
-            w("")
-            rows = []
-            for buf in SWEEP_BUFFERS + SWEEP_AUTO:
-                rows.append(["`%s`" % buf] + [fmt(by.get((buf, gap), {}).get(field), digits) for gap in SWEEP_GAPS])
-            w(md_table(["request_buffer_size"] + SWEEP_GAPS, rows))
-        good = [s for s in sw if s["mbps"]]
-        if good:
-            best = max(good, key=lambda s: s["mbps"])
-            w("")
-            w(
-                "Fastest point: `request_buffer_size %s`, `read_ahead_gap %s`: %s MB/s, %s CPU-s/GB, %s syscalls/GB."
-                % (best["request_buffer_size"], best["read_ahead_gap"], fmt(best["mbps"]), fmt(best["cpu_s_per_gb"], 2), fmt(best["syscalls_per_gb"]))
-            )
-            counted = [s for s in good if s["syscalls_per_gb"]]
-            if counted:
-                low = min(counted, key=lambda s: s["syscalls_per_gb"])
-                w(
-                    "Fewest syscalls: `request_buffer_size %s`, `read_ahead_gap %s`: %s syscalls/GB, %s MB/s, %s CPU-s/GB."
-                    % (low["request_buffer_size"], low["read_ahead_gap"], fmt(low["syscalls_per_gb"]), fmt(low["mbps"]), fmt(low["cpu_s_per_gb"], 2))
-                )
-        errs = [s for s in sw if s.get("error")]
-        for s in errs:
-            w("")
-            w("`%s` / `%s`: %s" % (s["request_buffer_size"], s["read_ahead_gap"], s["error"]))
-        for png, alt in (("bench-throughput.png", "MB/s against request_buffer_size"), ("bench-syscalls.png", "syscalls per GB against request_buffer_size")):
-            if png in pngs:
-                w("")
-                w("![%s](%s)" % (alt, png))
-    else:
-        w("Not measured: %s" % bench.not_measured.get("sweep", "section skipped"))
-
-    # 4
-    sm = d.get("small")
-    w("")
-    w("## 4. Many small transfers")
-    w("")
-    if sm:
-        w(
-            "`wrk -t 1 -c 50 -d %ds` (an absolute-URI request line through a proxy) for `?s=4k` and `?s=64k` objects with "
-            "`cc=no-store` (uncacheable for every proxy); medians of %d round(s). CPU is the proxy's, per 10,000 requests."
-            % (bench.wrk_duration, d["rounds"])
-        )
-        w("")
-        rows = []
-        for s in sm:
-            rows.append(
-                [
-                    s["label"],
-                    s["size"].upper().replace("K", " KiB"),
-                    fmt(s["rps"]),
-                    fmt(s["cpu_s_per_10k"], 3),
-                    ("%d non-2xx" % s["non_2xx"] if s["non_2xx"] else "") + (("; " if s["non_2xx"] else "") + s["socket_errors"] if s["socket_errors"] else ""),
-                ]
-            )
-        w(md_table(["target", "object", "requests/s", "proxy CPU-s per 10k requests", "problems"], rows))
-    else:
-        w("Not measured: %s" % bench.not_measured.get("small", "section skipped"))
-
-    # 5
-    cn = d.get("connections")
-    w("")
-    w("## 5. Memory per client connection")
-    w("")
-    if cn:
-        w(
-            "`idle-conns.py`'s measurement (see test-suite/bench/README.md), %s connections, median of %d round(s): growth of the "
-            "proxy's VmRSS divided by the connections. Traffic Server runs with `proxy.config.net.defer_accept 0` (otherwise it does "
-            "not accept a connection until bytes arrive) and 600 s timeouts." % (fmt(cn["conns"]), d["rounds"])
-        )
-        w("")
-        rows = []
-        for key, c in cn["results"].items():
-            if "error" in c:
-                rows.append([c["label"], "n/m", "n/m", "n/m", "n/m", c["error"].strip().splitlines()[0] if c["error"].strip() else ""])
-            else:
-                rows.append([c["label"], fmt(c["idle_rss"]), fmt(c["half_rss"]), fmt(c["kept_rss"]), fmt(c["keepalive_rss"]), ""])
-        w(md_table(["proxy", "idle (B)", "half a request line (B)", "after close (B)", "idle after a request (B)", "problem"], rows))
-    else:
-        w("Not measured: %s" % bench.not_measured.get("connections", "section skipped"))
-
-    # ratios
-    w("")
-    w("## Ratios")
-    w("")
-    w("cuttle (default configuration) divided by the other proxy. Above 1 is better for MB/s and requests/s; below 1 is better for CPU, syscalls and memory.")
-    w("")
-    others = [k for k in ("squid-16k", "squid-64k", "ats") if tp and k in tp] or [k for k in ("squid-16k", "squid-64k", "ats")]
-    names = {"squid-16k": "Squid (16 KB gap)", "squid-64k": "Squid (64 KB gap)", "ats": "Traffic Server"}
-    rows = []
-
-    def get(section, key, field):
-        try:
-            return section[key][field]
-        except (KeyError, TypeError):
-            return None
-
-    if tp:
-        rows.append(["MB/s, %s download" % short_size(d["sizes"]["download"])] + [ratio(get(tp, "cuttle", "mbps"), get(tp, k, "mbps")) for k in others])
-        rows.append(["CPU-s/GB"] + [ratio(get(tp, "cuttle", "cpu_s_per_gb"), get(tp, k, "cpu_s_per_gb")) for k in others])
-        rows.append(["peak RSS during the download"] + [ratio(get(tp, "cuttle", "peak_rss"), get(tp, k, "peak_rss")) for k in others])
-    if sp:
-        rows.append(["syscalls/GB (perf)"] + [ratio(get(sp, "cuttle", "total_per_gb"), get(sp, k, "total_per_gb"), 3) for k in others])
-    if st:
-        rows.append(["syscalls/GB (strace -c)"] + [ratio(get(st, "cuttle", "total_per_gb"), get(st, k, "total_per_gb"), 3) for k in others])
-    if sm:
-        by = {(s["target"], s["size"]): s for s in sm}
-        for size_text in ("4k", "64k"):
-            rows.append(["requests/s, %s objects" % size_text.upper().replace("K", " KiB")] + [ratio(get(by, ("cuttle", size_text), "rps"), get(by, (k, size_text), "rps")) for k in others])
-            rows.append(["CPU-s per 10k requests, %s" % size_text.upper().replace("K", " KiB")] + [ratio(get(by, ("cuttle", size_text), "cpu_s_per_10k"), get(by, (k, size_text), "cpu_s_per_10k")) for k in others])
-    if cn:
-        res = cn["results"]
-        conn_key = {"squid-16k": "squid", "squid-64k": None, "ats": "ats"}
-        for field, what in (("idle_rss", "RSS per idle connection"), ("half_rss", "RSS per connection with half a request line")):
-            rows.append([what] + [ratio(get(res, "cuttle", field), get(res, conn_key[k], field)) if conn_key[k] else "(as 16 KB)" for k in others])
-    if rows:
-        w(md_table(["", *[names[k] for k in others]], rows))
-
-    # what could not be measured
-    w("")
-    w("## Not measured, and notes")
-    w("")
-    if bench.not_measured or bench.notes:
-        for key, why in bench.not_measured.items():
-            w("- %s: %s" % (key, why.strip().replace("\n", " ")[:600]))
-        for note in bench.notes:
-            w("- " + note)
-    else:
-        w("Everything listed above was measured.")
-    w("")
-    w("Section times (s): %s." % ", ".join("%s %s" % (k, v) for k, v in d.get("section_seconds", {}).items()))
-    w("")
-    with open(os.path.join(out_dir, "benchmarks.md"), "w") as f:
-        f.write("\n".join(lines))
 
 
 def main():
@@ -1917,11 +1527,11 @@ def main():
     finally:
         stop_everything()
 
-    pngs = plots(bench.data, args.out, bench.notes)
+    pngs = report.plots(bench.data, args.out, bench.notes)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
         json.dump(bench.data, f, indent=1, sort_keys=True, default=str)
-    argv = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR) else a for a in sys.argv]
-    report(bench, args.out, argv, pngs)
+    argv = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
+    report.report(bench.data, args.out, argv, pngs)
     log("bench: wrote %s/benchmarks.md, benchmarks.json%s in %.1f minutes" % (args.out, "".join(", " + p for p in pngs), (time.monotonic() - START) / 60))
 
 
