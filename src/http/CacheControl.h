@@ -76,6 +76,7 @@ struct CacheControl {
     /// no-store
     bool noStore = false;
     /// no-cache without field names (reply), or as a request directive
+    /// (a request that sent no-cache="x" has noCacheFields: use hasNoCache())
     bool noCache = false;
     /// no-cache="a, b" (lowercased field names; reply only)
     std::vector<std::string> noCacheFields;

@@ -106,6 +106,12 @@ void TestDate::rfcExamplesAreTheSameInstant()
     CPPUNIT_ASSERT(Parse("Sun, 06 Nov 1994 08:49:37 GMT") == RfcExample);
     CPPUNIT_ASSERT(Parse("Sunday, 06-Nov-94 08:49:37 GMT") == RfcExample);
     CPPUNIT_ASSERT(Parse("Sun Nov  6 08:49:37 1994") == RfcExample);
+    // the dates of the field examples: RFC 9110 6.6.1 (Date), 8.8.2 (Last-Modified),
+    // 13.1.3 and 13.1.4 (If-Modified-Since, If-Unmodified-Since), RFC 9111 5.3 (Expires)
+    CPPUNIT_ASSERT(Parse("Tue, 15 Nov 1994 08:12:31 GMT") == 784887151);
+    CPPUNIT_ASSERT(Parse("Tue, 15 Nov 1994 12:45:26 GMT") == 784903526);
+    CPPUNIT_ASSERT(Parse("Sat, 29 Oct 1994 19:43:31 GMT") == 783459811);
+    CPPUNIT_ASSERT(Parse("Thu, 01 Dec 1994 16:00:00 GMT") == 786297600);
     // and the one-argument form, relative to the real clock
     CPPUNIT_ASSERT(Http::ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT") == RfcExample);
 }

@@ -321,6 +321,12 @@ void TestRange::contentRangeValues()
     CPPUNIT_ASSERT_EQUAL(std::string("bytes 0-499/1234"), Http::ContentRangeValue({0, 500}, 1234));
     CPPUNIT_ASSERT_EQUAL(std::string("bytes 42-42/43"), Http::ContentRangeValue({42, 1}, 43));
     CPPUNIT_ASSERT_EQUAL(std::string("bytes */1234"), Http::UnsatisfiedRangeValue(1234));
+    // RFC 9110 sections 14.4 and 15.5.17
+    CPPUNIT_ASSERT_EQUAL(std::string("bytes 42-1233/1234"), Http::ContentRangeValue({42, 1192}, 1234));
+    CPPUNIT_ASSERT_EQUAL(std::string("bytes */47022"), Http::UnsatisfiedRangeValue(47022));
+    // RFC 9110 section 15.3.7.1: "Range: bytes=21010-47021" of 47022 bytes
+    CPPUNIT_ASSERT_EQUAL(std::string("bytes 21010-47021/47022"),
+                         Http::ContentRangeValue(Resolve("bytes=21010-47021", 47022).at(0), 47022));
     CPPUNIT_ASSERT_EQUAL(std::string("bytes 0-18446744073709551614/18446744073709551615"),
                          Http::ContentRangeValue({0, UINT64_MAX}, UINT64_MAX));
 }
@@ -347,6 +353,9 @@ void TestRange::ifRangeWithDates()
     const char* const text = "Sun, 06 Nov 1994 08:49:37 GMT";
     const auto tag = Http::ParseEntityTag("\"a\"");
     CPPUNIT_ASSERT(Http::IfRangeMatches(text, tag, lm, lm + 1));
+    // RFC 9110 section 13.1.5's example date
+    const time_t example = 783459811; // Sat, 29 Oct 1994 19:43:31 GMT
+    CPPUNIT_ASSERT(Http::IfRangeMatches("Sat, 29 Oct 1994 19:43:31 GMT", tag, example, lm));
     CPPUNIT_ASSERT(Http::IfRangeMatches(text, std::nullopt, lm, lm + 3600));
     CPPUNIT_ASSERT(Http::IfRangeMatches("Sunday, 06-Nov-94 08:49:37 GMT", std::nullopt, lm, lm + 1));
     // Last-Modified is weak unless the stored Date is a second later (RFC 9110 8.8.2.2)
