@@ -269,24 +269,32 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
 {
     Must(entry);
     Must(key.find('\n') == std::string_view::npos); // a MakeKey(), not a variant key
-    const std::string names = entry->reply() ? VaryNamesOf(entry->reply()->fields) : std::string();
-    // bytes already released cannot be served again; Vary "*" never matches (RFC 9111 section 4.1)
+    // without its head, whether the reply varies is unknown; bytes already
+    // released cannot be served again; Vary "*" never matches (RFC 9111 section 4.1)
+    const std::string names = entry->reply() ? VaryNamesOf(entry->reply()->fields) : std::string("*");
     if (budget_ == 0 || entry->hasFailed() || entry->body().firstSequence() != 0 || IsVaryAny(names)) {
         ++counters_.refusals;
         return std::nullopt;
     }
 
+    std::string fullKey =
+        names.empty() ? std::string(key) : MakeVariantKey(key, *VaryKey(names, requestFields));
+    if (const Slot* same = lookup(fullKey); same && same->kind != Kind::Marker) {
+        if (static_cast<const ObjectRecord*>(same)->entry == entry)
+            return update(fullKey, *entry) ? std::optional<std::string>(std::move(fullKey)) : std::nullopt;
+    }
+    if (entry->isKept()) { // stored under another key: one record per entry
+        ++counters_.refusals;
+        return std::nullopt;
+    }
+
     if (names.empty()) {
-        if (Slot* old = lookup(key)) {
-            if (old->kind == Kind::Object && static_cast<ObjectRecord*>(old)->entry == entry)
-                return update(key, *entry) ? std::optional<std::string>(key) : std::nullopt;
+        if (Slot* old = lookup(key))
             dropSlot(*old, Drop::Replace);
-        }
         return store(newObject(key, false, entry));
     }
 
     // a Vary response: a marker under key, the object under its variant key
-    std::string fullKey = MakeVariantKey(key, *VaryKey(names, requestFields));
     MarkerRecord* marker = nullptr;
     if (Slot* old = lookup(key)) {
         if (old->kind == Kind::Marker && static_cast<MarkerRecord*>(old)->names() == names)
@@ -296,16 +304,14 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
     }
     if (!marker)
         marker = &newMarker(key, names);
-    if (Slot* old = lookup(fullKey)) {
-        auto& variant = static_cast<ObjectRecord&>(*old);
-        if (variant.entry == entry)
-            return update(fullKey, *entry) ? std::optional<std::string>(std::move(fullKey)) : std::nullopt;
-        dropObject(variant, Drop::Replace, true);
-    }
-    auto& record = newObject(fullKey, true, entry);
+    if (Slot* old = lookup(fullKey))
+        dropObject(static_cast<ObjectRecord&>(*old), Drop::Replace, true);
     const size_t capacity = marker->variants.capacity();
-    marker->variants.push_back(&record);
+    if (marker->variants.size() == capacity) // grow before the record exists: push_back cannot throw
+        marker->variants.reserve(capacity ? 2 * capacity : 1);
     variantListBytes_ += (marker->variants.capacity() - capacity) * sizeof(ObjectRecord*);
+    auto& record = newObject(fullKey, true, entry);
+    marker->variants.push_back(&record);
     record.variantIndex = uint32_t(marker->variants.size() - 1);
     return store(record);
 }

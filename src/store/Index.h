@@ -153,9 +153,10 @@ public:
     /// stored there (and a marker with other Vary names, with all its
     /// variants); sets entry->isKept(); evicts complete objects for room.
     /// Returns the full key to give touch() and update(), or nullopt when
-    /// nothing was stored: budget 0, Vary "*", a failed entry, an entry that
-    /// already released bytes (body().firstSequence() > 0), or one that does
-    /// not fit even after evicting every complete object. Inserting the entry
+    /// nothing was stored: budget 0, no reply head yet, Vary "*", a failed
+    /// entry, an entry that already released bytes (body().firstSequence() >
+    /// 0), an entry stored under another key (isKept() already), or one that
+    /// does not fit even after evicting every complete object. Inserting the entry
     /// already stored there is an update().
     std::optional<std::string> insert(std::string_view key, const EntryRef& entry,
                                       const std::vector<Http::HeaderField>& requestFields = {});

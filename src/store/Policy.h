@@ -32,7 +32,8 @@
 ///
 /// Keys, after Squid 5.7's src/repl/heap/store_heap_replacement.cc:
 ///
-///     heap GDSF  : L + references / size   (Greedy-Dual Size Frequency, cost 1 per object)
+///     heap GDSF  : L + references / size   (Greedy-Dual Size Frequency, cost 1 per object;
+///                                           size = the bytes the index charges, 1 when 0)
 ///     heap LFUDA : L + references          (Least Frequently Used with Dynamic Aging)
 ///     heap LRU   : lastReference
 ///
@@ -126,7 +127,8 @@ private:
 /// The policy named by memory_replacement_policy's words: "lru", "heap GDSF",
 /// "heap LFUDA", "heap LRU", and "heap" alone for GDSF as Squid 5.7 does;
 /// words are separated by whitespace and matched exactly (case-sensitively,
-/// as Squid). Null for anything else (the configuration reports it).
+/// as Squid). Null for anything else, for the configuration to report
+/// (Squid 5.7 warns and falls back to heap LRU on an unknown heap key type).
 std::unique_ptr<Policy> MakePolicy(std::string_view words);
 
 } // namespace Store

@@ -161,7 +161,7 @@ class TestIndex : public CppUnit::TestFixture {
     CPPUNIT_TEST(eraseTakesEveryVariant);
     CPPUNIT_TEST(lastVariantEvictedTakesTheMarker);
     CPPUNIT_TEST(varyStarIsRefused);
-    CPPUNIT_TEST(refusesReleasedOrFailedEntries);
+    CPPUNIT_TEST(refusesReleasedFailedOrHeadlessEntries);
     CPPUNIT_TEST(evictsInPolicyOrder);
     CPPUNIT_TEST(inFlightObjectIsNeverEvictedForAnother);
     CPPUNIT_TEST(abandonedObjectStreamsOnToItsReader);
@@ -370,7 +370,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), index.stats().refusals);
     }
 
-    void refusesReleasedOrFailedEntries()
+    void refusesReleasedFailedOrHeadlessEntries()
     {
         Maker m;
         Store::Index index(Lru(), 1 << 20);
@@ -385,8 +385,18 @@ public:
         auto failed = m.make(1, false);
         failed->fail("origin reset");
         CPPUNIT_ASSERT(!index.insert(UrlKey(2), failed));
+        // without its head, whether the reply varies is unknown
+        auto headless = MakeRef<Store::Entry>(65536);
+        CPPUNIT_ASSERT(!index.insert(UrlKey(3), headless));
+        CPPUNIT_ASSERT(!headless->isKept());
         CPPUNIT_ASSERT_EQUAL(size_t(0), index.objectCount());
-        CPPUNIT_ASSERT_EQUAL(uint64_t(2), index.stats().refusals);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), index.stats().refusals);
+        // one record per entry: not under a second key
+        auto once = m.make(1);
+        CPPUNIT_ASSERT(index.insert(UrlKey(4), once));
+        CPPUNIT_ASSERT(!index.insert(UrlKey(5), once));
+        CPPUNIT_ASSERT(index.find(UrlKey(4)) == once);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), index.objectCount());
     }
 
     void evictsInPolicyOrder()
