@@ -365,7 +365,15 @@ void Client::Connection::handleHead(std::string_view head)
     }
     tx_ = std::make_unique<Transaction>();
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
-    forward(url, head);
+    tx_->method = parser_.method();
+    if (parser_.methodToken() == "PURGE") {
+        purge(url);
+        return;
+    }
+    Store::EntryRef joinable;
+    if (lookupCache(url, facts, joinable))
+        return;
+    forward(url, head, joinable);
 }
 
 void Client::Connection::serveManager(const std::string& path)
@@ -418,7 +426,7 @@ void Client::Connection::serveManager(const std::string& path)
     armTimer(server_.settings().readTimeout);
 }
 
-void Client::Connection::forward(const Http::Url& url, std::string_view head)
+void Client::Connection::forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable)
 {
     (void)head;
     const auto& settings = server_.settings();
@@ -461,17 +469,27 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
         spec.contentLength = tx_->bodyLeft;
         // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
         spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
+        if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
+            // RFC 9111 4.3.1: validate the stored object with its own validators
+            if (const auto etag = stored->findField("ETag"))
+                spec.extraFields.emplace_back("If-None-Match", std::string(*etag));
+            if (const auto lm = stored->findField("Last-Modified"))
+                spec.extraFields.emplace_back("If-Modified-Since", std::string(*lm));
+            if (spec.extraFields.empty())
+                tx_->stale = nullptr; // nothing to validate with: an ordinary miss
+        }
         request.head = BuildOriginRequest(spec);
     }
 
-    tx_->reply = MakeRef<Store::Entry>(settings.readAheadGap);
-    tx_->reply->addReader(*this);
-    tx_->forwarder = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
-                                                           std::move(request), tx_->reply);
     state_ = State::Forwarding;
     timer_.cancel(); // the origin side has its own timeouts now
-    if (pendingLog_)
-        pendingLog_->resultCode = "TCP_MISS";
+    if (joinable) {
+        // collapsed_forwarding: read the fetch already under way; this
+        // request goes out only if its reply cannot be shared
+        tx_->deferred = std::move(request);
+        joinMiss(joinable);
+        return;
+    }
 
     if (readingBody_) {
         // RFC 9110 section 10.1.1: the request is accepted, so let the body come
@@ -482,7 +500,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head)
             (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
         }
     }
-    tx_->forwarder->start();
+    startOwnFetch(std::move(request));
 }
 
 void Client::Connection::consumeBody()
@@ -603,9 +621,17 @@ void Client::Connection::noteDataAvailable()
     if (!tx_)
         return;
     if (state_ == State::Forwarding) {
-        if (tx_->reply->reply())
+        if (tx_->reply->reply()) {
+            if (tx_->isJoiner && !joinedReplyIsUsable())
+                return;
             startStreaming();
-        else if (tx_->reply->hasFailed())
+        } else if (tx_->reply->hasFailed() && tx_->isJoiner) {
+            // the shared fetch failed before its head: try on our own
+            tx_->reply->removeReader(*this);
+            tx_->isJoiner = false;
+            startOwnFetch(std::move(*tx_->deferred));
+            tx_->deferred.reset();
+        } else if (tx_->reply->hasFailed())
             forwardingFailed();
         else if (tx_->reply->isComplete() && tx_->forwarder)
             startTunnel();
@@ -618,8 +644,18 @@ void Client::Connection::noteDataAvailable()
 void Client::Connection::startStreaming()
 {
     const auto& settings = server_.settings();
+    const bool isOwner = tx_->forwarder && !tx_->isJoiner;
+    if (isOwner && !tx_->cacheKey.empty())
+        decideStore(); // may switch to the stored reply (a revalidation)
+    if (isOwner)
+        invalidateAfterUnsafe();
+    if (tx_->isJoiner)
+        tx_->resultCode = "TCP_MEM_HIT"; // served from the object another client's fetch is storing
     ClientReplySpec spec;
     spec.reply = tx_->reply->reply();
+    spec.isHit = tx_->isHit || tx_->isJoiner;
+    spec.age = tx_->age;
+    spec.notModified = tx_->notModified;
     spec.clientIsHttp11 = clientIsHttp11_;
     spec.requestWasHead = requestIsHead_;
     // a body the client is still sending when the reply is done would be
@@ -635,10 +671,14 @@ void Client::Connection::startStreaming()
     tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
     if (pendingLog_) {
         auto& record = *pendingLog_;
-        record.resultCode = "TCP_MISS";
-        record.httpStatus = spec.reply->status;
-        record.hierarchy = "HIER_DIRECT";
-        record.peerAddress = tx_->forwarder->peerHost();
+        record.resultCode = tx_->resultCode;
+        record.httpStatus = spec.notModified ? 304 : spec.reply->status;
+        if (isOwner) {
+            record.hierarchy = "HIER_DIRECT";
+            record.peerAddress = tx_->forwarder->peerHost();
+        } else {
+            record.hierarchy = "HIER_NONE";
+        }
         if (const auto type = spec.reply->findField("Content-Type"))
             record.mimeType = std::string(*type);
     }

@@ -41,6 +41,7 @@
 #pragma once
 
 #include "client/forward.h"
+#include "acl/AccessList.h"
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
@@ -53,6 +54,8 @@
 #include "server/forward.h"
 #include "store/BodyWriter.h"
 #include "store/Entry.h"
+#include "store/Freshness.h"
+#include "server/Forwarder.h"
 #include "tunnel/forward.h"
 #include "base/RefCount.h"
 
@@ -126,7 +129,17 @@ private:
     void onTimeout();
     void logTransaction();
     void dropBufferIfConsumed();
-    void forward(const Http::Url& url, std::string_view head);
+    void forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable);
+    // the memory cache (Caching.cc)
+    bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
+    void serveStored(const Store::EntryRef& entry, int64_t age);
+    void joinMiss(const Store::EntryRef& entry);
+    bool joinedReplyIsUsable();
+    void startOwnFetch(::Server::Request&& request);
+    bool decideStore();
+    void invalidateAfterUnsafe();
+    void purge(const Http::Url& url);
+    std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
     void serveManager(const std::string& path);
     bool startRequestBody();
     void readBody();
@@ -174,6 +187,23 @@ private:
         uint64_t bodyLeft = 0;                            ///< Content-Length bytes not yet read
         bool bodyChunked = false;                         ///< the request body is chunked
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
+
+        // the memory cache (Caching.cc)
+        std::string url;                         ///< the canonical URL
+        Http::Method method = Http::Method::Get; ///< the request method
+        std::string cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none
+        Store::RequestFacts requestFacts; ///< the request's caching directives
+        bool mayStore = false;   ///< the reply may be stored (cache rules allow, no request no-store)
+        std::string requestHead; ///< a copy of the request head (Vary selects on its fields later)
+        Store::EntryRef stale;   ///< a stored object being revalidated, or null
+        std::string staleKey;    ///< its full key
+        std::optional<::Server::Request>
+            deferred;               ///< a joiner's own request, sent if the shared reply is unusable
+        bool isJoiner = false;      ///< reading another client's in-flight miss (collapsed_forwarding)
+        bool isHit = false;         ///< served from the store
+        bool notModified = false;   ///< a 304 made from the stored reply
+        std::optional<int64_t> age; ///< the Age to send
+        std::string resultCode = "TCP_MISS"; ///< Squid's %Ss
     };
 
     bool clientIsHttp11_ = true;                        ///< the current request's version is 1.1 or later

@@ -49,6 +49,16 @@ void AppendField(std::string& out, std::string_view name, std::string_view value
 
 } // namespace
 
+bool Client::IsNotModifiedField(std::string_view name)
+{
+    for (const auto keep :
+         {"Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Vary", "Last-Modified"}) {
+        if (Http::EqualsIgnoreCase(name, keep))
+            return true;
+    }
+    return false;
+}
+
 bool Client::IsHopByHop(std::string_view name, const std::vector<Http::HeaderField>& fields)
 {
     for (const auto h : HopByHop) {
@@ -82,6 +92,13 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
         if (IsHopByHop(f.name, fields) || Http::EqualsIgnoreCase(f.name, "Host") ||
             Http::EqualsIgnoreCase(f.name, "Expect"))
             continue;
+        if (!spec.extraFields.empty() &&
+            (Http::EqualsIgnoreCase(f.name, "If-None-Match") ||
+             Http::EqualsIgnoreCase(f.name, "If-Modified-Since") ||
+             Http::EqualsIgnoreCase(f.name, "If-Match") ||
+             Http::EqualsIgnoreCase(f.name, "If-Unmodified-Since") ||
+             Http::EqualsIgnoreCase(f.name, "If-Range") || Http::EqualsIgnoreCase(f.name, "Range")))
+            continue; // a revalidation of the stored object asks its own question
         if (Http::EqualsIgnoreCase(f.name, "Via")) {
             via += (via.empty() ? "" : ", ") + std::string(f.value);
             continue;
@@ -129,6 +146,8 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
         AppendField(out, "Transfer-Encoding", "chunked");
         break;
     }
+    for (const auto& [name, value] : spec.extraFields)
+        AppendField(out, name, value);
     AppendField(out, "Connection", "keep-alive");
     out.append("\r\n");
     return out;
@@ -143,16 +162,25 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     std::string& out = result.head;
     out.reserve(reply.head.size() + 256);
     out.append("HTTP/1.1 ");
-    out.append(std::to_string(reply.status));
-    out.push_back(' ');
-    if (!reply.reason.empty())
-        out.append(reply.reason);
-    else
-        out.append(Http::ReasonPhrase(Http::StatusCode(reply.status)));
+    if (spec.notModified) {
+        out.append("304 Not Modified");
+    } else {
+        out.append(std::to_string(reply.status));
+        out.push_back(' ');
+        if (!reply.reason.empty())
+            out.append(reply.reason);
+        else
+            out.append(Http::ReasonPhrase(Http::StatusCode(reply.status)));
+    }
     out.append("\r\n");
 
     std::string via;
     for (const auto& f : reply.fields) {
+        // a 304 carries only what RFC 9110 section 15.4.5 lists (and Last-Modified, as Squid sends)
+        if (spec.notModified && !IsNotModifiedField(f.name))
+            continue;
+        if (spec.age && Http::EqualsIgnoreCase(f.name, "Age"))
+            continue; // replaced by the Age this cache computes
         if (Http::EqualsIgnoreCase(f.name, "Content-Length") && !reply.hasBody) {
             // HEAD and 304: the length of the body that was not sent, kept as is
             if (!reply.contentLength)
@@ -172,7 +200,11 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     if (!via.empty())
         AppendField(out, "Via", via);
 
-    if (!reply.hasBody || spec.requestWasHead) {
+    if (spec.age)
+        AppendField(out, "Age", std::to_string(*spec.age));
+    if (spec.notModified) {
+        result.framing = Store::BodyWriter::Framing::None;
+    } else if (!reply.hasBody || spec.requestWasHead) {
         result.framing = Store::BodyWriter::Framing::None;
         // a HEAD answered from a stored GET: the length of the body it would get
         if (reply.hasBody && reply.contentLength)
@@ -189,8 +221,9 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
         result.closeAfter = true;
     }
     if (!spec.cacheName.empty()) {
-        AppendField(out, "X-Cache", "MISS from " + spec.cacheName);
-        AppendField(out, "X-Cache-Lookup", "MISS from " + spec.cacheLookupName);
+        const char* verdict = spec.isHit ? "HIT from " : "MISS from ";
+        AppendField(out, "X-Cache", verdict + spec.cacheName);
+        AppendField(out, "X-Cache-Lookup", verdict + spec.cacheLookupName);
     }
     AppendField(out, "Connection", result.closeAfter ? "close" : "keep-alive");
     out.append("\r\n");

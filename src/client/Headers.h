@@ -40,6 +40,9 @@ struct OriginRequestSpec {
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how the body goes
     uint64_t contentLength = 0;                                                ///< with Framing::Raw
     bool hasZeroLength = false; ///< Framing::None, but the client sent `Content-Length: 0`
+    /// fields cuttle adds (a revalidation's If-None-Match / If-Modified-Since);
+    /// the client's own conditional fields are dropped when there are any
+    std::vector<std::pair<std::string, std::string>> extraFields;
 };
 
 /// The request head to send to the origin (HTTP/1.1, persistent).
@@ -54,6 +57,9 @@ struct ClientReplySpec {
     std::string viaName;                 ///< "host (cuttle/1.0)", empty: no Via
     std::string cacheName;               ///< "host" for X-Cache, "host:port" for X-Cache-Lookup
     std::string cacheLookupName;         ///< "host:port"
+    bool isHit = false;                  ///< served from the store: X-Cache says HIT
+    std::optional<int64_t> age;          ///< the Age to send (RFC 9111 5.1), on hits and revalidated replies
+    bool notModified = false;            ///< a 304 cuttle makes from a stored reply (RFC 9110 15.4.5)
 };
 
 /// The reply head and the body framing for one client.
@@ -65,6 +71,9 @@ struct ClientReply {
 
 /// The reply head to send to a client, and how its body is framed.
 ClientReply BuildClientReply(const ClientReplySpec& spec);
+
+/// Whether a 304 made from a stored reply carries this field (RFC 9110 section 15.4.5)
+bool IsNotModifiedField(std::string_view name);
 
 /// Whether the field must not cross a hop: the RFC 9110 section 7.6.1 list,
 /// the framing fields (recomputed per hop), and any name a Connection field lists.

@@ -19,13 +19,16 @@
 #include <unistd.h>
 
 Client::Server::Server(Comm::Loop& loop)
-    : loop_(loop), pool_(loop), accessLog_(std::make_unique<Log::AccessLog>())
+    : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0),
+      accessLog_(std::make_unique<Log::AccessLog>())
 {}
 
 Client::Server::~Server()
 {
     connections_.clear(); // before the logs they write to, the pool and the resolver
     pool_.closeAll();
+    pendingMisses_.clear();
+    cache_.clear();
 }
 
 void Client::Server::configureForwarding(const Config::Settings& settings, bool isStartup)
@@ -55,6 +58,26 @@ void Client::Server::configureForwarding(const Config::Settings& settings, bool 
     limits_.replyHeaderMaxSize = settings.replyHeaderMaxSize;
     limits_.connectTimeout = settings.connectTimeout;
     limits_.readTimeout = settings.readTimeout;
+
+    static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
+    const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];
+    if (cache_.policyName() != policy)
+        cache_.setPolicy(Store::MakePolicy(policy));
+    cache_.setBudget(settings.cacheMem);
+}
+
+Store::EntryRef Client::Server::pendingMiss(const std::string& key) const
+{
+    const auto it = pendingMisses_.find(key);
+    return it == pendingMisses_.end() ? Store::EntryRef() : it->second;
+}
+
+void Client::Server::setPendingMiss(const std::string& key, const Store::EntryRef& entry)
+{
+    if (entry)
+        pendingMisses_[key] = entry;
+    else
+        pendingMisses_.erase(key);
 }
 
 void Client::Server::configure(std::shared_ptr<const Config::Settings> settings, bool isStartup)

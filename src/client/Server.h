@@ -25,6 +25,7 @@
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "server/Pool.h"
+#include "store/Index.h"
 
 #include <memory>
 #include <string>
@@ -97,6 +98,13 @@ public:
     const ::Server::Limits& forwardLimits() const { return limits_; }
     /// the origin connection pool
     ::Server::Pool& originPool() { return pool_; }
+    /// the memory cache
+    Store::Index& cache() { return cache_; }
+    /// collapsed_forwarding: the in-flight miss for key whose reply head has
+    /// not arrived yet (others may join it), or null
+    Store::EntryRef pendingMiss(const std::string& key) const;
+    /// registers (entry) or forgets (null) the in-flight miss for key
+    void setPendingMiss(const std::string& key, const Store::EntryRef& entry);
 
 private:
     /// one http_port and its socket
@@ -113,10 +121,12 @@ private:
     void configureForwarding(const Config::Settings& settings, bool isStartup);
 
     Comm::Loop& loop_;
-    ::Server::Pool pool_;                           ///< idle origin connections
-    std::unique_ptr<Comm::Resolver> resolver_;      ///< DNS (c-ares)
-    std::unique_ptr<::Server::Context> forwarding_; ///< shared by every forwarder
-    ::Server::Limits limits_;                       ///< from the configuration in force
+    ::Server::Pool pool_;                                            ///< idle origin connections
+    std::unique_ptr<Comm::Resolver> resolver_;                       ///< DNS (c-ares)
+    std::unique_ptr<::Server::Context> forwarding_;                  ///< shared by every forwarder
+    ::Server::Limits limits_;                                        ///< from the configuration in force
+    Store::Index cache_;                                             ///< the memory cache (cache_mem)
+    std::unordered_map<std::string, Store::EntryRef> pendingMisses_; ///< see pendingMiss()
     std::shared_ptr<const Config::Settings> settings_;
     std::unique_ptr<Log::AccessLog> accessLog_;
     Errors::Templates templates_;

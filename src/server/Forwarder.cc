@@ -169,6 +169,19 @@ void Server::Forwarder::onConnectEvent()
     connectNext();
 }
 
+void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey)
+{
+    index_ = &index;
+    storeKey_ = std::move(fullKey);
+    charge();
+}
+
+void Server::Forwarder::charge()
+{
+    if (index_ && !index_->update(storeKey_, *reply_))
+        index_ = nullptr; // evicted or abandoned: the entry streams on, unkept
+}
+
 Comm::Descriptor Server::Forwarder::takeTunnelSocket()
 {
     Must(request_.isTunnel && connection_);
@@ -190,6 +203,7 @@ void Server::Forwarder::onConnected()
     connection_->noteUse();
     activity_ = context_.loop.now();
     armTimeout();
+    requestTime_ = ::time(nullptr);
     sender_.start(request_.head, request_.bodyFraming, *body_);
     sendMore();
     if (stage_ == Stage::Exchanging)
@@ -341,6 +355,7 @@ void Server::Forwarder::readMore()
             activity_ = context_.loop.now();
             replyBytes_ += got;
             process(from, got);
+            charge();
             // a short read drained the socket, unless its FIN came with it
             if (got < space.size() && !peerClosed_)
                 break;
@@ -406,6 +421,8 @@ bool Server::Forwarder::parseHead()
         reply->versionMajor = parser_.versionMajor();
         reply->versionMinor = parser_.versionMinor();
         reply->fields = parser_.fields();
+        reply->requestTime = requestTime_;
+        reply->responseTime = ::time(nullptr);
         framing_ = parser_.framing(request_.method == Http::Method::Head, false);
         reply->hasBody = framing_ != Http::ReplyParser::Framing::None;
         if (framing_ == Http::ReplyParser::Framing::Length) {
@@ -555,6 +572,7 @@ void Server::Forwarder::finish()
     stage_ = Stage::Done;
     timer_.cancel();
     reply_->complete();
+    charge();
     // a half-read block is not kept for the next reply: each reply starts fresh
     releaseConnection(reusable_ && requestSent_ && !peerClosed_);
 }
@@ -572,6 +590,7 @@ void Server::Forwarder::fail(Failure why, const std::string& text, int error)
     lookup_.cancel();
     releaseConnection(false);
     reply_->fail(text);
+    charge();
 }
 
 void Server::Forwarder::releaseConnection(bool reusable)

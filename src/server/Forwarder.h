@@ -43,6 +43,7 @@
 #include "server/Pool.h"
 #include "store/BodyWriter.h"
 #include "store/Entry.h"
+#include "store/Index.h"
 
 #include <cstdint>
 #include <memory>
@@ -118,6 +119,9 @@ public:
     bool reusedConnection() const { return reused_; }
     /// CONNECT: the connected socket, once the reply entry completed without a reply
     Comm::Descriptor takeTunnelSocket();
+    /// the reply is stored under fullKey in index: charge its growth to the
+    /// cache_mem budget as it arrives (Store::Index::update())
+    void chargeTo(Store::Index& index, std::string fullKey);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -190,6 +194,11 @@ private:
     bool reading_ = false;    ///< inside readMore()
     bool paused_ = false;     ///< reads stopped at read_ahead_gap
     bool peerClosed_ = false; ///< EPOLLRDHUP seen
+
+    Store::Index* index_ = nullptr; ///< where the reply is stored, if it is
+    std::string storeKey_;          ///< its full key there
+    time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
+    void charge();
 
     Comm::Timer timer_;                ///< connect_timeout, then read_timeout (lazily re-armed)
     Comm::Clock::time_point activity_; ///< the last byte moved to or from the origin

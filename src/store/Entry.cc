@@ -23,6 +23,12 @@ std::optional<std::string_view> Store::Reply::findField(std::string_view name) c
     return std::nullopt;
 }
 
+void Store::Entry::replaceReply(std::unique_ptr<Reply>&& reply)
+{
+    Must(reply_ && reply);
+    reply_ = std::move(reply);
+}
+
 void Store::Entry::setReply(std::unique_ptr<Reply>&& reply)
 {
     Must(!reply_ && reply);

@@ -47,6 +47,7 @@
 #include "store/forward.h"
 
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,8 @@ struct Reply {
     std::vector<Http::HeaderField> fields; ///< every field as received, in block
     bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
     std::optional<uint64_t> contentLength; ///< the body length when known in advance
+    time_t requestTime = 0;                ///< request_time (RFC 9111 4.2.3): when the request was sent
+    time_t responseTime = 0;               ///< response_time: when this head arrived
     /// the value of the first field with this name (case-insensitive)
     std::optional<std::string_view> findField(std::string_view name) const;
 };
@@ -109,6 +112,9 @@ public:
     void setReply(std::unique_ptr<Reply>&& reply);
     /// the reply head, or null before it arrived
     const Reply* reply() const { return reply_.get(); }
+    /// replaces the stored reply head (a 304 updated it, RFC 9111 4.3.4);
+    /// the body is untouched and readers are not told
+    void replaceReply(std::unique_ptr<Reply>&& reply);
 
     /// the body slices appended so far (and not yet released)
     const Sbuf::SliceSequence& body() const { return body_; }

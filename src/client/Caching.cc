@@ -1,0 +1,376 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The client side's use of the memory cache (Client::Connection's
+/// methods that look up, serve, join, store and invalidate; the rest of the
+/// class is in Connection.cc).
+///
+///     GET/HEAD allowed by http_access and `cache`
+///       lookupCache:  found, complete, fresh (Store::IsFresh) --> serveStored (TCP_MEM_HIT,
+///                                                     or a 304 for a matching conditional: TCP_INM_HIT /
+///                                                     TCP_IMS_HIT)
+///                     found, stale                     --> forward with If-None-Match / If-Modified-Since
+///                     in flight + collapsed_forwarding --> joinMiss (reads the same blocks from offset 0)
+///                     nothing, only-if-cached          --> 504 ERR_ONLY_IF_CACHED_MISS
+///       reply head:   decideStore: 304 to a revalidation --> update the stored head, serve it
+///       (TCP_REFRESH_UNMODIFIED)
+///                     storable (Store::IsStorable)       --> Store::Index::insert, the forwarder charges
+///                     cache_mem
+
+#include "cuttle.h"
+
+#include "client/Connection.h"
+#include "base/TextException.h"
+#include "client/Server.h"
+#include "errors/PageContext.h"
+#include "http/CacheControl.h"
+#include "http/Date.h"
+#include "http/ETag.h"
+#include "http/ReplyParser.h"
+#include "log/AccessRecord.h"
+#include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
+#include "store/Key.h"
+
+#include <ctime>
+
+namespace {
+
+/// the store's copy of a refresh_pattern line
+Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
+{
+    Store::RefreshRule r;
+    r.min = p.min;
+    r.percent = p.percent;
+    r.max = p.max;
+    r.overrideExpire = p.overrideExpire;
+    r.overrideLastmod = p.overrideLastmod;
+    r.reloadIntoIms = p.reloadIntoIms;
+    r.ignoreReload = p.ignoreReload;
+    r.ignoreNoStore = p.ignoreNoStore;
+    r.ignorePrivate = p.ignorePrivate;
+    r.refreshIms = p.refreshIms;
+    r.storeStale = p.storeStale;
+    r.maxStale = p.maxStale;
+    return r;
+}
+
+/// the facts of a stored reply
+Store::ResponseFacts FactsOf(const Store::Reply& reply)
+{
+    return Store::ResponseFacts::FromFields(reply.status, reply.fields, reply.requestTime,
+                                            reply.responseTime);
+}
+
+/// Whether a client's conditional GET/HEAD is answered 304 by the stored
+/// reply (RFC 9110 section 13.2.2: If-None-Match, else If-Modified-Since);
+/// sets isInm when If-None-Match decided.
+bool IsNotModified(const std::vector<Http::HeaderField>& request, const Store::Reply& reply, bool& isInm)
+{
+    std::optional<Http::EntityTag> etag;
+    const auto etagValue = reply.findField("ETag");
+    if (etagValue)
+        etag = Http::ParseEntityTag(*etagValue);
+    const auto inm = Http::FieldValues(request, "If-None-Match");
+    if (!inm.empty()) {
+        if (const auto passes = Http::EvaluateIfNoneMatch(inm, etag)) {
+            isInm = true;
+            return !*passes;
+        }
+    }
+    isInm = false;
+    const auto ims = Http::FieldValues(request, "If-Modified-Since");
+    const auto lm = reply.findField("Last-Modified");
+    if (ims.empty() || !lm)
+        return false;
+    const auto since = Http::ParseHttpDate(ims.front());
+    const auto modified = Http::ParseHttpDate(*lm);
+    return since && modified && *modified <= *since;
+}
+
+/// RFC 9111 section 4.3.4: the stored head, with every field the 304 sent
+/// replacing the stored ones of that name (never the framing)
+std::string MergedHead(const Store::Reply& stored, const Store::Reply& fresh)
+{
+    auto replaced = [&](std::string_view name) {
+        if (Http::EqualsIgnoreCase(name, "Content-Length") ||
+            Http::EqualsIgnoreCase(name, "Transfer-Encoding"))
+            return false;
+        return fresh.findField(name).has_value();
+    };
+    std::string head = "HTTP/" + std::to_string(stored.versionMajor) + "." +
+                       std::to_string(stored.versionMinor) + " " + std::to_string(stored.status) + " " +
+                       std::string(stored.reason) + "\r\n";
+    for (const auto& f : stored.fields) {
+        if (!replaced(f.name))
+            head.append(f.name).append(": ").append(f.value).append("\r\n");
+    }
+    for (const auto& f : fresh.fields) {
+        if (replaced(f.name))
+            head.append(f.name).append(": ").append(f.value).append("\r\n");
+    }
+    head.append("\r\n");
+    return head;
+}
+
+} // namespace
+
+std::vector<Http::HeaderField> Client::Connection::requestFieldsCopy(Http::RequestParser& parser) const
+{
+    // the request head was copied when the request came; its fields are
+    // parsed again on that copy (the read block may be gone by now)
+    parser.parse(tx_->requestHead);
+    return parser.fields();
+}
+
+bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist& facts,
+                                     Store::EntryRef& joinable)
+{
+    auto& tx = *tx_;
+    const auto& settings = server_.settings();
+    const auto method = parser_.method();
+    tx.url = url.canonical();
+    auto& cache = server_.cache();
+    if ((method != Http::Method::Get && method != Http::Method::Head) || cache.budget() == 0 ||
+        !settings.mayCache(facts))
+        return false;
+
+    tx.cacheKey = Store::MakeKey(parser_.methodToken(), tx.url);
+    tx.requestFacts = Store::RequestFacts::FromFields(method, parser_.fields());
+    tx.mayStore = !tx.requestFacts.cc.noStore; // RFC 9111 5.2.1.5
+    tx.requestHead = tx.pageContext ? tx.pageContext->request : std::string();
+
+    const auto found = cache.findVariant(tx.cacheKey, parser_.fields());
+    if (!found.entry) {
+        if (settings.collapsedForwarding && !parser_.hasBody())
+            joinable = server_.pendingMiss(tx.cacheKey);
+        if (!joinable && tx.requestFacts.cc.onlyIfCached) {
+            // RFC 9111 5.2.1.7: nothing usable is stored; Squid answers 504
+            tx.resultCode = "TCP_MISS";
+            if (pendingLog_)
+                pendingLog_->resultCode = "TCP_MISS";
+            reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
+            return true;
+        }
+        return false;
+    }
+    const auto& entry = found.entry;
+    if (!entry->isComplete()) {
+        // an object being stored: read it as it arrives, from offset 0
+        if (settings.collapsedForwarding && !parser_.hasBody())
+            joinable = entry;
+        return false;
+    }
+
+    const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
+    const auto response = FactsOf(*entry->reply());
+    const auto reuse = Store::IsFresh(tx.requestFacts, response, rule, ::time(nullptr));
+    debugs(20, 3,
+           "stored " << tx.url << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
+                     << reuse.lifetime << ")");
+    if (reuse.isServable()) {
+        cache.touch(found.key, *entry);
+        serveStored(entry, reuse.age);
+        return true;
+    }
+    if (tx.requestFacts.cc.onlyIfCached) {
+        reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
+        return true;
+    }
+    if (reuse.use == Store::Reuse::Reload) {
+        tx.resultCode = "TCP_CLIENT_REFRESH_MISS";
+        return false;
+    }
+    tx.stale = entry; // forward() asks the origin whether it changed
+    tx.staleKey = found.key;
+    return false;
+}
+
+void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age)
+{
+    auto& tx = *tx_;
+    bool isInm = false;
+    tx.notModified = IsNotModified(parser_.fields(), *entry->reply(), isInm);
+    tx.resultCode = tx.notModified ? (isInm ? "TCP_INM_HIT" : "TCP_IMS_HIT") : "TCP_MEM_HIT";
+    tx.isHit = true;
+    tx.age = age;
+    tx.reply = entry;
+    entry->addReader(*this);
+    state_ = State::Forwarding;
+    timer_.cancel();
+    startStreaming();
+}
+
+void Client::Connection::joinMiss(const Store::EntryRef& entry)
+{
+    auto& tx = *tx_;
+    tx.isJoiner = true;
+    tx.reply = entry;
+    entry->addReader(*this);
+    state_ = State::Forwarding;
+    timer_.cancel();
+    debugs(20, 3, "collapsed onto the fetch of " << tx.url);
+    if (entry->reply())
+        noteDataAvailable(); // its head is there already
+}
+
+bool Client::Connection::joinedReplyIsUsable()
+{
+    // the shared reply serves this client only when it was stored: a
+    // private or uncacheable reply is the first client's alone (RFC 9111 3)
+    auto& tx = *tx_;
+    if (tx.reply->isKept())
+        return true;
+    debugs(20, 3, "the shared fetch of " << tx.url << " is not storable; fetching it again");
+    tx.reply->removeReader(*this);
+    tx.reply = nullptr;
+    tx.isJoiner = false;
+    startOwnFetch(std::move(*tx.deferred));
+    tx.deferred.reset();
+    return false;
+}
+
+void Client::Connection::startOwnFetch(::Server::Request&& request)
+{
+    auto& tx = *tx_;
+    const auto& settings = server_.settings();
+    tx.reply = MakeRef<Store::Entry>(settings.readAheadGap);
+    tx.reply->addReader(*this);
+    tx.forwarder = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
+                                                         std::move(request), tx.reply);
+    if (!tx.cacheKey.empty() && settings.collapsedForwarding && !tx.stale)
+        server_.setPendingMiss(tx.cacheKey, tx.reply);
+    tx.forwarder->start();
+}
+
+bool Client::Connection::decideStore()
+{
+    auto& tx = *tx_;
+    auto& cache = server_.cache();
+    if (server_.pendingMiss(tx.cacheKey) == tx.reply)
+        server_.setPendingMiss(tx.cacheKey, nullptr); // joiners from now on find it in the index
+    const auto& reply = *tx.reply->reply();
+    const auto& settings = server_.settings();
+    const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
+
+    if (tx.stale) {
+        const auto* stored = tx.stale->reply();
+        if (reply.status == 304 && stored) {
+            // RFC 9111 4.3.4: freshen the stored head, serve the stored body
+            auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), MergedHead(*stored, reply));
+            Http::ReplyParser parser(block->size() + 1);
+            if (parser.parse(block->view()) == Http::ParseResult::Done) {
+                auto merged = std::make_unique<Store::Reply>(*stored);
+                merged->block = block;
+                merged->head = block->view();
+                merged->reason = parser.reason();
+                merged->fields = parser.fields();
+                merged->requestTime = reply.requestTime;
+                merged->responseTime = reply.responseTime;
+                tx.stale->replaceReply(std::move(merged));
+            }
+            cache.touch(tx.staleKey, *tx.stale);
+            tx.resultCode = "TCP_REFRESH_UNMODIFIED";
+            tx.isHit = true; // the body comes from the store, as Squid's X-Cache says
+            tx.reply->removeReader(*this);
+            tx.reply = tx.stale;
+            tx.reply->addReader(*this);
+            tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), ::time(nullptr));
+            Http::RequestParser again(tx.requestHead.size() + 1);
+            bool isInm = false;
+            tx.notModified = IsNotModified(requestFieldsCopy(again), *tx.reply->reply(), isInm);
+            return true;
+        }
+        if (reply.status >= 500) {
+            const auto staleFacts = FactsOf(*stored);
+            const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+            if (Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, staleFacts, rule,
+                                     ::time(nullptr), maxStale)) {
+                tx.resultCode = "TCP_REFRESH_FAIL_OLD";
+                tx.isHit = true;
+                tx.reply->removeReader(*this);
+                tx.reply = tx.stale;
+                tx.reply->addReader(*this);
+                tx.age = Store::CurrentAge(staleFacts, ::time(nullptr));
+                return true;
+            }
+            tx.resultCode = "TCP_REFRESH_FAIL_ERR";
+        } else {
+            tx.resultCode = "TCP_REFRESH_MODIFIED";
+        }
+    }
+
+    if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
+        return false;
+    const auto facts = FactsOf(reply);
+    const auto verdict = Store::IsStorable(tx.requestFacts, facts, rule);
+    if (!verdict) {
+        debugs(20, 3, "not storing " << tx.url << ": " << verdict.reason);
+        return false;
+    }
+    if (reply.contentLength && (*reply.contentLength > settings.maximumObjectSizeInMemory ||
+                                *reply.contentLength < settings.minimumObjectSize)) {
+        debugs(20, 3, "not storing " << tx.url << ": its size is outside the object size limits");
+        return false;
+    }
+    Http::RequestParser again(tx.requestHead.size() + 1);
+    const auto fields = requestFieldsCopy(again);
+    if (const auto fullKey = cache.insert(tx.cacheKey, tx.reply, fields)) {
+        debugs(20, 3, "storing " << tx.url << " as " << *fullKey);
+        if (tx.forwarder)
+            tx.forwarder->chargeTo(cache, *fullKey);
+    }
+    return false;
+}
+
+void Client::Connection::invalidateAfterUnsafe()
+{
+    // RFC 9111 4.4: a non-error reply to an unsafe method invalidates the
+    // target URI and the same-origin Location and Content-Location
+    auto& tx = *tx_;
+    const auto* reply = tx.reply->reply();
+    if (!reply || reply->status < 200 || reply->status >= 400 || Http::IsSafe(tx.method))
+        return;
+    auto& cache = server_.cache();
+    if (tx.url.empty() || cache.objectCount() == 0)
+        return;
+    cache.erase(Store::MakeKey("GET", tx.url));
+    Http::Url target;
+    if (!target.parse(tx.url))
+        return;
+    for (const char* name : {"Location", "Content-Location"}) {
+        const auto value = reply->findField(name);
+        if (!value)
+            continue;
+        Http::Url other;
+        if (value->starts_with("/")) {
+            if (other.parse(target.scheme() + "://" + target.authorityHost() +
+                            (target.hasExplicitPort() ? ":" + std::to_string(target.port()) : "") +
+                            std::string(*value)))
+                cache.erase(Store::MakeKey("GET", other.canonical()));
+        } else if (other.parse(*value) && other.host() == target.host() && other.port() == target.port() &&
+                   other.scheme() == target.scheme()) {
+            cache.erase(Store::MakeKey("GET", other.canonical()));
+        }
+    }
+}
+
+void Client::Connection::purge(const Http::Url& url)
+{
+    // Squid's PURGE: 200 when something was removed, 404 otherwise
+    const auto erased = server_.cache().erase(Store::MakeKey("GET", url.canonical()));
+    const int status = erased ? 200 : 404;
+    if (pendingLog_) {
+        pendingLog_->resultCode = "TCP_MISS";
+        pendingLog_->httpStatus = status;
+        pendingLog_->hierarchy = "HIER_NONE";
+    }
+    out_ = std::string("HTTP/1.1 ") + (erased ? "200 OK" : "404 Not Found") +
+           "\r\nContent-Length: 0\r\nConnection: " + (closeAfterReply_ ? "close" : "keep-alive") + "\r\n\r\n";
+    outOffset_ = 0;
+    state_ = State::Writing;
+    armTimer(server_.settings().readTimeout);
+}
