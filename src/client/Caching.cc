@@ -28,6 +28,7 @@
 #include "http/CacheControl.h"
 #include "http/Date.h"
 #include "http/ETag.h"
+#include "http/Range.h"
 #include "http/ReplyParser.h"
 #include "log/AccessRecord.h"
 #include "log/CacheLog.h"
@@ -198,10 +199,71 @@ void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age)
     tx.isHit = true;
     tx.age = age;
     tx.reply = entry;
+    if (!tx.notModified)
+        planRanges(*entry);
     entry->addReader(*this);
     state_ = State::Forwarding;
     timer_.cancel();
     startStreaming();
+}
+
+void Client::Connection::planRanges(const Store::Entry& entry)
+{
+    // RFC 9110 section 14: a Range of a GET is served from the stored body
+    // (206, multipart/byteranges for several ranges, 416 when none can be);
+    // a malformed Range, another unit or a failed If-Range gets the whole 200
+    auto& tx = *tx_;
+    const auto& reply = *entry.reply();
+    if (tx.method != Http::Method::Get || reply.status != 200 || !entry.isComplete())
+        return;
+    const auto values = Http::FieldValues(parser_.fields(), "Range");
+    if (values.size() != 1)
+        return;
+    Http::ByteRangeSet set;
+    if (!set.parse(values.front()))
+        return;
+    const auto ifRange = Http::FieldValues(parser_.fields(), "If-Range");
+    if (!ifRange.empty()) {
+        std::optional<Http::EntityTag> etag;
+        if (const auto v = reply.findField("ETag"))
+            etag = Http::ParseEntityTag(*v);
+        std::optional<time_t> lm, date;
+        if (const auto v = reply.findField("Last-Modified"))
+            lm = Http::ParseHttpDate(*v);
+        if (const auto v = reply.findField("Date"))
+            date = Http::ParseHttpDate(*v);
+        if (!Http::IfRangeMatches(ifRange.front(), etag, lm, date))
+            return;
+    }
+    const uint64_t length = entry.body().length();
+    const auto ranges = set.resolve(length);
+    if (ranges.empty()) {
+        tx.rangeStatus = 416;
+        tx.rangeLength = 0;
+        tx.rangeFields.emplace_back("Content-Range", Http::UnsatisfiedRangeValue(length));
+        tx.segments.push_back({});
+        tx.resultCode = "TCP_MEM_HIT";
+        return;
+    }
+    tx.rangeStatus = 206;
+    const uint64_t start = entry.body().startOffset();
+    if (ranges.size() == 1) {
+        tx.rangeLength = ranges.front().length;
+        tx.rangeFields.emplace_back("Content-Range", Http::ContentRangeValue(ranges.front(), length));
+        tx.segments.push_back({"", start + ranges.front().offset, ranges.front().length});
+        return;
+    }
+    const auto type = reply.findField("Content-Type");
+    Http::MultipartByteranges multipart(Http::MakeBoundary(), type ? std::string(*type) : std::string(),
+                                        length);
+    tx.isMultipart = true;
+    tx.rangeLength = multipart.bodyLength(ranges);
+    tx.rangeFields.emplace_back("Content-Type", multipart.contentTypeValue());
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        tx.segments.push_back({multipart.partHead(ranges[i], i == 0), 0, 0});
+        tx.segments.push_back({"", start + ranges[i].offset, ranges[i].length});
+    }
+    tx.segments.push_back({multipart.closing(), 0, 0});
 }
 
 void Client::Connection::joinMiss(const Store::EntryRef& entry)
@@ -321,9 +383,34 @@ bool Client::Connection::decideStore()
     if (const auto fullKey = cache.insert(tx.cacheKey, tx.reply, fields)) {
         debugs(20, 3, "storing " << tx.url << " as " << *fullKey);
         if (tx.forwarder)
-            tx.forwarder->chargeTo(cache, *fullKey);
+            tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory);
     }
     return false;
+}
+
+bool Client::Connection::serveStaleOnError()
+{
+    // the origin could not be reached to revalidate: RFC 5861 stale-if-error
+    // and Squid's max_stale may let the stored object answer
+    auto& tx = *tx_;
+    const auto* stored = tx.stale->reply();
+    if (!stored)
+        return false;
+    const auto& settings = server_.settings();
+    const auto facts = FactsOf(*stored);
+    const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+    if (!Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, facts,
+                              RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale))
+        return false;
+    tx.resultCode = "TCP_REFRESH_FAIL_OLD";
+    tx.isHit = true;
+    tx.isDecided = true;
+    tx.age = Store::CurrentAge(facts, ::time(nullptr));
+    tx.reply->removeReader(*this);
+    tx.reply = tx.stale;
+    tx.reply->addReader(*this);
+    startStreaming();
+    return true;
 }
 
 void Client::Connection::invalidateAfterUnsafe()

@@ -645,7 +645,7 @@ void Client::Connection::startStreaming()
 {
     const auto& settings = server_.settings();
     const bool isOwner = tx_->forwarder && !tx_->isJoiner;
-    if (isOwner && !tx_->cacheKey.empty())
+    if (isOwner && !tx_->cacheKey.empty() && !tx_->isDecided)
         decideStore(); // may switch to the stored reply (a revalidation)
     if (isOwner)
         invalidateAfterUnsafe();
@@ -656,6 +656,12 @@ void Client::Connection::startStreaming()
     spec.isHit = tx_->isHit || tx_->isJoiner;
     spec.age = tx_->age;
     spec.notModified = tx_->notModified;
+    if (tx_->rangeStatus) {
+        spec.status = tx_->rangeStatus;
+        spec.bodyLength = tx_->rangeLength;
+        spec.dropContentType = tx_->isMultipart;
+        spec.extraFields = tx_->rangeFields;
+    }
     spec.clientIsHttp11 = clientIsHttp11_;
     spec.requestWasHead = requestIsHead_;
     // a body the client is still sending when the reply is done would be
@@ -668,11 +674,16 @@ void Client::Connection::startStreaming()
     auto out = BuildClientReply(spec);
     if (out.closeAfter)
         closeAfterReply_ = true;
-    tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
+    if (!tx_->segments.empty() && !requestIsHead_)
+        tx_->writer.startSegments(std::move(out.head), std::move(tx_->segments), *tx_->reply);
+    else if (!tx_->segments.empty())
+        tx_->writer.startSegments(std::move(out.head), {Store::BodyWriter::Segment{}}, *tx_->reply);
+    else
+        tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
     if (pendingLog_) {
         auto& record = *pendingLog_;
         record.resultCode = tx_->resultCode;
-        record.httpStatus = spec.notModified ? 304 : spec.reply->status;
+        record.httpStatus = spec.notModified ? 304 : spec.status ? spec.status : spec.reply->status;
         if (isOwner) {
             record.hierarchy = "HIER_DIRECT";
             record.peerAddress = tx_->forwarder->peerHost();
@@ -721,6 +732,8 @@ void Client::Connection::streamSome()
 
 void Client::Connection::forwardingFailed()
 {
+    if (tx_->stale && tx_->forwarder->failure() != ::Server::Failure::Aborted && serveStaleOnError())
+        return;
     Http::StatusCode status = Http::StatusCode::BadGateway;
     std::string templateName = "ERR_READ_ERROR";
     const auto contextHolder = std::move(tx_->pageContext);
@@ -763,6 +776,13 @@ void Client::Connection::forwardingFailed()
     if (pendingLog_) {
         pendingLog_->resultCode = "TCP_MISS";
         pendingLog_->peerAddress = context.serverAddress;
+    }
+    if (tx_->stale) {
+        // RFC 9111 4.2.4 and 5.2.2.2: a stored object that may not be served
+        // stale while its origin cannot be reached gets a 504
+        status = Http::StatusCode::GatewayTimeout;
+        if (pendingLog_)
+            pendingLog_->resultCode = "TCP_REFRESH_FAIL_ERR";
     }
     const std::string peer = context.serverAddress;
     if (readingBody_) {

@@ -137,6 +137,8 @@ private:
     bool joinedReplyIsUsable();
     void startOwnFetch(::Server::Request&& request);
     bool decideStore();
+    bool serveStaleOnError();
+    void planRanges(const Store::Entry& entry);
     void invalidateAfterUnsafe();
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
@@ -204,6 +206,14 @@ private:
         bool notModified = false;   ///< a 304 made from the stored reply
         std::optional<int64_t> age; ///< the Age to send
         std::string resultCode = "TCP_MISS"; ///< Squid's %Ss
+        bool isDecided = false;              ///< the store decision is made (a stale object is being served)
+        // a Range request answered from a complete stored object
+        std::vector<Store::BodyWriter::Segment>
+            segments;                        ///< the 206/416 body's pieces; empty: the whole body
+        int rangeStatus = 0;                 ///< 206 or 416
+        std::optional<uint64_t> rangeLength; ///< the Content-Length of the range reply
+        std::vector<std::pair<std::string, std::string>> rangeFields; ///< Content-Range or Content-Type
+        bool isMultipart = false;                                     ///< multipart/byteranges
     };
 
     bool clientIsHttp11_ = true;                        ///< the current request's version is 1.1 or later

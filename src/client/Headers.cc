@@ -164,6 +164,10 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     out.append("HTTP/1.1 ");
     if (spec.notModified) {
         out.append("304 Not Modified");
+    } else if (spec.status) {
+        out.append(std::to_string(spec.status));
+        out.push_back(' ');
+        out.append(Http::ReasonPhrase(Http::StatusCode(spec.status)));
     } else {
         out.append(std::to_string(reply.status));
         out.push_back(' ');
@@ -181,6 +185,8 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
             continue;
         if (spec.age && Http::EqualsIgnoreCase(f.name, "Age"))
             continue; // replaced by the Age this cache computes
+        if (spec.dropContentType && Http::EqualsIgnoreCase(f.name, "Content-Type"))
+            continue;
         if (Http::EqualsIgnoreCase(f.name, "Content-Length") && !reply.hasBody) {
             // HEAD and 304: the length of the body that was not sent, kept as is
             if (!reply.contentLength)
@@ -202,6 +208,8 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
 
     if (spec.age)
         AppendField(out, "Age", std::to_string(*spec.age));
+    for (const auto& [name, value] : spec.extraFields)
+        AppendField(out, name, value);
     if (spec.notModified) {
         result.framing = Store::BodyWriter::Framing::None;
     } else if (!reply.hasBody || spec.requestWasHead) {
@@ -209,6 +217,9 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
         // a HEAD answered from a stored GET: the length of the body it would get
         if (reply.hasBody && reply.contentLength)
             AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
+    } else if (spec.bodyLength) {
+        result.framing = Store::BodyWriter::Framing::Raw;
+        AppendField(out, "Content-Length", std::to_string(*spec.bodyLength));
     } else if (reply.contentLength) {
         result.framing = Store::BodyWriter::Framing::Raw;
         AppendField(out, "Content-Length", std::to_string(*reply.contentLength));

@@ -60,6 +60,10 @@ struct ClientReplySpec {
     bool isHit = false;                  ///< served from the store: X-Cache says HIT
     std::optional<int64_t> age;          ///< the Age to send (RFC 9111 5.1), on hits and revalidated replies
     bool notModified = false;            ///< a 304 cuttle makes from a stored reply (RFC 9110 15.4.5)
+    int status = 0;                      ///< another status than the reply's (206, 416), 0: the reply's
+    std::optional<uint64_t> bodyLength;  ///< the Content-Length of what is sent, when not the reply's
+    bool dropContentType = false;        ///< a multipart/byteranges reply has its own Content-Type
+    std::vector<std::pair<std::string, std::string>> extraFields; ///< Content-Range, Content-Type...
 };
 
 /// The reply head and the body framing for one client.

@@ -169,16 +169,28 @@ void Server::Forwarder::onConnectEvent()
     connectNext();
 }
 
-void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey)
+void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize)
 {
     index_ = &index;
     storeKey_ = std::move(fullKey);
+    maxObjectSize_ = maxObjectSize;
     charge();
 }
 
 void Server::Forwarder::charge()
 {
-    if (index_ && !index_->update(storeKey_, *reply_))
+    if (!index_)
+        return;
+    if (reply_->body().endOffset() > maxObjectSize_) {
+        // a body of unknown length grew past maximum_object_size_in_memory:
+        // it streams on without being kept (blocks released behind the readers)
+        index_->erase(storeKey_);
+        reply_->setKept(false);
+        reply_->noteConsumed();
+        index_ = nullptr;
+        return;
+    }
+    if (!index_->update(storeKey_, *reply_))
         index_ = nullptr; // evicted or abandoned: the entry streams on, unkept
 }
 

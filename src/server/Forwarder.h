@@ -121,7 +121,7 @@ public:
     Comm::Descriptor takeTunnelSocket();
     /// the reply is stored under fullKey in index: charge its growth to the
     /// cache_mem budget as it arrives (Store::Index::update())
-    void chargeTo(Store::Index& index, std::string fullKey);
+    void chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -197,6 +197,7 @@ private:
 
     Store::Index* index_ = nullptr; ///< where the reply is stored, if it is
     std::string storeKey_;          ///< its full key there
+    uint64_t maxObjectSize_ = 0;    ///< maximum_object_size_in_memory: past it the object is not kept
     time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
     void charge();
 

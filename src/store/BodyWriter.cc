@@ -42,8 +42,83 @@ void take(uint64_t& w, size_t& offset, size_t size)
 
 } // namespace
 
+void Store::BodyWriter::startSegments(std::string head, std::vector<Segment> segments, const Entry& entry)
+{
+    start(std::move(head), Framing::Raw, entry);
+    segments_ = std::move(segments);
+    segment_ = 0;
+    segmentDone_ = 0;
+}
+
+Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
+{
+    const auto& body = entry.body();
+    for (;;) {
+        iovec iov[IOV_MAX];
+        size_t n = 0;
+        push(iov, n, head_.data() + headOffset_, head_.size() - headOffset_);
+        // the pieces from the current one on, as far as one writev carries them
+        size_t s = segment_;
+        uint64_t done = segmentDone_;
+        while (s < segments_.size() && n + 1 < IOV_MAX) {
+            const auto& seg = segments_[s];
+            if (!seg.text.empty()) {
+                push(iov, n, seg.text.data() + done, seg.text.size() - done);
+            } else if (seg.length > done) {
+                Sbuf::Cursor at;
+                at.seek(body, seg.offset + done);
+                size_t got = 0;
+                n += at.gather(body, iov + n, IOV_MAX - n - 1, seg.length - done, &got);
+                if (got < seg.length - done)
+                    break; // the rest of this piece goes in the next writev
+            }
+            ++s;
+            done = 0;
+        }
+        if (n == 0)
+            return Result::Done;
+        uint64_t offered = 0;
+        for (size_t i = 0; i < n; ++i)
+            offered += iov[i].iov_len;
+        const ssize_t r = ::writev(fd, iov, int(n));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return Result::Blocked;
+            errno_ = errno;
+            return Result::Error;
+        }
+        uint64_t w = uint64_t(r);
+        written_ += w;
+        take(w, headOffset_, head_.size());
+        while (w > 0 && segment_ < segments_.size()) {
+            const auto& seg = segments_[segment_];
+            const uint64_t size = seg.text.empty() ? seg.length : seg.text.size();
+            const uint64_t step = std::min<uint64_t>(w, size - segmentDone_);
+            if (seg.text.empty())
+                bodyWritten_ += step;
+            segmentDone_ += step;
+            w -= step;
+            if (segmentDone_ == size) {
+                ++segment_;
+                segmentDone_ = 0;
+            }
+        }
+        // empty pieces after the last byte written are done too
+        while (segment_ < segments_.size() && segments_[segment_].text.empty() &&
+               segments_[segment_].length == 0)
+            ++segment_;
+        if (uint64_t(r) < offered)
+            return Result::Blocked;
+    }
+}
+
 void Store::BodyWriter::start(std::string head, Framing framing, const Entry& entry)
 {
+    segments_.clear();
+    segment_ = 0;
+    segmentDone_ = 0;
     head_ = std::move(head);
     headOffset_ = 0;
     framing_ = framing;
@@ -58,6 +133,8 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
 
 Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
 {
+    if (!segments_.empty())
+        return writeSegments(fd, entry);
     const auto& body = entry.body();
     const size_t maxBytes = maxBytes_ ? maxBytes_ : SIZE_MAX;
     for (;;) {

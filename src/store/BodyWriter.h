@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace Store {
 
@@ -56,6 +57,18 @@ public:
     /// starts a message: its head bytes (may be empty) and body framing;
     /// the cursor starts at the entry's first byte held
     void start(std::string head, Framing framing, const Entry& entry);
+    /// One piece of a reply made of ranges of a complete stored body (a 206):
+    /// text (a multipart delimiter and part head, or the closing) or
+    /// `length` body bytes from absolute offset `offset`.
+    struct Segment {
+        std::string text;    ///< framing bytes, written as they are
+        uint64_t offset = 0; ///< with text empty: where the body bytes start
+        uint64_t length = 0; ///< with text empty: how many body bytes
+    };
+    /// starts a message of head and then segments (Range replies); the
+    /// entry's body must hold every byte the segments name
+    void startSegments(std::string head, std::vector<Segment> segments, const Entry& entry);
+
     /// writes as much as the socket takes (looping while writev takes all it
     /// was offered) and reports why it stopped
     Result write(int fd, Entry& entry);
@@ -73,8 +86,13 @@ public:
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
 private:
-    std::string head_;      ///< the message head (status or request line and fields)
-    size_t headOffset_ = 0; ///< bytes of head_ written
+    Result writeSegments(int fd, Entry& entry);
+
+    std::vector<Segment> segments_; ///< a Range reply's pieces (startSegments())
+    size_t segment_ = 0;            ///< the piece being written
+    uint64_t segmentDone_ = 0;      ///< bytes of it written
+    std::string head_;              ///< the message head (status or request line and fields)
+    size_t headOffset_ = 0;         ///< bytes of head_ written
     Framing framing_ = Framing::None;
     Sbuf::Cursor cursor_;     ///< where the next body byte to write is
     uint64_t chunkLeft_ = 0;  ///< body bytes of the open chunk not yet written
