@@ -1393,6 +1393,7 @@ class Bench:
                 if name not in sections:
                     continue
                 t0 = time.monotonic()
+                self.data.setdefault("loadavg_sections", {})[name] = loadavg()
                 try:
                     fn()
                 except BenchError as e:
@@ -1529,7 +1530,7 @@ def main():
 
     pngs = report.plots(bench.data, args.out, bench.notes)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
-        json.dump(bench.data, f, indent=1, sort_keys=True, default=str)
+        json.dump(bench.data, f, indent=1, default=str)
     argv = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
     report.report(bench.data, args.out, argv, pngs)
     log("bench: wrote %s/benchmarks.md, benchmarks.json%s in %.1f minutes" % (args.out, "".join(", " + p for p in pngs), (time.monotonic() - START) / 60))

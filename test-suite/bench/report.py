@@ -9,11 +9,17 @@ ratios and two PNG plots of the buffer sweep. It measures nothing.
 
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 
 MB, GB = 1000**2, 1000**3
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
+
+
+def busy(share):
+    """0.35 -> '35%'."""
+    return "n/m" if not share else "%.0f%%" % (100 * share)
 
 
 def human_size(n):
@@ -149,7 +155,8 @@ def report(d, out_dir, argv, pngs):
                 ["kernel", m.get("kernel", "?")],
                 ["memory", "%s GiB" % m.get("memory_gib", "?")],
                 ["Debian", m.get("debian", "?")],
-                ["load average at start / end", "%s / %s" % (d["loadavg_start"], d["loadavg_end"])],
+                ["load average (1, 5, 15 min) at start / end", "%s / %s" % (d["loadavg_start"], d["loadavg_end"])],
+                ["load average (1 min) as each section started", ", ".join("%s %s" % (k, v.split()[0]) for k, v in d.get("loadavg_sections", {}).items()) or "n/m"],
             ]
             + [[k, "`%s`" % val] for k, val in v.items()],
         )
@@ -189,11 +196,14 @@ def report(d, out_dir, argv, pngs):
                     fmt(s["mbps"]),
                     "%s-%s" % (fmt(s["mbps_min"]), fmt(s["mbps_max"])),
                     fmt(s["cpu_s_per_gb"], 2),
+                    busy(s["mbps"] and s["cpu_s_per_gb"] and s["mbps"] * MB / GB * s["cpu_s_per_gb"]),
                     fmt(s["peak_rss"] / MB if s["peak_rss"] else None, 1),
                     s.get("error", ""),
                 ]
             )
-        w(md_table(["target", "MB/s", "range", "proxy CPU-s/GB", "peak RSS (MB)", "problem"], rows))
+        w(md_table(["target", "MB/s", "range of the rounds", "proxy CPU-s/GB", "proxy CPU busy", "peak RSS (MB)", "problem"], rows))
+        w("")
+        w("\"CPU busy\" is MB/s x CPU-s/GB: the share of one core the proxy used while it moved the bytes (well under 100% means it was waiting, not computing).")
     else:
         w("Not measured: %s" % not_measured.get("throughput", "section skipped"))
 
@@ -293,6 +303,13 @@ def report(d, out_dir, argv, pngs):
             for buf in axes["buffers"] + axes["auto"]:
                 rows.append(["`%s`" % buf] + [fmt(by.get((buf, gap), {}).get(field), digits) for gap in axes["gaps"]])
             w(md_table(["request_buffer_size"] + axes["gaps"], rows))
+        spreads = [(max(x["mbps"] for x in s["rounds"]) - min(x["mbps"] for x in s["rounds"])) / s["mbps"] for s in sw if s["mbps"] and len(s["rounds"]) > 1]
+        if spreads:
+            w("")
+            w(
+                "Noise: the rounds of one point spread (max - min) by %.0f%% of its median MB/s (the median over the points; the worst %.0f%%). "
+                "Differences between neighbouring points smaller than that are not results." % (100 * statistics.median(spreads), 100 * max(spreads))
+            )
         good = [s for s in sw if s["mbps"]]
         if good:
             best = max(good, key=lambda s: s["mbps"])
@@ -339,10 +356,11 @@ def report(d, out_dir, argv, pngs):
                     s["size"].upper().replace("K", " KiB"),
                     fmt(s["rps"]),
                     fmt(s["cpu_s_per_10k"], 3),
+                    busy(s["rps"] and s["cpu_s_per_10k"] and s["rps"] * s["cpu_s_per_10k"] / 10000),
                     ("%d non-2xx" % s["non_2xx"] if s["non_2xx"] else "") + (("; " if s["non_2xx"] else "") + s["socket_errors"] if s["socket_errors"] else ""),
                 ]
             )
-        w(md_table(["target", "object", "requests/s", "proxy CPU-s per 10k requests", "problems"], rows))
+        w(md_table(["target", "object", "requests/s", "proxy CPU-s per 10k requests", "proxy CPU busy", "problems"], rows))
     else:
         w("Not measured: %s" % not_measured.get("small", "section skipped"))
 
