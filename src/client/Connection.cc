@@ -862,6 +862,8 @@ void Client::Connection::stopForwarding()
         return;
     if (tx_->reply)
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
+    if (tx_->forwarder && tx_->forwarder->isFinishingAlone())
+        server_.adoptFinishing(std::move(tx_->forwarder)); // ... unless it finishes storing the object
     if (tx_->requestBody) {
         if (readingBody_)
             endRequestBody(false);

@@ -26,6 +26,7 @@ Client::Server::Server(Comm::Loop& loop)
 Client::Server::~Server()
 {
     connections_.clear(); // before the logs they write to, the pool and the resolver
+    finishing_.clear();
     pool_.closeAll();
     pendingMisses_.clear();
     cache_.clear();
@@ -58,6 +59,9 @@ void Client::Server::configureForwarding(const Config::Settings& settings, bool 
     limits_.replyHeaderMaxSize = settings.replyHeaderMaxSize;
     limits_.connectTimeout = settings.connectTimeout;
     limits_.readTimeout = settings.readTimeout;
+    limits_.quickAbortMin = settings.quickAbortMin;
+    limits_.quickAbortMax = settings.quickAbortMax;
+    limits_.quickAbortPct = settings.quickAbortPct;
 
     static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
     const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];
@@ -70,6 +74,20 @@ Store::EntryRef Client::Server::pendingMiss(const std::string& key) const
 {
     const auto it = pendingMisses_.find(key);
     return it == pendingMisses_.end() ? Store::EntryRef() : it->second;
+}
+
+void Client::Server::adoptFinishing(::Server::ForwarderPtr&& forwarder)
+{
+    finishing_.push_back(std::move(forwarder));
+    if (!reapTimer_.isPending())
+        reapTimer_ = loop_.schedule(Comm::Milliseconds(200), [this] { reapFinishing(); });
+}
+
+void Client::Server::reapFinishing()
+{
+    std::erase_if(finishing_, [](const ::Server::ForwarderPtr& f) { return f->isDone(); });
+    if (!finishing_.empty())
+        reapTimer_ = loop_.schedule(Comm::Milliseconds(200), [this] { reapFinishing(); });
 }
 
 void Client::Server::setPendingMiss(const std::string& key, const Store::EntryRef& entry)

@@ -25,6 +25,7 @@
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "server/Pool.h"
+#include "server/forward.h"
 #include "store/Index.h"
 
 #include <memory>
@@ -105,6 +106,11 @@ public:
     Store::EntryRef pendingMiss(const std::string& key) const;
     /// registers (entry) or forgets (null) the in-flight miss for key
     void setPendingMiss(const std::string& key, const Store::EntryRef& entry);
+    /// keeps a forwarder whose clients all left while it finishes storing
+    /// its object (quick_abort_*); it is destroyed once done
+    void adoptFinishing(::Server::ForwarderPtr&& forwarder);
+    /// forwarders finishing objects without clients
+    size_t finishingCount() const { return finishing_.size(); }
 
 private:
     /// one http_port and its socket
@@ -127,6 +133,9 @@ private:
     ::Server::Limits limits_;                                        ///< from the configuration in force
     Store::Index cache_;                                             ///< the memory cache (cache_mem)
     std::unordered_map<std::string, Store::EntryRef> pendingMisses_; ///< see pendingMiss()
+    std::vector<::Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
+    Comm::Timer reapTimer_;                                          ///< destroys finished ones
+    void reapFinishing();
     std::shared_ptr<const Config::Settings> settings_;
     std::unique_ptr<Log::AccessLog> accessLog_;
     Errors::Templates templates_;

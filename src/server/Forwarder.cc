@@ -309,12 +309,37 @@ void Server::Forwarder::noteReadersGone()
 {
     if (stage_ == Stage::Done)
         return;
+    if (reply_->isKept() && headDone_ && shouldFinishAlone()) {
+        debugs(11, 3,
+               "every client left " << request_.host << ":" << request_.port
+                                    << "; finishing the object into the cache (quick_abort)");
+        finishingAlone_ = true;
+        resumeProducing();
+        return;
+    }
     // the client went away before the reply was complete: the rest is not wanted
     failure_ = Failure::Aborted;
     stage_ = Stage::Done;
     timer_.cancel();
     lookup_.cancel();
     releaseConnection(false);
+}
+
+bool Server::Forwarder::shouldFinishAlone() const
+{
+    // Squid 5.7's quick_abort rules (store_client.cc CheckQuickAbortIsReasonable)
+    if (limits_.quickAbortMin < 0)
+        return true;
+    if (framing_ != Http::ReplyParser::Framing::Length)
+        return false; // an unknown length: nothing to weigh
+    const uint64_t received = reply_->body().endOffset();
+    const uint64_t expected = received + bodyLeft_;
+    const uint64_t remaining = bodyLeft_;
+    if (remaining < uint64_t(limits_.quickAbortMin))
+        return true;
+    if (remaining > limits_.quickAbortMax)
+        return false;
+    return expected > 0 && received * 100 >= expected * limits_.quickAbortPct;
 }
 
 bool Server::Forwarder::makeReadSpace()

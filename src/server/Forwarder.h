@@ -83,6 +83,9 @@ struct Limits {
     size_t replyHeaderMaxSize = 64 * 1024;    ///< reply_header_max_size
     Comm::Milliseconds connectTimeout{60000}; ///< connect_timeout
     Comm::Milliseconds readTimeout{900000};   ///< read_timeout
+    int64_t quickAbortMin = 16 * 1024;        ///< quick_abort_min, bytes (< 0: always finish a stored object)
+    uint64_t quickAbortMax = 16 * 1024;       ///< quick_abort_max, bytes
+    unsigned quickAbortPct = 95;              ///< quick_abort_pct
 };
 
 /// What to forward.
@@ -115,6 +118,9 @@ public:
     std::string peerHost() const;
     /// whether the reply is complete or forwarding failed
     bool isDone() const { return stage_ == Stage::Done; }
+    /// whether every client left and the forwarder goes on storing the
+    /// object (quick_abort_*): its owner hands it to the daemon
+    bool isFinishingAlone() const { return finishingAlone_ && stage_ != Stage::Done; }
     /// whether the reply came over a pooled connection (for tests and logs)
     bool reusedConnection() const { return reused_; }
     /// CONNECT: the connected socket, once the reply entry completed without a reply
@@ -153,6 +159,7 @@ private:
     void finish();
     void fail(Failure why, const std::string& text, int error = 0);
     bool mayRetry() const;
+    bool shouldFinishAlone() const;
     void retry();
     void releaseConnection(bool reusable);
     void armTimeout();
@@ -173,8 +180,9 @@ private:
     std::vector<Comm::Address> addresses_; ///< from DNS, tried in turn
     size_t nextAddress_ = 0;
     OriginConnectionPtr connection_;
-    bool reused_ = false;  ///< connection_ came from the Pool
-    bool retried_ = false; ///< the one retry was spent
+    bool reused_ = false;         ///< connection_ came from the Pool
+    bool finishingAlone_ = false; ///< no reader left; storing the object anyway (quick_abort)
+    bool retried_ = false;        ///< the one retry was spent
     int lastConnectErrno_ = 0;
     std::string peerHost_; ///< the address last connected to (or tried), for %<a
 

@@ -74,6 +74,10 @@ uint64_t Store::Entry::slowestOffset() const
 
 uint64_t Store::Entry::produceRoom() const
 {
+    // a kept object that every reader left is being finished into the cache
+    // (quick_abort): nothing is waiting for anyone
+    if (kept_ && readers_.empty() && producer_)
+        return UINT64_MAX;
     // without readers, what is held counts from the first byte held
     const uint64_t behind = readers_.empty() ? body_.startOffset() : slowestOffset();
     const uint64_t ahead = body_.endOffset() - behind;
