@@ -1051,6 +1051,16 @@ def versions(args):
     return v
 
 
+def source_state():
+    """The commit cuttle was built from, and the files of src/ and include/
+    that differed from it when the run started (a shared checkout)."""
+    if not os.path.isdir(os.path.join(SRCDIR, ".git")):
+        return None
+    head = run_quiet(["git", "-C", SRCDIR, "rev-parse", "--short", "HEAD"]).stdout.strip()
+    status = run_quiet(["git", "-C", SRCDIR, "status", "--porcelain", "--", "src", "include"]).stdout
+    return {"commit": head, "modified": [line[3:] for line in status.splitlines() if line[:2].strip()]}
+
+
 def loadavg():
     try:
         with open("/proc/loadavg") as f:
@@ -1381,6 +1391,7 @@ class Bench:
         if not self.has_perf:
             self.notes.append("perf stat cannot count syscall tracepoints here: syscall counts come from strace -c only")
         self.data["versions"] = versions(self.args)
+        self.data["source"] = source_state()
         sections = self.args.sections.split(",")
         try:
             self.make_files()
@@ -1529,10 +1540,10 @@ def main():
         stop_everything()
 
     pngs = report.plots(bench.data, args.out, bench.notes)
+    bench.data["argv"] = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
     with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
         json.dump(bench.data, f, indent=1, default=str)
-    argv = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
-    report.report(bench.data, args.out, argv, pngs)
+    report.report(bench.data, args.out, pngs)
     log("bench: wrote %s/benchmarks.md, benchmarks.json%s in %.1f minutes" % (args.out, "".join(", " + p for p in pngs), (time.monotonic() - START) / 60))
 
 

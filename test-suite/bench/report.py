@@ -17,6 +17,13 @@ MB, GB = 1000**2, 1000**3
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
 
 
+def source_rows(source):
+    if not source:
+        return []
+    changed = ", ".join(source["modified"]) if source["modified"] else "none"
+    return [["cuttle's source", "commit `%s`; files of src/ and include/ changed in the work tree then: %s" % (source["commit"], changed)]]
+
+
 def busy(share):
     """0.35 -> '35%'."""
     return "n/m" if not share else "%.0f%%" % (100 * share)
@@ -127,7 +134,7 @@ def plots(data, out_dir, notes):
     return made
 
 
-def report(d, out_dir, argv, pngs):
+def report(d, out_dir, pngs):
     """Writes OUT/benchmarks.md from bench.py's data."""
     not_measured = d.get("not_measured", {})
     lines = []
@@ -142,7 +149,7 @@ def report(d, out_dir, argv, pngs):
         w("")
         w("**A `--quick` smoke run: one round of 256 MiB transfers. These numbers are not the benchmark.**")
     w("")
-    w("    " + " ".join(argv))
+    w("    " + " ".join(d.get("argv", [])))
     w("")
     w("## The machine and the programs")
     w("")
@@ -158,7 +165,8 @@ def report(d, out_dir, argv, pngs):
                 ["load average (1, 5, 15 min) at start / end", "%s / %s" % (d["loadavg_start"], d["loadavg_end"])],
                 ["load average (1 min) as each section started", ", ".join("%s %s" % (k, v.split()[0]) for k, v in d.get("loadavg_sections", {}).items()) or "n/m"],
             ]
-            + [[k, "`%s`" % val] for k, val in v.items()],
+            + [[k, "`%s`" % val] for k, val in v.items()]
+            + source_rows(d.get("source")),
         )
     )
     w("")
