@@ -174,6 +174,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
                      << reuse.lifetime << ")");
     if (reuse.isServable()) {
         cache.touch(found.key, *entry);
+        tx.storedKey = found.key;
         serveStored(entry, reuse.age);
         return true;
     }
@@ -335,6 +336,7 @@ bool Client::Connection::decideStore()
                 tx.stale->replaceReply(std::move(merged));
             }
             cache.touch(tx.staleKey, *tx.stale);
+            tx.storedKey = tx.staleKey;
             tx.resultCode = "TCP_REFRESH_UNMODIFIED";
             tx.isHit = true; // the body comes from the store, as Squid's X-Cache says
             tx.reply->removeReader(*this);
@@ -382,6 +384,7 @@ bool Client::Connection::decideStore()
     const auto fields = requestFieldsCopy(again);
     if (const auto fullKey = cache.insert(tx.cacheKey, tx.reply, fields)) {
         debugs(20, 3, "storing " << tx.url << " as " << *fullKey);
+        tx.storedKey = *fullKey;
         if (tx.forwarder)
             tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory);
     }

@@ -864,6 +864,9 @@ void Client::Connection::stopForwarding()
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
     if (tx_->forwarder && tx_->forwarder->isFinishingAlone())
         server_.adoptFinishing(std::move(tx_->forwarder)); // ... unless it finishes storing the object
+    // a small stored object leaves its read block for one that fits it
+    if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
+        server_.cache().update(tx_->storedKey, *tx_->reply);
     if (tx_->requestBody) {
         if (readingBody_)
             endRequestBody(false);

@@ -199,6 +199,7 @@ private:
         std::string requestHead; ///< a copy of the request head (Vary selects on its fields later)
         Store::EntryRef stale;   ///< a stored object being revalidated, or null
         std::string staleKey;    ///< its full key
+        std::string storedKey;   ///< the full key of the stored object this client reads
         std::optional<::Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight miss (collapsed_forwarding)

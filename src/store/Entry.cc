@@ -7,6 +7,7 @@
 
 #include "store/Entry.h"
 #include "base/TextException.h"
+#include "sbuf/BlockPool.h"
 
 #include <algorithm>
 
@@ -109,6 +110,61 @@ void Store::Entry::removeReader(Reader& reader)
         producer_->noteReadersGone();
     else
         noteConsumed(); // the slowest reader may have gone
+}
+
+bool Store::Entry::hasReaders() const
+{
+    return std::any_of(readers_.begin(), readers_.end(), [](const Reader* r) { return r; });
+}
+
+bool Store::Entry::compactIfSmall(size_t maxBytes)
+{
+    if (state_ != State::Complete || !kept_ || !reply_ || !reply_->block || body_.startOffset() != 0)
+        return false;
+    if (hasReaders())
+        return false;
+    const auto& old = *reply_;
+    const size_t headSize = old.head.size();
+    const uint64_t bodySize = body_.length();
+    const size_t total = headSize + bodySize;
+    if (total > maxBytes || total == 0)
+        return false;
+    auto& pool = old.block->pool();
+    const uint64_t held =
+        body_.blockBytes() + (body_.isEmpty() || body_.slice(body_.firstSequence()).blob() != old.block
+                                  ? old.block->capacity()
+                                  : 0);
+    if (Sbuf::BlockPool::RoundUp(total) >= held)
+        return false; // already as small as it gets
+    auto blob = Sbuf::MemBlob::Make(pool, total);
+    blob->append(old.head);
+    if (bodySize) {
+        const size_t copied = body_.copyOut(0, blob->reserveSpace().first(bodySize));
+        Must(copied == bodySize);
+        blob->commit(copied);
+        pool.copyStats().countCompaction(copied);
+    }
+    // the same head, its views moved onto the new block
+    const char* from = old.head.data();
+    const char* to = blob->data();
+    auto rebase = [&](std::string_view v) {
+        if (v.empty() || v.data() < from || v.data() + v.size() > from + headSize)
+            return v; // not in the head (cannot happen for a parsed head): left as is
+        return std::string_view(to + (v.data() - from), v.size());
+    };
+    auto fresh = std::make_unique<Reply>(old);
+    fresh->block = blob;
+    fresh->head = blob->view().substr(0, headSize);
+    fresh->reason = rebase(old.reason);
+    for (auto& f : fresh->fields) {
+        f.name = rebase(f.name);
+        f.value = rebase(f.value);
+    }
+    reply_ = std::move(fresh);
+    body_ = Sbuf::SliceSequence(0);
+    if (bodySize)
+        body_.append(Sbuf::Slice(blob, headSize, bodySize));
+    return true;
 }
 
 void Store::Entry::noteConsumed()

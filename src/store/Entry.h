@@ -151,11 +151,21 @@ public:
     void removeReader(Reader& reader);
     /// readers attached
     size_t readerCount() const { return readers_.size(); }
+    /// whether any reader is attached (a reader removed during a notification no longer counts)
+    bool hasReaders() const;
     /// a reader moved its cursor forward: release what no reader needs (when
     /// not kept) and resume the producer when room appeared
     void noteConsumed();
     /// the offset of the slowest reader (end offset when there is none)
     uint64_t slowestOffset() const;
+
+    /// Copies a small, complete, kept object (head and body) into one block
+    /// that fits it: the one permitted body copy (DESIGN.md "What each thing
+    /// costs"), counted as a compaction, not as a per-client copy. A 1 KB
+    /// object then holds a 2 KB block instead of the read block it arrived in.
+    /// Done only when no reader is attached (cursors name slices) and the
+    /// object is at most maxBytes; returns whether it was done.
+    bool compactIfSmall(size_t maxBytes = 4096);
 
     /// whether the body is kept whole (a cache entry); false releases
     /// slices behind the slowest reader

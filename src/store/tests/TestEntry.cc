@@ -72,6 +72,7 @@ class TestEntry : public CppUnit::TestFixture {
     CPPUNIT_TEST(readerRemovedWhileNotifiedIsSkipped);
     CPPUNIT_TEST(completeAndFailNotifyOnce);
     CPPUNIT_TEST(replyFieldsAreFoundIgnoringCase);
+    CPPUNIT_TEST(smallKeptObjectIsCompactedOnce);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -209,6 +210,41 @@ public:
         CPPUNIT_ASSERT(e->isComplete());
         CPPUNIT_ASSERT(!e->hasFailed());
         e->removeReader(r);
+    }
+
+    void smallKeptObjectIsCompactedOnce()
+    {
+        // a 1 KB object that arrived in a 16 KB read block (head first, body
+        // after it) moves into one 2 KB block; its head views follow it
+        Sbuf::BlockPool pool;
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n";
+        auto block = Sbuf::MemBlob::Make(pool, 16 * 1024);
+        block->append(head);
+        block->append(std::string(1024, 'b'));
+        auto reply = std::make_unique<Store::Reply>();
+        reply->block = block;
+        reply->head = block->view().substr(0, head.size());
+        reply->fields.push_back({reply->head.substr(17, 12), reply->head.substr(31, 10)});
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        e->setKept(true);
+        e->setReply(std::move(reply));
+        e->append(Sbuf::Slice(block, head.size(), 1024));
+        TestReader r(*e);
+        e->addReader(r);
+        e->complete();
+        CPPUNIT_ASSERT(!e->compactIfSmall()); // a reader's cursor names the slices
+        e->removeReader(r);
+        block = nullptr;
+        CPPUNIT_ASSERT(e->compactIfSmall());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2048), e->body().blockBytes());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1024), e->body().length());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.copyStats().compactions);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.copyStats().bodyCopies);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().total.blocksInUse); // the 16 KB block went back
+        CPPUNIT_ASSERT(e->reply()->findField("Content-Type") == std::string_view("text/plain"));
+        CPPUNIT_ASSERT(e->reply()->head == head);
+        CPPUNIT_ASSERT(e->body().slice(e->body().firstSequence()).view() == std::string(1024, 'b'));
+        CPPUNIT_ASSERT(!e->compactIfSmall()); // once
     }
 
     void replyFieldsAreFoundIgnoringCase()
