@@ -166,6 +166,16 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         return false;
     }
 
+    if (entry->negativeUntil()) {
+        // negative_ttl: an error reply without freshness of its own, kept briefly as Squid does
+        if (::time(nullptr) < entry->negativeUntil() && !tx.requestFacts.wantsReload()) {
+            cache.touch(found.key, *entry);
+            serveStored(entry, ::time(nullptr) - entry->reply()->responseTime, "TCP_NEGATIVE_HIT");
+            return true;
+        }
+        cache.erase(found.key);
+        return false;
+    }
     const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
     const auto response = FactsOf(*entry->reply());
     const auto reuse = Store::IsFresh(tx.requestFacts, response, rule, ::time(nullptr));
@@ -191,12 +201,12 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     return false;
 }
 
-void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age)
+void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode)
 {
     auto& tx = *tx_;
     bool isInm = false;
     tx.notModified = IsNotModified(parser_.fields(), *entry->reply(), isInm);
-    tx.resultCode = tx.notModified ? (isInm ? "TCP_INM_HIT" : "TCP_IMS_HIT") : "TCP_MEM_HIT";
+    tx.resultCode = tx.notModified ? (isInm ? "TCP_INM_HIT" : "TCP_IMS_HIT") : hitCode;
     tx.isHit = true;
     tx.age = age;
     tx.reply = entry;
@@ -370,7 +380,14 @@ bool Client::Connection::decideStore()
     if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
         return false;
     const auto facts = FactsOf(reply);
-    const auto verdict = Store::IsStorable(tx.requestFacts, facts, rule);
+    auto verdict = Store::IsStorable(tx.requestFacts, facts, rule);
+    // negative_ttl (Squid 5.7): an error reply that says nothing about its
+    // own freshness is kept for negative_ttl
+    const auto negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
+    const bool isNegative = reply.status >= 400 && negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge &&
+                            !facts.hasExpires && !facts.cc.noStore && !facts.cc.hasPrivate();
+    if (isNegative)
+        verdict = Store::Verdict{true, "negative_ttl"};
     if (!verdict) {
         debugs(20, 3, "not storing " << tx.url << ": " << verdict.reason);
         return false;
@@ -384,6 +401,8 @@ bool Client::Connection::decideStore()
     const auto fields = requestFieldsCopy(again);
     if (const auto fullKey = cache.insert(tx.cacheKey, tx.reply, fields)) {
         debugs(20, 3, "storing " << tx.url << " as " << *fullKey);
+        if (isNegative)
+            tx.reply->setNegativeUntil(reply.responseTime + negativeTtl);
         tx.storedKey = *fullKey;
         if (tx.forwarder)
             tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory);

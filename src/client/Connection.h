@@ -132,7 +132,7 @@ private:
     void forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable);
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
-    void serveStored(const Store::EntryRef& entry, int64_t age);
+    void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
     void startOwnFetch(::Server::Request&& request);

@@ -167,6 +167,11 @@ public:
     /// object is at most maxBytes; returns whether it was done.
     bool compactIfSmall(size_t maxBytes = 4096);
 
+    /// negative_ttl: a stored error reply is fresh until this time (0: not a negatively cached reply)
+    time_t negativeUntil() const { return negativeUntil_; }
+    /// marks a stored error reply as negatively cached until `until`
+    void setNegativeUntil(time_t until) { negativeUntil_ = until; }
+
     /// whether the body is kept whole (a cache entry); false releases
     /// slices behind the slowest reader
     bool isKept() const { return kept_; }
@@ -182,9 +187,10 @@ private:
     Producer* producer_ = nullptr; ///< not owned; unregisters itself
     uint64_t readAheadGap_;        ///< read_ahead_gap in bytes (at least 1)
     State state_ = State::Streaming;
-    std::string failure_;    ///< why it failed
-    bool kept_ = false;      ///< see isKept()
-    bool notifying_ = false; ///< inside notifyReaders(): a reader removed then is skipped
+    std::string failure_;      ///< why it failed
+    bool kept_ = false;        ///< see isKept()
+    time_t negativeUntil_ = 0; ///< see negativeUntil()
+    bool notifying_ = false;   ///< inside notifyReaders(): a reader removed then is skipped
 };
 
 } // namespace Store
