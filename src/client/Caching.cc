@@ -23,7 +23,10 @@
 
 #include "client/Connection.h"
 #include "base/TextException.h"
+#include "client/Revalidation.h"
+#include "client/Headers.h"
 #include "client/Server.h"
+#include "errors/Page.h"
 #include "errors/PageContext.h"
 #include "http/CacheControl.h"
 #include "http/Date.h"
@@ -90,31 +93,6 @@ bool IsNotModified(const std::vector<Http::HeaderField>& request, const Store::R
     const auto since = Http::ParseHttpDate(ims.front());
     const auto modified = Http::ParseHttpDate(*lm);
     return since && modified && *modified <= *since;
-}
-
-/// RFC 9111 section 4.3.4: the stored head, with every field the 304 sent
-/// replacing the stored ones of that name (never the framing)
-std::string MergedHead(const Store::Reply& stored, const Store::Reply& fresh)
-{
-    auto replaced = [&](std::string_view name) {
-        if (Http::EqualsIgnoreCase(name, "Content-Length") ||
-            Http::EqualsIgnoreCase(name, "Transfer-Encoding"))
-            return false;
-        return fresh.findField(name).has_value();
-    };
-    std::string head = "HTTP/" + std::to_string(stored.versionMajor) + "." +
-                       std::to_string(stored.versionMinor) + " " + std::to_string(stored.status) + " " +
-                       std::string(stored.reason) + "\r\n";
-    for (const auto& f : stored.fields) {
-        if (!replaced(f.name))
-            head.append(f.name).append(": ").append(f.value).append("\r\n");
-    }
-    for (const auto& f : fresh.fields) {
-        if (replaced(f.name))
-            head.append(f.name).append(": ").append(f.value).append("\r\n");
-    }
-    head.append("\r\n");
-    return head;
 }
 
 } // namespace
@@ -186,6 +164,18 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         cache.touch(found.key, *entry);
         tx.storedKey = found.key;
         serveStored(entry, reuse.age);
+        return true;
+    }
+    const auto now = ::time(nullptr);
+    const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+    if (reuse.use == Store::Reuse::Validate && !server_.isRevalidating(tx.cacheKey) &&
+        Store::MayServeStale(Store::StaleUse::WhileRevalidating, tx.requestFacts, response, rule, now,
+                             maxStale)) {
+        // RFC 5861: serve the stale object now and ask the origin in the background
+        revalidateInBackground(url, entry, found.key, rule);
+        cache.touch(found.key, *entry);
+        tx.storedKey = found.key;
+        serveStored(entry, reuse.age, "TCP_STALE_HIT");
         return true;
     }
     if (tx.requestFacts.cc.onlyIfCached) {
@@ -277,6 +267,44 @@ void Client::Connection::planRanges(const Store::Entry& entry)
     tx.segments.push_back({multipart.closing(), 0, 0});
 }
 
+void Client::Connection::revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
+                                                const std::string& fullKey, const Store::RefreshRule& rule)
+{
+    const auto& settings = server_.settings();
+    const auto* stored = entry->reply();
+    OriginRequestSpec spec;
+    spec.method = "GET"; // the stored object is a GET's, whatever asked for it
+    const std::string path = url.path();
+    spec.path = path;
+    spec.hostField = url.authorityHost();
+    if (url.hasExplicitPort() && url.port() != 80)
+        spec.hostField += ":" + std::to_string(url.port());
+    spec.fields = &parser_.fields();
+    spec.clientAddress = peerHost_;
+    if (settings.via)
+        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+    spec.forwardedFor = settings.forwardedFor;
+    if (const auto etag = stored->findField("ETag"))
+        spec.extraFields.emplace_back("If-None-Match", std::string(*etag));
+    if (const auto lm = stored->findField("Last-Modified"))
+        spec.extraFields.emplace_back("If-Modified-Since", std::string(*lm));
+    ::Server::Request request;
+    request.method = Http::Method::Get;
+    request.host = url.host();
+    request.port = url.port();
+    request.head = BuildOriginRequest(spec);
+
+    Revalidation::Spec what;
+    what.stale = entry;
+    what.staleKey = fullKey;
+    what.cacheKey = tx_->cacheKey;
+    what.requestHead = tx_->requestHead;
+    what.facts = tx_->requestFacts;
+    what.rule = rule;
+    what.maxObjectSize = settings.maximumObjectSizeInMemory;
+    server_.startRevalidation(std::make_unique<Revalidation>(server_, std::move(what), std::move(request)));
+}
+
 void Client::Connection::joinMiss(const Store::EntryRef& entry)
 {
     auto& tx = *tx_;
@@ -333,18 +361,7 @@ bool Client::Connection::decideStore()
         const auto* stored = tx.stale->reply();
         if (reply.status == 304 && stored) {
             // RFC 9111 4.3.4: freshen the stored head, serve the stored body
-            auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), MergedHead(*stored, reply));
-            Http::ReplyParser parser(block->size() + 1);
-            if (parser.parse(block->view()) == Http::ParseResult::Done) {
-                auto merged = std::make_unique<Store::Reply>(*stored);
-                merged->block = block;
-                merged->head = block->view();
-                merged->reason = parser.reason();
-                merged->fields = parser.fields();
-                merged->requestTime = reply.requestTime;
-                merged->responseTime = reply.responseTime;
-                tx.stale->replaceReply(std::move(merged));
-            }
+            FreshenStored(*tx.stale, reply);
             cache.touch(tx.staleKey, *tx.stale);
             tx.storedKey = tx.staleKey;
             tx.resultCode = "TCP_REFRESH_UNMODIFIED";

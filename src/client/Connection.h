@@ -139,6 +139,8 @@ private:
     bool decideStore();
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry);
+    void revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
+                                const std::string& fullKey, const Store::RefreshRule& rule);
     void invalidateAfterUnsafe();
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;

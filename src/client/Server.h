@@ -111,6 +111,10 @@ public:
     void adoptFinishing(::Server::ForwarderPtr&& forwarder);
     /// forwarders finishing objects without clients
     size_t finishingCount() const { return finishing_.size(); }
+    /// keeps and starts a background revalidation (stale-while-revalidate)
+    void startRevalidation(std::unique_ptr<Revalidation>&& revalidation);
+    /// whether a background revalidation of cacheKey is under way
+    bool isRevalidating(const std::string& cacheKey) const;
 
 private:
     /// one http_port and its socket
@@ -134,6 +138,7 @@ private:
     Store::Index cache_;                                             ///< the memory cache (cache_mem)
     std::unordered_map<std::string, Store::EntryRef> pendingMisses_; ///< see pendingMiss()
     std::vector<::Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
+    std::vector<std::unique_ptr<Revalidation>> revalidations_;       ///< see startRevalidation()
     Comm::Timer reapTimer_;                                          ///< destroys finished ones
     void reapFinishing();
     std::shared_ptr<const Config::Settings> settings_;

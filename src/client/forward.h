@@ -12,5 +12,6 @@
 namespace Client {
 class Connection;
 class Server;
+class Revalidation;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client
