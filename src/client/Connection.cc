@@ -24,6 +24,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 namespace {
@@ -72,6 +74,11 @@ Client::Connection::~Connection()
 
 void Client::Connection::start()
 {
+    // a reply head and its body may go out in two writes (the body was not
+    // read yet): without TCP_NODELAY the second waits for the client's
+    // delayed ACK, 40 ms per small reply (the benchmark saw 1,100 req/s)
+    const int one = 1;
+    (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     registration_ = server_.loop().watch(fd_.get(), *this);
     armTimer(server_.settings().requestTimeout);
     drive();
