@@ -1094,9 +1094,10 @@ const std::vector<Directive> Table = {
      RangeOffsetLimitHandler, true},
     {"read_ahead_gap", "SIZE", "16 KB", nullptr, "readAheadGap",
      "How far the origin side may read ahead of the slowest client of an object before it stops reading and "
-     "waits. This is Squid's default for now; the benchmark will choose cuttle's, since bulk transfers want "
-     "a "
-     "gap of 512 KB or more.",
+     "waits. The default is Squid's value, kept because the benchmark's sweep (doc/tuning.md) found no gain "
+     "from a larger gap with cuttle's reads of up to 1 MB (the kernel's socket buffers already overlap "
+     "reading and writing), and a small gap keeps a slow client of a large object cheap: it holds at most "
+     "the gap plus two read blocks.",
      SizeHandler<&Settings::readAheadGap>, false},
     {"request_buffer_size", "SIZE | auto [min=SIZE] [max=SIZE]", "auto min=16 KB max=1 MB", nullptr,
      "requestBufferSize",
@@ -1105,8 +1106,8 @@ const std::vector<Directive> Table = {
      "`auto`, which adapts each connection's read size between min and max from how full its reads come "
      "back. "
      "Sizes must lie within the block pool's sizes, 256 bytes to 4 MB, and min may not exceed max. The "
-     "benchmark "
-     "will retune the default.",
+     "default was chosen by the benchmark (doc/tuning.md): a bulk transfer grows to 1 MB reads and moves a "
+     "GB in about 5,000 system calls, while a connection with small replies keeps 16 KB blocks.",
      RequestBufferSizeHandler, false},
     {"request_header_max_size", "SIZE", "64 KB", nullptr, "requestHeaderMaxSize",
      "The largest request header section accepted; a larger one is answered with an error.",
