@@ -1,0 +1,106 @@
+#!/bin/sh
+# collapsed_forwarding: with it on, 5 concurrent clients of a slow (t=1s)
+# cacheable reply cause one origin request and every client gets the whole
+# body; with it off, the origin sees 5 requests; a slow private reply with
+# it on still gives every client a correct reply of its own (a private reply
+# is never shared, RFC 9111 section 3: the origin sees one request per client).
+# The collapsed clients are logged TCP_CF_MISS, as Squid 5.7 logs them.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/cache/helpers.sh"
+cuttle_setup
+origin_start
+
+CLIENTS=5
+# parallel_get ID : $CLIENTS concurrent requests for /s/ID through the proxy;
+# client I's status, head and body in $T/par.I.code, .head, .body
+parallel_get() {
+    local i=1 pids=""
+    while [ $i -le $CLIENTS ]; do
+        curl -s -D "$T/par.$i.head" -o "$T/par.$i.body" -w '%{http_code}' --max-time "$(scaled 20)" \
+            -x "127.0.0.1:$PORT" "$(url "$1")" > "$T/par.$i.code" &
+        pids="$pids $!"
+        i=$((i + 1))
+    done
+    for p in $pids; do
+        wait "$p"
+    done
+}
+# par_header I NAME : the value of NAME in client I's reply
+par_header() { tr -d '\r' < "$T/par.$1.head" | grep -i "^$2:" | head -n 1 | sed 's/^[^:]*: *//'; }
+# expect_all_bodies WHAT SIZE : every client got a 200 with the pattern body of SIZE
+expect_all_bodies() {
+    local i=1 sha
+    sha=$(pattern_sha "$2")
+    while [ $i -le $CLIENTS ]; do
+        expect "$1, client $i: status" "$(cat "$T/par.$i.code")" 200
+        expect "$1, client $i: body sha256" "$(sha256sum < "$T/par.$i.body" | cut -d' ' -f1)" "$sha"
+        i=$((i + 1))
+    done
+}
+
+cache_start "collapsed_forwarding on"
+
+# on: one origin request for 5 concurrent clients, 400 KB each
+mark
+script cf1 "cc=max-age=60&s=400k&t=1s"
+parallel_get cf1
+expect_all_bodies "collapsed on" 400k
+expect "collapsed on: origin requests" "$(seen_count cf1)" 1
+codes=$(log_codes cf1 $CLIENTS)
+expect "collapsed on: access.log lines" "$(log_count cf1)" $CLIENTS
+expect "collapsed on: access.log lines that went to the origin" \
+    "$(log_lines "$(url cf1)" | grep -c HIER_DIRECT/)" 1
+# Squid 5.7 logs the collapsed clients TCP_CF_MISS/200 HIER_NONE/- (the CF
+# tag of LogTags: "collapsed" onto another transaction's fetch) with
+# X-Cache: MISS; only the fetch that went to the origin is TCP_MISS
+expect "collapsed on: access.log codes (sorted)" \
+    "$(echo "$codes" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')" \
+    "TCP_CF_MISS/200 TCP_CF_MISS/200 TCP_CF_MISS/200 TCP_CF_MISS/200 TCP_MISS/200"
+get cf1
+expect_hit "collapsed on, afterwards" cf1 $((CLIENTS + 1)) "$(pattern_sha 400k)"
+expect "collapsed on: origin requests after a hit" "$(seen_count cf1)" 1
+pass_if_ok "collapsed_forwarding on: $CLIENTS concurrent clients, one origin request, every body whole"
+
+# on, chunked: the same
+mark
+script cf2 "cc=max-age=60&s=300k&chunked=1&t=1s"
+parallel_get cf2
+expect_all_bodies "collapsed on, chunked" 300k
+expect "collapsed on, chunked: origin requests" "$(seen_count cf2)" 1
+pass_if_ok "collapsed_forwarding on, chunked: one origin request, every body whole"
+
+# on, private: every client gets a reply of its own, never another's
+mark
+script cfpriv "cc=private&s=1000&t=1s" "cc=private&s=1001&t=1s" "cc=private&s=1002&t=1s" \
+    "cc=private&s=1003&t=1s" "cc=private&s=1004&t=1s" "cc=private&s=1005&t=1s"
+parallel_get cfpriv
+i=1
+while [ $i -le $CLIENTS ]; do
+    len=$(par_header $i Content-Length)
+    expect "collapsed on, private, client $i: status" "$(cat "$T/par.$i.code")" 200
+    expect "collapsed on, private, client $i: body" "$(sha256sum < "$T/par.$i.body" | cut -d' ' -f1)" \
+        "$(pattern_sha "${len:-0}")"
+    i=$((i + 1))
+done
+n=$(seen_count cfpriv)
+distinct=$(cat "$T"/par.*.body | wc -c)
+sizes=$(for i in $(seq 1 $CLIENTS); do wc -c < "$T/par.$i.body"; done | sort -u | wc -l)
+echo "collapsed on, private: the origin saw $n requests; the clients got $sizes distinct replies"
+expect "collapsed on, private: distinct replies (none shared)" "$sizes" $CLIENTS
+expect "collapsed on, private: origin requests" "$n" $CLIENTS
+pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct reply of its own"
+
+# off: every client is its own origin request
+cache_stop
+cache_start "collapsed_forwarding off"
+mark
+script cf3 "cc=max-age=60&s=400k&t=1s"
+parallel_get cf3
+expect_all_bodies "collapsed off" 400k
+expect "collapsed off: origin requests" "$(seen_count cf3)" $CLIENTS
+expect "collapsed off: access.log" "$(log_codes cf3 $CLIENTS)" \
+    "$(for i in $(seq 1 $CLIENTS); do printf 'TCP_MISS/200 '; done | sed 's/ $//')"
+pass_if_ok "collapsed_forwarding off: $CLIENTS concurrent clients, $CLIENTS origin requests"
+
+cache_stop
+checks_done
