@@ -133,7 +133,7 @@ seen() {
 # seen_count ID : how many requests for /s/ID reached the origin
 seen_count() {
     seen "$1"
-    grep -c "^[A-Z]* [^ ]*/s/$1 HTTP/" "$T/seen"
+    grep -Ec "^[A-Z]+ [^ ]*/s/$1(\?[^ ]*)? HTTP/" "$T/seen"
 }
 # seen_field ID N NAME : the value of NAME in the Nth request the origin got
 # for /s/ID (empty when it had none)
@@ -151,7 +151,7 @@ seen_field() {
 # seen_method ID N : the method of the Nth request the origin got for /s/ID
 seen_method() {
     seen "$1"
-    grep "^[A-Z]* [^ ]*/s/$1 HTTP/" "$T/seen" | sed -n "${2}p" | cut -d' ' -f1
+    grep -E "^[A-Z]+ [^ ]*/s/$1(\?[^ ]*)? HTTP/" "$T/seen" | sed -n "${2}p" | cut -d' ' -f1
 }
 
 # log_lines URL : access.log lines of URL (exactly, query stripped or not)

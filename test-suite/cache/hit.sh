@@ -6,7 +6,10 @@
 # no-store and private replies are not stored; maximum_object_size_in_memory
 # keeps bigger objects out (with a Content-Length, and chunked, when the size
 # is known only at the end); "cache deny all" stores nothing; Vary keeps
-# variants apart and Vary: * is never served from the cache.
+# variants apart and Vary: * is never served from the cache. A reply the
+# origin cut short is not stored; the query is part of the key; s-maxage,
+# Expires and the Last-Modified heuristic make a reply fresh; a request
+# with Authorization is stored only when the reply is public.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -107,6 +110,62 @@ for cc in no-store private "max-age=60,%20no-store" "max-age=60,%20private"; do
     expect "$cc: origin requests" "$(seen_count "$id")" 2
     pass_if_ok "a Cache-Control: $cc reply is not stored"
 done
+
+# a reply cut short by the origin (reset after 100 KB of 300 KB) is not
+# stored, whatever its framing: the next request goes to the origin
+for framing in "" "&chunked=1" "&close=1"; do
+    mark
+    id="cut$(echo "$framing" | tr -c 'a-z0-9\n' _)"
+    script "$id" "cc=max-age=60&s=300k&fail=reset@100k$framing" "cc=max-age=60&s=300k$framing"
+    get "$id"
+    [ "$(body_size)" -lt 307200 ] || bad "cut short$framing, first: the client got $(body_size) bytes"
+    get "$id"
+    expect "cut short$framing, second: body" "$(body_sha)" "$(pattern_sha 300k)"
+    expect "cut short$framing, second: access.log" "$(log_code "$id" 2)" TCP_MISS/200
+    expect "cut short$framing: origin requests" "$(seen_count "$id")" 2
+    get "$id"
+    expect_hit "cut short$framing, third" "$id" 3 "$(pattern_sha 300k)"
+    pass_if_ok "a reply cut short (${framing:-&content-length}) is not stored; the whole one that follows is"
+done
+
+# the query is part of the key
+mark
+script query1 "cc=max-age=60&s=100"
+fetch_url "$(url query1)?a=1"
+fetch_url "$(url query1)?a=2"
+fetch_url "$(url query1)?a=1"
+expect "?a=1 again: X-Cache" "$(header X-Cache)" "HIT from $CACHE_HOST"
+expect "?a=1, ?a=2, ?a=1: origin requests" "$(seen_count query1)" 2
+pass_if_ok "URLs that differ in their query are different objects"
+
+# explicit and heuristic freshness: s-maxage (over max-age, for a shared
+# cache), Expires, and Last-Modified (refresh_pattern's 20% heuristic)
+for spec in "cc=max-age=0,%20s-maxage=60" "exp=Mon,%2001%20Jan%202099%2000:00:00%20GMT" \
+    "lm=Mon,%2001%20Jan%202024%2000:00:00%20GMT"; do
+    mark
+    id="fresh-$(echo "$spec" | cut -c1-12 | tr -c 'a-z0-9\n' _)"
+    script "$id" "$spec&s=100" "status=500"
+    get "$id"
+    get "$id"
+    expect_hit "${spec%%=*} ($spec), second" "$id" 2 "$(pattern_sha 100)"
+    expect "${spec%%=*}: origin requests" "$(seen_count "$id")" 1
+    pass_if_ok "a reply fresh by $spec is a hit"
+done
+
+# a request with Authorization: its reply is stored only when it says so
+# (RFC 9111 section 3.5: public, s-maxage or must-revalidate)
+mark
+script auth1 "cc=max-age=60&s=100"
+get auth1 -H 'Authorization: Basic eDp5'
+get auth1 -H 'Authorization: Basic eDp5'
+expect "Authorization, max-age=60, second: access.log" "$(log_code auth1 2)" TCP_MISS/200
+expect "Authorization, max-age=60: origin requests" "$(seen_count auth1)" 2
+script auth2 "cc=public,%20max-age=60&s=100"
+get auth2 -H 'Authorization: Basic eDp5'
+get auth2 -H 'Authorization: Basic eDp5'
+expect_hit "Authorization, public, second" auth2 2 "$(pattern_sha 100)"
+expect "Authorization, public: origin requests" "$(seen_count auth2)" 1
+pass_if_ok "a reply to a request with Authorization is stored only when public"
 
 cache_stop
 # maximum_object_size_in_memory 100 KB: 200 KB stays out (Content-Length or

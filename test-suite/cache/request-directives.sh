@@ -75,6 +75,21 @@ expect "request max-age=0: origin requests" "$(seen_count maxage1)" 2
 expect "request max-age=0: origin's If-None-Match" "$(seen_field maxage1 2 If-None-Match)" '"m1"'
 pass_if_ok "request max-age=0 validates a fresh object 10 s old; max-age=30 is a hit"
 
+# max-age=0 on a fresh object that changed at the origin: the client gets the
+# new reply, not the stored one (RFC 9111 section 5.2.1.1)
+mark
+script maxage2 "cc=max-age=60&s=100&etag=%22m1%22&h=Date:$(http_date 10)" \
+    "cc=max-age=60&s=200&etag=%22m2%22" "status=500"
+get maxage2
+get maxage2 -H 'Cache-Control: max-age=0'
+expect "request max-age=0, changed: body (the origin's new reply)" "$(body_sha)" "$(pattern_sha 200)"
+expect "request max-age=0, changed: ETag" "$(header ETag)" '"m2"'
+expect "request max-age=0, changed: access.log" "$(log_code maxage2 2)" TCP_REFRESH_MODIFIED/200
+expect "request max-age=0, changed: origin requests" "$(seen_count maxage2)" 2
+get maxage2
+expect_hit "after the changed reply" maxage2 3 "$(pattern_sha 200)"
+pass_if_ok "request max-age=0 on a changed object gets the new reply"
+
 # only-if-cached with nothing stored: 504 ERR_ONLY_IF_CACHED_MISS, nothing forwarded
 mark
 script oic1 "cc=max-age=60&s=100"

@@ -6,7 +6,8 @@
 # the stored reply (TCP_REFRESH_MODIFIED/200, then hits on the new body); a
 # 5xx is forwarded (TCP_REFRESH_FAIL_ERR/500) unless the stale reply may be
 # served on error (TCP_REFRESH_FAIL_OLD/200): stale-if-error (RFC 5861)
-# within max_stale, as Squid 5.7 decides it.
+# within max_stale, as Squid 5.7 decides it. A no-cache reply is validated
+# before every use.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -100,6 +101,28 @@ expect_hit "modified, next" mod1 3 "$(pattern_sha 2000)"
 expect "modified, next: ETag" "$(header ETag)" '"b"'
 expect "modified: origin requests" "$(seen_count mod1)" 2
 pass_if_ok "a 200 to the revalidation replaces the stored reply (TCP_REFRESH_MODIFIED)"
+
+# a reply with Cache-Control: no-cache is stored but never used without a
+# successful validation (RFC 9111 section 5.2.2.4), even while its max-age
+# says fresh: a changed reply reaches the client at once
+for cc in "no-cache" "no-cache,%20max-age=60"; do
+    mark
+    id="nocache-$(echo "$cc" | tr -c 'a-z0-9\n' _)"
+    script "$id" "cc=$cc&etag=%22n1%22&s=100" "status=304&etag=%22n1%22&cc=$cc" \
+        "cc=$cc&etag=%22n2%22&s=200" "status=500"
+    get "$id"
+    expect "$cc, first: access.log" "$(log_code "$id" 1)" TCP_MISS/200
+    get "$id"
+    expect "$cc, 304: body" "$(body_sha)" "$(pattern_sha 100)"
+    expect "$cc, 304: access.log" "$(log_code "$id" 2)" TCP_REFRESH_UNMODIFIED/200
+    expect "$cc, 304: origin's If-None-Match" "$(seen_field "$id" 2 If-None-Match)" '"n1"'
+    get "$id"
+    expect "$cc, changed: body (the origin's new reply)" "$(body_sha)" "$(pattern_sha 200)"
+    expect "$cc, changed: ETag" "$(header ETag)" '"n2"'
+    expect "$cc, changed: access.log" "$(log_code "$id" 3)" TCP_REFRESH_MODIFIED/200
+    expect "$cc: origin requests" "$(seen_count "$id")" 3
+    pass_if_ok "a Cache-Control: $cc reply is validated before every use"
+done
 
 # a 500 to the revalidation of a reply stale for 30 s, with no refresh_pattern
 # line: Squid 5.7's built-in rule for URLs no refresh_pattern matches
