@@ -4,7 +4,9 @@
 # body; with it off, the origin sees 5 requests; a slow private reply with
 # it on still gives every client a correct reply of its own (a private reply
 # is never shared, RFC 9111 section 3: the origin sees one request per client).
-# The collapsed clients are logged TCP_CF_MISS, as Squid 5.7 logs them.
+# The collapsed clients are logged TCP_CF_MISS, as Squid 5.7 logs them. A
+# shared fetch the origin cuts ends every client's transfer and stores
+# nothing; a joiner whose If-None-Match matches gets a 304.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -68,6 +70,42 @@ parallel_get cf2
 expect_all_bodies "collapsed on, chunked" 300k
 expect "collapsed on, chunked: origin requests" "$(seen_count cf2)" 1
 pass_if_ok "collapsed_forwarding on, chunked: one origin request, every body whole"
+
+# on, the origin resets the shared fetch after 100 KB of 300 KB: every
+# client's transfer ends (cut short, never hung), nothing is stored, and the
+# next request goes to the origin for the whole reply
+mark
+script cfcut "cc=max-age=60&s=300k&t=1s&fail=reset@100k" "cc=max-age=60&s=300k"
+start=$(date +%s)
+parallel_get cfcut
+[ $(( $(date +%s) - start )) -lt "$(scaled 8)" ] || bad "collapsed on, reset: the clients took $(( $(date +%s) - start )) s"
+i=1
+while [ $i -le $CLIENTS ]; do
+    size=$(wc -c < "$T/par.$i.body")
+    [ "$size" -lt 307200 ] || bad "collapsed on, reset, client $i: got all $size bytes of a reply the origin cut"
+    i=$((i + 1))
+done
+get cfcut
+expect "collapsed on, after the reset: body" "$(body_sha)" "$(pattern_sha 300k)"
+expect "collapsed on, after the reset: access.log" "$(log_code cfcut $((CLIENTS + 1)))" TCP_MISS/200
+expect "collapsed on, after the reset: origin requests" "$(seen_count cfcut)" 2
+pass_if_ok "collapsed_forwarding on, a shared fetch the origin cut: every client ends, nothing stored"
+
+# on, a conditional joiner whose If-None-Match matches the reply in flight
+# gets a 304 (RFC 9111 section 4.3.2; Squid 5.7: TCP_CF_INM_HIT/304)
+mark
+script cfinm "cc=max-age=60&s=300k&t=1s&etag=%22j%22"
+curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url cfinm)" &
+first=$!
+sleep 0.3
+get cfinm -H 'If-None-Match: "j"'
+wait "$first"
+expect "collapsed on, INM joiner: status" "$CODE" 304
+expect "collapsed on, INM joiner: body bytes" "$(body_size)" 0
+expect "collapsed on, INM joiner: ETag" "$(header ETag)" '"j"'
+expect "collapsed on, INM joiner: origin requests" "$(seen_count cfinm)" 1
+expect_match "collapsed on, INM joiner: access.log" "$(log_codes cfinm 2)" 'TCP_CF_INM_HIT/304'
+pass_if_ok "collapsed_forwarding on: a matching If-None-Match joiner gets a 304"
 
 # on, private: every client gets a reply of its own, never another's
 mark

@@ -102,6 +102,31 @@ expect "modified, next: ETag" "$(header ETag)" '"b"'
 expect "modified: origin requests" "$(seen_count mod1)" 2
 pass_if_ok "a 200 to the revalidation replaces the stored reply (TCP_REFRESH_MODIFIED)"
 
+# a stale variant of a Vary reply is revalidated with its own validator
+# and freshened alone
+mark
+script vary1 "cc=max-age=0&etag=%22a%22&s=100&h=Vary:Accept-Encoding" \
+    "cc=max-age=0&etag=%22b%22&s=200&h=Vary:Accept-Encoding" \
+    "status=304&etag=%22a%22&cc=max-age=60&h=Vary:Accept-Encoding" \
+    "status=304&etag=%22b%22&cc=max-age=60&h=Vary:Accept-Encoding" "status=500"
+get vary1 -H 'Accept-Encoding: gzip'
+get vary1 -H 'Accept-Encoding: br'
+get vary1 -H 'Accept-Encoding: gzip'
+expect "Vary, gzip revalidated: body" "$(body_sha)" "$(pattern_sha 100)"
+expect "Vary, gzip revalidated: access.log" "$(log_code vary1 3)" TCP_REFRESH_UNMODIFIED/200
+expect "Vary, gzip revalidated: If-None-Match" "$(seen_field vary1 3 If-None-Match)" '"a"'
+expect "Vary, gzip revalidated: Accept-Encoding" "$(seen_field vary1 3 Accept-Encoding)" gzip
+get vary1 -H 'Accept-Encoding: br'
+expect "Vary, br revalidated: body" "$(body_sha)" "$(pattern_sha 200)"
+expect "Vary, br revalidated: access.log" "$(log_code vary1 4)" TCP_REFRESH_UNMODIFIED/200
+expect "Vary, br revalidated: If-None-Match" "$(seen_field vary1 4 If-None-Match)" '"b"'
+get vary1 -H 'Accept-Encoding: gzip'
+expect_hit "Vary, gzip after its 304" vary1 5 "$(pattern_sha 100)"
+get vary1 -H 'Accept-Encoding: br'
+expect_hit "Vary, br after its 304" vary1 6 "$(pattern_sha 200)"
+expect "Vary: origin requests" "$(seen_count vary1)" 4
+pass_if_ok "each stale variant is revalidated with its own ETag"
+
 # a reply with Cache-Control: no-cache is stored but never used without a
 # successful validation (RFC 9111 section 5.2.2.4), even while its max-age
 # says fresh: a changed reply reaches the client at once
