@@ -58,7 +58,9 @@ Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
     r.ignorePrivate = p.ignorePrivate;
     r.refreshIms = p.refreshIms;
     r.storeStale = p.storeStale;
-    r.maxStale = p.maxStale;
+    // Squid 5.7 applies max_stale through a matching refresh_pattern line;
+    // its built-in rule (no line matched) allows no stale answer on errors
+    r.maxStale = p.regex ? p.maxStale : 0;
     return r;
 }
 
@@ -168,7 +170,8 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     }
     const auto now = ::time(nullptr);
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-    if (reuse.use == Store::Reuse::Validate && !server_.isRevalidating(tx.cacheKey) &&
+    if (reuse.use == Store::Reuse::Validate && reuse.lifetime <= reuse.age &&
+        !server_.isRevalidating(tx.cacheKey) &&
         Store::MayServeStale(Store::StaleUse::WhileRevalidating, tx.requestFacts, response, rule, now,
                              maxStale)) {
         // RFC 5861: serve the stale object now and ask the origin in the background
@@ -323,8 +326,16 @@ bool Client::Connection::joinedReplyIsUsable()
     // the shared reply serves this client only when it was stored: a
     // private or uncacheable reply is the first client's alone (RFC 9111 3)
     auto& tx = *tx_;
-    if (tx.reply->isKept())
+    if (tx.reply->isKept()) {
+        // Squid 5.7 logs a collapsed request TCP_CF_MISS, and answers its
+        // conditional from the shared reply (TCP_CF_INM_HIT / TCP_CF_IMS_HIT)
+        Http::RequestParser again(tx.requestHead.size() + 1);
+        bool isInm = false;
+        tx.notModified = tx.reply->reply()->status == 200 &&
+                         IsNotModified(requestFieldsCopy(again), *tx.reply->reply(), isInm);
+        tx.resultCode = tx.notModified ? (isInm ? "TCP_CF_INM_HIT" : "TCP_CF_IMS_HIT") : "TCP_CF_MISS";
         return true;
+    }
     debugs(20, 3, "the shared fetch of " << tx.url << " is not storable; fetching it again");
     tx.reply->removeReader(*this);
     tx.reply = nullptr;
@@ -376,6 +387,8 @@ bool Client::Connection::decideStore()
             return true;
         }
         if (reply.status >= 500) {
+            // a 5xx is forwarded (TCP_REFRESH_FAIL_ERR, as Squid 5.7) unless
+            // max_stale or stale-if-error (RFC 5861) lets the stored object answer
             const auto staleFacts = FactsOf(*stored);
             const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
             if (Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, staleFacts, rule,
@@ -407,6 +420,13 @@ bool Client::Connection::decideStore()
         verdict = Store::Verdict{true, "negative_ttl"};
     if (!verdict) {
         debugs(20, 3, "not storing " << tx.url << ": " << verdict.reason);
+        return false;
+    }
+    // an object that is stale at once and has no validator could never be
+    // served nor revalidated: keeping it only costs memory
+    if (!isNegative && !rule.storeStale && !facts.hasEtag && !facts.lastModified &&
+        Store::FreshnessLifetime(facts, rule) <= 0) {
+        debugs(20, 3, "not storing " << tx.url << ": stale at once, with no validator");
         return false;
     }
     if (reply.contentLength && (*reply.contentLength > settings.maximumObjectSizeInMemory ||

@@ -656,8 +656,6 @@ void Client::Connection::startStreaming()
         decideStore(); // may switch to the stored reply (a revalidation)
     if (isOwner)
         invalidateAfterUnsafe();
-    if (tx_->isJoiner)
-        tx_->resultCode = "TCP_MEM_HIT"; // served from the object another client's fetch is storing
     ClientReplySpec spec;
     spec.reply = tx_->reply->reply();
     spec.isHit = tx_->isHit || tx_->isJoiner;
