@@ -13,6 +13,8 @@ cuttle_setup
 origin_start
 
 CLIENTS=5
+# the origin's delay (t=1s, longer under TIMEOUT_MULT): every client starts within it
+SLOW=$(scaled 1)
 # parallel_get ID : $CLIENTS concurrent requests for /s/ID through the proxy;
 # client I's status, head and body in $T/par.I.code, .head, .body
 parallel_get() {
@@ -44,7 +46,7 @@ cache_start "collapsed_forwarding on"
 
 # on: one origin request for 5 concurrent clients, 400 KB each
 mark
-script cf1 "cc=max-age=60&s=400k&t=1s"
+script cf1 "cc=max-age=60&s=400k&t=${SLOW}s"
 parallel_get cf1
 expect_all_bodies "collapsed on" 400k
 expect "collapsed on: origin requests" "$(seen_count cf1)" 1
@@ -65,7 +67,7 @@ pass_if_ok "collapsed_forwarding on: $CLIENTS concurrent clients, one origin req
 
 # on, chunked: the same
 mark
-script cf2 "cc=max-age=60&s=300k&chunked=1&t=1s"
+script cf2 "cc=max-age=60&s=300k&chunked=1&t=${SLOW}s"
 parallel_get cf2
 expect_all_bodies "collapsed on, chunked" 300k
 expect "collapsed on, chunked: origin requests" "$(seen_count cf2)" 1
@@ -75,7 +77,7 @@ pass_if_ok "collapsed_forwarding on, chunked: one origin request, every body who
 # client's transfer ends (cut short, never hung), nothing is stored, and the
 # next request goes to the origin for the whole reply
 mark
-script cfcut "cc=max-age=60&s=300k&t=1s&fail=reset@100k" "cc=max-age=60&s=300k"
+script cfcut "cc=max-age=60&s=300k&t=${SLOW}s&fail=reset@100k" "cc=max-age=60&s=300k"
 start=$(date +%s)
 parallel_get cfcut
 [ $(( $(date +%s) - start )) -lt "$(scaled 8)" ] || bad "collapsed on, reset: the clients took $(( $(date +%s) - start )) s"
@@ -94,7 +96,7 @@ pass_if_ok "collapsed_forwarding on, a shared fetch the origin cut: every client
 # on, a conditional joiner whose If-None-Match matches the reply in flight
 # gets a 304 (RFC 9111 section 4.3.2; Squid 5.7: TCP_CF_INM_HIT/304)
 mark
-script cfinm "cc=max-age=60&s=300k&t=1s&etag=%22j%22"
+script cfinm "cc=max-age=60&s=300k&t=${SLOW}s&etag=%22j%22"
 curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url cfinm)" &
 first=$!
 sleep 0.3
@@ -109,8 +111,8 @@ pass_if_ok "collapsed_forwarding on: a matching If-None-Match joiner gets a 304"
 
 # on, private: every client gets a reply of its own, never another's
 mark
-script cfpriv "cc=private&s=1000&t=1s" "cc=private&s=1001&t=1s" "cc=private&s=1002&t=1s" \
-    "cc=private&s=1003&t=1s" "cc=private&s=1004&t=1s" "cc=private&s=1005&t=1s"
+script cfpriv "cc=private&s=1000&t=${SLOW}s" "cc=private&s=1001&t=${SLOW}s" "cc=private&s=1002&t=${SLOW}s" \
+    "cc=private&s=1003&t=${SLOW}s" "cc=private&s=1004&t=${SLOW}s" "cc=private&s=1005&t=${SLOW}s"
 parallel_get cfpriv
 i=1
 while [ $i -le $CLIENTS ]; do
@@ -132,7 +134,7 @@ pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct 
 cache_stop
 cache_start "collapsed_forwarding off"
 mark
-script cf3 "cc=max-age=60&s=400k&t=1s"
+script cf3 "cc=max-age=60&s=400k&t=${SLOW}s"
 parallel_get cf3
 expect_all_bodies "collapsed off" 400k
 expect "collapsed off: origin requests" "$(seen_count cf3)" $CLIENTS
