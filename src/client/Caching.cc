@@ -274,23 +274,8 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
                                                 const std::string& fullKey, const Store::RefreshRule& rule)
 {
     const auto& settings = server_.settings();
-    const auto* stored = entry->reply();
-    OriginRequestSpec spec;
-    spec.method = "GET"; // the stored object is a GET's, whatever asked for it
-    const std::string path = url.path();
-    spec.path = path;
-    spec.hostField = url.authorityHost();
-    if (url.hasExplicitPort() && url.port() != 80)
-        spec.hostField += ":" + std::to_string(url.port());
-    spec.fields = &parser_.fields();
-    spec.clientAddress = peerHost_;
-    if (settings.via)
-        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
-    spec.forwardedFor = settings.forwardedFor;
-    if (const auto etag = stored->findField("ETag"))
-        spec.extraFields.emplace_back("If-None-Match", std::string(*etag));
-    if (const auto lm = stored->findField("Last-Modified"))
-        spec.extraFields.emplace_back("If-Modified-Since", std::string(*lm));
+    auto spec = originSpec(url, "GET"); // the stored object is a GET's, whatever asked for it
+    AddValidators(spec, *entry->reply());
     ::Server::Request request;
     request.method = Http::Method::Get;
     request.host = url.host();

@@ -433,6 +433,23 @@ void Client::Connection::serveManager(const std::string& path)
     armTimer(server_.settings().readTimeout);
 }
 
+Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, std::string_view method) const
+{
+    const auto& settings = server_.settings();
+    OriginRequestSpec spec;
+    spec.method = method;
+    spec.path = url.path();
+    spec.hostField = url.authorityHost();
+    if (url.hasExplicitPort() && url.port() != 80)
+        spec.hostField += ":" + std::to_string(url.port());
+    spec.fields = &parser_.fields();
+    spec.clientAddress = peerHost_;
+    if (settings.via)
+        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+    spec.forwardedFor = settings.forwardedFor;
+    return spec;
+}
+
 void Client::Connection::forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable)
 {
     (void)head;
@@ -461,27 +478,13 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
             tx_->bodySizer =
                 rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
         }
-        OriginRequestSpec spec;
-        spec.method = parser_.methodToken();
-        spec.path = url.path();
-        spec.hostField = url.authorityHost();
-        if (url.hasExplicitPort() && url.port() != 80)
-            spec.hostField += ":" + std::to_string(url.port());
-        spec.fields = &parser_.fields();
-        spec.clientAddress = peerHost_;
-        if (settings.via)
-            spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
-        spec.forwardedFor = settings.forwardedFor;
+        auto spec = originSpec(url, parser_.methodToken());
         spec.bodyFraming = request.bodyFraming;
         spec.contentLength = tx_->bodyLeft;
         // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
         spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
         if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
-            // RFC 9111 4.3.1: validate the stored object with its own validators
-            if (const auto etag = stored->findField("ETag"))
-                spec.extraFields.emplace_back("If-None-Match", std::string(*etag));
-            if (const auto lm = stored->findField("Last-Modified"))
-                spec.extraFields.emplace_back("If-Modified-Since", std::string(*lm));
+            AddValidators(spec, *stored); // RFC 9111 4.3.1
             if (spec.extraFields.empty())
                 tx_->stale = nullptr; // nothing to validate with: an ordinary miss
         }

@@ -40,6 +40,7 @@
 /// connection silently. read_timeout bounds a stalled reply write.
 #pragma once
 
+#include "client/Headers.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "comm/Address.h"
@@ -130,6 +131,7 @@ private:
     void logTransaction();
     void dropBufferIfConsumed();
     void forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable);
+    OriginRequestSpec originSpec(const Http::Url& url, std::string_view method) const;
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");

@@ -74,6 +74,14 @@ bool Client::IsHopByHop(std::string_view name, const std::vector<Http::HeaderFie
     return false;
 }
 
+void Client::AddValidators(OriginRequestSpec& spec, const Store::Reply& stored)
+{
+    if (const auto etag = stored.findField("ETag"))
+        spec.extraFields.emplace_back("If-None-Match", std::string(*etag));
+    if (const auto lm = stored.findField("Last-Modified"))
+        spec.extraFields.emplace_back("If-Modified-Since", std::string(*lm));
+}
+
 std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
 {
     std::string out;

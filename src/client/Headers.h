@@ -48,6 +48,10 @@ struct OriginRequestSpec {
 /// The request head to send to the origin (HTTP/1.1, persistent).
 std::string BuildOriginRequest(const OriginRequestSpec& spec);
 
+/// Adds the stored reply's validators to a request (RFC 9111 4.3.1):
+/// If-None-Match from its ETag, If-Modified-Since from its Last-Modified.
+void AddValidators(OriginRequestSpec& spec, const Store::Reply& stored);
+
 /// What the reply head to a client is built from.
 struct ClientReplySpec {
     const Store::Reply* reply = nullptr; ///< the origin's reply
