@@ -323,6 +323,10 @@ void Server::Forwarder::noteReadersGone()
     timer_.cancel();
     lookup_.cancel();
     releaseConnection(false);
+    // a stored object left half-fetched must not stay in the cache as an
+    // object in flight that never completes (a collapsed request would wait on it)
+    reply_->fail("every client left");
+    charge();
 }
 
 bool Server::Forwarder::shouldFinishAlone() const
