@@ -1001,7 +1001,7 @@ void Client::Connection::afterReply()
 {
     ++requests_;
     logTransaction();
-    stopForwarding(); // an answer made without the origin (a 504, PURGE) leaves its transaction too
+    stopForwarding();         // an answer made without the origin (a 504, PURGE) leaves its transaction too
     std::string().swap(out_); // give the reply's memory back
     outOffset_ = 0;
     requestStarted_ = false;
