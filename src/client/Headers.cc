@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "client/Headers.h"
+#include "http/FieldSyntax.h"
 #include "http/StatusCode.h"
 #include "store/Entry.h"
 
@@ -27,12 +28,7 @@ bool ListHas(std::string_view list, std::string_view token)
         size_t comma = list.find(',', pos);
         if (comma == std::string_view::npos)
             comma = list.size();
-        auto item = list.substr(pos, comma - pos);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
-            item.remove_prefix(1);
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
-            item.remove_suffix(1);
-        if (Http::EqualsIgnoreCase(item, token))
+        if (Http::EqualsIgnoreCase(Http::TrimOws(list.substr(pos, comma - pos)), token))
             return true;
         pos = comma + 1;
     }

@@ -6,15 +6,13 @@
 #include "cuttle.h"
 
 #include "http/CacheControl.h"
+#include "http/FieldSyntax.h"
 
 #include <algorithm>
 
-namespace {
+using Http::IsOws;
 
-bool IsOws(char c)
-{
-    return c == ' ' || c == '\t';
-}
+namespace {
 
 /// one element of a `#( token [ "=" ( token / quoted-string ) ] )` list
 struct Element {

@@ -6,13 +6,11 @@
 #include "cuttle.h"
 
 #include "http/ETag.h"
+#include "http/FieldSyntax.h"
+
+using Http::IsOws;
 
 namespace {
-
-bool IsOws(char c)
-{
-    return c == ' ' || c == '\t';
-}
 
 /// etagc = %x21 / %x23-7E / obs-text
 bool IsEtagChar(char c)

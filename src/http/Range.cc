@@ -6,27 +6,16 @@
 #include "cuttle.h"
 
 #include "http/Range.h"
+#include "http/FieldSyntax.h"
 #include "http/Date.h"
 #include "http/RequestParser.h"
 
 #include <algorithm>
 #include <random>
 
+using Http::TrimOws;
+
 namespace {
-
-bool IsOws(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-std::string_view TrimOws(std::string_view s)
-{
-    while (!s.empty() && IsOws(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && IsOws(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
 
 /// 1*DIGIT, saturated at UINT64_MAX (a position that large is past any body)
 std::optional<uint64_t> ParsePosition(std::string_view s)

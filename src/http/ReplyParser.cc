@@ -6,37 +6,17 @@
 #include "cuttle.h"
 
 #include "http/ReplyParser.h"
+#include "http/FieldSyntax.h"
 
 #include <algorithm>
 #include <limits>
 
+using Http::IsDigit;
+using Http::IsFieldValueChar;
+using Http::IsOws;
+using Http::TrimOws;
+
 namespace {
-
-bool IsDigit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-bool IsWhitespace(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-std::string_view TrimWhitespace(std::string_view s)
-{
-    while (!s.empty() && IsWhitespace(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && IsWhitespace(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-/// RFC 9110 field-value and reason-phrase: VCHAR, obs-text, SP, HTAB
-bool IsFieldValueChar(char c)
-{
-    const auto u = static_cast<unsigned char>(c);
-    return u == '\t' || (u >= 0x20 && u != 0x7f);
-}
 
 /// Calls f(element) for each element of a comma-separated list (RFC 9110
 /// section 5.6.1), trimmed; empty elements are passed too. Stops and returns
@@ -46,7 +26,7 @@ bool ForEachListElement(std::string_view list, F f)
 {
     for (;;) {
         const auto comma = list.find(',');
-        if (!f(TrimWhitespace(list.substr(0, comma))))
+        if (!f(TrimOws(list.substr(0, comma))))
             return false;
         if (comma == std::string_view::npos)
             return true;
@@ -214,7 +194,7 @@ Http::ParseResult Http::ReplyParser::parseStatusLine(std::string_view line)
     size_t digits = 0;
     while (digits < rest.size() && IsDigit(rest[digits]))
         ++digits;
-    if (digits == 0 && (rest.empty() || IsWhitespace(rest.front())))
+    if (digits == 0 && (rest.empty() || IsOws(rest.front())))
         return fail(ReplyError::BadStatusLine); // two spaces, or no code
     if (digits != 3)
         return fail(ReplyError::BadStatusCode);
@@ -239,7 +219,7 @@ Http::ParseResult Http::ReplyParser::parseStatusLine(std::string_view line)
 Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
 {
     // RFC 9112 section 5.2 (and section 2.2 for the first field): see the file comment
-    if (IsWhitespace(line.front()))
+    if (IsOws(line.front()))
         return fail(ReplyError::ObsFold);
     const auto colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0)
@@ -249,7 +229,7 @@ Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
         if (!IsTokenChar(c))
             return fail(ReplyError::BadField); // includes whitespace before the colon
     }
-    const auto value = TrimWhitespace(line.substr(colon + 1));
+    const auto value = TrimOws(line.substr(colon + 1));
     for (const char c : value) {
         if (!IsFieldValueChar(c))
             return fail(ReplyError::BadField);
@@ -295,7 +275,7 @@ bool Http::ReplyParser::parseTransferEncoding(std::string_view value)
     const bool ok = ForEachListElement(value, [this, &any](std::string_view item) {
         if (item.empty())
             return true; // RFC 9110 section 5.6.1: recipients ignore empty elements
-        const auto coding = TrimWhitespace(item.substr(0, item.find(';')));
+        const auto coding = TrimOws(item.substr(0, item.find(';')));
         if (coding.empty())
             return false;
         for (const char c : coding) {

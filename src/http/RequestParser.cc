@@ -6,34 +6,14 @@
 #include "cuttle.h"
 
 #include "http/RequestParser.h"
+#include "http/FieldSyntax.h"
+
+using Http::IsDigit;
+using Http::IsFieldValueChar;
+using Http::IsOws;
+using Http::TrimOws;
 
 namespace {
-
-bool IsDigit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-bool IsWhitespace(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-std::string_view TrimWhitespace(std::string_view s)
-{
-    while (!s.empty() && IsWhitespace(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && IsWhitespace(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-/// RFC 9110 field-value: VCHAR, obs-text, SP, HTAB; no other control byte
-bool IsFieldValueChar(char c)
-{
-    const auto u = static_cast<unsigned char>(c);
-    return u == '\t' || (u >= 0x20 && u != 0x7f);
-}
 
 /// RFC 9112 request-target: no whitespace or control byte (RFC 3986 has no
 /// raw bytes above 0x7f either, but clients send them and Squid takes them)
@@ -281,7 +261,7 @@ Http::ParseResult Http::RequestParser::parseRequestLine(std::string_view line)
 
 Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
 {
-    if (IsWhitespace(line.front()))
+    if (IsOws(line.front()))
         return fail(ParseError::ObsFold);
     const auto colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0)
@@ -291,7 +271,7 @@ Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
         if (!IsTokenChar(c))
             return fail(ParseError::BadField); // includes whitespace before the colon
     }
-    const auto value = TrimWhitespace(line.substr(colon + 1));
+    const auto value = TrimOws(line.substr(colon + 1));
     for (const char c : value) {
         if (!IsFieldValueChar(c))
             return fail(ParseError::BadField);
@@ -332,7 +312,7 @@ bool Http::RequestParser::hasConnectionToken(std::string_view token) const
         auto list = f.value;
         while (!list.empty()) {
             const auto comma = list.find(',');
-            const auto item = TrimWhitespace(list.substr(0, comma));
+            const auto item = TrimOws(list.substr(0, comma));
             if (EqualsIgnoreCase(item, token))
                 return true;
             if (comma == std::string_view::npos)

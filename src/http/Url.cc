@@ -6,19 +6,17 @@
 #include "cuttle.h"
 
 #include "http/Url.h"
+#include "http/FieldSyntax.h"
 
 #include <arpa/inet.h>
+
+using Http::IsDigit;
 
 namespace {
 
 bool IsAlpha(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-bool IsDigit(char c)
-{
-    return c >= '0' && c <= '9';
 }
 
 char Lower(char c)

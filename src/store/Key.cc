@@ -6,30 +6,19 @@
 #include "cuttle.h"
 
 #include "store/Key.h"
+#include "http/FieldSyntax.h"
 #include "base/TextException.h"
 #include "http/Url.h"
 
 #include <algorithm>
 
-namespace {
+using Http::TrimOws;
 
-bool IsOws(char c)
-{
-    return c == ' ' || c == '\t';
-}
+namespace {
 
 char Lower(char c)
 {
     return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
-}
-
-std::string_view Trim(std::string_view s)
-{
-    while (!s.empty() && IsOws(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && IsOws(s.back()))
-        s.remove_suffix(1);
-    return s;
 }
 
 /// Calls visit(element) for each element of a comma-separated list, trimmed of
@@ -49,11 +38,11 @@ void ForEachListElement(std::string_view list, Visit visit)
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {
-            visit(Trim(list.substr(start, i - start)));
+            visit(TrimOws(list.substr(start, i - start)));
             start = i + 1;
         }
     }
-    visit(Trim(list.substr(std::min(start, list.size()))));
+    visit(TrimOws(list.substr(std::min(start, list.size()))));
 }
 
 /// A field value as a list: elements trimmed, empty ones dropped, joined with ",".

@@ -1,0 +1,45 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The character classes and trimming of RFC 9110's field syntax that
+/// every parser of the http part shares (requests, replies, Cache-Control,
+/// ETag, Range) and the store's Vary key uses too.
+#pragma once
+
+#include <string_view>
+
+namespace Http {
+
+/// DIGIT (RFC 5234)
+inline bool IsDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/// OWS: SP or HTAB (RFC 9110 section 5.6.3)
+inline bool IsOws(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/// s without leading and trailing OWS
+inline std::string_view TrimOws(std::string_view s)
+{
+    while (!s.empty() && IsOws(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && IsOws(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// RFC 9110 field-value and reason-phrase bytes: VCHAR, obs-text, SP, HTAB;
+/// no other control byte
+inline bool IsFieldValueChar(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+
+} // namespace Http
