@@ -42,6 +42,28 @@ void take(uint64_t& w, size_t& offset, size_t size)
 
 } // namespace
 
+std::optional<Store::BodyWriter::Result> Store::BodyWriter::writeOnce(int fd, const iovec* iov, size_t n,
+                                                                      uint64_t& took, uint64_t& offered)
+{
+    offered = 0;
+    for (size_t i = 0; i < n; ++i)
+        offered += iov[i].iov_len;
+    for (;;) {
+        const ssize_t r = ::writev(fd, iov, int(n));
+        if (r >= 0) {
+            took = uint64_t(r);
+            written_ += took;
+            return std::nullopt;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return Result::Blocked;
+        errno_ = errno;
+        return Result::Error;
+    }
+}
+
 void Store::BodyWriter::startSegments(std::string head, std::vector<Segment> segments, const Entry& entry)
 {
     start(std::move(head), Framing::Raw, entry);
@@ -77,20 +99,11 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
         }
         if (n == 0)
             return Result::Done;
+        uint64_t w = 0;
         uint64_t offered = 0;
-        for (size_t i = 0; i < n; ++i)
-            offered += iov[i].iov_len;
-        const ssize_t r = ::writev(fd, iov, int(n));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return Result::Blocked;
-            errno_ = errno;
-            return Result::Error;
-        }
-        uint64_t w = uint64_t(r);
-        written_ += w;
+        if (const auto stop = writeOnce(fd, iov, n, w, offered))
+            return *stop;
+        const uint64_t took = w;
         take(w, headOffset_, head_.size());
         while (w > 0 && segment_ < segments_.size()) {
             const auto& seg = segments_[segment_];
@@ -109,7 +122,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
         while (segment_ < segments_.size() && segments_[segment_].text.empty() &&
                segments_[segment_].length == 0)
             ++segment_;
-        if (uint64_t(r) < offered)
+        if (took < offered)
             return Result::Blocked;
     }
 }
@@ -189,21 +202,11 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
             return Result::Done;
         }
 
+        uint64_t w = 0;
         uint64_t offered = 0;
-        for (size_t i = 0; i < n; ++i)
-            offered += iov[i].iov_len;
-        const ssize_t r = ::writev(fd, iov, int(n));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return Result::Blocked;
-            errno_ = errno;
-            return Result::Error;
-        }
-
-        uint64_t w = uint64_t(r);
-        written_ += w;
+        if (const auto stop = writeOnce(fd, iov, n, w, offered))
+            return *stop;
+        const uint64_t took = w;
         take(w, headOffset_, head_.size());
         if (framing_ == Framing::Chunked && chunkTailOffset_ < 2)
             take(w, chunkHeadOffset_, chunkHeadSize_);
@@ -225,7 +228,7 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
 
         // a short write means the socket buffer is full: its next
         // writability edge resumes us (as nginx does), no EAGAIN probe needed
-        if (uint64_t(r) < offered)
+        if (took < offered)
             return Result::Blocked;
     }
 }

@@ -30,8 +30,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+struct iovec;
 
 namespace Store {
 
@@ -87,6 +90,10 @@ public:
 
 private:
     Result writeSegments(int fd, Entry& entry);
+    /// one writev of iov[0, n) (retried on EINTR): the bytes it took and
+    /// offered, added to bytesWritten(); or why to stop (Blocked, Error)
+    std::optional<Result> writeOnce(int fd, const struct iovec* iov, size_t n, uint64_t& took,
+                                    uint64_t& offered);
 
     std::vector<Segment> segments_; ///< a Range reply's pieces (startSegments())
     size_t segment_ = 0;            ///< the piece being written
