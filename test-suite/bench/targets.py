@@ -1,0 +1,704 @@
+#!/usr/bin/env python3
+# cuttle: a caching forward HTTP proxy that reads squid.conf.
+# Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+"""The processes the benchmarks run: cuttle, Squid, Traffic Server, the origin.
+
+bench.py and cache-objects.py import this module. It knows how to install
+the tools (apt-get behind a policy-rc.d that keeps packaged services from
+starting), how to start each proxy on a loopback port with a configuration
+of its own in a temp dir and stop it again, and how to read a process
+tree's CPU time and RSS from /proc. It measures nothing by itself.
+
+Every process started here (spawn()) leads a session of its own and is
+recorded in STARTED; stop_everything() kills each of those process groups,
+so a caller that ends in a `finally: stop_everything()` leaves nothing
+behind, even on failure or Ctrl-C.
+"""
+
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+KB, MB, GB = 1000, 1000**2, 1000**3
+KiB, MiB, GiB = 1024, 1024**2, 1024**3
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# The memory cache of every proxy in the cache benchmarks (issue 5): room for
+# two 512 MiB objects or 200,000 small ones, and objects up to 600 MB in memory.
+CACHE_MEM = "1200 MB"
+MAX_IN_MEMORY = "600 MB"
+# cuttle's lines for it (its defaults are cache_mem 256 MB, 512 KB objects)
+CUTTLE_CACHE_LINES = ["cache_mem " + CACHE_MEM, "maximum_object_size_in_memory " + MAX_IN_MEMORY]
+
+PACKAGES = {
+    # Debian package: a program it provides
+    "squid": "squid",
+    "trafficserver": "traffic_server",
+    "wrk": "wrk",
+    "strace": "strace",
+    "gnuplot-nox": "gnuplot",
+    "procps": "ps",
+}
+POLICY_RC_D = "/usr/sbin/policy-rc.d"
+
+START = time.monotonic()
+
+
+def log(msg):
+    el = time.monotonic() - START
+    print("[%3d:%02d] %s" % (el // 60, el % 60, msg), file=sys.stderr, flush=True)
+
+
+class BenchError(Exception):
+    pass
+
+
+def wait_for(what, check, limit, step=0.05):
+    deadline = time.monotonic() + limit
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise BenchError("timed out after %.0f s waiting for %s" % (limit, what))
+        time.sleep(step)
+
+
+
+def size_bytes(text):
+    """'64 KB' -> 65536 (squid.conf units are powers of 1024)."""
+    number, unit = text.split()
+    return int(number) * {"KB": KiB, "MB": MiB, "GB": GiB}[unit]
+
+
+def short_size(n):
+    for unit, scale in (("G", GiB), ("M", MiB), ("K", KiB)):
+        if n >= scale and n % scale == 0:
+            return "%d%s" % (n // scale, unit)
+    return str(n)
+
+
+def run_quiet(cmd, timeout=60, **kw):
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, text=True, check=False, **kw)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return subprocess.CompletedProcess(cmd, 127, stdout=str(e))
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_answers(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------- installing
+
+
+def as_root(cmd):
+    return cmd if os.geteuid() == 0 else ["sudo"] + cmd
+
+
+def ensure_packages(notes):
+    """Installs from Debian the packages whose programs are missing."""
+    missing = [pkg for pkg, prog in PACKAGES.items() if not shutil.which(prog) and not os.path.exists("/usr/sbin/" + prog)]
+    if not missing:
+        log("tools: all present (%s)" % " ".join(PACKAGES))
+        return
+    log("tools: installing %s from Debian" % " ".join(missing))
+    if not shutil.which("apt-get"):
+        notes.append("could not install %s: no apt-get" % " ".join(missing))
+        return
+    backup = None
+    if os.path.exists(POLICY_RC_D):
+        with open(POLICY_RC_D, "rb") as f:
+            backup = (f.read(), os.stat(POLICY_RC_D).st_mode & 0o7777)
+    tmp = tempfile.NamedTemporaryFile("w", delete=False, prefix="policy-rc.d.")
+    tmp.write("#!/bin/sh\n# written by cuttle's bench.py during its apt-get install\nexit 101\n")
+    tmp.close()
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    try:
+        run_quiet(as_root(["install", "-m", "755", tmp.name, POLICY_RC_D]))
+        r = run_quiet(as_root(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q"] + missing), timeout=900, env=env)
+        if r.returncode != 0:
+            log("  apt-get install failed; running apt-get update first")
+            run_quiet(as_root(["apt-get", "update", "-q"]), timeout=600, env=env)
+            r = run_quiet(as_root(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q"] + missing), timeout=900, env=env)
+        if r.returncode != 0:
+            notes.append("apt-get install %s failed: %s" % (" ".join(missing), r.stdout.strip().splitlines()[-1:] or ""))
+    finally:
+        if backup is None:
+            run_quiet(as_root(["rm", "-f", POLICY_RC_D]))
+        else:
+            with open(tmp.name, "wb") as f:
+                f.write(backup[0])
+            run_quiet(as_root(["install", "-m", "%o" % backup[1], tmp.name, POLICY_RC_D]))
+        os.unlink(tmp.name)
+    stop_packaged_services()
+
+
+def read_cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def read_environ(pid):
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
+def packaged_service_pids():
+    """Pids of a Squid or Traffic Server started by the packages' services
+    (their default configuration), never of a test's own instance."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        args = read_cmdline(pid)
+        if not args:
+            continue
+        prog = os.path.basename(args[0])
+        if prog == "squid":
+            conf = args[args.index("-f") + 1] if "-f" in args[:-1] else "/etc/squid/squid.conf"
+            if conf == "/etc/squid/squid.conf":
+                found.append(("squid", pid))
+        elif prog in ("traffic_manager", "traffic_server"):
+            if not any(a.startswith("--run-root") for a in args) and not any(e.startswith(b"TS_ROOT=") for e in read_environ(pid)):
+                found.append(("trafficserver", pid))
+    return found
+
+
+def stop_packaged_services():
+    """Stops a packaged squid/trafficserver service that runs anyway, so that
+    ports 3128 and 8080 stay free and nothing competes for the CPU."""
+    running = packaged_service_pids()
+    for service in sorted(set(s for s, _ in running)):
+        log("  stopping the packaged %s service" % service)
+        if shutil.which("systemctl"):
+            run_quiet(as_root(["systemctl", "stop", service]))
+        if shutil.which("service"):
+            run_quiet(as_root(["service", service, "stop"]))
+    time.sleep(0.5 if running else 0)
+    for service, pid in packaged_service_pids():
+        log("  killing the packaged %s (pid %d)" % (service, pid))
+        run_quiet(as_root(["kill", "-TERM", str(pid)]))
+        time.sleep(2)
+        if os.path.exists("/proc/%d" % pid):
+            run_quiet(as_root(["kill", "-KILL", str(pid)]))
+
+
+# ---------------------------------------------------------------- processes
+
+
+STARTED = []  # every Popen of ours, each leading a process group of its own
+
+
+def spawn(cmd, out_path, **kw):
+    out = open(out_path, "w")
+    try:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, **kw)
+    finally:
+        out.close()
+    STARTED.append(proc)
+    return proc
+
+
+def kill_group(proc, sig=signal.SIGKILL):
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_process(proc, sig=signal.SIGTERM, grace=10):
+    """Asks proc to stop, then kills its whole process group."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        try:
+            proc.send_signal(sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            log("  pid %d did not stop after signal %d; killing it" % (proc.pid, sig))
+    kill_group(proc)
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        pass
+    if proc in STARTED:
+        STARTED.remove(proc)
+
+
+def stop_everything():
+    for proc in list(STARTED):
+        kill_group(proc)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+    STARTED.clear()
+
+
+def children_map():
+    kids = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                kids.setdefault(ppid, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def process_tree(pid):
+    """pid and all its descendants."""
+    kids = children_map()
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo.extend(kids.get(p, []))
+    return tree
+
+
+def threads_of(pids):
+    tids = []
+    for pid in pids:
+        try:
+            tids.extend(int(t) for t in os.listdir("/proc/%d/task" % pid))
+        except OSError:
+            pass
+    return tids
+
+
+def cpu_seconds(pids):
+    """utime + stime of the given processes, all their threads included."""
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / CLK_TCK
+
+
+def rss_bytes(pids):
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+class RssSampler:
+    """Samples the summed VmRSS of pids every 50 ms in a thread; keeps the peak."""
+
+    def __init__(self, pids):
+        self.pids = pids
+        self.peak = rss_bytes(pids) if pids else 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stopping.wait(0.05):
+            self.peak = max(self.peak, rss_bytes(self.pids))
+
+    def __enter__(self):
+        if self.pids:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        if self.pids:
+            self.thread.join()
+            self.peak = max(self.peak, rss_bytes(self.pids))
+
+
+def tail(path, lines=15):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------- targets
+
+
+class Target:
+    """One thing curl and wrk send traffic through; stop() is idempotent."""
+
+    key = "?"
+    label = "?"
+    is_proxy = True
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.proc = None
+        self.port = None
+        self.log_path = None
+
+    def pids(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        return process_tree(self.proc.pid)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        stop_process(self.proc)
+
+    def died(self, what):
+        return BenchError("%s exited %s:\n%s" % (self.label, what, tail(self.log_path)))
+
+
+class Direct(Target):
+    key = "direct"
+    label = "direct (no proxy)"
+    is_proxy = False
+
+    def start(self):
+        pass
+
+    def pids(self):
+        return []
+
+
+class Cuttle(Target):
+    """cuttle with its default configuration, but for the port, the logs, the
+    pid file and error_directory; buffer and gap set request_buffer_size and
+    read_ahead_gap, and extra lines (CUTTLE_CACHE_LINES, say) go at the end."""
+
+    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None):
+        super().__init__(tmp)
+        self.binary = binary
+        self.buffer = buffer
+        self.gap = gap
+        self.extra = list(extra or [])
+        self.key = key
+        self.label = label or "cuttle"
+        self.log_path = os.path.join(tmp, "cache.log")
+        self.access_log = os.path.join(tmp, "access.log")
+
+    def start(self):
+        conf = os.path.join(self.tmp, "cuttle.conf")
+        lines = [
+            "http_port 127.0.0.1:0",
+            "access_log stdio:%s/access.log" % self.tmp,
+            "cache_log %s" % self.log_path,
+            "pid_filename %s/cuttle.pid" % self.tmp,
+            "error_directory %s/errors/templates" % SRCDIR,
+            "http_access allow localhost",
+            "http_access deny all",
+        ]
+        if self.buffer:
+            lines.append("request_buffer_size " + self.buffer)
+        if self.gap:
+            lines.append("read_ahead_gap " + self.gap)
+        lines += self.extra
+        with open(conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.proc = spawn([self.binary, "-N", "-f", conf], os.path.join(self.tmp, "cuttle.out"))
+
+        def bound_port():
+            if not self.alive():
+                raise self.died("at start")
+            try:
+                with open(self.log_path, errors="replace") as f:
+                    for line in f:
+                        if "Accepting HTTP Socket connections at" in line and "local=127.0.0.1:" in line:
+                            return int(line.split("local=127.0.0.1:")[1].split()[0])
+            except OSError:
+                pass
+            return None
+
+        self.port = wait_for("cuttle's port in cache.log", bound_port, 15)
+
+
+class Squid(Target):
+    """Squid as a forward proxy. By default it caches nothing (`cache deny
+    all`); with cache=True it keeps objects in memory (no cache_dir), as
+    issue 5 has it: CACHE_MEM, objects up to MAX_IN_MEMORY (in memory and at
+    all), memory_cache_mode always."""
+
+    def __init__(self, tmp, binary, gap="16 KB", cache=False, key=None, label=None):
+        super().__init__(tmp)
+        self.binary = binary
+        self.gap = gap
+        self.cache = cache
+        if cache:
+            self.key = key or "squid"
+            self.label = label or "Squid (cache_mem %s)" % CACHE_MEM
+        else:
+            self.key = key or "squid-%s" % short_size(size_bytes(gap)).lower()
+            self.label = label or "Squid, read_ahead_gap %s" % gap
+        # -n: a service name of its own, so its shared memory cannot collide
+        self.name = "cbench%s%s%d" % ("c" if cache else "", short_size(size_bytes(gap)).lower(), os.getpid())
+        self.conf = os.path.join(tmp, "squid.conf")
+        self.log_path = os.path.join(tmp, "cache.log")
+        self.access_log = os.path.join(tmp, "access.log")
+
+    def start(self):
+        self.port = free_port()
+        # Squid started as root drops to user proxy: let it write here
+        os.chmod(self.tmp, 0o777)
+        lines = [
+            "http_port 127.0.0.1:%d" % self.port,
+            "pid_filename %s/squid.pid" % self.tmp,
+            "cache_log %s" % self.log_path,
+            "access_log stdio:%s/access.log squid" % self.tmp,
+            "cache_store_log none",
+            "coredump_dir %s" % self.tmp,
+        ]
+        if self.cache:
+            lines += [
+                "cache allow all",
+                "cache_mem " + CACHE_MEM,
+                "maximum_object_size_in_memory " + MAX_IN_MEMORY,
+                # the limit of every store; with its default (4 MB) a 512 MiB reply is not kept
+                "maximum_object_size " + MAX_IN_MEMORY,
+                "memory_cache_mode always",
+            ]
+        else:
+            lines.append("cache deny all")
+        lines += [
+            "read_ahead_gap %s" % self.gap,
+            "visible_hostname bench.invalid",
+            "pinger_enable off",
+            "icp_port 0",
+            "htcp_port 0",
+            "max_filedescriptors 4096",
+            "http_access allow localhost",
+            "http_access deny all",
+            "shutdown_lifetime 1 second",
+        ]
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.proc = spawn([self.binary, "-N", "-f", self.conf, "-n", self.name], os.path.join(self.tmp, "squid.out"))
+
+        def accepting():
+            if not self.alive():
+                raise self.died("at start")
+            try:
+                with open(self.log_path, errors="replace") as f:
+                    return "Accepting HTTP Socket connections" in f.read()
+            except OSError:
+                return False
+
+        wait_for("squid to accept connections", accepting, 30)
+        wait_for("squid's port to answer", lambda: port_answers(self.port), 10)
+
+    def stop(self):
+        if self.alive():
+            run_quiet([self.binary, "-k", "shutdown", "-f", self.conf, "-n", self.name], timeout=15)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        stop_process(self.proc)
+        # shared memory segments of a killed squid
+        for entry in os.listdir("/dev/shm"):
+            if entry.startswith(self.name + "-"):
+                try:
+                    os.unlink(os.path.join("/dev/shm", entry))
+                except OSError:
+                    pass
+
+
+def ats_records(port, extra, cache=False):
+    records = [
+        "CONFIG proxy.config.http.server_ports STRING %d:ipv4:ip-in=127.0.0.1" % port,
+        "CONFIG proxy.config.url_remap.remap_required INT 0",
+        "CONFIG proxy.config.reverse_proxy.enabled INT 0",
+        "CONFIG proxy.config.diags.logfile.filename STRING diags.log",
+    ]
+    if not cache:
+        # never cache: the object and everything else (and no storage)
+        return records + ["CONFIG proxy.config.http.cache.http INT 0"] + extra
+    return records + ATS_CACHE_RECORDS + extra
+
+
+# Traffic Server with its cache on: a RAM cache of CACHE_MEM in front of a
+# disk cache of ATS_STORAGE (a file in the temp dir: it caches nothing without
+# one), objects up to MAX_IN_MEMORY in the RAM cache, every object put in the
+# RAM cache at once (no "seen twice" filter, no compression), a directory
+# entry per 2 KB of storage so that 200,000 small objects all fit.
+ATS_STORAGE = "2G"
+ATS_CACHE_RECORDS = [
+    "CONFIG proxy.config.http.cache.http INT 1",
+    "CONFIG proxy.config.cache.ram_cache.size INT %d" % size_bytes(CACHE_MEM),
+    "CONFIG proxy.config.cache.ram_cache_cutoff INT %d" % size_bytes(MAX_IN_MEMORY),
+    "CONFIG proxy.config.cache.ram_cache.use_seen_filter INT 0",
+    "CONFIG proxy.config.cache.ram_cache.compress INT 0",
+    "CONFIG proxy.config.cache.min_average_object_size INT 2048",
+    "CONFIG proxy.config.cache.max_doc_size INT 0",
+    "CONFIG proxy.config.http.cache.cache_urls_that_look_dynamic INT 1",
+]
+
+
+class TrafficServerSetup:
+    """A Traffic Server runroot of its own in a temp dir: the configuration
+    copied from /etc/trafficserver, logs, runtime and cache dirs in tmp."""
+
+    def __init__(self, tmp, binary):
+        self.tmp = tmp
+        self.binary = binary
+        self.runroot = os.path.join(tmp, "runroot.yaml")
+
+    def write(self, port, extra_records, cache=False):
+        etc = os.path.join(self.tmp, "etc")
+        if os.path.exists(etc):
+            shutil.rmtree(etc)
+        shutil.copytree("/etc/trafficserver", etc)
+        for d in ("run", "log", "cache"):
+            os.makedirs(os.path.join(self.tmp, d), exist_ok=True)
+        with open(self.runroot, "w") as f:
+            for key, value in (
+                ("prefix", self.tmp),
+                ("exec_prefix", "/usr"),
+                ("bindir", os.path.dirname(self.binary)),
+                ("sbindir", "/usr/sbin"),
+                ("sysconfdir", etc),
+                ("datadir", "/usr/share/trafficserver"),
+                ("includedir", "/usr/include"),
+                ("libdir", "/usr/lib/trafficserver"),
+                ("libexecdir", "/usr/lib/trafficserver/modules"),
+                ("localstatedir", os.path.join(self.tmp, "run")),
+                ("runtimedir", os.path.join(self.tmp, "run")),
+                ("logdir", os.path.join(self.tmp, "log")),
+                ("cachedir", os.path.join(self.tmp, "cache")),
+            ):
+                f.write("%s: %s\n" % (key, value))
+        user = "trafficserver" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+        with open(os.path.join(etc, "records.config"), "a") as f:
+            f.write("\n# cuttle bench.py\n")
+            f.write("\n".join(ats_records(port, extra_records + ["CONFIG proxy.config.admin.user_id STRING %s" % user], cache)) + "\n")
+        # no cache storage at all, or a file of ATS_STORAGE in the cache dir
+        with open(os.path.join(etc, "storage.config"), "w") as f:
+            f.write("%s %s\n" % (os.path.join(self.tmp, "cache"), ATS_STORAGE) if cache else "")
+        if os.geteuid() == 0:
+            try:
+                ent = pwd.getpwnam("trafficserver")
+                for root, dirs, files in os.walk(self.tmp):
+                    for name in dirs + files + [""]:
+                        os.chown(os.path.join(root, name) if name else root, ent.pw_uid, ent.pw_gid)
+            except KeyError:
+                pass
+        os.chmod(self.tmp, 0o777)
+
+    def command(self):
+        return [self.binary, "--run-root=" + self.runroot]
+
+    def diags(self):
+        return os.path.join(self.tmp, "log", "diags.log")
+
+
+class TrafficServer(Target):
+    """Traffic Server as a forward proxy, its cache off unless cache=True
+    (then ATS_CACHE_RECORDS and a storage file)."""
+
+    key = "ats"
+    label = "Traffic Server"
+
+    def __init__(self, tmp, binary, origin_port, cache=False, key=None, label=None):
+        super().__init__(tmp)
+        self.setup = TrafficServerSetup(tmp, binary)
+        self.origin_port = origin_port
+        self.cache = cache
+        self.key = key or "ats"
+        self.label = label or ("Traffic Server (RAM cache %s)" % CACHE_MEM if cache else "Traffic Server")
+        self.log_path = self.setup.diags()
+
+    def start(self):
+        self.port = free_port()
+        self.setup.write(self.port, [], self.cache)
+        self.proc = spawn(self.setup.command(), os.path.join(self.tmp, "ts.out"), cwd=self.tmp)
+
+        def answers():
+            if not self.alive():
+                raise self.died("at start")
+            return port_answers(self.port)
+
+        wait_for("traffic_server's port to answer", answers, 30)
+        # and that it forwards
+        url = "http://127.0.0.1:%d/probe?s=10" % self.origin_port
+        r = run_quiet(["curl", "-s", "-x", "http://127.0.0.1:%d" % self.port, "-o", "/dev/null", "-w", "%{http_code}", url], timeout=20)
+        if r.stdout.strip() != "200":
+            raise BenchError("traffic_server does not forward (curl: %s):\n%s" % (r.stdout.strip(), tail(self.log_path)))
+
+
+# ---------------------------------------------------------------- the origin
+
+
+class Origin:
+    def __init__(self, binary, files_dir, tmp):
+        self.binary = binary
+        self.files = files_dir
+        self.tmp = tmp
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        out = os.path.join(self.tmp, "origin.out")
+        self.proc = spawn([self.binary, "--listen", "127.0.0.1:0", "--files", self.files], out)
+
+        def listening():
+            if self.proc.poll() is not None:
+                raise BenchError("cuttle-origin exited at start:\n" + tail(out))
+            with open(out) as f:
+                m = re.search(r"^listening on 127\.0\.0\.1:(\d+)", f.read(), re.M)
+            return int(m.group(1)) if m else None
+
+        self.port = wait_for("cuttle-origin's listening line", listening, 10)
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        stop_process(self.proc)
+
+
+def make_file(origin_binary, path, size):
+    with open(path, "wb") as f:
+        r = subprocess.run([origin_binary, "--print-body", str(size)], stdout=f, timeout=300, check=False)
+    if r.returncode != 0 or os.path.getsize(path) != size:
+        raise BenchError("could not write the %d-byte pattern file %s" % (size, path))
