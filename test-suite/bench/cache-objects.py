@@ -15,8 +15,12 @@ in front of a storage file) on a loopback port, against cuttle-origin. Then:
      cacheable for a day) are fetched through the proxy over a few
      keep-alive connections with raw sockets, one request in flight on each;
      every reply must be a 200 with the whole body;
-  3. the RSS is read again once steady: "after";
-  4. a sample of the objects (every N/S-th: scripted URLs `/s/TAG-I` whose
+  3. the RSS is read again once steady: "after the fill";
+  4. every object is fetched once more (hits; Traffic Server puts an object
+     in its RAM cache only when it is read back from its disk cache, so
+     until then its small objects cost it no RSS at all), and the RSS is
+     read again: "after", the figure reported;
+  5. a sample of the objects (every N/S-th: scripted URLs `/s/TAG-I` whose
      reply the origin gives from a script line, the same as the others')
      is fetched again, and is a hit when the origin saw that URL only once
      (its `/_seen/` log): a proxy-independent check that the objects stayed
@@ -189,7 +193,7 @@ def fill(port, paths, proxied_port, conns=4, limit=600, progress=None):
     sel = selectors.DefaultSelector()
     todo = list(reversed(paths))
     slots = []
-    stats = {"requests": 0, "status": {}, "short_bodies": 0, "reconnects": 0}
+    stats = {"requests": 0, "status": {}, "short_bodies": 0, "reconnects": 0, "with_age": 0, "x_cache_hit": 0}
     t0 = time.monotonic()
     last_progress = t0
 
@@ -255,6 +259,8 @@ def fill(port, paths, proxied_port, conns=4, limit=600, progress=None):
                 stats["status"][reply.status] = stats["status"].get(reply.status, 0) + 1
                 if reply.status == 200 and reply.body_length != OBJECT_BODY:
                     stats["short_bodies"] += 1
+                stats["with_age"] += "age" in reply.fields
+                stats["x_cache_hit"] += reply.fields.get("x-cache", "").upper().startswith("HIT")
                 last_progress = time.monotonic()
                 slot["path"] = None
                 if progress and stats["requests"] % 50000 == 0:
@@ -360,11 +366,18 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
     log("    RSS before: %.1f MB; filling with %d objects over %d connections" % (before / tg.MB, n, conns))
     paths = object_paths(tag, n, sampled)
     stats = fill(target.port, paths, origin_port, conns, limit=max(600, n // 100), progress=log)
-    after = steady_rss(target, settle)
+    after_fill = steady_rss(target, settle)
     ok = stats["status"].get(200, 0) - stats["short_bodies"]
     log(
-        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies; RSS after: %.1f MB"
-        % (stats["requests"], stats["seconds"], stats["requests"] / stats["seconds"], stats["status"], stats["short_bodies"], after / tg.MB)
+        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies; RSS after the fill: %.1f MB; reading each object again"
+        % (stats["requests"], stats["seconds"], stats["requests"] / stats["seconds"], stats["status"], stats["short_bodies"], after_fill / tg.MB)
+    )
+    again = fill(target.port, paths, origin_port, conns, limit=max(600, n // 100), progress=log)
+    after = steady_rss(target, settle)
+    ok_again = again["status"].get(200, 0) - again["short_bodies"]
+    log(
+        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies, %d with Age, %d with X-Cache: HIT; RSS after: %.1f MB"
+        % (again["requests"], again["seconds"], again["requests"] / again["seconds"], again["status"], again["short_bodies"], again["with_age"], again["x_cache_hit"], after / tg.MB)
     )
     # the sample: still cached?
     proxy, orig = Client(target.port), Client(origin_port)
@@ -390,9 +403,15 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
         "fill_rps": stats["requests"] / stats["seconds"] if stats["seconds"] else None,
         "statuses": {str(k): v for k, v in stats["status"].items()},
         "good_replies": ok,
-        "reconnects": stats["reconnects"],
+        "reconnects": stats["reconnects"] + again["reconnects"],
+        "read_rps": again["requests"] / again["seconds"] if again["seconds"] else None,
+        "read_good_replies": ok_again,
+        "read_with_age": again["with_age"],
+        "read_x_cache_hits": again["x_cache_hit"],
         "rss_before": before,
+        "rss_after_fill": after_fill,
         "rss_after": after,
+        "rss_per_object_fill": (after_fill - before) / n,
         "rss_per_object": per_object,
         "body_bytes": OBJECT_BODY,
         "head_bytes": head,
@@ -407,8 +426,8 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
         "    %.0f B of RSS per object, %.0f B beyond body (%d) and head (%.0f); sample: %d of %d hits (origin saw them once), X-Cache HIT %d, Age %d"
         % (per_object, result["overhead_per_object"], OBJECT_BODY, head, hits, len(sampled), header_hits, aged)
     )
-    if ok != n:
-        result["warning"] = "%d of %d fill requests did not get a 200 with the whole body" % (n - ok, n)
+    if ok != n or ok_again != n:
+        result["warning"] = "%d of %d fill requests and %d of %d reads did not get a 200 with the whole body" % (n - ok, n, n - ok_again, n)
     elif hits < len(sampled):
         result["warning"] = "only %d of %d sampled objects were hits" % (hits, len(sampled))
     if "warning" in result:
@@ -431,7 +450,7 @@ def summarize(rounds):
     """Medians over rounds of the figures that are numbers."""
     out = {"rounds": rounds}
     good = [r for r in rounds if "error" not in r]
-    for field in ("rss_per_object", "overhead_per_object", "head_bytes", "url_bytes", "fill_rps", "rss_before", "rss_after", "sample_hits", "sample"):
+    for field in ("rss_per_object", "rss_per_object_fill", "read_with_age", "overhead_per_object", "head_bytes", "url_bytes", "fill_rps", "rss_before", "rss_after", "sample_hits", "sample"):
         vals = [r[field] for r in good if r.get(field) is not None]
         out[field] = statistics.median(vals) if vals else None
     warnings = [r["warning"] for r in good if "warning" in r] + [r["error"] for r in rounds if "error" in r]
@@ -510,14 +529,14 @@ def main():
 
     print()
     print("%d distinct %d-byte objects, median of %d round(s)" % (args.objects, OBJECT_BODY, args.rounds))
-    print("%-34s %10s %10s %12s %12s %12s %10s" % ("target", "RSS before", "RSS after", "B per object", "body+head", "beyond", "sample hits"))
+    print("%-34s %10s %10s %12s %12s %12s %10s %10s" % ("target", "RSS before", "RSS after", "B per object", "body+head", "beyond", "after fill", "sample hits"))
     for kind, s in results.items():
         if s.get("rss_per_object") is None:
             print("%-34s not measured: %s" % (s.get("label", kind), s.get("warning") or s.get("error")))
             continue
         print(
-            "%-34s %8.1fMB %8.1fMB %12.0f %12.0f %12.0f %6d/%d"
-            % (s["label"], s["rss_before"] / tg.MB, s["rss_after"] / tg.MB, s["rss_per_object"], OBJECT_BODY + s["head_bytes"], s["overhead_per_object"], s["sample_hits"], s["sample"])
+            "%-34s %8.1fMB %8.1fMB %12.0f %12.0f %12.0f %10.0f %6d/%d"
+            % (s["label"], s["rss_before"] / tg.MB, s["rss_after"] / tg.MB, s["rss_per_object"], OBJECT_BODY + s["head_bytes"], s["overhead_per_object"], s["rss_per_object_fill"], s["sample_hits"], s["sample"])
         )
         if s.get("warning"):
             print("    warning: " + s["warning"])
