@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,10 @@ constexpr uint64_t MaxSendfile = 1u << 30;
 constexpr uint64_t ChunkSizes[] = {65536, 1, 4093, 65535, 61, 32768, 8199, 65536, 100, 65536, 12345, 65536};
 /// the most chunks gathered into one sendmsg() (3 iovecs each, under IOV_MAX)
 constexpr size_t MaxChunksPerWrite = 128;
+/// a paced body (rate=) leaves in this many steps a second
+constexpr uint64_t PacingSteps = 20;
+/// the longest a paced body may take, as for t=: a day is more than any test waits
+constexpr uint64_t MaxPacedSeconds = 86400;
 
 bool iequals(std::string_view a, std::string_view b)
 {
@@ -554,6 +559,9 @@ Origin::Connection::Ending Origin::Connection::handle(const Request& request, Cl
         body.text = "body-length: " + std::to_string(request.bodyLength) +
                     "\nbody-sha256: " + request.bodySha256 + "\n";
     }
+    if (spec.rate > 0 && body.length() / spec.rate >= MaxPacedSeconds)
+        return simpleReply(request, 400, "rate=" + std::to_string(spec.rate) + " would take a day or more\n",
+                           started);
     return reply(request, spec, body, started);
 }
 
@@ -583,15 +591,24 @@ Origin::Connection::Ending Origin::Connection::reply(const Request& request, con
     const bool hasBody = spec.status != 204 && spec.status != 304;
     // a Reset or Stall reply looks like a persistent one until it breaks
     const bool keepAlive = request.keepAlive && !spec.close && spec.failure != Failure::BadHeader;
-    const auto head = buildHead(request, spec, body, hasBody, keepAlive, started);
+    const auto built = buildHead(request, spec, body, hasBody, keepAlive, started);
+    std::string_view head = built;
 
     const bool breaks = spec.failure == Failure::Reset || spec.failure == Failure::Stall;
     uint64_t limit = hasBody && !request.isHead ? body.length() : 0;
     const bool complete = !breaks || spec.failAt >= limit;
     if (!complete)
         limit = spec.failAt;
+    if (spec.rate > 0 && limit > 0) {
+        // rate=: the head at once, then the body (and its chunk framing) paced
+        if (!sendAll(head))
+            return Ending::Abort;
+        head = {};
+        pacing_ = Pacing{spec.rate, Clock::now(), 0};
+    }
     const bool sent = hasBody && !request.isHead && spec.chunked ? sendChunked(head, body, limit, complete)
                                                                  : sendIdentity(head, body, limit);
+    pacing_ = Pacing{};
     if (!sent)
         return Ending::Abort;
     if (spec.failure == Failure::Reset) {
@@ -661,14 +678,30 @@ std::string Origin::Connection::buildHead(const Request& request, const ReplySpe
 bool Origin::Connection::sendAll(iovec* iov, size_t count, int flags)
 {
     while (count > 0) {
+        if (!waitForPace())
+            return false;
+        // paced: this call takes one step's worth, the iovec where the step
+        // ends cut short for the call and restored after it
+        size_t used = 0;
+        size_t room = static_cast<size_t>(stepLimit(std::numeric_limits<size_t>::max()));
+        while (used < count && room >= iov[used].iov_len)
+            room -= iov[used++].iov_len;
+        const size_t whole = used < count ? iov[used].iov_len : 0;
+        if (used < count && room > 0)
+            iov[used++].iov_len = room;
         msghdr message{};
         message.msg_iov = iov;
-        message.msg_iovlen = count;
-        const ssize_t n = ::sendmsg(fd_, &message, flags | MSG_NOSIGNAL);
+        message.msg_iovlen = used;
+        // MSG_MORE would hold a paced step back until the next one
+        const int sendFlags = (pacing_.rate ? flags & ~MSG_MORE : flags) | MSG_NOSIGNAL;
+        const ssize_t n = ::sendmsg(fd_, &message, sendFlags);
+        if (whole && room > 0)
+            iov[used - 1].iov_len = whole;
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return false;
+        pacing_.sent += static_cast<uint64_t>(n);
         auto left = static_cast<size_t>(n);
         while (count > 0 && left >= iov->iov_len) {
             left -= iov->iov_len;
@@ -693,15 +726,41 @@ bool Origin::Connection::sendFile(int file, uint64_t offset, uint64_t length)
 {
     auto position = static_cast<off_t>(offset);
     while (length > 0) {
+        if (!waitForPace())
+            return false;
         const ssize_t n =
-            ::sendfile(fd_, file, &position, static_cast<size_t>(std::min(length, MaxSendfile)));
+            ::sendfile(fd_, file, &position, static_cast<size_t>(std::min(length, stepLimit(MaxSendfile))));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return false; // an error, or the file shrank
         length -= static_cast<uint64_t>(n);
+        pacing_.sent += static_cast<uint64_t>(n);
     }
     return true;
+}
+
+uint64_t Origin::Connection::stepLimit(uint64_t max) const
+{
+    if (pacing_.rate == 0)
+        return max;
+    return std::min(max, std::max<uint64_t>(pacing_.rate / PacingSteps, 1));
+}
+
+bool Origin::Connection::waitForPace()
+{
+    if (pacing_.rate == 0)
+        return true;
+    // a schedule from the start, not a sleep per step: a late step does not
+    // slow down the ones after it
+    const auto offset =
+        std::chrono::duration<double>(static_cast<double>(pacing_.sent) / static_cast<double>(pacing_.rate));
+    const auto due = pacing_.start + std::chrono::duration_cast<Clock::duration>(offset);
+    const auto now = Clock::now();
+    if (due <= now)
+        return true;
+    return server_.sleepFor(std::chrono::duration_cast<std::chrono::microseconds>(due - now) +
+                            std::chrono::microseconds(1));
 }
 
 bool Origin::Connection::sendIdentity(std::string_view head, const Body& body, uint64_t limit)
@@ -710,7 +769,7 @@ bool Origin::Connection::sendIdentity(std::string_view head, const Body& body, u
         if (limit == 0)
             return sendAll(head);
         // MSG_MORE: the head leaves in the same segment as the file's first bytes
-        return sendAll(head, MSG_MORE) && sendFile(body.file, 0, limit);
+        return (head.empty() || sendAll(head, MSG_MORE)) && sendFile(body.file, 0, limit);
     }
     // the head and the first (up to PatternBlock) body bytes in one call, then big writes
     uint64_t offset = std::min<uint64_t>(limit, PatternBlock);

@@ -48,6 +48,15 @@ private:
     };
     using Clock = std::chrono::steady_clock;
 
+    /// The pacing of a body (`rate=`): the bytes sent after the head leave in
+    /// steps of rate / PacingSteps bytes (at least one byte), and the step from
+    /// offset X is sent no earlier than X / rate seconds after start.
+    struct Pacing {
+        uint64_t rate = 0;         ///< bytes per second; 0: not pacing (the head, other replies)
+        Clock::time_point start{}; ///< when the head had been sent
+        uint64_t sent = 0;         ///< bytes sent since start (chunk framing included)
+    };
+
     /// what readHead() got: a request, the end of the connection, or bytes to refuse
     enum class HeadResult { Ok, Eof, Bad };
     /// Reads and parses the next request head; on Bad, status and why say what to answer.
@@ -74,12 +83,16 @@ private:
     bool sendIdentity(std::string_view head, const Body& body, uint64_t limit);
     /// Sends head and the first limit body bytes in chunks, and the last chunk when complete.
     bool sendChunked(std::string_view head, const Body& body, uint64_t limit, bool complete);
-    /// Sends every byte of iov (which it changes); false on an error.
+    /// Sends every byte of iov (which it changes), paced while pacing_ is on; false on an error.
     bool sendAll(iovec* iov, size_t count, int flags = 0);
     /// Sends every byte; false on an error.
     bool sendAll(std::string_view bytes, int flags = 0);
-    /// Sends length bytes of file from offset with sendfile(2); false on an error.
+    /// Sends length bytes of file from offset with sendfile(2), paced while pacing_ is on; false on an error.
     bool sendFile(int file, uint64_t offset, uint64_t length);
+    /// Sleeps until the next paced byte is due (at once when not pacing); false when the server stops.
+    bool waitForPace();
+    /// the most bytes one send may take: a pacing step's worth, or max when not pacing
+    uint64_t stepLimit(uint64_t max) const;
     /// Waits (bounded) until the client acknowledged every byte sent.
     void waitUntilSent();
     /// Sends nothing and drops what arrives until the client closes or the server stops.
@@ -95,6 +108,7 @@ private:
     bool attached_ = false;           ///< whether server_ may shut fd_ down
     std::string in_;                  ///< received bytes not consumed yet
     std::unique_ptr<char[]> scratch_; ///< a big read buffer for request bodies, made on first use
+    Pacing pacing_;                   ///< the pacing of the body being sent, if any
 };
 
 } // namespace Origin

@@ -96,6 +96,11 @@ std::string applyOne(std::string_view key, std::string_view value, Origin::Reply
         if (!delay)
             return "bad duration t=" + std::string(value) + " (e.g. 5ms, 2s, 1.5s)";
         spec.delay = *delay;
+    } else if (key == "rate") {
+        const auto rate = parseSize(value);
+        if (!rate)
+            return "bad rate=" + std::string(value) + " (bytes per second, e.g. 100k)";
+        spec.rate = *rate;
     } else if (key == "chunked" || key == "close") {
         if (value != "0" && value != "1")
             return std::string(key) + "= takes 0 or 1";

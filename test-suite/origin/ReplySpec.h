@@ -38,6 +38,8 @@ struct ReplySpec {
     std::optional<uint64_t> size;
     /// the wait before the reply (`t=`)
     std::chrono::microseconds delay{0};
+    /// the body leaves at this many bytes per second, the head at once (`rate=`); 0: at full speed
+    uint64_t rate = 0;
     /// a chunked reply (`chunked=1`)
     bool chunked = false;
     /// close the connection after the reply; without chunked=1, close-delimited (`close=1`)

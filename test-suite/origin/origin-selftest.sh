@@ -163,6 +163,34 @@ code=$(get "/t?t=5")
 [ "$code" = 400 ] || fail "t= without a unit was accepted ($code)"
 pass "t= waits (${elapsed} ms) and X-Origin-Time counts it"
 
+# rate=: the head at once, then the body paced (byte X no earlier than X/rate
+# after the head; steps of rate/20 bytes); identity, chunked and close-delimited
+# bodies stay whole; with fail=reset@N the N bytes are paced too
+# paced_get QUERY : get, and sets ELAPSED and FIRST (ms to the end, to the first byte)
+paced_get() {
+    start=$(date +%s%N)
+    out=$(curl -s -o "$T/body" -D "$T/head" -w '%{http_code} %{time_starttransfer}' --max-time "$MAX" \
+        "http://127.0.0.1:$PORT/r?$1")
+    ELAPSED=$(( ($(date +%s%N) - start) / 1000000 ))
+    FIRST=$(echo "$out" | awk '{printf "%d", $2 * 1000}')
+    CODE=${out%% *}
+}
+for q in "s=100k&rate=200k" "s=100k&rate=200k&chunked=1" "s=100k&rate=200k&close=1"; do
+    paced_get "$q"
+    # the last step (of 10240 bytes) is due at (102400 - 10240) / 204800 = 0.45 s
+    [ "$CODE" = 200 ] && [ "$ELAPSED" -ge 440 ] || fail "$q: $CODE after $ELAPSED ms"
+    [ "$ELAPSED" -lt $(( $(scaled 5) * 1000 )) ] || fail "$q: $ELAPSED ms, too slow"
+    [ "$FIRST" -lt $((ELAPSED - 200)) ] || fail "$q: the head came after $FIRST of $ELAPSED ms"
+    [ "$(sha "$T/body")" = "$(pattern_sha 100k)" ] || fail "$q: body differs"
+done
+paced_get "s=100k&rate=100k&fail=reset@20k"
+[ "$(wc -c < "$T/body")" = 20480 ] && [ "$ELAPSED" -ge 140 ] ||
+    fail "rate= with fail=reset@20k: $(wc -c < "$T/body") bytes after $ELAPSED ms"
+[ "$(get "/r?s=1k&rate=0")" = 200 ] && [ "$(sha "$T/body")" = "$(pattern_sha 1k)" ] || fail "rate=0 is not full speed"
+[ "$(get "/r?rate=fast")" = 400 ] || fail "a bad rate= was accepted"
+[ "$(get "/r?s=1m&rate=12")" = 400 ] || fail "rate= taking more than a day was accepted"
+pass "rate= paces the body ($ELAPSED ms for 20 KB at 100 KB/s), head at once, every framing"
+
 # fail modes
 curl -s -o "$T/body" -D "$T/head" --max-time "$MAX" "http://127.0.0.1:$PORT/f?s=100k&fail=reset@1000"
 rc=$?
@@ -244,10 +272,19 @@ code=$(get "/files/blob?chunked=1")
 [ "$(get /files/../origin.out --path-as-is)" = 404 ] || fail "/files/.. escaped"
 [ "$(get /files/sub/../../origin.out --path-as-is)" = 404 ] || fail "/files/sub/../.. escaped"
 pass "/files/ with sendfile, HEAD, 404, no .. escape"
+head -c 20000 /dev/urandom > "$T/files/paced"
+start=$(date +%s%N)
+code=$(get "/files/paced?rate=40000")
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+# steps of 2000 bytes: the last is due at 18000 / 40000 = 0.45 s
+[ "$code" = 200 ] && [ "$elapsed" -ge 440 ] || fail "/files/ with rate=: $code after $elapsed ms"
+[ "$(sha "$T/body")" = "$(sha "$T/files/paced")" ] || fail "/files/ with rate=: body differs"
+pass "/files/ with rate= is paced ($elapsed ms)"
 
 # raw-socket checks: HEAD sends no body, pipelining in order, absolute-form,
 # chunk sizes, close-delimited EOF, reset and badheader/garbage bytes, hsize=,
-# Expect before the body, scripts and _seen, concurrency
+# Expect before the body, scripts and _seen, paced bodies never ahead of their
+# schedule, concurrency
 python3 - "$PORT" "$(scaled 10)" <<'PY' || fail "raw-socket checks failed"
 import hashlib, socket, sys, threading, time
 port, limit = int(sys.argv[1]), float(sys.argv[2])
@@ -467,6 +504,42 @@ st, f, body, _ = r.reply()
 check(st.startswith("HTTP/1.1 203") and body == pattern(6), "/s/ID without a script uses the query")
 print("ok: scripts, _seen, a new PUT replaces the script and clears _seen")
 
+# rate=: the head comes before the body (whose schedule starts after it); at
+# every moment the bytes received (chunk framing included) are at most
+# rate * (time since the request) + one step; the body is whole and the chunk
+# sizes are those of the same reply unpaced
+RATE, STEP = 80 * 1024, 4 * 1024
+for query, size in ((b"s=40k", 40 * 1024), (b"s=70k&chunked=1", 70 * 1024)):
+    chunked = b"chunked" in query
+    s = connect()
+    start = time.time()
+    s.sendall(b"GET /paced?%s&rate=80k HTTP/1.1\r\nHost: o\r\n\r\n" % query)
+    r = Reader(s)
+    st, f, raw = r.head()
+    head_time = time.time() - start
+    received, arrivals = len(r.buf), 0
+    while not (r.buf.endswith(b"0\r\n\r\n") if chunked else received >= size):
+        d = s.recv(1 << 20)
+        check(d, "rate=: the connection ended after %d bytes" % received)
+        r.buf += d
+        received += len(d)
+        arrivals += 1
+        elapsed = time.time() - start
+        check(received <= RATE * elapsed + STEP, "rate=: %d bytes after %.3f s" % (received, elapsed))
+    s.close()
+    check(elapsed >= (size - STEP) / RATE * 0.98, "rate=: %d bytes in %.3f s" % (size, elapsed))
+    check(head_time < elapsed - 0.2, "rate=: the head came after %.3f of %.3f s" % (head_time, elapsed))
+    check(arrivals >= 5, "rate=: the body came in %d pieces" % arrivals)
+    if chunked:
+        r2 = Reader(None)
+        r2.buf = raw + r.buf
+        st, f, body, sizes = r2.reply()
+        _, _, _, unpaced = get(b"/paced?s=70k&chunked=1")
+        check(body == pattern(size) and sizes == unpaced, "rate= with chunked=1: %r vs %r" % (sizes, unpaced))
+    else:
+        check(r.buf == pattern(size), "rate=: body differs")
+print("ok: rate= never runs ahead of its schedule")
+
 # a few hundred concurrent connections, each answered after a delay
 N = 300
 results = [None] * N
@@ -500,16 +573,19 @@ else
     echo "skipped: no IPv6 on the loopback"
 fi
 
-# SIGTERM ends it with status 0 while a reply stalls and another waits
+# SIGTERM ends it with status 0 while a reply stalls, another waits and a
+# third is paced
 PORT=$MAIN_PORT
 curl -s -o /dev/null --max-time "$MAX" "http://127.0.0.1:$PORT/f?s=1m&fail=stall@10" &
 c1=$!
 curl -s -o /dev/null --max-time "$MAX" "http://127.0.0.1:$PORT/f?t=60s" &
 c2=$!
+curl -s -o /dev/null --max-time "$MAX" "http://127.0.0.1:$PORT/f?s=10m&rate=1k" &
+c3=$!
 sleep 0.5
 start=$(date +%s)
 stop_origin "$MAIN_PID"
 [ $(($(date +%s) - start)) -le $(scaled 5) ] || fail "SIGTERM took too long"
-wait "$c1" "$c2"
+wait "$c1" "$c2" "$c3"
 [ -s "$T/stderr" ] && fail "the origin wrote to stderr: $(head -n 5 "$T/stderr")"
-pass "SIGTERM stops it (status 0) with a stalled and a waiting reply"
+pass "SIGTERM stops it (status 0) with a stalled, a waiting and a paced reply"
