@@ -66,7 +66,11 @@ sys.dont_write_bytecode = True
 import report  # noqa: E402  (this directory's report.py)
 from report import fmt  # noqa: E402
 from targets import (  # noqa: E402  (this directory's targets.py: the processes)
+    ATS_STORAGE,
+    CACHE_MEM,
+    CUTTLE_CACHE_LINES,
     GB,
+    MAX_IN_MEMORY,
     HERE,
     MB,
     SRCDIR,
@@ -105,6 +109,20 @@ SWEEP_AUTO = ["auto min=16 KB max=1 MB", "auto min=64 KB max=4 MB"]
 SWEEP_GAPS = ["16 KB", "64 KB", "256 KB", "1 MB", "4 MB"]
 # the sweep points that the small-object test also runs
 WRK_SWEEP_POINTS = [("16 KB", "16 KB"), ("256 KB", "1 MB")]
+# the objects of the memory-hit test (cuttle-origin's s= sizes)
+HIT_SIZES = ["1k", "64k"]
+# a day of freshness: every object of the cache section is fresh throughout
+CACHEABLE = "cc=max-age=86400"
+
+SECTIONS = ["throughput", "sweep", "small", "connections", "cache"]
+# the keys of the data that each section writes (a partial run replaces these only)
+SECTION_KEYS = {
+    "throughput": ["throughput", "syscalls_perf", "syscalls_strace", "targets"],
+    "sweep": ["sweep", "sweep_syscall_counter", "sweep_axes"],
+    "small": ["small", "wrk_duration"],
+    "connections": ["connections"],
+    "cache": ["cache"],
+}
 
 
 def load_idle_conns():
@@ -115,6 +133,16 @@ def load_idle_conns():
 
 
 ic = load_idle_conns()
+
+
+def load_cache_objects():
+    spec = importlib.util.spec_from_file_location("cache_objects", os.path.join(HERE, "cache-objects.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+co = load_cache_objects()
 
 
 class AtsIdle(ic.Proxy):
@@ -188,8 +216,10 @@ class AtsIdle(ic.Proxy):
 CURL_FORMAT = "%{http_code} %{size_download} %{speed_download} %{time_total}"
 
 
-def curl_cmd(target, url, out="/dev/null", max_time=600):
+def curl_cmd(target, url, out="/dev/null", max_time=600, headers=None):
     cmd = ["curl", "-s", "-S", "-o", out, "-w", CURL_FORMAT, "--max-time", str(max_time)]
+    if headers:
+        cmd += ["-D", headers]
     if target.is_proxy:
         cmd += ["-x", "http://127.0.0.1:%d" % target.port]
     else:
@@ -207,21 +237,40 @@ def parse_curl(stdout, expected):
     return speed
 
 
-def download(target, url, size):
-    """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS."""
+def download(target, url, size, headers=None):
+    """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS; with
+    headers (a file name), the reply's header fields too, lowercase names."""
     pids = target.pids()
     cpu0 = cpu_seconds(pids)
     with RssSampler(pids) as sampler:
-        r = run_quiet(curl_cmd(target, url), timeout=900)
+        r = run_quiet(curl_cmd(target, url, headers=headers), timeout=900)
     cpu1 = cpu_seconds(pids)
     speed = parse_curl(r.stdout, size)
     result = {"mbps": speed / MB}
+    if headers:
+        result["fields"] = read_fields(headers)
     if target.is_proxy:
         if not target.alive():
             raise target.died("during the download")
         result["cpu_s_per_gb"] = (cpu1 - cpu0) / (size / GB)
         result["peak_rss"] = sampler.peak
     return result
+
+
+def read_fields(path):
+    """The header fields of the last reply head in a `curl -D` file."""
+    fields = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if line.startswith("HTTP/"):
+                    fields = {}
+                elif ":" in line:
+                    name, value = line.split(":", 1)
+                    fields[name.strip().lower()] = value.strip()
+    except OSError:
+        pass
+    return fields
 
 
 # The syscalls that perf counts one by one (the rest is "(other)"): each
@@ -389,8 +438,13 @@ wrk.headers["Host"] = "127.0.0.1:%d"
 
 
 def wrk_run(target, origin, size_text, duration, tmp):
-    path = "/small?s=%s&cc=no-store" % size_text
-    script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, size_text))
+    return wrk_path(target, origin, "/small?s=%s&cc=no-store" % size_text, duration, tmp, size_text)
+
+
+def wrk_path(target, origin, path, duration, tmp, name):
+    """`wrk -t 1 -c 50` for origin's path through target: the absolute URL
+    in the request line (a Lua script), origin-form for direct."""
+    script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, name))
     with open(script, "w") as f:
         f.write(WRK_SCRIPT % (origin.url(path) if target.is_proxy else path, origin.port))
     port = target.port if target.is_proxy else origin.port
@@ -501,6 +555,8 @@ class Bench:
         self.trace_size = 256 * MiB if args.quick else args.strace_size
         self.wrk_duration = 2 if args.quick else args.wrk_duration
         self.conns = 2000 if args.quick else args.conns
+        self.cache_objects = args.cache_objects or (20000 if args.quick else 200000)
+        self.sections = [s for s in args.sections.split(",") if s]
         self.notes = []
         self.not_measured = {}
         self.data = {
@@ -519,17 +575,23 @@ class Bench:
     # -- setup
 
     def make_files(self):
+        """The pattern files that the sections to run download: the big one
+        (throughput), the sweep's (sweep, and cache's 512 MiB object)."""
         self.shm = tempfile.mkdtemp(prefix="cuttle-bench.", dir="/dev/shm")
-        st = os.statvfs(self.shm)
-        need = self.big + (0 if self.sweep_size == self.big else self.sweep_size)
-        if st.f_bavail * st.f_frsize < need + 256 * MiB:
-            raise BenchError("/dev/shm has too little room for %d MiB of files" % (need // MiB))
         self.big_name = "body-%s" % short_size(self.big)
         self.sweep_name = "body-%s" % short_size(self.sweep_size)
-        log("origin: writing %s of the pattern to %s" % (short_size(self.big), self.shm))
-        make_file(self.args.origin, os.path.join(self.shm, self.big_name), self.big)
-        if self.sweep_name != self.big_name:
-            make_file(self.args.origin, os.path.join(self.shm, self.sweep_name), self.sweep_size)
+        files = {}
+        if "throughput" in self.sections:
+            files[self.big_name] = self.big
+        if "sweep" in self.sections or "cache" in self.sections:
+            files[self.sweep_name] = self.sweep_size
+        need = sum(files.values())
+        st = os.statvfs(self.shm)
+        if st.f_bavail * st.f_frsize < need + 256 * MiB:
+            raise BenchError("/dev/shm has too little room for %d MiB of files" % (need // MiB))
+        for name, size in files.items():
+            log("origin: writing %s of the pattern to %s" % (short_size(size), self.shm))
+            make_file(self.args.origin, os.path.join(self.shm, name), size)
         self.origin = Origin(self.args.origin, self.shm, self.tmp)
         self.origin.start()
         log("origin: listening on 127.0.0.1:%d" % self.origin.port)
@@ -800,6 +862,214 @@ class Bench:
                 log("  %s: NOT MEASURED: %s" % (label, e))
         self.data["connections"] = {"conns": n, "results": conns}
 
+    # -- 6
+
+    def cache_targets(self):
+        """cuttle, Squid and Traffic Server with their memory caches on
+        (targets.py: CACHE_MEM, objects up to MAX_IN_MEMORY); unstarted."""
+        targets = [Cuttle(self.target_dir("cuttle"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, label="cuttle")]
+        if self.args.squid_path:
+            targets.append(Squid(self.target_dir("squid"), self.args.squid_path, cache=True, label="Squid"))
+        if self.args.ats_path:
+            targets.append(TrafficServer(self.target_dir("ats"), self.args.ats_path, self.origin.port, cache=True, label="Traffic Server"))
+        return targets
+
+    def section_cache(self):
+        cache = {
+            "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "rounds": self.rounds,
+            "quick": self.quick,
+            "wrk_duration": self.wrk_duration,
+            "big": self.sweep_size,
+            "objects": self.cache_objects,
+            "cache_mem": CACHE_MEM,
+            "max_in_memory": MAX_IN_MEMORY,
+            "ats_storage": ATS_STORAGE,
+            "cuttle_lines": CUTTLE_CACHE_LINES,
+        }
+        self.data["cache"] = cache
+        for part, fn in (("hits", self.cache_hits), ("big", self.cache_big), ("objects", self.cache_memory)):
+            try:
+                fn(cache)
+            except (BenchError, co.HttpError, OSError) as e:
+                self.not_measured["cache/" + part] = str(e)
+                log("  cache/%s: NOT MEASURED: %s" % (part, e))
+            finally:
+                stop_everything_but(self.origin)
+
+    def cache_hits(self, cache):
+        if not shutil.which("wrk"):
+            self.not_measured["cache/hits"] = "wrk is not installed"
+            return
+        log("6a. memory hits: wrk -t 1 -c 50 -d %ds for %s objects, %d rounds, targets alternated" % (self.wrk_duration, " and ".join(HIT_SIZES), self.rounds))
+        targets = self.start_targets(self.cache_targets())
+        cache["targets"] = {t.key: t.label for t in targets}
+        nonce = int(time.time() * 1000) % 100000000
+        paths, problems, results = {}, {}, {}
+        orig = co.Client(self.origin.port)
+        try:
+            # a scripted URL per target and size: the origin's log of it tells a hit from a miss
+            for t in targets:
+                for size_text in HIT_SIZES:
+                    sid = "hit-%s-%s-%d" % (t.key, size_text, nonce)
+                    co.put_script(self.origin.port, sid, "s=%s&%s" % (size_text, CACHEABLE))
+                    paths[(t.key, size_text)] = sid
+                    proxy = co.Client(t.port)
+                    try:
+                        for _ in range(2):
+                            reply, body = proxy.send(co.request_bytes(self.origin.port, "/s/" + sid, True))
+                    finally:
+                        proxy.close()
+                    seen = co.seen_count(orig, self.origin.port, sid)
+                    if reply.status != 200 or len(body) != size_bytes(size_text[:-1] + " KB") or seen != 1:
+                        problems[(t.key, size_text)] = "warm-up: status %d, %d bytes, the origin asked %d times for 2 requests" % (reply.status, len(body), seen)
+                        log("  %s %s: %s" % (t.label, size_text, problems[(t.key, size_text)]))
+            for r in range(self.rounds):
+                for size_text in HIT_SIZES:
+                    for t in targets:
+                        key = (t.key, size_text)
+                        sid = paths[key]
+                        try:
+                            before = co.seen_count(orig, self.origin.port, sid)
+                            res = wrk_path(t, self.origin, "/s/" + sid, self.wrk_duration, self.tmp, "hit" + size_text)
+                            res["origin_requests"] = co.seen_count(orig, self.origin.port, sid) - before
+                            results.setdefault(key, []).append(res)
+                            log(
+                                "  round %d %-3s %-16s %9.0f req/s %s CPU-s/10k, %d requests to the origin%s"
+                                % (
+                                    r + 1,
+                                    size_text,
+                                    t.label,
+                                    res["rps"],
+                                    fmt(res.get("cpu_s_per_10k"), 3),
+                                    res["origin_requests"],
+                                    "  (%d non-2xx, errors: %s)" % (res["non_2xx"], res["socket_errors"]) if res["non_2xx"] or res["socket_errors"] else "",
+                                )
+                            )
+                        except (BenchError, co.HttpError, OSError) as e:
+                            results.setdefault(key, [])
+                            problems[key] = str(e)
+                            log("  %s %s: %s" % (t.label, size_text, e))
+        finally:
+            orig.close()
+            for t in targets:
+                t.stop()
+        hits = []
+        for t in targets:
+            for size_text in HIT_SIZES:
+                rs = results.get((t.key, size_text), [])
+                hits.append(
+                    {
+                        "target": t.key,
+                        "label": t.label,
+                        "size": size_text,
+                        "rounds": rs,
+                        "rps": med([x["rps"] for x in rs]),
+                        "rps_min": min((x["rps"] for x in rs), default=None),
+                        "rps_max": max((x["rps"] for x in rs), default=None),
+                        "cpu_s_per_10k": med([x.get("cpu_s_per_10k") for x in rs]),
+                        "requests": sum(x["requests"] for x in rs),
+                        "origin_requests": sum(x["origin_requests"] for x in rs),
+                        "non_2xx": sum(x["non_2xx"] for x in rs),
+                        "socket_errors": "; ".join(x["socket_errors"] for x in rs if x["socket_errors"]),
+                        "problem": problems.get((t.key, size_text), ""),
+                    }
+                )
+        cache["hits"] = hits
+
+    def cache_big(self, cache):
+        size = self.sweep_size
+        log(
+            "6b. a %s object: a miss that stores, then two hits (and cuttle's uncached rate), %d rounds, targets alternated, each started afresh"
+            % (short_size(size), self.rounds)
+        )
+        nonce = int(time.time() * 1000) % 100000000
+        results, problems, labels = {}, {}, {}
+        for r in range(self.rounds):
+            for t in self.cache_targets():
+                labels[t.key] = t.label
+                if t.key in problems:
+                    continue
+                try:
+                    t.start()
+                    fetches = [("miss", CACHEABLE), ("hit", CACHEABLE), ("hit2", CACHEABLE)]
+                    if t.key == "cuttle":
+                        fetches.insert(0, ("uncached", "cc=no-store"))
+                    line = []
+                    for kind, cc in fetches:
+                        url = self.origin.url("/files/%s?%s&v=%s-%d-%d" % (self.sweep_name, cc, t.key, r, nonce))
+                        res = download(t, url, size, headers=os.path.join(t.tmp, "headers.txt"))
+                        res["verdict"] = co.cache_verdict(res.pop("fields"))
+                        results.setdefault((t.key, kind), []).append(res)
+                        line.append("%s %.0f MB/s%s" % (kind, res["mbps"], "" if res["verdict"] == ("hit" if kind.startswith("hit") else "miss") else " (the reply says: %s)" % res["verdict"]))
+                    log("  round %d %-16s %s; peak RSS %s MB" % (r + 1, t.label, ", ".join(line), fmt(results[(t.key, "hit2")][-1]["peak_rss"] / MB, 0)))
+                except (BenchError, OSError) as e:
+                    problems[t.key] = str(e)
+                    log("  %s: %s" % (t.label, e))
+                finally:
+                    t.stop()
+                    shutil.rmtree(t.tmp, ignore_errors=True)
+        big = []
+        for key, label in labels.items():
+            for kind in ("uncached", "miss", "hit", "hit2"):
+                rs = results.get((key, kind))
+                if rs is None and not (kind == "uncached" and key != "cuttle"):
+                    rs = []
+                if rs is None:
+                    continue
+                big.append(
+                    {
+                        "target": key,
+                        "label": label,
+                        "kind": kind,
+                        "rounds": rs,
+                        "mbps": med([x["mbps"] for x in rs]),
+                        "mbps_min": min((x["mbps"] for x in rs), default=None),
+                        "mbps_max": max((x["mbps"] for x in rs), default=None),
+                        "cpu_s_per_gb": med([x.get("cpu_s_per_gb") for x in rs]),
+                        "peak_rss": med([x.get("peak_rss") for x in rs]),
+                        "verdicts": {v: sum(1 for x in rs if x["verdict"] == v) for v in sorted(set(x["verdict"] for x in rs))},
+                        "problem": problems.get(key, ""),
+                    }
+                )
+        # the memory hit: every fetch after the miss that the reply says came
+        # from memory (Traffic Server serves the first from its disk cache)
+        for key, label in labels.items():
+            rs = [x for kind in ("hit", "hit2") for x in results.get((key, kind), []) if x["verdict"] == "hit"]
+            big.append(
+                {
+                    "target": key,
+                    "label": label,
+                    "kind": "memory hit",
+                    "rounds": rs,
+                    "mbps": med([x["mbps"] for x in rs]),
+                    "mbps_min": min((x["mbps"] for x in rs), default=None),
+                    "mbps_max": max((x["mbps"] for x in rs), default=None),
+                    "cpu_s_per_gb": med([x.get("cpu_s_per_gb") for x in rs]),
+                    "peak_rss": med([x.get("peak_rss") for x in rs]),
+                    "verdicts": {"hit": len(rs)},
+                    "problem": problems.get(key, ""),
+                }
+            )
+        cache["big_results"] = big
+
+    def cache_memory(self, cache):
+        n = self.cache_objects
+        log("6c. memory per cached object: %d distinct 1 KB objects through each proxy (cache-objects.py)" % n)
+        results = {}
+        for t in self.cache_targets():
+            log("  %s" % t.label)
+            try:
+                t.start()
+                results[t.key] = dict(co.measure(t, self.origin.port, n, log=log), label=t.label)
+            except (BenchError, co.HttpError, OSError) as e:
+                results[t.key] = {"label": t.label, "error": str(e).strip()}
+                log("  %s: %s" % (t.label, e))
+            finally:
+                t.stop()
+                shutil.rmtree(t.tmp, ignore_errors=True)
+        cache["objects_results"] = results
+
     # -- the whole run
 
     def run(self):
@@ -811,7 +1081,7 @@ class Bench:
             self.notes.append("perf stat cannot count syscall tracepoints here: syscall counts come from strace -c only")
         self.data["versions"] = versions(self.args)
         self.data["source"] = source_state()
-        sections = self.args.sections.split(",")
+        sections = self.sections
         try:
             self.make_files()
             for name, fn in (
@@ -819,6 +1089,7 @@ class Bench:
                 ("sweep", self.section_sweep),
                 ("small", self.section_small),
                 ("connections", self.section_connections),
+                ("cache", self.section_cache),
             ):
                 if name not in sections:
                     continue
@@ -830,6 +1101,13 @@ class Bench:
                     self.not_measured[name] = str(e)
                     log("%s: NOT MEASURED: %s" % (name, e))
                 self.data.setdefault("section_seconds", {})[name] = round(time.monotonic() - t0, 1)
+                self.data.setdefault("section_info", {})[name] = {
+                    "started": self.data["started"],
+                    "rounds": self.rounds,
+                    "quick": self.quick,
+                    "source": self.data["source"],
+                    "loadavg": self.data["loadavg_sections"][name],
+                }
         finally:
             if self.origin:
                 self.origin.stop()
@@ -841,6 +1119,50 @@ class Bench:
             self.data["loadavg_end"] = loadavg()
             self.data["not_measured"] = self.not_measured
             self.data["notes"] = self.notes
+
+
+def stop_everything_but(keep):
+    """Stops every process of ours but keep's (the origin), after a part
+    that may have left some running on a failure."""
+    for proc in list(STARTED):
+        if keep is None or proc is not keep.proc:
+            stop_process(proc, signal.SIGKILL, grace=5)
+
+
+def merge(old, new, sections):
+    """The data of a partial run (--sections) merged into the last full one:
+    the sections run replace theirs, the others stay as they were, and
+    section_info says which run each section comes from."""
+    merged = dict(old)
+    for name in sections:
+        for key in SECTION_KEYS[name]:
+            merged.pop(key, None)
+            if key in new:
+                merged[key] = new[key]
+        if name == "throughput":
+            merged.setdefault("sizes", {}).update({k: new["sizes"][k] for k in ("download", "strace")})
+        if name == "sweep":
+            merged.setdefault("sizes", {})["sweep"] = new["sizes"]["sweep"]
+        for field in ("section_info", "section_seconds", "loadavg_sections"):
+            merged.setdefault(field, {})
+            if name in new.get(field, {}):
+                merged[field][name] = new[field][name]
+    # the sections of the old run without a section_info of their own came from that run
+    for name in SECTIONS:
+        if name not in sections and name in merged.get("loadavg_sections", {}) and name not in merged["section_info"]:
+            merged["section_info"][name] = {"started": old.get("started"), "rounds": old.get("rounds"), "quick": old.get("quick"), "source": old.get("source")}
+
+    def mine(key):
+        parts = key.split("/")
+        return any(p in sections for p in parts)
+
+    merged["not_measured"] = {k: v for k, v in old.get("not_measured", {}).items() if not mine(k)}
+    merged["not_measured"].update(new.get("not_measured", {}))
+    merged["notes"] = list(dict.fromkeys(old.get("notes", []) + new.get("notes", [])))
+    merged.setdefault("partial_runs", [])
+    merged["partial_runs"] = [p for p in merged["partial_runs"] if not set(p["sections"]) <= set(sections)]
+    merged["partial_runs"].append({"sections": sections, "started": new["started"], "seconds": new["seconds"], "argv": new.get("argv"), "versions": new.get("versions")})
+    return merged
 
 
 def strace_count(target, url, size, tmp):
@@ -905,7 +1227,12 @@ def main():
     parser.add_argument("--squid", default=None, help="the squid binary (default: Debian's)")
     parser.add_argument("--traffic-server", default=None, help="the traffic_server binary (default: Debian's)")
     parser.add_argument("--no-install", action="store_true", help="do not install missing tools from Debian")
-    parser.add_argument("--sections", default="throughput,sweep,small,connections", help="comma-separated sections to run")
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help="comma-separated sections to run (default all: %s); a partial run is merged into OUT/benchmarks.json" % ",".join(SECTIONS),
+    )
+    parser.add_argument("--cache-objects", type=int, default=None, help="distinct 1 KB objects of the cache section's memory test (default 200000; 20000 with --quick)")
     parser.add_argument("--strace-size", type=int, default=1 * GiB, help="bytes of the strace pass (default 1 GiB)")
     parser.add_argument("--wrk-duration", type=int, default=10, help="seconds of each wrk run (default 10)")
     parser.add_argument("--conns", type=int, default=10000, help="connections of the memory test (default 10000)")
@@ -913,6 +1240,11 @@ def main():
     args = parser.parse_args()
     if not 1 <= args.rounds <= 15:
         parser.error("--rounds must be within 1..15")
+    unknown = [s for s in args.sections.split(",") if s and s not in SECTIONS]
+    if unknown or not args.sections.strip(","):
+        parser.error("--sections: unknown %s (known: %s)" % (", ".join(unknown) or "(none given)", ",".join(SECTIONS)))
+    if args.cache_objects is not None and not 1 <= args.cache_objects <= 2000000:
+        parser.error("--cache-objects must be within 1..2000000")
 
     def interrupted(signum, frame):
         raise KeyboardInterrupt()
@@ -958,11 +1290,24 @@ def main():
     finally:
         stop_everything()
 
-    pngs = report.plots(bench.data, args.out, bench.notes)
-    bench.data["argv"] = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
-    with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
-        json.dump(bench.data, f, indent=1, default=str)
-    report.report(bench.data, args.out, pngs)
+    data = bench.data
+    data["argv"] = [os.path.relpath(a, SRCDIR) if os.path.isabs(a) and a.startswith(SRCDIR + os.sep) else a for a in sys.argv]
+    for info in data.get("section_info", {}).values():
+        info["argv"] = data["argv"]
+    json_path = os.path.join(args.out, "benchmarks.json")
+    if set(bench.sections) != set(SECTIONS) and os.path.exists(json_path):
+        # a partial run: the other sections stay as the last run left them
+        try:
+            with open(json_path) as f:
+                old = json.load(f)
+            data = merge(old, data, bench.sections)
+            log("bench: merged the sections %s into %s" % (",".join(bench.sections), json_path))
+        except (OSError, ValueError, KeyError) as e:
+            log("bench: could not merge into %s (%s): writing this run's sections only" % (json_path, e))
+    pngs = report.plots(data, args.out, data.setdefault("notes", []))
+    with open(json_path, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    report.report(data, args.out, pngs)
     log("bench: wrote %s/benchmarks.md, benchmarks.json%s in %.1f minutes" % (args.out, "".join(", " + p for p in pngs), (time.monotonic() - START) / 60))
 
 

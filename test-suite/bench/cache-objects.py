@@ -24,7 +24,8 @@ in front of a storage file) on a loopback port, against cuttle-origin. Then:
      reply the origin gives from a script line, the same as the others')
      is fetched again, and is a hit when the origin saw that URL only once
      (its `/_seen/` log): a proxy-independent check that the objects stayed
-     cached. X-Cache: HIT (cuttle, Squid) and Age (all) are noted too.
+     cached. What the replies say of themselves (cache_verdict(): X-Cache,
+     or Traffic Server's Via codes) is counted for every request too.
 
 It prints, per target, (after - before) / N (RSS per object) and that minus
 the body and the reply head as they came from the origin (the head measured
@@ -43,6 +44,7 @@ nothing (bench.py does): a target whose program is missing is skipped.
 import argparse
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -127,6 +129,27 @@ def parse_reply(buf, head_only=False):
     return Reply(status, head, fields, length), pos + length
 
 
+VIA_CACHE_CODE = re.compile(r"\[c([A-Z ])")
+
+
+def cache_verdict(fields):
+    """What a proxy's reply fields say about where it came from: "hit" (from
+    memory), "disk hit", "miss" or "?". Traffic Server says it in its Via
+    field's cache code (with insert_response_via_str 2: cR a RAM cache hit,
+    cH a hit read from its disk cache, cM a miss), cuttle and Squid in
+    X-Cache. An Age field tells nothing: Traffic Server sends Age: 0 on a
+    miss that it stores."""
+    m = VIA_CACHE_CODE.search(fields.get("via", ""))
+    if m:
+        return {"R": "hit", "H": "disk hit", "M": "miss"}.get(m.group(1), "?")
+    x_cache = fields.get("x-cache", "").upper()
+    if x_cache.startswith("HIT"):
+        return "hit"
+    if x_cache.startswith("MISS"):
+        return "miss"
+    return "?"
+
+
 def request_bytes(port, path, proxied, method="GET", body=b""):
     """A request for http://127.0.0.1:port/path, absolute-form when proxied."""
     target = "http://127.0.0.1:%d%s" % (port, path) if proxied else path
@@ -193,7 +216,7 @@ def fill(port, paths, proxied_port, conns=4, limit=600, progress=None):
     sel = selectors.DefaultSelector()
     todo = list(reversed(paths))
     slots = []
-    stats = {"requests": 0, "status": {}, "short_bodies": 0, "reconnects": 0, "with_age": 0, "x_cache_hit": 0}
+    stats = {"requests": 0, "status": {}, "short_bodies": 0, "reconnects": 0, "verdicts": {}}
     t0 = time.monotonic()
     last_progress = t0
 
@@ -259,8 +282,8 @@ def fill(port, paths, proxied_port, conns=4, limit=600, progress=None):
                 stats["status"][reply.status] = stats["status"].get(reply.status, 0) + 1
                 if reply.status == 200 and reply.body_length != OBJECT_BODY:
                     stats["short_bodies"] += 1
-                stats["with_age"] += "age" in reply.fields
-                stats["x_cache_hit"] += reply.fields.get("x-cache", "").upper().startswith("HIT")
+                verdict = cache_verdict(reply.fields)
+                stats["verdicts"][verdict] = stats["verdicts"].get(verdict, 0) + 1
                 last_progress = time.monotonic()
                 slot["path"] = None
                 if progress and stats["requests"] % 50000 == 0:
@@ -369,26 +392,25 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
     after_fill = steady_rss(target, settle)
     ok = stats["status"].get(200, 0) - stats["short_bodies"]
     log(
-        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies; RSS after the fill: %.1f MB; reading each object again"
-        % (stats["requests"], stats["seconds"], stats["requests"] / stats["seconds"], stats["status"], stats["short_bodies"], after_fill / tg.MB)
+        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies, the replies say %s; RSS after the fill: %.1f MB; reading each object again"
+        % (stats["requests"], stats["seconds"], stats["requests"] / stats["seconds"], stats["status"], stats["short_bodies"], stats["verdicts"], after_fill / tg.MB)
     )
     again = fill(target.port, paths, origin_port, conns, limit=max(600, n // 100), progress=log)
     after = steady_rss(target, settle)
     ok_again = again["status"].get(200, 0) - again["short_bodies"]
     log(
-        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies, %d with Age, %d with X-Cache: HIT; RSS after: %.1f MB"
-        % (again["requests"], again["seconds"], again["requests"] / again["seconds"], again["status"], again["short_bodies"], again["with_age"], again["x_cache_hit"], after / tg.MB)
+        "    %d requests in %.1f s (%.0f/s), statuses %s, %d short bodies, the replies say %s; RSS after: %.1f MB"
+        % (again["requests"], again["seconds"], again["requests"] / again["seconds"], again["status"], again["short_bodies"], again["verdicts"], after / tg.MB)
     )
     # the sample: still cached?
     proxy, orig = Client(target.port), Client(origin_port)
-    hits = header_hits = aged = 0
+    hits = header_hits = 0
     try:
         for i in sorted(sampled):
             reply, body = proxy.send(request_bytes(origin_port, "/s/%s-%d?%s" % (tag, i, OBJECT_QUERY), True))
             if reply.status != 200 or len(body) != OBJECT_BODY:
                 continue
-            header_hits += reply.fields.get("x-cache", "").upper().startswith("HIT")
-            aged += "age" in reply.fields
+            header_hits += cache_verdict(reply.fields) == "hit"
             hits += seen_count(orig, origin_port, "%s-%d" % (tag, i)) == 1
     finally:
         proxy.close()
@@ -406,8 +428,8 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
         "reconnects": stats["reconnects"] + again["reconnects"],
         "read_rps": again["requests"] / again["seconds"] if again["seconds"] else None,
         "read_good_replies": ok_again,
-        "read_with_age": again["with_age"],
-        "read_x_cache_hits": again["x_cache_hit"],
+        "fill_verdicts": stats["verdicts"],
+        "read_verdicts": again["verdicts"],
         "rss_before": before,
         "rss_after_fill": after_fill,
         "rss_after": after,
@@ -419,12 +441,11 @@ def measure(target, origin_port, n, conns=4, sample=100, warm=None, settle=30, l
         "overhead_per_object": per_object - OBJECT_BODY - head,
         "sample": len(sampled),
         "sample_hits": hits,
-        "sample_x_cache_hits": header_hits,
-        "sample_with_age": aged,
+        "sample_said_hit": header_hits,
     }
     log(
-        "    %.0f B of RSS per object, %.0f B beyond body (%d) and head (%.0f); sample: %d of %d hits (origin saw them once), X-Cache HIT %d, Age %d"
-        % (per_object, result["overhead_per_object"], OBJECT_BODY, head, hits, len(sampled), header_hits, aged)
+        "    %.0f B of RSS per object, %.0f B beyond body (%d) and head (%.0f); sample: %d of %d hits (the origin saw them once), %d said so"
+        % (per_object, result["overhead_per_object"], OBJECT_BODY, head, hits, len(sampled), header_hits)
     )
     if ok != n or ok_again != n:
         result["warning"] = "%d of %d fill requests and %d of %d reads did not get a 200 with the whole body" % (n - ok, n, n - ok_again, n)
@@ -450,7 +471,7 @@ def summarize(rounds):
     """Medians over rounds of the figures that are numbers."""
     out = {"rounds": rounds}
     good = [r for r in rounds if "error" not in r]
-    for field in ("rss_per_object", "rss_per_object_fill", "read_with_age", "overhead_per_object", "head_bytes", "url_bytes", "fill_rps", "rss_before", "rss_after", "sample_hits", "sample"):
+    for field in ("rss_per_object", "rss_per_object_fill", "overhead_per_object", "head_bytes", "url_bytes", "fill_rps", "rss_before", "rss_after", "sample_hits", "sample"):
         vals = [r[field] for r in good if r.get(field) is not None]
         out[field] = statistics.median(vals) if vals else None
     warnings = [r["warning"] for r in good if "warning" in r] + [r["error"] for r in rounds if "error" in r]

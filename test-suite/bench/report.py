@@ -72,6 +72,27 @@ def power_of_two(n):
     return "%d" % n
 
 
+def rounds_of(d, name):
+    """The rounds of a section, which a later partial run may have measured."""
+    return d.get("section_info", {}).get(name, {}).get("rounds", d["rounds"])
+
+
+def provenance(d, name):
+    """A line saying that a section comes from a later partial run, or None."""
+    info = d.get("section_info", {}).get(name)
+    if not info or not info.get("started") or info.get("started") == d.get("started"):
+        return None
+    src = info.get("source") or {}
+    return "*This section comes from a later run (%s): started %s, %d round(s)%s, cuttle at commit `%s`%s.*" % (
+        "`%s`" % " ".join(info["argv"]) if info.get("argv") else "a partial run",
+        info["started"],
+        info.get("rounds") or 0,
+        ", **quick**" if info.get("quick") else "",
+        src.get("commit", "?"),
+        " with %s changed in the work tree" % ", ".join(src["modified"]) if src.get("modified") else "",
+    )
+
+
 def plots(data, out_dir, notes):
     sweep = data.get("sweep")
     if not sweep or not shutil.which("gnuplot"):
@@ -134,6 +155,232 @@ def plots(data, out_dir, notes):
     return made
 
 
+BIG_KINDS = {
+    "uncached": "uncached (`cc=no-store`)",
+    "miss": "miss that stores",
+    "hit": "first hit",
+    "hit2": "second hit",
+    "memory hit": "**memory hit** (every hit served from memory)",
+}
+
+
+def met(value, goal, at_least=True):
+    if value is None:
+        return "n/m"
+    return "yes" if (value >= goal if at_least else value <= goal) else "**no**"
+
+
+def cache_section(d, w, not_measured):
+    """Section 6: the memory cache of issue 5 (bench.py's cache section)."""
+    c = d.get("cache")
+    w("")
+    w("## 6. The memory cache")
+    w("")
+    if provenance(d, "cache"):
+        w(provenance(d, "cache"))
+        w("")
+    if not c:
+        w("Not measured: %s" % not_measured.get("cache", "section skipped"))
+        return
+    w(
+        "Each proxy with its memory cache on, the same size for all: **cuttle** with `%s`; **Squid** with `cache_mem %s`, "
+        "`maximum_object_size_in_memory %s`, `maximum_object_size %s`, `memory_cache_mode always`, `cache allow all` and no "
+        "`cache_dir`; **Traffic Server** with `ram_cache.size` %s, `ram_cache_cutoff` %s, no seen filter and no compression, in front "
+        "of a %s storage file on disk (it caches nothing without one), and `insert_response_via_str 2`, whose Via codes say whether "
+        "a reply came from its RAM cache (`cR`), its disk (`cH`) or the origin (`cM`). Every object is fresh for a day "
+        "(`Cache-Control: max-age=86400` from the origin)."
+        % ("`, `".join(c["cuttle_lines"]), c["cache_mem"], c["max_in_memory"], c["max_in_memory"], c["cache_mem"], c["max_in_memory"], c["ats_storage"])
+    )
+    if c.get("quick"):
+        w("")
+        w("**A `--quick` run: one round, a smaller object and fewer small objects; not the benchmark.**")
+    hits = c.get("hits")
+    w("")
+    w("### Memory hits, 1 KiB and 64 KiB")
+    w("")
+    if hits:
+        w(
+            "`wrk -t 1 -c 50 -d %ds` through each proxy with a Lua script that puts the absolute URL in the request line, for one "
+            "cached object (a scripted URL of the origin, `/s/ID`, fetched twice first: the second fetch must not reach the origin); "
+            "medians of %d round(s), the targets alternated. \"Origin requests\" counts what the origin received for the URL during "
+            "the runs (its `/_seen/ID` log): 0 means every request was a hit." % (c["wrk_duration"], c["rounds"])
+        )
+        w("")
+        rows = []
+        for h in hits:
+            rows.append(
+                [
+                    h["label"],
+                    h["size"].upper().replace("K", " KiB"),
+                    fmt(h["rps"]),
+                    "%s-%s" % (fmt(h["rps_min"]), fmt(h["rps_max"])),
+                    fmt(h["cpu_s_per_10k"], 3),
+                    busy(h["rps"] and h["cpu_s_per_10k"] and h["rps"] * h["cpu_s_per_10k"] / 10000),
+                    "%s of %s" % (fmt(h["origin_requests"]), fmt(h["requests"])),
+                    "; ".join(x for x in (h["problem"], "%d non-2xx" % h["non_2xx"] if h["non_2xx"] else "", h["socket_errors"]) if x),
+                ]
+            )
+        w(md_table(["target", "object", "requests/s", "range of the rounds", "proxy CPU-s per 10k", "proxy CPU busy", "origin requests", "problems"], rows))
+    else:
+        w("Not measured: %s" % not_measured.get("cache/hits", "n/m"))
+    big = c.get("big_results")
+    w("")
+    w("### A %s object: the miss that stores it, then hits" % human_size(c["big"]))
+    w("")
+    if big:
+        w(
+            "`curl -o /dev/null -x PROXY` of `/files/%s?cc=max-age=86400&v=UNIQUE` (sent by the origin with `sendfile` from tmpfs): "
+            "the miss that stores it, then the same URL twice; each proxy started afresh for each round, the targets alternated, "
+            "medians of %d round(s). cuttle's **uncached** rate is the same file with `cc=no-store`, fetched through the same "
+            "cuttle just before its miss. \"Replies said\" is cache_verdict() of cache-objects.py: X-Cache (cuttle, Squid) or "
+            "Traffic Server's Via code; the memory hit is every hit that says it came from memory."
+            % (short_human(c["big"]), c["rounds"])
+        )
+        w("")
+        rows = []
+        for b in big:
+            rows.append(
+                [
+                    b["label"],
+                    BIG_KINDS.get(b["kind"], b["kind"]),
+                    fmt(b["mbps"]),
+                    "%s-%s" % (fmt(b["mbps_min"]), fmt(b["mbps_max"])),
+                    fmt(b["cpu_s_per_gb"], 2),
+                    fmt(b["peak_rss"] / MB if b["peak_rss"] else None, 0),
+                    ", ".join("%s %d" % (k, v) for k, v in b.get("verdicts", {}).items()),
+                    b.get("problem", ""),
+                ]
+            )
+        w(md_table(["target", "fetch", "MB/s", "range of the rounds", "proxy CPU-s/GB", "peak RSS (MB)", "replies said", "problem"], rows))
+    else:
+        w("Not measured: %s" % not_measured.get("cache/big", "n/m"))
+    objs = c.get("objects_results")
+    w("")
+    w("### Memory per cached 1 KiB object")
+    w("")
+    if objs:
+        w(
+            "`cache-objects.py`'s measurement (see test-suite/bench/README.md) on a fresh proxy each: a warm-up of a few hundred "
+            "objects, the RSS, then %s distinct 1 KiB objects (`/o/TAG/I?s=1k&cc=max-age=86400`) over 4 keep-alive connections, "
+            "each object read once more (Traffic Server keeps a small object in RAM only once it is read back from its disk), "
+            "the RSS again once steady. Per object: (RSS after - RSS before) / N, and that minus the body and the reply head as "
+            "the origin sent them (\"beyond\"). A sample of 100 objects is checked to be hits by the origin's log." % fmt(c["objects"])
+        )
+        w("")
+        rows = []
+        for key, o in objs.items():
+            if "error" in o:
+                rows.append([o["label"]] + ["n/m"] * 7 + [o["error"].splitlines()[0] if o["error"] else ""])
+                continue
+            rows.append(
+                [
+                    o["label"],
+                    fmt(o["rss_before"] / MB, 1),
+                    fmt(o["rss_after"] / MB, 1),
+                    fmt(o["rss_per_object"]),
+                    fmt(o["body_bytes"] + o["head_bytes"]),
+                    "**%s**" % fmt(o["overhead_per_object"]),
+                    fmt(o["rss_per_object_fill"]),
+                    "%d of %d" % (o["sample_hits"], o["sample"]),
+                    o.get("warning", ""),
+                ]
+            )
+        w(
+            md_table(
+                ["target", "RSS before (MB)", "RSS after (MB)", "RSS per object (B)", "body + head (B)", "beyond body and head (B)", "per object after the fill only (B)", "sample hits", "problem"],
+                rows,
+            )
+        )
+    else:
+        w("Not measured: %s" % not_measured.get("cache/objects", "n/m"))
+
+    # issue 5's targets
+    def hit_rps(target, size):
+        for h in hits or []:
+            if h["target"] == target and h["size"] == size:
+                return h["rps"]
+        return None
+
+    def big_mbps(target, kind):
+        for b in big or []:
+            if b["target"] == target and b["kind"] == kind:
+                return b["mbps"]
+        return None
+
+    def overhead(target):
+        o = (objs or {}).get(target, {})
+        return o.get("overhead_per_object")
+
+    def quot(a, b):
+        return a / b if a is not None and b else None
+
+    w("")
+    w("### Against the targets of issue 5")
+    w("")
+    rows = []
+    for size, goal in (("1k", 2), ("64k", 4)):
+        r = quot(hit_rps("cuttle", size), hit_rps("squid", size))
+        rows.append(
+            [
+                "requests/s, %s memory hits" % size.upper().replace("K", " KiB"),
+                fmt(hit_rps("cuttle", size)),
+                fmt(hit_rps("squid", size)),
+                fmt(hit_rps("ats", size)),
+                ratio(hit_rps("cuttle", size), hit_rps("squid", size)),
+                ratio(hit_rps("cuttle", size), hit_rps("ats", size)),
+                ">= %dx Squid" % goal,
+                met(r, goal),
+            ]
+        )
+    r = quot(big_mbps("cuttle", "miss"), big_mbps("cuttle", "uncached"))
+    rows.append(
+        [
+            "MB/s, %s miss that stores" % human_size(c["big"]),
+            fmt(big_mbps("cuttle", "miss")),
+            fmt(big_mbps("squid", "miss")),
+            fmt(big_mbps("ats", "miss")),
+            ratio(big_mbps("cuttle", "miss"), big_mbps("squid", "miss")),
+            ratio(big_mbps("cuttle", "miss"), big_mbps("ats", "miss")),
+            ">= 0.90x cuttle uncached (%s MB/s): %s" % (fmt(big_mbps("cuttle", "uncached")), ratio(big_mbps("cuttle", "miss"), big_mbps("cuttle", "uncached"))),
+            met(r, 0.9),
+        ]
+    )
+    r = quot(big_mbps("cuttle", "memory hit"), big_mbps("squid", "memory hit"))
+    rows.append(
+        [
+            "MB/s, %s memory hit" % human_size(c["big"]),
+            fmt(big_mbps("cuttle", "memory hit")),
+            fmt(big_mbps("squid", "memory hit")),
+            fmt(big_mbps("ats", "memory hit")),
+            ratio(big_mbps("cuttle", "memory hit"), big_mbps("squid", "memory hit")),
+            ratio(big_mbps("cuttle", "memory hit"), big_mbps("ats", "memory hit")),
+            ">= 2x Squid",
+            met(r, 2),
+        ]
+    )
+    rows.append(
+        [
+            "bytes per cached 1 KiB object beyond body and head",
+            fmt(overhead("cuttle")),
+            fmt(overhead("squid")),
+            fmt(overhead("ats")),
+            ratio(overhead("cuttle"), overhead("squid")),
+            ratio(overhead("cuttle"), overhead("ats")),
+            "<= 500",
+            met(overhead("cuttle"), 500, at_least=False),
+        ]
+    )
+    w(md_table(["", "cuttle", "Squid", "Traffic Server", "cuttle / Squid", "cuttle / Traffic Server", "target", "met"], rows))
+
+
+def short_human(n):
+    """536870912 -> 'body-512M' (bench.py's file names)."""
+    for unit, scale in (("G", GiB), ("M", MiB), ("K", KiB)):
+        if n >= scale and n % scale == 0:
+            return "body-%d%s" % (n // scale, unit)
+    return "body-%d" % n
+
+
 def report(d, out_dir, pngs):
     """Writes OUT/benchmarks.md from bench.py's data."""
     not_measured = d.get("not_measured", {})
@@ -150,6 +397,11 @@ def report(d, out_dir, pngs):
         w("**A `--quick` smoke run: one round of 256 MiB transfers. These numbers are not the benchmark.**")
     w("")
     w("    " + " ".join(d.get("argv", [])))
+    for p in d.get("partial_runs", []):
+        w("")
+        w("Section(s) %s measured again on %s by a partial run of %.1f minutes (said under each):" % (", ".join(p["sections"]), p["started"], p["seconds"] / 60))
+        w("")
+        w("    " + " ".join(p.get("argv") or []))
     w("")
     w("## The machine and the programs")
     w("")
@@ -193,6 +445,9 @@ def report(d, out_dir, pngs):
     w("")
     w("## 1. Uncached download of %s" % human_size(d["sizes"]["download"]))
     w("")
+    if provenance(d, "throughput"):
+        w(provenance(d, "throughput"))
+        w("")
     if tp:
         w("`curl -o /dev/null` (`-x` through a proxy). CPU is the proxy's utime + stime, all its processes and threads, per GB moved; peak RSS is the sum of its processes' VmRSS sampled every 50 ms.")
         w("")
@@ -290,6 +545,9 @@ def report(d, out_dir, pngs):
     w("")
     w("## 3. cuttle's buffer sweep")
     w("")
+    if provenance(d, "sweep"):
+        w(provenance(d, "sweep"))
+        w("")
     if sw:
         by = {(s["request_buffer_size"], s["read_ahead_gap"]): s for s in sw}
         axes = d["sweep_axes"]
@@ -297,7 +555,7 @@ def report(d, out_dir, pngs):
             "Uncached downloads of **%s** (not 2 GiB, to keep the run short), cuttle started afresh for each point with "
             "`request_buffer_size` and `read_ahead_gap` set, medians of %d round(s); syscalls from one untimed download per point "
             "(%s). cuttle's default is `request_buffer_size auto min=16 KB max=1 MB` with `read_ahead_gap 16 KB`."
-            % (human_size(d["sizes"]["sweep"]), d["rounds"], d.get("sweep_syscall_counter"))
+            % (human_size(d["sizes"]["sweep"]), rounds_of(d, "sweep"), d.get("sweep_syscall_counter"))
         )
         for field, title, digits in (
             ("mbps", "MB/s", 0),
@@ -349,11 +607,14 @@ def report(d, out_dir, pngs):
     w("")
     w("## 4. Many small transfers")
     w("")
+    if provenance(d, "small"):
+        w(provenance(d, "small"))
+        w("")
     if sm:
         w(
             "`wrk -t 1 -c 50 -d %ds` (an absolute-URI request line through a proxy) for `?s=4k` and `?s=64k` objects with "
             "`cc=no-store` (uncacheable for every proxy); medians of %d round(s). CPU is the proxy's, per 10,000 requests."
-            % (d["wrk_duration"], d["rounds"])
+            % (d["wrk_duration"], rounds_of(d, "small"))
         )
         w("")
         rows = []
@@ -377,11 +638,14 @@ def report(d, out_dir, pngs):
     w("")
     w("## 5. Memory per client connection")
     w("")
+    if provenance(d, "connections"):
+        w(provenance(d, "connections"))
+        w("")
     if cn:
         w(
             "`idle-conns.py`'s measurement (see test-suite/bench/README.md), %s connections, median of %d round(s): growth of the "
             "proxy's VmRSS divided by the connections. Traffic Server runs with `proxy.config.net.defer_accept 0` (otherwise it does "
-            "not accept a connection until bytes arrive) and 600 s timeouts." % (fmt(cn["conns"]), d["rounds"])
+            "not accept a connection until bytes arrive) and 600 s timeouts." % (fmt(cn["conns"]), rounds_of(d, "connections"))
         )
         w("")
         rows = []
@@ -393,6 +657,8 @@ def report(d, out_dir, pngs):
         w(md_table(["proxy", "idle (B)", "half a request line (B)", "after close (B)", "idle after a request (B)", "problem"], rows))
     else:
         w("Not measured: %s" % not_measured.get("connections", "section skipped"))
+
+    cache_section(d, w, not_measured)
 
     # ratios
     w("")

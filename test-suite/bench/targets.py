@@ -572,6 +572,9 @@ ATS_CACHE_RECORDS = [
     "CONFIG proxy.config.cache.min_average_object_size INT 2048",
     "CONFIG proxy.config.cache.max_doc_size INT 0",
     "CONFIG proxy.config.http.cache.cache_urls_that_look_dynamic INT 1",
+    # a Via field with the cache codes on each reply: [cR...] a RAM cache hit,
+    # [cH...] a hit from the disk cache, [cM...] a miss (bench.py's check)
+    "CONFIG proxy.config.http.insert_response_via_str INT 2",
 ]
 
 
