@@ -67,7 +67,7 @@ Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
 /// the facts of a stored reply
 Store::ResponseFacts FactsOf(const Store::Reply& reply)
 {
-    return Store::ResponseFacts::FromFields(reply.status, reply.fields, reply.requestTime,
+    return Store::ResponseFacts::FromFields(reply.status, reply.fields(), reply.requestTime,
                                             reply.responseTime);
 }
 

@@ -55,7 +55,7 @@ bool Client::IsNotModifiedField(std::string_view name)
     return false;
 }
 
-bool Client::IsHopByHop(std::string_view name, const std::vector<Http::HeaderField>& fields)
+bool Client::IsHopByHop(std::string_view name, Http::FieldsView fields)
 {
     for (const auto h : HopByHop) {
         if (Http::EqualsIgnoreCase(name, h))
@@ -183,7 +183,7 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     out.append("\r\n");
 
     std::string via;
-    for (const auto& f : reply.fields) {
+    for (const auto f : reply.fields()) {
         // a 304 carries only what RFC 9110 section 15.4.5 lists (and Last-Modified, as Squid sends)
         if (spec.notModified && !IsNotModifiedField(f.name))
             continue;
@@ -197,7 +197,7 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
                 AppendField(out, f.name, f.value);
             continue;
         }
-        if (IsHopByHop(f.name, reply.fields))
+        if (IsHopByHop(f.name, reply.fields()))
             continue;
         if (Http::EqualsIgnoreCase(f.name, "Via")) {
             via += (via.empty() ? "" : ", ") + std::string(f.value);

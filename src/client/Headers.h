@@ -85,6 +85,6 @@ bool IsNotModifiedField(std::string_view name);
 
 /// Whether the field must not cross a hop: the RFC 9110 section 7.6.1 list,
 /// the framing fields (recomputed per hop), and any name a Connection field lists.
-bool IsHopByHop(std::string_view name, const std::vector<Http::HeaderField>& fields);
+bool IsHopByHop(std::string_view name, Http::FieldsView fields);
 
 } // namespace Client

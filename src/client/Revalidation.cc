@@ -30,11 +30,11 @@ std::string MergedHead(const Store::Reply& stored, const Store::Reply& fresh)
     std::string head = "HTTP/" + std::to_string(stored.versionMajor) + "." +
                        std::to_string(stored.versionMinor) + " " + std::to_string(stored.status) + " " +
                        std::string(stored.reason) + "\r\n";
-    for (const auto& f : stored.fields) {
+    for (const auto f : stored.fields()) {
         if (!replaced(f.name))
             head.append(f.name).append(": ").append(f.value).append("\r\n");
     }
-    for (const auto& f : fresh.fields) {
+    for (const auto f : fresh.fields()) {
         if (replaced(f.name))
             head.append(f.name).append(": ").append(f.value).append("\r\n");
     }
@@ -58,7 +58,7 @@ void Client::FreshenStored(Store::Entry& stored, const Store::Reply& notModified
     merged->block = block;
     merged->head = block->view();
     merged->reason = parser.reason();
-    merged->fields = parser.fields();
+    merged->setFields(parser.fields());
     merged->requestTime = notModified.requestTime;
     merged->responseTime = notModified.responseTime;
     stored.replaceReply(std::move(merged));
@@ -112,8 +112,8 @@ void Client::Revalidation::decide()
         cache.touch(spec_.staleKey, *spec_.stale);
         debugs(20, 3, "background revalidation of " << spec_.cacheKey << ": unmodified");
     } else {
-        const auto facts = Store::ResponseFacts::FromFields(reply->status, reply->fields, reply->requestTime,
-                                                            reply->responseTime);
+        const auto facts = Store::ResponseFacts::FromFields(reply->status, reply->fields(),
+                                                            reply->requestTime, reply->responseTime);
         const bool fits = !reply->contentLength || *reply->contentLength <= spec_.maxObjectSize;
         if (reply->status < 500 && fits && Store::IsStorable(spec_.facts, facts, spec_.rule)) {
             Http::RequestParser parser(spec_.requestHead.size() + 1);

@@ -311,7 +311,7 @@ bool Http::PragmaHasNoCache(const std::vector<std::string_view>& fieldValues)
     return false;
 }
 
-std::vector<std::string_view> Http::FieldValues(const std::vector<HeaderField>& fields, std::string_view name)
+std::vector<std::string_view> Http::FieldValues(FieldsView fields, std::string_view name)
 {
     std::vector<std::string_view> values;
     for (const auto& f : fields) {

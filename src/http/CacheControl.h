@@ -145,7 +145,7 @@ bool PragmaHasNoCache(const std::vector<std::string_view>& fieldValues);
 
 /// The values of every field with this name (case-insensitive), in order,
 /// pointing where the fields point.
-std::vector<std::string_view> FieldValues(const std::vector<HeaderField>& fields, std::string_view name);
+std::vector<std::string_view> FieldValues(FieldsView fields, std::string_view name);
 
 /// Parses a delta-seconds value (RFC 9111 1.2.2): 1*DIGIT, saturated to
 /// MaxDeltaSeconds; nullopt when empty or not all digits.

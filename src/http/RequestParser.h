@@ -40,6 +40,7 @@
 
 #pragma once
 
+#include "http/Fields.h"
 #include "http/Method.h"
 #include "http/StatusCode.h"
 
@@ -72,12 +73,6 @@ enum class ParseError {
     BadContentLength,   ///< Content-Length not digits, or copies that differ
     LengthAndChunked,   ///< both Content-Length and Transfer-Encoding (RFC 9112 section 6.3)
     TooLarge            ///< the head exceeds the configured maximum (431)
-};
-
-/// One header field line, both parts pointing into the parsed buffer.
-struct HeaderField {
-    std::string_view name;  ///< as sent (compare case-insensitively)
-    std::string_view value; ///< without leading and trailing whitespace
 };
 
 /// Parses one request head; see the file comment.
@@ -170,8 +165,5 @@ private:
 
 /// Whether c is a tchar of RFC 9110 section 5.6.2.
 bool IsTokenChar(char c);
-
-/// ASCII case-insensitive equality (field names, connection tokens).
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 } // namespace Http

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <string>
 
 namespace Sbuf {
 
@@ -19,7 +21,7 @@ MemBlobRef MemBlob::Make(BlockPool& pool, size_t minCapacity)
     const size_t capacity = BlockPool::RoundUp(minCapacity);
     char* data = pool.allocate(capacity);
     try {
-        return MemBlobRef(new MemBlob(pool, data, capacity));
+        return MemBlobRef(new MemBlob(&pool, data, capacity));
     } catch (...) {
         pool.release(data, capacity);
         throw;
@@ -33,13 +35,22 @@ MemBlobRef MemBlob::MakeCopy(BlockPool& pool, std::string_view bytes)
     return blob;
 }
 
-MemBlob::MemBlob(BlockPool& pool, char* data, size_t capacity)
-    : pool_(&pool), data_(data), capacity_(static_cast<uint32_t>(capacity))
+MemBlobRef MemBlob::MakeExact(size_t capacity)
+{
+    Must2(capacity <= BlockPool::MaxBlockSize, "an exact block of " + std::to_string(capacity) + " bytes");
+    // the bytes follow the object; operator delete frees both at once
+    void* memory = ::operator new(sizeof(MemBlob) + capacity);
+    return MemBlobRef(new (memory) MemBlob(nullptr, static_cast<char*>(memory) + sizeof(MemBlob), capacity));
+}
+
+MemBlob::MemBlob(BlockPool* pool, char* data, size_t capacity)
+    : pool_(pool), data_(data), capacity_(static_cast<uint32_t>(capacity))
 {}
 
 MemBlob::~MemBlob()
 {
-    pool_->release(data_, capacity_);
+    if (pool_)
+        pool_->release(data_, capacity_);
 }
 
 void MemBlob::commit(size_t n)

@@ -53,6 +53,13 @@ public:
     /// a new blob from pool holding a copy of bytes (for small non-body data
     /// such as serialized headers; a body copy must be counted by the caller)
     static MemBlobRef MakeCopy(BlockPool& pool, std::string_view bytes);
+    /// a new empty blob of exactly this capacity, made with its bytes in the
+    /// same allocation as the MemBlob itself and from no pool (pool() must not
+    /// be called): for a small object kept for long, where rounding up to a
+    /// size class would waste up to half the block (Store::Entry::compactIfSmall())
+    static MemBlobRef MakeExact(size_t capacity);
+    /// frees what MakeExact() or Make() allocated (an exact blob is larger than the class)
+    static void operator delete(void* p) { ::operator delete(p); }
 
     /// gives the block back to its pool
     ~MemBlob() override;
@@ -85,13 +92,15 @@ public:
     /// (less than bytes.size() when the block fills up)
     size_t append(std::string_view bytes);
 
-    /// the pool the block came from
+    /// the pool the block came from; must not be called for a MakeExact() blob
     BlockPool& pool() const { return *pool_; }
+    /// whether the block came from a pool (false: a MakeExact() blob)
+    bool isPooled() const { return pool_ != nullptr; }
 
 private:
-    MemBlob(BlockPool& pool, char* data, size_t capacity);
+    MemBlob(BlockPool* pool, char* data, size_t capacity);
 
-    BlockPool* pool_;   ///< where the block goes back to
+    BlockPool* pool_;   ///< where the block goes back to; null for a MakeExact() blob
     char* data_;        ///< the block; owned
     uint32_t capacity_; ///< the block size (at most 4 MB)
     uint32_t size_ = 0; ///< published bytes, from data_

@@ -461,7 +461,7 @@ bool Server::Forwarder::parseHead()
         reply->reason = parser_.reason();
         reply->versionMajor = parser_.versionMajor();
         reply->versionMinor = parser_.versionMinor();
-        reply->fields = parser_.fields();
+        reply->setFields(parser_.fields());
         reply->requestTime = requestTime_;
         reply->responseTime = ::time(nullptr);
         framing_ = parser_.framing(request_.method == Http::Method::Head, false);

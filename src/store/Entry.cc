@@ -15,13 +15,10 @@ Store::Entry::Entry(uint64_t readAheadGap) : readAheadGap_(readAheadGap ? readAh
 
 Store::Entry::~Entry() = default;
 
-std::optional<std::string_view> Store::Reply::findField(std::string_view name) const
+const std::string& Store::Entry::failure() const
 {
-    for (const auto& f : fields) {
-        if (Http::EqualsIgnoreCase(f.name, name))
-            return f.value;
-    }
-    return std::nullopt;
+    static const std::string none;
+    return failure_ ? *failure_ : none;
 }
 
 void Store::Entry::replaceReply(std::unique_ptr<Reply>&& reply)
@@ -59,7 +56,7 @@ void Store::Entry::fail(const std::string& why)
     if (state_ != State::Streaming)
         return;
     state_ = State::Failed;
-    failure_ = why;
+    failure_ = std::make_unique<std::string>(why);
     notifyReaders();
 }
 
@@ -129,14 +126,16 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     const size_t total = headSize + bodySize;
     if (total > maxBytes || total == 0)
         return false;
-    auto& pool = old.block->pool();
+    if (!old.block->isPooled())
+        return false; // already compacted
     const uint64_t held =
         body_.blockBytes() + (body_.isEmpty() || body_.slice(body_.firstSequence()).blob() != old.block
                                   ? old.block->capacity()
                                   : 0);
-    if (Sbuf::BlockPool::RoundUp(total) >= held)
-        return false; // already as small as it gets
-    auto blob = Sbuf::MemBlob::Make(pool, total);
+    if (total >= held)
+        return false;               // already as small as it gets
+    auto& pool = old.block->pool(); // counts the copy
+    auto blob = Sbuf::MemBlob::MakeExact(total);
     blob->append(old.head);
     if (bodySize) {
         const size_t copied = body_.copyOut(0, blob->reserveSpace().first(bodySize));
@@ -156,10 +155,6 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     fresh->block = blob;
     fresh->head = blob->view().substr(0, headSize);
     fresh->reason = rebase(old.reason);
-    for (auto& f : fresh->fields) {
-        f.name = rebase(f.name);
-        f.value = rebase(f.value);
-    }
     reply_ = std::move(fresh);
     body_ = Sbuf::SliceSequence(0);
     if (bodySize)

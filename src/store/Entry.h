@@ -40,6 +40,7 @@
 #pragma once
 
 #include "base/RefCount.h"
+#include "http/Fields.h"
 #include "http/RequestParser.h"
 #include "sbuf/Cursor.h"
 #include "sbuf/MemBlob.h"
@@ -59,19 +60,27 @@ namespace Store {
 /// into `block`, which the Reply keeps alive (the first body slice usually
 /// shares that block, right after the head).
 struct Reply {
+    // (ordered so that the small members share one word: a cached object keeps one Reply)
     Sbuf::MemBlobRef block;                ///< holds the head bytes
     std::string_view head;                 ///< the whole head, in block
-    int status = 0;                        ///< the status code
     std::string_view reason;               ///< the reason phrase, in block
-    int versionMajor = 1;                  ///< the origin's HTTP version
-    int versionMinor = 1;                  ///< the origin's HTTP version
-    std::vector<Http::HeaderField> fields; ///< every field as received, in block
-    bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
+    Http::FieldIndex fieldIndex;           ///< every field as received, as offsets into head
     std::optional<uint64_t> contentLength; ///< the body length when known in advance
     time_t requestTime = 0;                ///< request_time (RFC 9111 4.2.3): when the request was sent
     time_t responseTime = 0;               ///< response_time: when this head arrived
+    int status = 0;                        ///< the status code
+    uint8_t versionMajor = 1;              ///< the origin's HTTP version
+    uint8_t versionMinor = 1;              ///< the origin's HTTP version
+    bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
+    /// every field as received, in its order, as views into head
+    Http::FieldsView fields() const { return fieldIndex.view(head.data()); }
+    /// indexes fields, which must lie within head (set head first)
+    void setFields(const std::vector<Http::HeaderField>& fields)
+    {
+        fieldIndex = Http::FieldIndex(head, fields);
+    }
     /// the value of the first field with this name (case-insensitive)
-    std::optional<std::string_view> findField(std::string_view name) const;
+    std::optional<std::string_view> findField(std::string_view name) const { return fields().find(name); }
 };
 
 /// The side that fills an entry (the origin reader, or a client's request body reader).
@@ -99,7 +108,7 @@ public:
 class Entry final : public RefCountable {
 public:
     /// where the entry is in its life
-    enum class State { Streaming, Complete, Failed };
+    enum class State : uint8_t { Streaming, Complete, Failed };
 
     /// an empty streaming entry whose producer may run readAheadGap bytes
     /// ahead of its slowest reader (0 means one byte: always one read at a time)
@@ -130,8 +139,8 @@ public:
     bool isComplete() const { return state_ == State::Complete; }
     /// whether fail() was called
     bool hasFailed() const { return state_ == State::Failed; }
-    /// why it failed
-    const std::string& failure() const { return failure_; }
+    /// why it failed (empty unless it did)
+    const std::string& failure() const;
 
     /// sets (or clears, with nullptr) the producer resumeProducing() goes to
     void setProducer(Producer* producer) { producer_ = producer; }
@@ -160,9 +169,11 @@ public:
     uint64_t slowestOffset() const;
 
     /// Copies a small, complete, kept object (head and body) into one block
-    /// that fits it: the one permitted body copy (DESIGN.md "What each thing
-    /// costs"), counted as a compaction, not as a per-client copy. A 1 KB
-    /// object then holds a 2 KB block instead of the read block it arrived in.
+    /// of exactly its size (Sbuf::MemBlob::MakeExact(): the bytes share the
+    /// MemBlob's allocation, no size class rounds them up): the one permitted
+    /// body copy (DESIGN.md "What each thing costs"), counted as a
+    /// compaction, not as a per-client copy. A 1 KB object with a 170-byte
+    /// head then holds 1,194 bytes instead of the read block it arrived in.
     /// Done only when no reader is attached (cursors name slices) and the
     /// object is at most maxBytes; returns whether it was done.
     bool compactIfSmall(size_t maxBytes = 4096);
@@ -181,16 +192,18 @@ public:
 private:
     void notifyReaders();
 
-    std::unique_ptr<Reply> reply_; ///< null until the head arrived
-    Sbuf::SliceSequence body_;     ///< the bytes held
-    std::vector<Reader*> readers_; ///< not owned; unregister themselves
-    Producer* producer_ = nullptr; ///< not owned; unregisters itself
-    uint64_t readAheadGap_;        ///< read_ahead_gap in bytes (at least 1)
+    // the small members first: they fill RefCountable's tail padding (a
+    // cached object's Entry is one of its few allocations)
     State state_ = State::Streaming;
-    std::string failure_;      ///< why it failed
-    bool kept_ = false;        ///< see isKept()
-    time_t negativeUntil_ = 0; ///< see negativeUntil()
-    bool notifying_ = false;   ///< inside notifyReaders(): a reader removed then is skipped
+    bool kept_ = false;                    ///< see isKept()
+    bool notifying_ = false;               ///< inside notifyReaders(): a reader removed then is skipped
+    std::unique_ptr<Reply> reply_;         ///< null until the head arrived
+    Sbuf::SliceSequence body_;             ///< the bytes held
+    std::vector<Reader*> readers_;         ///< not owned; unregister themselves
+    Producer* producer_ = nullptr;         ///< not owned; unregisters itself
+    uint64_t readAheadGap_;                ///< read_ahead_gap in bytes (at least 1)
+    std::unique_ptr<std::string> failure_; ///< why it failed; null unless it did
+    time_t negativeUntil_ = 0;             ///< see negativeUntil()
 };
 
 } // namespace Store

@@ -28,7 +28,7 @@ int64_t SubSat(int64_t a, int64_t b)
 }
 
 /// The first value of the field `name`, if any.
-std::optional<std::string_view> First(const std::vector<Http::HeaderField>& fields, std::string_view name)
+std::optional<std::string_view> First(Http::FieldsView fields, std::string_view name)
 {
     for (const auto& f : fields)
         if (Http::EqualsIgnoreCase(f.name, name))
@@ -36,13 +36,12 @@ std::optional<std::string_view> First(const std::vector<Http::HeaderField>& fiel
     return std::nullopt;
 }
 
-bool Has(const std::vector<Http::HeaderField>& fields, std::string_view name)
+bool Has(Http::FieldsView fields, std::string_view name)
 {
     return First(fields, name).has_value();
 }
 
-std::optional<time_t> FirstDate(const std::vector<Http::HeaderField>& fields, std::string_view name,
-                                time_t now)
+std::optional<time_t> FirstDate(Http::FieldsView fields, std::string_view name, time_t now)
 {
     const auto value = First(fields, name);
     if (!value)
@@ -116,9 +115,8 @@ const char* StaleForbidden(const Store::ResponseFacts& r)
 
 } // namespace
 
-Store::ResponseFacts Store::ResponseFacts::FromFields(int status,
-                                                      const std::vector<Http::HeaderField>& fields,
-                                                      time_t requestTime, time_t responseTime)
+Store::ResponseFacts Store::ResponseFacts::FromFields(int status, Http::FieldsView fields, time_t requestTime,
+                                                      time_t responseTime)
 {
     ResponseFacts r;
     r.status = status;
@@ -137,8 +135,7 @@ Store::ResponseFacts Store::ResponseFacts::FromFields(int status,
     return r;
 }
 
-Store::RequestFacts Store::RequestFacts::FromFields(Http::Method method,
-                                                    const std::vector<Http::HeaderField>& fields)
+Store::RequestFacts Store::RequestFacts::FromFields(Http::Method method, Http::FieldsView fields)
 {
     RequestFacts q;
     q.method = method;

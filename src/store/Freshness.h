@@ -118,8 +118,8 @@ struct ResponseFacts {
 
     /// Facts from a reply head's fields; dates resolve two-digit years
     /// against responseTime.
-    static ResponseFacts FromFields(int status, const std::vector<Http::HeaderField>& fields,
-                                    time_t requestTime, time_t responseTime);
+    static ResponseFacts FromFields(int status, Http::FieldsView fields, time_t requestTime,
+                                    time_t responseTime);
 
     /// The Date used in computations: the Date field, or response_time
     /// without a valid one (RFC 9110 section 6.6.1).
@@ -134,7 +134,7 @@ struct RequestFacts {
     bool pragmaNoCache = false;              ///< a Pragma field holds no-cache
 
     /// Facts from a request head's fields.
-    static RequestFacts FromFields(Http::Method method, const std::vector<Http::HeaderField>& fields);
+    static RequestFacts FromFields(Http::Method method, Http::FieldsView fields);
 
     /// Whether the client asks for a reload: Cache-Control: no-cache (with
     /// or without an argument, which means nothing in a request), or

@@ -271,7 +271,7 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
     Must(key.find('\n') == std::string_view::npos); // a MakeKey(), not a variant key
     // without its head, whether the reply varies is unknown; bytes already
     // released cannot be served again; Vary "*" never matches (RFC 9111 section 4.1)
-    const std::string names = entry->reply() ? VaryNamesOf(entry->reply()->fields) : std::string("*");
+    const std::string names = entry->reply() ? VaryNamesOf(entry->reply()->fields()) : std::string("*");
     if (budget_ == 0 || entry->hasFailed() || entry->body().firstSequence() != 0 || IsVaryAny(names)) {
         ++counters_.refusals;
         return std::nullopt;

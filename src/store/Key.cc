@@ -157,7 +157,7 @@ std::string Store::VaryNames(std::span<const std::string_view> varyValues)
     return out;
 }
 
-std::string Store::VaryNamesOf(const std::vector<Http::HeaderField>& responseFields)
+std::string Store::VaryNamesOf(Http::FieldsView responseFields)
 {
     std::vector<std::string_view> values;
     for (const auto& field : responseFields) {

@@ -72,7 +72,7 @@ std::string_view BaseKey(std::string_view key);
 std::string VaryNames(std::span<const std::string_view> varyValues);
 
 /// VaryNames() of the Vary field lines among a response's fields.
-std::string VaryNamesOf(const std::vector<Http::HeaderField>& responseFields);
+std::string VaryNamesOf(Http::FieldsView responseFields);
 
 /// Whether normalised names (VaryNames()) say the response never matches.
 inline bool IsVaryAny(std::string_view varyNames)

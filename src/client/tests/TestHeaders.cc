@@ -158,7 +158,7 @@ struct ParsedReply {
         reply.reason = parser.reason();
         reply.versionMajor = parser.versionMajor();
         reply.versionMinor = parser.versionMinor();
-        reply.fields = parser.fields();
+        reply.setFields(parser.fields());
         const auto framing = parser.framing(requestWasHead, false);
         reply.hasBody = framing != Http::ReplyParser::Framing::None;
         if (framing == Http::ReplyParser::Framing::Length)

@@ -680,7 +680,7 @@ void TestForwarder::headStraddlingReadBlocksParses()
     rig.send(origin.get(), Pattern(0, 3000));
     CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
     ASSERT_FAILURE(Failure::None, *f);
-    CPPUNIT_ASSERT_EQUAL(size_t(41), reply->reply()->fields.size());
+    CPPUNIT_ASSERT_EQUAL(size_t(41), reply->reply()->fields().size());
     CPPUNIT_ASSERT(reply->reply()->findField("X-Filler-39") == std::string_view(std::string(30, 'v')));
     CPPUNIT_ASSERT_EQUAL(head.size(), reply->reply()->head.size());
     CPPUNIT_ASSERT(reader.text == Pattern(0, 3000));

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/Index.h"
+#include "http/ReplyParser.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
@@ -15,6 +16,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -66,8 +68,12 @@ public:
         auto entry = MakeRef<Store::Entry>(64 * 1024);
         auto reply = std::make_unique<Store::Reply>();
         reply->status = 200;
-        if (vary)
-            reply->fields.push_back({"Vary", vary});
+        if (vary) {
+            reply->block =
+                Sbuf::MemBlob::MakeCopy(pool, "HTTP/1.1 200 OK\r\nVary: " + std::string(vary) + "\r\n\r\n");
+            reply->head = reply->block->view();
+            reply->setFields({{reply->head.substr(17, 4), reply->head.substr(23, std::strlen(vary))}});
+        }
         entry->setReply(std::move(reply));
         for (size_t i = 0; i < blocks; ++i)
             grow(*entry, size);
@@ -274,7 +280,8 @@ public:
         const auto stats = index.stats();
         CPPUNIT_ASSERT_EQUAL(size_t(2), stats.objects);
         CPPUNIT_ASSERT_EQUAL(size_t(1), stats.markers);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(3 * Block), stats.bytesHeld);
+        // the body blocks, and each reply head's own block
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3 * Block + 2 * 256), stats.bytesHeld);
         CPPUNIT_ASSERT(index.touch(found.key, *gzip));
         CPPUNIT_ASSERT(!index.touch(found.key, *plain)); // not the entry stored there
     }
@@ -296,7 +303,7 @@ public:
         CPPUNIT_ASSERT(index.findVariant(key, {{"Accept-Language", "fr"}}).entry == c);
         CPPUNIT_ASSERT_EQUAL(size_t(1), index.objectCount());
         CPPUNIT_ASSERT_EQUAL(size_t(1), index.stats().markers);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(Block), index.bytesHeld());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(Block + 256), index.bytesHeld()); // body and head blocks
     }
 
     void plainAndVaryResponsesReplaceEachOther()
@@ -781,11 +788,12 @@ public:
 
     /// What a cached 1 KB object costs beyond its body and head bytes, the
     /// target being 0.5 kB (DESIGN.md "What each thing costs"), measured with
-    /// malloc's own count. The bound asserted covers the store's part: the
-    /// index record with its key (a 64-byte key here), its bucket and heap
-    /// slot, the Entry and the block's MemBlob: 96 + key bytes for the
-    /// index, 512 bytes in all. The parsed reply head (Store::Reply and its
-    /// field list) is measured and printed, not bounded here.
+    /// malloc's own count: each object arrives as the Forwarder reads it (head
+    /// and body in one 16 KB read block, the fields parsed), is stored,
+    /// completes and is compacted as the client side does; what is left is the
+    /// index record with its key (a 64-byte key here), bucket and heap slot,
+    /// the Entry, its Reply with the field index, and the exact block with
+    /// its MemBlob. The read blocks on the pool's free list are not counted.
     void bytesPerCachedObject()
     {
         CPPUNIT_ASSERT_EQUAL(size_t(72), Store::Index::RecordBytes(0));
@@ -800,6 +808,9 @@ public:
                                  "Cache-Control: max-age=3600\r\n"
                                  "Accept-Ranges: bytes\r\n"
                                  "\r\n";
+        Http::ReplyParser parser(64 * 1024);
+        CPPUNIT_ASSERT_EQUAL(int(Http::ParseResult::Done), int(parser.parse(head)));
+        const size_t objectBytes = head.size() + 1024;
         for (const auto* words : {"lru", "heap GDSF"}) {
             Maker m;
             std::vector<Store::EntryRef> entries;
@@ -814,57 +825,54 @@ public:
             }
             CPPUNIT_ASSERT_EQUAL(size_t(64), keys[0].size());
 
+            Store::Index index(Store::MakePolicy(words), uint64_t(1) << 40);
             const size_t before = HeapBytesInUse();
             for (size_t i = 0; i < n; ++i) {
-                // head and body in one block, as read from the origin
-                auto block = Sbuf::MemBlob::Make(m.pool, head.size() + 1024);
+                auto block = Sbuf::MemBlob::Make(m.pool, 16 * 1024);
                 block->append(head);
                 block->append(std::string(1024, 'b'));
                 auto reply = std::make_unique<Store::Reply>();
                 reply->block = block;
                 reply->head = block->view().substr(0, head.size());
                 reply->status = 200;
-                reply->fields.reserve(8);
-                for (size_t line = head.find("\r\n") + 2; line < head.size() - 2;) {
-                    const auto end = head.find("\r\n", line);
-                    const auto colon = head.find(':', line);
-                    const auto view = block->view();
-                    reply->fields.push_back(
-                        {view.substr(line, colon - line), view.substr(colon + 2, end - colon - 2)});
-                    line = end + 2;
+                // the parser's views, moved onto this block
+                std::vector<Http::HeaderField> fields;
+                for (const auto& f : parser.fields()) {
+                    fields.push_back({reply->head.substr(f.name.data() - head.data(), f.name.size()),
+                                      reply->head.substr(f.value.data() - head.data(), f.value.size())});
                 }
+                reply->setFields(fields);
                 auto e = MakeRef<Store::Entry>(65536);
                 e->setReply(std::move(reply));
+                const auto fullKey = index.insert(keys[i], e);
+                CPPUNIT_ASSERT(fullKey);
                 e->append(Sbuf::Slice(block, head.size(), 1024));
+                block = nullptr;
                 e->complete();
+                CPPUNIT_ASSERT(e->compactIfSmall());
+                CPPUNIT_ASSERT(index.update(*fullKey, *e));
                 entries.push_back(std::move(e));
             }
-            const size_t afterEntries = HeapBytesInUse();
-            Store::Index index(Store::MakePolicy(words), uint64_t(1) << 40);
-            const size_t indexBefore = HeapBytesInUse();
-            for (size_t i = 0; i < n; ++i)
-                index.insert(keys[i], entries[i]);
-            const size_t afterIndex = HeapBytesInUse();
+            const size_t after = HeapBytesInUse();
             CPPUNIT_ASSERT_EQUAL(n, index.objectCount());
+            CPPUNIT_ASSERT_EQUAL(uint64_t(n * objectBytes), index.bytesHeld()); // exact blocks
 
-            const size_t blockBytes = m.pool.stats().total.bytesInUse;
-            const double indexPerObject = double(afterIndex - indexBefore) / n;
-            const double entryPerObject = double(afterEntries - before - blockBytes) / n;
-            const size_t replyPart = sizeof(Store::Reply) + 8 * sizeof(Http::HeaderField);
-            const double storePart = indexPerObject + entryPerObject - double(replyPart);
-            std::printf("\n  %s: per cached 1 KB object (1024 body + %zu head bytes in a %zu-byte block):\n"
-                        "    index %.1f B (record %zu + key %zu, malloc rounding, bucket, policy); "
-                        "footprint() %.1f B\n"
-                        "    Entry + MemBlob + Reply with 8 fields %.1f B (sizeof Entry %zu, Reply %zu, "
-                        "fields 8 x %zu)\n"
-                        "    store's part (index + Entry + MemBlob) ~%.1f B; with the parsed head %.1f B\n",
-                        words, head.size(), blockBytes / n, indexPerObject, Store::Index::RecordBytes(0),
-                        keys[0].size(), double(index.memoryFootprint()) / n, entryPerObject,
-                        sizeof(Store::Entry), sizeof(Store::Reply), sizeof(Http::HeaderField), storePart,
-                        indexPerObject + entryPerObject);
+            const auto pool = m.pool.stats().total;
+            CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.bytesInUse); // every read block went back
+            const double perObject = double(after - before - pool.bytesFree) / n;
+            const double overhead = perObject - double(objectBytes);
+            const double indexPerObject = double(index.memoryFootprint()) / n;
+            std::printf("\n  %s: per cached 1 KB object (1024 body + %zu head bytes, %zu fields): %.1f B, "
+                        "%.1f B beyond body and head\n"
+                        "    index footprint() %.1f B (record %zu + key %zu, bucket, policy); "
+                        "sizeof Entry %zu, Reply %zu, MemBlob %zu; field index %zu B\n",
+                        words, head.size(), parser.fields().size(), perObject, overhead, indexPerObject,
+                        Store::Index::RecordBytes(0), keys[0].size(), sizeof(Store::Entry),
+                        sizeof(Store::Reply), sizeof(Sbuf::MemBlob),
+                        parser.fields().size() * sizeof(Http::NarrowField));
             CPPUNIT_ASSERT(indexPerObject <= double(96 + keys[0].size()));
-            CPPUNIT_ASSERT(double(index.memoryFootprint()) / n <= double(96 + keys[0].size()));
-            CPPUNIT_ASSERT(storePart <= 512.0);
+            // the target is 512 (DESIGN.md); this bound follows the work towards it
+            CPPUNIT_ASSERT(overhead <= 640.0);
         }
     }
 };

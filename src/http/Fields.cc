@@ -1,0 +1,87 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "http/Fields.h"
+#include "base/TextException.h"
+
+#include <cstring>
+#include <new>
+
+bool Http::EqualsIgnoreCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z')
+            x = char(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = char(y - 'A' + 'a');
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
+std::optional<std::string_view> Http::FieldsView::find(std::string_view name) const
+{
+    for (const auto f : *this) {
+        if (EqualsIgnoreCase(f.name, name))
+            return f.value;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+/// fills count fields of type Field at items from fields, offsets counting from head
+template <class Field>
+void Pack(std::byte* items, std::string_view head, const std::vector<Http::HeaderField>& fields)
+{
+    const auto offsetOf = [&](std::string_view part) {
+        Must2(part.data() >= head.data() && part.data() + part.size() <= head.data() + head.size(),
+              "a header field outside the head it indexes");
+        return part.data() - head.data();
+    };
+    using Offset = decltype(Field::nameOffset);
+    auto* out = reinterpret_cast<Field*>(items);
+    for (const auto& f : fields) {
+        // every offset and length fits: they all lie within head
+        new (out++) Field{static_cast<Offset>(offsetOf(f.name)), static_cast<Offset>(f.name.size()),
+                          static_cast<Offset>(offsetOf(f.value)), static_cast<Offset>(f.value.size())};
+    }
+}
+
+} // namespace
+
+Http::FieldIndex::FieldIndex(std::string_view head, const std::vector<HeaderField>& fields)
+    : count_(static_cast<uint32_t>(fields.size())), wide_(head.size() > UINT16_MAX)
+{
+    Must(head.size() <= UINT32_MAX && fields.size() <= UINT32_MAX);
+    if (fields.empty())
+        return;
+    items_ = std::make_unique<std::byte[]>(memoryBytes());
+    if (wide_)
+        Pack<WideField>(items_.get(), head, fields);
+    else
+        Pack<NarrowField>(items_.get(), head, fields);
+}
+
+Http::FieldIndex::FieldIndex(const FieldIndex& other) : count_(other.count_), wide_(other.wide_)
+{
+    if (!count_)
+        return;
+    items_ = std::make_unique<std::byte[]>(memoryBytes());
+    std::memcpy(items_.get(), other.items_.get(), memoryBytes());
+}
+
+Http::FieldIndex& Http::FieldIndex::operator=(const FieldIndex& other)
+{
+    if (this != &other)
+        *this = FieldIndex(other);
+    return *this;
+}
