@@ -91,6 +91,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     free_port,
     log,
     make_file,
+    minor_faults,
     port_answers,
     run_quiet,
     short_size,
@@ -241,10 +242,10 @@ def download(target, url, size, headers=None):
     """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS; with
     headers (a file name), the reply's header fields too, lowercase names."""
     pids = target.pids()
-    cpu0 = cpu_seconds(pids)
+    cpu0, faults0 = cpu_seconds(pids), minor_faults(pids)
     with RssSampler(pids) as sampler:
         r = run_quiet(curl_cmd(target, url, headers=headers), timeout=900)
-    cpu1 = cpu_seconds(pids)
+    cpu1, faults1 = cpu_seconds(pids), minor_faults(pids)
     speed = parse_curl(r.stdout, size)
     result = {"mbps": speed / MB}
     if headers:
@@ -253,6 +254,7 @@ def download(target, url, size, headers=None):
         if not target.alive():
             raise target.died("during the download")
         result["cpu_s_per_gb"] = (cpu1 - cpu0) / (size / GB)
+        result["faults_per_gb"] = (faults1 - faults0) / (size / GB)
         result["peak_rss"] = sampler.peak
     return result
 
@@ -999,9 +1001,10 @@ class Bench:
                     for kind, cc in fetches:
                         url = self.origin.url("/files/%s?%s&v=%s-%d-%d" % (self.sweep_name, cc, t.key, r, nonce))
                         res = download(t, url, size, headers=os.path.join(t.tmp, "headers.txt"))
-                        res["verdict"] = co.cache_verdict(res.pop("fields"))
+                        fields = res.pop("fields")
+                        res["verdict"], res["said"] = co.cache_verdict(fields), co.cache_said(fields)
                         results.setdefault((t.key, kind), []).append(res)
-                        line.append("%s %.0f MB/s%s" % (kind, res["mbps"], "" if res["verdict"] == ("hit" if kind.startswith("hit") else "miss") else " (the reply says: %s)" % res["verdict"]))
+                        line.append("%s %.0f MB/s%s" % (kind, res["mbps"], "" if res["verdict"] == ("hit" if kind.startswith("hit") else "miss") else " (the reply says: %s, %s)" % (res["verdict"], res["said"])))
                     log("  round %d %-16s %s; peak RSS %s MB" % (r + 1, t.label, ", ".join(line), fmt(results[(t.key, "hit2")][-1]["peak_rss"] / MB, 0)))
                 except (BenchError, OSError) as e:
                     problems[t.key] = str(e)
@@ -1027,6 +1030,7 @@ class Bench:
                         "mbps_min": min((x["mbps"] for x in rs), default=None),
                         "mbps_max": max((x["mbps"] for x in rs), default=None),
                         "cpu_s_per_gb": med([x.get("cpu_s_per_gb") for x in rs]),
+                        "faults_per_gb": med([x.get("faults_per_gb") for x in rs]),
                         "peak_rss": med([x.get("peak_rss") for x in rs]),
                         "verdicts": {v: sum(1 for x in rs if x["verdict"] == v) for v in sorted(set(x["verdict"] for x in rs))},
                         "problem": problems.get(key, ""),
@@ -1046,6 +1050,7 @@ class Bench:
                     "mbps_min": min((x["mbps"] for x in rs), default=None),
                     "mbps_max": max((x["mbps"] for x in rs), default=None),
                     "cpu_s_per_gb": med([x.get("cpu_s_per_gb") for x in rs]),
+                    "faults_per_gb": med([x.get("faults_per_gb") for x in rs]),
                     "peak_rss": med([x.get("peak_rss") for x in rs]),
                     "verdicts": {"hit": len(rs)},
                     "problem": problems.get(key, ""),

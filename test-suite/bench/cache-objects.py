@@ -141,13 +141,19 @@ def cache_verdict(fields):
     miss that it stores."""
     m = VIA_CACHE_CODE.search(fields.get("via", ""))
     if m:
-        return {"R": "hit", "H": "disk hit", "M": "miss"}.get(m.group(1), "?")
+        return {"R": "hit", "H": "disk hit", "M": "miss", "S": "stale", "A": "not acceptable"}.get(m.group(1), "?")
     x_cache = fields.get("x-cache", "").upper()
     if x_cache.startswith("HIT"):
         return "hit"
     if x_cache.startswith("MISS"):
         return "miss"
     return "?"
+
+
+def cache_said(fields):
+    """The field cache_verdict() read: Via's [codes], or X-Cache, or ''."""
+    m = re.search(r"\[[^]]*\]", fields.get("via", ""))
+    return m.group(0) if m else fields.get("x-cache", "")
 
 
 def request_bytes(port, path, proxied, method="GET", body=b""):

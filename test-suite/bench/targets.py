@@ -314,6 +314,19 @@ def cpu_seconds(pids):
     return total / CLK_TCK
 
 
+def minor_faults(pids):
+    """Minor page faults of the given processes, all their threads included
+    (a page of fresh memory touched for the first time is one)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                total += int(f.read().rsplit(")", 1)[1].split()[7])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
 def rss_bytes(pids):
     total = 0
     for pid in pids:
