@@ -513,6 +513,8 @@ def first_line(cmd, words=None):
 
 def versions(args):
     v = {"cuttle": first_line([args.cuttle, "-v"]), "curl": first_line(["curl", "-V"], 2)}
+    # in a shared checkout the source may move on after the build: say when it was built
+    v["cuttle built"] = datetime.datetime.fromtimestamp(os.path.getmtime(args.cuttle)).astimezone().isoformat(timespec="seconds")
     if args.squid_path:
         v["squid"] = first_line([args.squid_path, "-v"])
     if args.ats_path:
@@ -1111,6 +1113,7 @@ class Bench:
                     "rounds": self.rounds,
                     "quick": self.quick,
                     "source": self.data["source"],
+                    "cuttle_built": self.data["versions"].get("cuttle built"),
                     "loadavg": self.data["loadavg_sections"][name],
                 }
         finally:

@@ -136,12 +136,14 @@ def cache_verdict(fields):
     """What a proxy's reply fields say about where it came from: "hit" (from
     memory), "disk hit", "miss" or "?". Traffic Server says it in its Via
     field's cache code (with insert_response_via_str 2: cR a RAM cache hit,
-    cH a hit read from its disk cache, cM a miss), cuttle and Squid in
+    cH a hit read from its disk cache, cW a hit on an object whose write
+    to the disk cache is still under way, cM a miss), cuttle and Squid in
     X-Cache. An Age field tells nothing: Traffic Server sends Age: 0 on a
     miss that it stores."""
     m = VIA_CACHE_CODE.search(fields.get("via", ""))
     if m:
-        return {"R": "hit", "H": "disk hit", "M": "miss", "S": "stale", "A": "not acceptable"}.get(m.group(1), "?")
+        codes = {"R": "hit", "H": "disk hit", "W": "hit while written", "M": "miss", "S": "stale", "A": "not acceptable"}
+        return codes.get(m.group(1), "?")
     x_cache = fields.get("x-cache", "").upper()
     if x_cache.startswith("HIT"):
         return "hit"

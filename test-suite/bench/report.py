@@ -83,13 +83,14 @@ def provenance(d, name):
     if not info or not info.get("started") or info.get("started") == d.get("started"):
         return None
     src = info.get("source") or {}
-    return "*This section comes from a later run (%s): started %s, %d round(s)%s, cuttle at commit `%s`%s.*" % (
+    return "*This section comes from a later run (%s): started %s, %d round(s)%s; the checkout was at commit `%s`%s%s.*" % (
         "`%s`" % " ".join(info["argv"]) if info.get("argv") else "a partial run",
         info["started"],
         info.get("rounds") or 0,
         ", **quick**" if info.get("quick") else "",
         src.get("commit", "?"),
         " with %s changed in the work tree" % ", ".join(src["modified"]) if src.get("modified") else "",
+        ", cuttle built %s" % info["cuttle_built"] if info.get("cuttle_built") else "",
     )
 
 
