@@ -28,9 +28,18 @@ and its own configuration in a temp dir:
   5. connections  idle-conns.py's measurement (imported): bytes of RSS per
                   idle client connection and per connection holding half a
                   request line, for cuttle, Squid and Traffic Server.
+  6. cache        cuttle, Squid and Traffic Server with their memory caches
+                  on (targets.py): wrk -c 50 on a cached 1 KB and 64 KB
+                  object (requests/s, CPU per 10,000 hits, origin requests
+                  during the runs), a 512 MiB object's storing miss and two
+                  hits with curl against cuttle's uncached rate of the same
+                  file, and cache-objects.py's memory per cached 1 KB object
+                  (imported), with issue 5's targets.
 
-It writes OUT/benchmarks.md, OUT/benchmarks.json, OUT/bench-throughput.png
-and OUT/bench-syscalls.png. Missing tools (squid trafficserver wrk strace
+The processes (installing, starting and stopping each proxy and the origin,
+reading /proc) are targets.py's. It writes OUT/benchmarks.md,
+OUT/benchmarks.json, OUT/bench-throughput.png and OUT/bench-syscalls.png; a
+run of some --sections only is merged into the OUT/benchmarks.json there. Missing tools (squid trafficserver wrk strace
 gnuplot-nox procps) are installed from Debian first (through sudo when not
 root), with a policy-rc.d that keeps packaged services from starting.
 
