@@ -175,8 +175,8 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     } else {
         out.append(std::to_string(reply.status));
         out.push_back(' ');
-        if (!reply.reason.empty())
-            out.append(reply.reason);
+        if (!reply.reason().empty())
+            out.append(reply.reason());
         else
             out.append(Http::ReasonPhrase(Http::StatusCode(reply.status)));
     }

@@ -29,7 +29,7 @@ std::string MergedHead(const Store::Reply& stored, const Store::Reply& fresh)
     };
     std::string head = "HTTP/" + std::to_string(stored.versionMajor) + "." +
                        std::to_string(stored.versionMinor) + " " + std::to_string(stored.status) + " " +
-                       std::string(stored.reason) + "\r\n";
+                       std::string(stored.reason()) + "\r\n";
     for (const auto f : stored.fields()) {
         if (!replaced(f.name))
             head.append(f.name).append(": ").append(f.value).append("\r\n");
@@ -57,7 +57,7 @@ void Client::FreshenStored(Store::Entry& stored, const Store::Reply& notModified
     auto merged = std::make_unique<Store::Reply>(*old);
     merged->block = block;
     merged->head = block->view();
-    merged->reason = parser.reason();
+    merged->setReason(parser.reason());
     merged->setFields(parser.fields());
     merged->requestTime = notModified.requestTime;
     merged->responseTime = notModified.responseTime;

@@ -64,19 +64,21 @@ Http::FieldIndex::FieldIndex(std::string_view head, const std::vector<HeaderFiel
     Must(head.size() <= UINT32_MAX && fields.size() <= UINT32_MAX);
     if (fields.empty())
         return;
-    items_ = std::make_unique<std::byte[]>(memoryBytes());
+    items_ = new std::byte[memoryBytes()];
+    owned_ = true;
     if (wide_)
-        Pack<WideField>(items_.get(), head, fields);
+        Pack<WideField>(items_, head, fields);
     else
-        Pack<NarrowField>(items_.get(), head, fields);
+        Pack<NarrowField>(items_, head, fields);
 }
 
 Http::FieldIndex::FieldIndex(const FieldIndex& other) : count_(other.count_), wide_(other.wide_)
 {
     if (!count_)
         return;
-    items_ = std::make_unique<std::byte[]>(memoryBytes());
-    std::memcpy(items_.get(), other.items_.get(), memoryBytes());
+    items_ = new std::byte[memoryBytes()];
+    owned_ = true;
+    std::memcpy(items_, other.items_, memoryBytes());
 }
 
 Http::FieldIndex& Http::FieldIndex::operator=(const FieldIndex& other)
@@ -84,4 +86,51 @@ Http::FieldIndex& Http::FieldIndex::operator=(const FieldIndex& other)
     if (this != &other)
         *this = FieldIndex(other);
     return *this;
+}
+
+Http::FieldIndex::FieldIndex(FieldIndex&& other) noexcept
+    : items_(other.items_), count_(other.count_), wide_(other.wide_), owned_(other.owned_)
+{
+    other.items_ = nullptr;
+    other.count_ = 0;
+    other.owned_ = false;
+}
+
+Http::FieldIndex& Http::FieldIndex::operator=(FieldIndex&& other) noexcept
+{
+    if (this != &other) {
+        reset();
+        items_ = other.items_;
+        count_ = other.count_;
+        wide_ = other.wide_;
+        owned_ = other.owned_;
+        other.items_ = nullptr;
+        other.count_ = 0;
+        other.owned_ = false;
+    }
+    return *this;
+}
+
+Http::FieldIndex::~FieldIndex()
+{
+    reset();
+}
+
+void Http::FieldIndex::reset() noexcept
+{
+    if (owned_)
+        delete[] items_;
+    items_ = nullptr;
+    owned_ = false;
+}
+
+void Http::FieldIndex::moveTo(std::byte* storage)
+{
+    Must(storage && reinterpret_cast<uintptr_t>(storage) % alignof(uint32_t) == 0);
+    if (count_)
+        std::memcpy(storage, items_, memoryBytes());
+    const uint32_t count = count_;
+    reset();
+    items_ = storage;
+    count_ = count;
 }

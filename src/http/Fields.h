@@ -142,31 +142,48 @@ private:
     bool wide_ = false;                  ///< packed_ holds WideField objects
 };
 
-/// The owned, compact index of a head's fields; see the file comment.
+/// The compact index of a head's fields; see the file comment. It owns its
+/// array, or, after moveTo(), uses storage that its owner keeps alive (the
+/// trailer of a compacted object's block).
 class FieldIndex {
 public:
     /// no fields
     FieldIndex() = default;
     /// indexes fields, which must each lie within head (throws otherwise)
     FieldIndex(std::string_view head, const std::vector<HeaderField>& fields);
-    /// a deep copy (the same offsets, so it fits a copy of the same head)
+    /// a deep copy into an array of its own (the same offsets, so it fits a copy of the same head)
     FieldIndex(const FieldIndex& other);
-    /// a deep copy
+    /// a deep copy into an array of its own
     FieldIndex& operator=(const FieldIndex& other);
-    FieldIndex(FieldIndex&&) noexcept = default;
-    FieldIndex& operator=(FieldIndex&&) noexcept = default;
+    /// takes other's array (owned or not); other becomes empty
+    FieldIndex(FieldIndex&& other) noexcept;
+    /// takes other's array (owned or not); other becomes empty
+    FieldIndex& operator=(FieldIndex&& other) noexcept;
+    /// frees the array when owned
+    ~FieldIndex();
+
+    /// Copies the array to storage (memoryBytes() bytes, aligned for
+    /// uint32_t) and uses it from now on, freeing its own: storage must
+    /// outlive this index and every copy made by moving it.
+    void moveTo(std::byte* storage);
+    /// whether the index owns its array (false after moveTo())
+    bool ownsArray() const { return owned_; }
 
     /// how many fields
     size_t size() const { return count_; }
     /// the fields of head, which must be the head indexed (or a copy of it)
-    FieldsView view(const char* head) const { return FieldsView(head, items_.get(), wide_, count_); }
+    FieldsView view(const char* head) const { return FieldsView(head, items_, wide_, count_); }
     /// bytes allocated for the index
     size_t memoryBytes() const { return count_ * (wide_ ? sizeof(WideField) : sizeof(NarrowField)); }
 
 private:
-    std::unique_ptr<std::byte[]> items_; ///< count_ NarrowField or WideField objects
-    uint32_t count_ = 0;                 ///< fields indexed
-    bool wide_ = false;                  ///< the head is 64 KB or more: WideField objects
+    /// frees the array when owned and forgets it
+    void reset() noexcept;
+
+    std::byte* items_ = nullptr; ///< count_ NarrowField or WideField objects
+    uint32_t count_ = 0;         ///< fields indexed
+    bool wide_ = false;          ///< the head is 64 KB or more: WideField objects
+    bool owned_ = false;         ///< items_ came from new[] here (see moveTo())
 };
 
 } // namespace Http

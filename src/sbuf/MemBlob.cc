@@ -35,12 +35,22 @@ MemBlobRef MemBlob::MakeCopy(BlockPool& pool, std::string_view bytes)
     return blob;
 }
 
-MemBlobRef MemBlob::MakeExact(size_t capacity)
+MemBlobRef MemBlob::MakeExact(size_t capacity, size_t trailerBytes)
 {
     Must2(capacity <= BlockPool::MaxBlockSize, "an exact block of " + std::to_string(capacity) + " bytes");
-    // the bytes follow the object; operator delete frees both at once
-    void* memory = ::operator new(sizeof(MemBlob) + capacity);
+    // the bytes follow the object, then the trailer (aligned: up to 3 bytes
+    // of padding); operator delete frees them all at once
+    const size_t trailerRoom = trailerBytes ? trailerBytes + alignof(uint32_t) - 1 : 0;
+    void* memory = ::operator new(sizeof(MemBlob) + capacity + trailerRoom);
     return MemBlobRef(new (memory) MemBlob(nullptr, static_cast<char*>(memory) + sizeof(MemBlob), capacity));
+}
+
+std::byte* MemBlob::trailer() const
+{
+    Must(!pool_);
+    const auto end = reinterpret_cast<uintptr_t>(data_ + capacity_);
+    const uintptr_t aligned = (end + alignof(uint32_t) - 1) & ~uintptr_t(alignof(uint32_t) - 1);
+    return reinterpret_cast<std::byte*>(aligned);
 }
 
 MemBlob::MemBlob(BlockPool* pool, char* data, size_t capacity)

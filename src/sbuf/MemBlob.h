@@ -56,8 +56,9 @@ public:
     /// a new empty blob of exactly this capacity, made with its bytes in the
     /// same allocation as the MemBlob itself and from no pool (pool() must not
     /// be called): for a small object kept for long, where rounding up to a
-    /// size class would waste up to half the block (Store::Entry::compactIfSmall())
-    static MemBlobRef MakeExact(size_t capacity);
+    /// size class would waste up to half the block (Store::Entry::compactIfSmall()).
+    /// The allocation also holds trailerBytes more for the caller (trailer()).
+    static MemBlobRef MakeExact(size_t capacity, size_t trailerBytes = 0);
     /// frees what MakeExact() or Make() allocated (an exact blob is larger than the class)
     static void operator delete(void* p) { ::operator delete(p); }
 
@@ -96,6 +97,11 @@ public:
     BlockPool& pool() const { return *pool_; }
     /// whether the block came from a pool (false: a MakeExact() blob)
     bool isPooled() const { return pool_ != nullptr; }
+    /// the trailerBytes a MakeExact() blob was made with, after the block
+    /// and aligned for uint32_t: never part of the published bytes, for the
+    /// caller's own data that should live as long as the blob (the field
+    /// index of a compacted object's head)
+    std::byte* trailer() const;
 
 private:
     MemBlob(BlockPool* pool, char* data, size_t capacity);

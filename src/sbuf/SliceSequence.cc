@@ -46,7 +46,23 @@ SliceSequence& SliceSequence::operator=(SliceSequence&& other) noexcept
     return *this;
 }
 
-SliceSequence::~SliceSequence() = default;
+SliceSequence::~SliceSequence()
+{
+    freeHeap();
+}
+
+void SliceSequence::freeHeap() noexcept
+{
+    if (onHeap())
+        delete[] entries_;
+    entries_ = inline_;
+}
+
+SequenceStats& SliceSequence::Counters()
+{
+    static thread_local SequenceStats counters;
+    return counters;
+}
 
 void SliceSequence::moveFrom(SliceSequence& other) noexcept
 {
@@ -54,10 +70,8 @@ void SliceSequence::moveFrom(SliceSequence& other) noexcept
     firstSeq_ = other.firstSeq_;
     startOffset_ = other.startOffset_;
     blockBytes_ = other.blockBytes_;
-    stats_ = other.stats_;
-    if (other.heap_) {
-        heap_ = std::move(other.heap_);
-        entries_ = heap_.get();
+    if (other.onHeap()) {
+        entries_ = other.entries_; // the ring changes hands; other points at its inline storage below
         capacity_ = other.capacity_;
         head_ = other.head_;
         count_ = other.count_;
@@ -118,8 +132,8 @@ void SliceSequence::grow()
     std::unique_ptr<Entry[]> bigger(new Entry[newCapacity]);
     for (size_t i = 0; i < count_; ++i)
         bigger[i] = std::move(at(i));
-    heap_ = std::move(bigger);
-    entries_ = heap_.get();
+    freeHeap();
+    entries_ = bigger.release();
     capacity_ = newCapacity;
     head_ = 0;
 }
@@ -153,12 +167,13 @@ Position SliceSequence::seek(uint64_t off) const
     Must2(off >= startOffset_ && off <= endOffset(),
           "seek to offset " + std::to_string(off) + " outside the held bytes " +
               std::to_string(startOffset_) + ".." + std::to_string(endOffset()));
-    ++stats_.searches;
+    auto& counters = Counters();
+    ++counters.searches;
     // the first slice whose end is past off holds it; none means off is the end
     size_t lo = 0;
     size_t hi = count_;
     while (lo < hi) {
-        ++stats_.searchSteps;
+        ++counters.searchSteps;
         const size_t mid = lo + (hi - lo) / 2;
         if (at(mid).end > off)
             hi = mid;
@@ -208,15 +223,14 @@ size_t SliceSequence::releaseBefore(uint64_t off)
 void SliceSequence::clear()
 {
     releaseBefore(endOffset());
-    heap_.reset();
-    entries_ = inline_;
+    freeHeap();
     capacity_ = InlineCapacity;
     head_ = 0;
 }
 
 size_t SliceSequence::memoryFootprint() const
 {
-    return sizeof(*this) + (heap_ ? capacity_ * sizeof(Entry) : 0);
+    return sizeof(*this) + (onHeap() ? capacity_ * sizeof(Entry) : 0);
 }
 
 } // namespace Sbuf

@@ -58,7 +58,9 @@ struct Position {
     uint64_t offset = 0;      ///< the absolute offset
 };
 
-/// Counters of a sequence's searches, for tests and the cache manager.
+/// Counters of the searches of every sequence of this thread (a sequence
+/// does not carry its own: a cached object's Entry holds one), for tests and
+/// the cache manager.
 struct SequenceStats {
     uint64_t searches = 0;    ///< seek() calls that searched (binary search)
     uint64_t searchSteps = 0; ///< probes those searches made in total
@@ -70,7 +72,7 @@ class SliceSequence {
 public:
     /// an empty sequence whose first byte will have absolute offset start
     explicit SliceSequence(uint64_t start = 0);
-    /// shares every slice of other (no byte is copied); stats start at zero
+    /// shares every slice of other (no byte is copied)
     SliceSequence(const SliceSequence& other);
     /// takes every slice of other, which becomes empty at other's end offset
     SliceSequence(SliceSequence&& other) noexcept;
@@ -124,8 +126,8 @@ public:
     /// drops every slice; startOffset() becomes endOffset()
     void clear();
 
-    /// search counters
-    const SequenceStats& stats() const { return stats_; }
+    /// the search counters of this thread's sequences (a test compares them before and after)
+    static const SequenceStats& stats() { return Counters(); }
     /// bytes this object uses (itself plus its heap ring, if any), not
     /// counting the blocks its slices refer to
     size_t memoryFootprint() const;
@@ -153,17 +155,21 @@ private:
     void pushBack(const Slice& slice, uint64_t end);
     void grow();
     void moveFrom(SliceSequence& other) noexcept;
+    /// whether entries_ is a heap ring
+    bool onHeap() const { return entries_ != inline_; }
+    /// frees the heap ring, if any (its slices go with it); entries_ becomes inline_
+    void freeHeap() noexcept;
+    /// this thread's search counters
+    static SequenceStats& Counters();
 
-    Entry inline_[InlineCapacity];       ///< storage while capacity_ == InlineCapacity
-    std::unique_ptr<Entry[]> heap_;      ///< ring storage once more than two slices are held
-    Entry* entries_ = inline_;           ///< inline_ or heap_.get()
+    Entry inline_[InlineCapacity]; ///< storage while capacity_ == InlineCapacity
+    Entry* entries_ = inline_;     ///< inline_, or a heap ring (owned) once more than two slices are held
     uint32_t capacity_ = InlineCapacity; ///< ring size, a power of two
     uint32_t head_ = 0;                  ///< ring index of the first slice held
     uint32_t count_ = 0;                 ///< slices held
     uint64_t firstSeq_ = 0;              ///< sequence number of the first slice held
     uint64_t startOffset_ = 0;           ///< absolute offset of the first byte held
     uint64_t blockBytes_ = 0;            ///< see blockBytes()
-    mutable SequenceStats stats_;        ///< counted by the const seek()
 };
 
 } // namespace Sbuf

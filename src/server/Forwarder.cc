@@ -458,7 +458,7 @@ bool Server::Forwarder::parseHead()
         reply->block = block_;
         reply->head = view.substr(0, parser_.headSize());
         reply->status = status;
-        reply->reason = parser_.reason();
+        reply->setReason(parser_.reason());
         reply->versionMajor = parser_.versionMajor();
         reply->versionMinor = parser_.versionMinor();
         reply->setFields(parser_.fields());

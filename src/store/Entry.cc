@@ -11,26 +11,47 @@
 
 #include <algorithm>
 
-Store::Entry::Entry(uint64_t readAheadGap) : readAheadGap_(readAheadGap ? readAheadGap : 1) {}
+Store::Entry::Entry(uint64_t readAheadGap) : flow_(std::make_unique<Flow>())
+{
+    flow_->readAheadGap = readAheadGap ? readAheadGap : 1;
+}
 
 Store::Entry::~Entry() = default;
+
+void Store::Reply::setReason(std::string_view phrase)
+{
+    if (phrase.empty()) {
+        reasonOffset = reasonLength = 0;
+        return;
+    }
+    Must(phrase.data() >= head.data() && phrase.data() + phrase.size() <= head.data() + head.size());
+    reasonOffset = static_cast<uint32_t>(phrase.data() - head.data());
+    reasonLength = static_cast<uint32_t>(phrase.size());
+}
 
 const std::string& Store::Entry::failure() const
 {
     static const std::string none;
-    return failure_ ? *failure_ : none;
+    return flow_ ? flow_->failure : none;
+}
+
+void Store::Entry::setNegativeUntil(time_t until)
+{
+    Must(hasReply_);
+    reply_.negativeUntil = until;
 }
 
 void Store::Entry::replaceReply(std::unique_ptr<Reply>&& reply)
 {
-    Must(reply_ && reply);
-    reply_ = std::move(reply);
+    Must(hasReply_ && reply);
+    reply_ = std::move(*reply);
 }
 
 void Store::Entry::setReply(std::unique_ptr<Reply>&& reply)
 {
-    Must(!reply_ && reply);
-    reply_ = std::move(reply);
+    Must(!hasReply_ && reply);
+    reply_ = std::move(*reply);
+    hasReply_ = true;
     notifyReaders();
 }
 
@@ -49,6 +70,7 @@ void Store::Entry::complete()
         return;
     state_ = State::Complete;
     notifyReaders();
+    dropIdleFlow();
 }
 
 void Store::Entry::fail(const std::string& why)
@@ -56,14 +78,17 @@ void Store::Entry::fail(const std::string& why)
     if (state_ != State::Streaming)
         return;
     state_ = State::Failed;
-    failure_ = std::make_unique<std::string>(why);
+    flow().failure = why;
     notifyReaders();
+    dropIdleFlow();
 }
 
 uint64_t Store::Entry::slowestOffset() const
 {
     uint64_t slowest = body_.endOffset();
-    for (const auto* reader : readers_) {
+    if (!flow_)
+        return slowest;
+    for (const auto* reader : flow_->readers) {
         if (reader)
             slowest = std::min(slowest, reader->cursor().offset());
     }
@@ -74,12 +99,16 @@ uint64_t Store::Entry::produceRoom() const
 {
     // a kept object that every reader left is being finished into the cache
     // (quick_abort): nothing is waiting for anyone
-    if (kept_ && readers_.empty() && producer_)
+    if (!flow_)
+        return 0; // at rest: complete or failed
+    const auto& readers = flow_->readers;
+    if (kept_ && readers.empty() && flow_->producer)
         return UINT64_MAX;
     // without readers, what is held counts from the first byte held
-    const uint64_t behind = readers_.empty() ? body_.startOffset() : slowestOffset();
+    const uint64_t behind = readers.empty() ? body_.startOffset() : slowestOffset();
     const uint64_t ahead = body_.endOffset() - behind;
-    return ahead >= readAheadGap_ ? 0 : readAheadGap_ - ahead;
+    const uint64_t gap = flow_->readAheadGap;
+    return ahead >= gap ? 0 : gap - ahead;
 }
 
 bool Store::Entry::canProduce() const
@@ -89,73 +118,91 @@ bool Store::Entry::canProduce() const
 
 void Store::Entry::addReader(Reader& reader)
 {
-    Must(std::find(readers_.begin(), readers_.end(), &reader) == readers_.end());
-    readers_.push_back(&reader);
+    auto& readers = flow().readers;
+    Must(std::find(readers.begin(), readers.end(), &reader) == readers.end());
+    readers.push_back(&reader);
 }
 
 void Store::Entry::removeReader(Reader& reader)
 {
-    const auto it = std::find(readers_.begin(), readers_.end(), &reader);
-    if (it == readers_.end())
+    if (!flow_)
+        return;
+    auto& readers = flow_->readers;
+    const auto it = std::find(readers.begin(), readers.end(), &reader);
+    if (it == readers.end())
         return;
     if (notifying_)
         *it = nullptr; // notifyReaders() compacts the list when it is done
     else
-        readers_.erase(it);
-    const bool anyLeft = std::any_of(readers_.begin(), readers_.end(), [](const Reader* r) { return r; });
-    if (!anyLeft && producer_)
-        producer_->noteReadersGone();
+        readers.erase(it);
+    if (!hasReaders() && flow_->producer)
+        flow_->producer->noteReadersGone();
     else
         noteConsumed(); // the slowest reader may have gone
+    dropIdleFlow();
 }
 
 bool Store::Entry::hasReaders() const
 {
-    return std::any_of(readers_.begin(), readers_.end(), [](const Reader* r) { return r; });
+    return flow_ &&
+           std::any_of(flow_->readers.begin(), flow_->readers.end(), [](const Reader* r) { return r; });
+}
+
+void Store::Entry::setProducer(Producer* producer)
+{
+    if (!producer && !flow_)
+        return;
+    flow().producer = producer;
+    if (!producer)
+        dropIdleFlow();
+}
+
+Store::Entry::Flow& Store::Entry::flow()
+{
+    if (!flow_)
+        flow_ = std::make_unique<Flow>();
+    return *flow_;
+}
+
+void Store::Entry::dropIdleFlow()
+{
+    if (flow_ && state_ == State::Complete && !notifying_ && !flow_->producer && flow_->readers.empty())
+        flow_.reset();
 }
 
 bool Store::Entry::compactIfSmall(size_t maxBytes)
 {
-    if (state_ != State::Complete || !kept_ || !reply_ || !reply_->block || body_.startOffset() != 0)
+    if (state_ != State::Complete || !kept_ || !hasReply_ || !reply_.block || body_.startOffset() != 0)
         return false;
     if (hasReaders())
         return false;
-    const auto& old = *reply_;
-    const size_t headSize = old.head.size();
+    const auto oldBlock = reply_.block; // keeps the old head alive until the end
+    const std::string_view oldHead = reply_.head;
+    const size_t headSize = oldHead.size();
     const uint64_t bodySize = body_.length();
     const size_t total = headSize + bodySize;
     if (total > maxBytes || total == 0)
         return false;
-    if (!old.block->isPooled())
+    if (!oldBlock->isPooled())
         return false; // already compacted
     const uint64_t held =
-        body_.blockBytes() + (body_.isEmpty() || body_.slice(body_.firstSequence()).blob() != old.block
-                                  ? old.block->capacity()
-                                  : 0);
+        body_.blockBytes() +
+        (body_.isEmpty() || body_.slice(body_.firstSequence()).blob() != oldBlock ? oldBlock->capacity() : 0);
     if (total >= held)
-        return false;               // already as small as it gets
-    auto& pool = old.block->pool(); // counts the copy
-    auto blob = Sbuf::MemBlob::MakeExact(total);
-    blob->append(old.head);
+        return false; // already as small as it gets
+    // head, body and the field index in one allocation
+    auto blob = Sbuf::MemBlob::MakeExact(total, reply_.fieldIndex.memoryBytes());
+    blob->append(oldHead);
     if (bodySize) {
         const size_t copied = body_.copyOut(0, blob->reserveSpace().first(bodySize));
         Must(copied == bodySize);
         blob->commit(copied);
-        pool.copyStats().countCompaction(copied);
+        oldBlock->pool().copyStats().countCompaction(copied);
     }
-    // the same head, its views moved onto the new block
-    const char* from = old.head.data();
-    const char* to = blob->data();
-    auto rebase = [&](std::string_view v) {
-        if (v.empty() || v.data() < from || v.data() + v.size() > from + headSize)
-            return v; // not in the head (cannot happen for a parsed head): left as is
-        return std::string_view(to + (v.data() - from), v.size());
-    };
-    auto fresh = std::make_unique<Reply>(old);
-    fresh->block = blob;
-    fresh->head = blob->view().substr(0, headSize);
-    fresh->reason = rebase(old.reason);
-    reply_ = std::move(fresh);
+    // the same head on the new block (the reason and the field index hold offsets into it)
+    reply_.head = blob->view().substr(0, headSize);
+    reply_.fieldIndex.moveTo(blob->trailer());
+    reply_.block = blob;
     body_ = Sbuf::SliceSequence(0);
     if (bodySize)
         body_.append(Sbuf::Slice(blob, headSize, bodySize));
@@ -164,23 +211,28 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
 
 void Store::Entry::noteConsumed()
 {
-    if (!kept_ && !readers_.empty())
+    if (!flow_)
+        return;
+    if (!kept_ && !flow_->readers.empty())
         body_.releaseBefore(slowestOffset());
-    if (producer_ && state_ == State::Streaming && canProduce())
-        producer_->resumeProducing();
+    if (flow_ && flow_->producer && state_ == State::Streaming && canProduce())
+        flow_->producer->resumeProducing();
 }
 
 void Store::Entry::notifyReaders()
 {
-    if (notifying_)
+    if (notifying_ || !flow_)
         return; // a reader's callback appended: the outer loop's readers see it
     notifying_ = true;
     // a reader may remove itself (or another) while being told: the slot
-    // becomes null and is skipped, and the list is compacted afterwards
-    for (size_t i = 0; i < readers_.size(); ++i) {
-        if (readers_[i])
-            readers_[i]->noteDataAvailable();
+    // becomes null and is skipped, and the list is compacted afterwards;
+    // flow_ stays while notifying_ is set
+    auto& readers = flow_->readers;
+    for (size_t i = 0; i < readers.size(); ++i) {
+        if (readers[i])
+            readers[i]->noteDataAvailable();
     }
     notifying_ = false;
-    readers_.erase(std::remove(readers_.begin(), readers_.end(), nullptr), readers_.end());
+    readers.erase(std::remove(readers.begin(), readers.end(), nullptr), readers.end());
+    dropIdleFlow();
 }

@@ -36,6 +36,12 @@
 /// reader hold a reference. Producer and readers register raw pointers and
 /// must unregister (setProducer(nullptr), removeReader()) before they go.
 ///
+/// At rest (complete, no producer, no reader: a cached object between hits)
+/// an entry holds only its Reply (inline), its body slices and its flags:
+/// the readers' list, the producer and the gap live in a Flow allocated
+/// while the entry is in use, and a small object's head, body and field
+/// index share one exact allocation after compactIfSmall().
+///
 /// Threading: one event loop, like the blocks.
 #pragma once
 
@@ -63,15 +69,21 @@ struct Reply {
     // (ordered so that the small members share one word: a cached object keeps one Reply)
     Sbuf::MemBlobRef block;                ///< holds the head bytes
     std::string_view head;                 ///< the whole head, in block
-    std::string_view reason;               ///< the reason phrase, in block
     Http::FieldIndex fieldIndex;           ///< every field as received, as offsets into head
     std::optional<uint64_t> contentLength; ///< the body length when known in advance
     time_t requestTime = 0;                ///< request_time (RFC 9111 4.2.3): when the request was sent
     time_t responseTime = 0;               ///< response_time: when this head arrived
+    time_t negativeUntil = 0;              ///< see Entry::negativeUntil()
     int status = 0;                        ///< the status code
+    uint32_t reasonOffset = 0;             ///< the reason phrase: where in head (see reason())
+    uint32_t reasonLength = 0;             ///< the reason phrase: its bytes
     uint8_t versionMajor = 1;              ///< the origin's HTTP version
     uint8_t versionMinor = 1;              ///< the origin's HTTP version
     bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
+    /// the reason phrase, in head
+    std::string_view reason() const { return head.substr(reasonOffset, reasonLength); }
+    /// sets the reason phrase, which must lie within head (set head first)
+    void setReason(std::string_view phrase);
     /// every field as received, in its order, as views into head
     Http::FieldsView fields() const { return fieldIndex.view(head.data()); }
     /// indexes fields, which must lie within head (set head first)
@@ -119,8 +131,9 @@ public:
 
     /// sets the reply head (once) and tells every reader
     void setReply(std::unique_ptr<Reply>&& reply);
-    /// the reply head, or null before it arrived
-    const Reply* reply() const { return reply_.get(); }
+    /// the reply head, or null before it arrived (the same pointer for the
+    /// entry's life once it is set: replaceReply() changes what it points at)
+    const Reply* reply() const { return hasReply_ ? &reply_ : nullptr; }
     /// replaces the stored reply head (a 304 updated it, RFC 9111 4.3.4);
     /// the body is untouched and readers are not told
     void replaceReply(std::unique_ptr<Reply>&& reply);
@@ -143,23 +156,23 @@ public:
     const std::string& failure() const;
 
     /// sets (or clears, with nullptr) the producer resumeProducing() goes to
-    void setProducer(Producer* producer) { producer_ = producer; }
+    void setProducer(Producer* producer);
     /// whether the producer may read more: fewer than readAheadGap bytes
     /// after the slowest reader (or no reader yet: up to readAheadGap held)
     bool canProduce() const;
     /// bytes the producer may add before canProduce() turns false
     uint64_t produceRoom() const;
     /// changes the gap (request_buffer_size auto does not touch it)
-    void setReadAheadGap(uint64_t gap) { readAheadGap_ = gap ? gap : 1; }
+    void setReadAheadGap(uint64_t gap) { flow().readAheadGap = gap ? gap : 1; }
     /// the gap in force
-    uint64_t readAheadGap() const { return readAheadGap_; }
+    uint64_t readAheadGap() const { return flow_ ? flow_->readAheadGap : 1; }
 
     /// starts telling reader about new data; its cursor must be within the body held
     void addReader(Reader& reader);
     /// stops telling reader; when the last one goes, the producer is told
     void removeReader(Reader& reader);
     /// readers attached
-    size_t readerCount() const { return readers_.size(); }
+    size_t readerCount() const { return flow_ ? flow_->readers.size() : 0; }
     /// whether any reader is attached (a reader removed during a notification no longer counts)
     bool hasReaders() const;
     /// a reader moved its cursor forward: release what no reader needs (when
@@ -179,9 +192,9 @@ public:
     bool compactIfSmall(size_t maxBytes = 4096);
 
     /// negative_ttl: a stored error reply is fresh until this time (0: not a negatively cached reply)
-    time_t negativeUntil() const { return negativeUntil_; }
+    time_t negativeUntil() const { return hasReply_ ? reply_.negativeUntil : 0; }
     /// marks a stored error reply as negatively cached until `until`
-    void setNegativeUntil(time_t until) { negativeUntil_ = until; }
+    void setNegativeUntil(time_t until);
 
     /// whether the body is kept whole (a cache entry); false releases
     /// slices behind the slowest reader
@@ -190,20 +203,32 @@ public:
     void setKept(bool kept) { kept_ = kept; }
 
 private:
+    /// What only an entry in use needs: made with the entry, dropped once it
+    /// is complete with neither producer nor reader, and made again for the
+    /// next reader, so a cached object at rest does not carry it. A failed
+    /// entry keeps it (the failure is there); the cache holds none.
+    struct Flow {
+        std::vector<Reader*> readers; ///< not owned; unregister themselves
+        Producer* producer = nullptr; ///< not owned; unregisters itself
+        uint64_t readAheadGap = 1;    ///< read_ahead_gap in bytes (at least 1)
+        std::string failure;          ///< why the entry failed
+    };
+
+    /// flow_, made when missing
+    Flow& flow();
+    /// drops flow_ when nothing uses it any more (see Flow)
+    void dropIdleFlow();
     void notifyReaders();
 
     // the small members first: they fill RefCountable's tail padding (a
     // cached object's Entry is one of its few allocations)
     State state_ = State::Streaming;
-    bool kept_ = false;                    ///< see isKept()
-    bool notifying_ = false;               ///< inside notifyReaders(): a reader removed then is skipped
-    std::unique_ptr<Reply> reply_;         ///< null until the head arrived
-    Sbuf::SliceSequence body_;             ///< the bytes held
-    std::vector<Reader*> readers_;         ///< not owned; unregister themselves
-    Producer* producer_ = nullptr;         ///< not owned; unregisters itself
-    uint64_t readAheadGap_;                ///< read_ahead_gap in bytes (at least 1)
-    std::unique_ptr<std::string> failure_; ///< why it failed; null unless it did
-    time_t negativeUntil_ = 0;             ///< see negativeUntil()
+    bool kept_ = false;          ///< see isKept()
+    bool notifying_ = false;     ///< inside notifyReaders(): a reader removed then is skipped
+    bool hasReply_ = false;      ///< whether reply_ was set
+    Reply reply_;                ///< the head (held here: one allocation less per cached object)
+    Sbuf::SliceSequence body_;   ///< the bytes held
+    std::unique_ptr<Flow> flow_; ///< see Flow; null while the entry is at rest
 };
 
 } // namespace Store

@@ -155,7 +155,7 @@ struct ParsedReply {
         CPPUNIT_ASSERT_EQUAL(int(Http::ParseResult::Done), int(parser.parse(buffer)));
         reply.head = std::string_view(buffer).substr(0, parser.headSize());
         reply.status = parser.statusCode();
-        reply.reason = parser.reason();
+        reply.setReason(parser.reason());
         reply.versionMajor = parser.versionMajor();
         reply.versionMinor = parser.versionMinor();
         reply.setFields(parser.fields());

@@ -871,8 +871,8 @@ public:
                         sizeof(Store::Reply), sizeof(Sbuf::MemBlob),
                         parser.fields().size() * sizeof(Http::NarrowField));
             CPPUNIT_ASSERT(indexPerObject <= double(96 + keys[0].size()));
-            // the target is 512 (DESIGN.md); this bound follows the work towards it
-            CPPUNIT_ASSERT(overhead <= 640.0);
+            CPPUNIT_ASSERT(overhead <=
+                           520.0); // DESIGN.md's aim is 0.5 kB; malloc's count varies by a few bytes
         }
     }
 };
