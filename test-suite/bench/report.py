@@ -83,7 +83,7 @@ def provenance(d, name):
     if not info or not info.get("started") or info.get("started") == d.get("started"):
         return None
     src = info.get("source") or {}
-    return "*This section comes from a later run (%s): started %s, %d round(s)%s; the checkout was at commit `%s`%s%s.*" % (
+    return "*This section comes from a later run (%s): started %s, %d round(s)%s; the checkout was at commit `%s`%s%s." % (
         "`%s`" % " ".join(info["argv"]) if info.get("argv") else "a partial run",
         info["started"],
         info.get("rounds") or 0,
@@ -91,7 +91,7 @@ def provenance(d, name):
         src.get("commit", "?"),
         " with %s changed in the work tree" % ", ".join(src["modified"]) if src.get("modified") else "",
         ", cuttle built %s" % info["cuttle_built"] if info.get("cuttle_built") else "",
-    )
+    ) + (" The load average (1, 5, 15 min) as it started: %s." % info["loadavg"] if info.get("loadavg") else "") + "*"
 
 
 def plots(data, out_dir, notes):
