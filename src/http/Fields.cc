@@ -64,12 +64,13 @@ Http::FieldIndex::FieldIndex(std::string_view head, const std::vector<HeaderFiel
     Must(head.size() <= UINT32_MAX && fields.size() <= UINT32_MAX);
     if (fields.empty())
         return;
-    items_ = new std::byte[memoryBytes()];
-    owned_ = true;
+    auto items = std::make_unique<std::byte[]>(memoryBytes()); // freed if Pack() throws
     if (wide_)
-        Pack<WideField>(items_, head, fields);
+        Pack<WideField>(items.get(), head, fields);
     else
-        Pack<NarrowField>(items_, head, fields);
+        Pack<NarrowField>(items.get(), head, fields);
+    items_ = items.release();
+    owned_ = true;
 }
 
 Http::FieldIndex::FieldIndex(const FieldIndex& other) : count_(other.count_), wide_(other.wide_)
