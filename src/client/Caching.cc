@@ -140,8 +140,10 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     }
     const auto& entry = found.entry;
     if (!entry->isComplete()) {
-        // an object being stored: read it as it arrives, from offset 0
-        if (settings.collapsedForwarding && !parser_.hasBody())
+        // an object being stored: read it as it arrives, from offset 0; a
+        // request that forbids contacting the origin (only-if-cached, RFC
+        // 9111 5.2.1.7) reads it whatever collapsed_forwarding says, as Squid does
+        if ((settings.collapsedForwarding || tx.requestFacts.cc.onlyIfCached) && !parser_.hasBody())
             joinable = entry;
         return false;
     }
@@ -321,6 +323,10 @@ bool Client::Connection::joinedReplyIsUsable()
         tx.resultCode = tx.notModified ? (isInm ? "TCP_CF_INM_HIT" : "TCP_CF_IMS_HIT") : "TCP_CF_MISS";
         return true;
     }
+    if (tx.requestFacts.cc.onlyIfCached) {
+        refuseOnlyIfCached();
+        return false;
+    }
     debugs(20, 3, "the shared fetch of " << tx.url << " is not storable; fetching it again");
     tx.reply->removeReader(*this);
     tx.reply = nullptr;
@@ -328,6 +334,25 @@ bool Client::Connection::joinedReplyIsUsable()
     startOwnFetch(std::move(*tx.deferred));
     tx.deferred.reset();
     return false;
+}
+
+void Client::Connection::refuseOnlyIfCached()
+{
+    // RFC 9111 5.2.1.7: the fetch this request joined cannot serve it, and
+    // the origin must not be asked: 504, as for a miss
+    auto& tx = *tx_;
+    if (tx.reply)
+        tx.reply->removeReader(*this);
+    tx.reply = nullptr;
+    tx.isJoiner = false;
+    tx.deferred.reset();
+    tx.resultCode = "TCP_MISS";
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_MISS";
+    reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
+    // written from the loop, not from inside the entry's notification
+    kick_ = server_.loop().schedule(
+        Comm::Milliseconds(0), [this] { drive(); }, this);
 }
 
 void Client::Connection::startOwnFetch(::Server::Request&& request)

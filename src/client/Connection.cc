@@ -635,6 +635,8 @@ void Client::Connection::noteDataAvailable()
             if (tx_->isJoiner && !joinedReplyIsUsable())
                 return;
             startStreaming();
+        } else if (tx_->reply->hasFailed() && tx_->isJoiner && tx_->requestFacts.cc.onlyIfCached) {
+            refuseOnlyIfCached();
         } else if (tx_->reply->hasFailed() && tx_->isJoiner) {
             // the shared fetch failed before its head: try on our own
             tx_->reply->removeReader(*this);

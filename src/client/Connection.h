@@ -137,6 +137,7 @@ private:
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
+    void refuseOnlyIfCached();
     void startOwnFetch(::Server::Request&& request);
     bool decideStore();
     bool serveStaleOnError();

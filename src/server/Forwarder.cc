@@ -343,7 +343,10 @@ bool Server::Forwarder::shouldFinishAlone() const
         return true;
     if (remaining > limits_.quickAbortMax)
         return false;
-    return expected > 0 && received * 100 >= expected * limits_.quickAbortPct;
+    if (expected < 100)
+        return true; // too small to weigh in percent: Squid goes on
+    // "more than quick_abort_pct percent", in Squid's integer arithmetic (on body bytes)
+    return received / (expected / 100) > limits_.quickAbortPct;
 }
 
 bool Server::Forwarder::makeReadSpace()

@@ -120,6 +120,24 @@ error_page_is "$T/body" ERR_ONLY_IF_CACHED_MISS || bad "only-if-cached, stale ob
 expect "only-if-cached, stale object: origin requests" "$(seen_count oic2)" 1
 pass_if_ok "only-if-cached with a stale object gets 504 without asking the origin"
 
+# only-if-cached while the object is still arriving (collapsed_forwarding is
+# off): read from the fetch in flight, as Squid 5.7 does; the origin is asked once
+mark
+script oic3 "cc=max-age=60&s=200k&rate=200k"
+curl -s -o "$T/oic3.first" --max-time "$(scaled 20)" -x "127.0.0.1:$PORT" "$(url oic3)" &
+first=$!
+origin_has_oic3() { [ "$(seen_count oic3)" -ge 1 ]; }
+wait_until 5 origin_has_oic3 || bad "only-if-cached, in flight: the first request never reached the origin"
+sleep 0.2 # the head is on its way back: the object is stored and in flight
+get oic3 -H 'Cache-Control: only-if-cached'
+wait $first
+expect "only-if-cached, in flight: status" "$CODE" 200
+expect "only-if-cached, in flight: body" "$(body_sha)" "$(pattern_sha 200k)"
+expect "only-if-cached, in flight: the first client's body" "$(sha256sum < "$T/oic3.first" | cut -d' ' -f1)" \
+    "$(pattern_sha 200k)"
+expect "only-if-cached, in flight: origin requests" "$(seen_count oic3)" 1
+pass_if_ok "only-if-cached while the object arrives reads the fetch in flight, never the origin"
+
 # request no-store: served, not stored
 mark
 script nostore1 "cc=max-age=60&s=100"
