@@ -206,29 +206,32 @@ void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, 
     tx.age = age;
     tx.reply = entry;
     if (!tx.notModified)
-        planRanges(*entry);
+        planRanges(*entry, parser_.fields());
     entry->addReader(*this);
     state_ = State::Forwarding;
     timer_.cancel();
     startStreaming();
 }
 
-void Client::Connection::planRanges(const Store::Entry& entry)
+void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView requestFields)
 {
     // RFC 9110 section 14: a Range of a GET is served from the stored body
     // (206, multipart/byteranges for several ranges, 416 when none can be);
-    // a malformed Range, another unit or a failed If-Range gets the whole 200
+    // a malformed Range, another unit or a failed If-Range gets the whole 200.
+    // A body still arriving serves it too when its length is known.
     auto& tx = *tx_;
     const auto& reply = *entry.reply();
-    if (tx.method != Http::Method::Get || reply.status != 200 || !entry.isComplete())
+    if (tx.method != Http::Method::Get || reply.status != 200)
         return;
-    const auto values = Http::FieldValues(parser_.fields(), "Range");
+    if (!entry.isComplete() && (!reply.contentLength || entry.body().startOffset() != 0))
+        return;
+    const auto values = Http::FieldValues(requestFields, "Range");
     if (values.size() != 1)
         return;
     Http::ByteRangeSet set;
     if (!set.parse(values.front()))
         return;
-    const auto ifRange = Http::FieldValues(parser_.fields(), "If-Range");
+    const auto ifRange = Http::FieldValues(requestFields, "If-Range");
     if (!ifRange.empty()) {
         std::optional<Http::EntityTag> etag;
         if (const auto v = reply.findField("ETag"))
@@ -241,14 +244,15 @@ void Client::Connection::planRanges(const Store::Entry& entry)
         if (!Http::IfRangeMatches(ifRange.front(), etag, lm, date))
             return;
     }
-    const uint64_t length = entry.body().length();
+    const uint64_t length = entry.isComplete() ? entry.body().length() : *reply.contentLength;
     const auto ranges = set.resolve(length);
     if (ranges.empty()) {
         tx.rangeStatus = 416;
         tx.rangeLength = 0;
         tx.rangeFields.emplace_back("Content-Range", Http::UnsatisfiedRangeValue(length));
         tx.segments.push_back({});
-        tx.resultCode = "TCP_MEM_HIT";
+        if (tx.isHit)
+            tx.resultCode = "TCP_MEM_HIT";
         return;
     }
     tx.rangeStatus = 206;
@@ -270,6 +274,33 @@ void Client::Connection::planRanges(const Store::Entry& entry)
         tx.segments.push_back({"", start + ranges[i].offset, ranges[i].length});
     }
     tx.segments.push_back({multipart.closing(), 0, 0});
+}
+
+int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
+{
+    // range_offset_limit, as Squid's HttpHdrRange::offsetLimitExceeded()
+    // weighs it: a Range miss whose first byte is within the limit fetches
+    // the whole object (to store it) and serves the ranges from it; 0 never
+    // does, none always does, and a suffix range (its offset unknown) never
+    const auto& tx = *tx_;
+    if (tx.method != Http::Method::Get || tx.cacheKey.empty() || !tx.mayStore)
+        return 0;
+    const auto values = Http::FieldValues(parser_.fields(), "Range");
+    if (values.size() != 1)
+        return 0;
+    Http::ByteRangeSet set;
+    if (!set.parse(values.front()))
+        return 0;
+    const int64_t limit = server_.settings().rangeOffsetLimitFor(facts);
+    if (limit == 0)
+        return 0;
+    uint64_t first = UINT64_MAX;
+    for (const auto& spec : set.specs()) {
+        if (spec.isSuffix)
+            return 0;
+        first = std::min(first, spec.first);
+    }
+    return limit < 0 || first <= uint64_t(limit) ? limit : 0;
 }
 
 void Client::Connection::revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
@@ -361,8 +392,11 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
     const auto& settings = server_.settings();
     tx.reply = MakeRef<Store::Entry>(settings.readAheadGap);
     tx.reply->addReader(*this);
-    tx.forwarder = std::make_unique<::Server::Forwarder>(server_.forwarding(), server_.forwardLimits(),
-                                                         std::move(request), tx.reply);
+    auto limits = server_.forwardLimits();
+    if (tx.wholeForRange && tx.wholeLimit < 0)
+        limits.quickAbortMin = -1; // range_offset_limit none: fetched to the end whatever the client does
+    tx.forwarder =
+        std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), tx.reply);
     if (!tx.cacheKey.empty() && settings.collapsedForwarding && !tx.stale)
         server_.setPendingMiss(tx.cacheKey, tx.reply);
     tx.forwarder->start();

@@ -380,6 +380,10 @@ void Client::Connection::handleHead(std::string_view head)
     Store::EntryRef joinable;
     if (lookupCache(url, facts, joinable))
         return;
+    if (!joinable && !tx_->stale) {
+        tx_->wholeLimit = wholeFetchLimit(facts);
+        tx_->wholeForRange = tx_->wholeLimit != 0;
+    }
     forward(url, head, joinable);
 }
 
@@ -479,6 +483,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
                 rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
         }
         auto spec = originSpec(url, parser_.methodToken());
+        spec.dropRange = tx_->wholeForRange;
         spec.bodyFraming = request.bodyFraming;
         spec.contentLength = tx_->bodyLeft;
         // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
@@ -661,6 +666,12 @@ void Client::Connection::startStreaming()
         decideStore(); // may switch to the stored reply (a revalidation)
     if (isOwner)
         invalidateAfterUnsafe();
+    if (isOwner && tx_->wholeForRange && !tx_->rangeStatus && !requestIsHead_) {
+        // the ranges of the whole object fetched for them (the request's own
+        // bytes may be gone: its fields are parsed again from its copy)
+        Http::RequestParser again(tx_->requestHead.size() + 1);
+        planRanges(*tx_->reply, requestFieldsCopy(again));
+    }
     ClientReplySpec spec;
     spec.reply = tx_->reply->reply();
     spec.isHit = tx_->isHit || tx_->isJoiner;

@@ -137,11 +137,12 @@ private:
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
+    int64_t wholeFetchLimit(const Acl::Checklist& facts) const;
     void refuseOnlyIfCached();
     void startOwnFetch(::Server::Request&& request);
     bool decideStore();
     bool serveStaleOnError();
-    void planRanges(const Store::Entry& entry);
+    void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
     void revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
                                 const std::string& fullKey, const Store::RefreshRule& rule);
     void invalidateAfterUnsafe();
@@ -213,7 +214,10 @@ private:
         std::optional<int64_t> age; ///< the Age to send
         std::string resultCode = "TCP_MISS"; ///< Squid's %Ss
         bool isDecided = false;              ///< the store decision is made (a stale object is being served)
-        // a Range request answered from a complete stored object
+        // a Range request answered from a stored object, or from the whole
+        // object fetched for it (range_offset_limit)
+        bool wholeForRange = false; ///< the Range was left out of the origin request: served from the whole
+        int64_t wholeLimit = 0;     ///< the range_offset_limit that decided it (-1: none)
         std::vector<Store::BodyWriter::Segment>
             segments;                        ///< the 206/416 body's pieces; empty: the whole body
         int rangeStatus = 0;                 ///< 206 or 416

@@ -103,6 +103,9 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
              Http::EqualsIgnoreCase(f.name, "If-Unmodified-Since") ||
              Http::EqualsIgnoreCase(f.name, "If-Range") || Http::EqualsIgnoreCase(f.name, "Range")))
             continue; // a revalidation of the stored object asks its own question
+        if (spec.dropRange &&
+            (Http::EqualsIgnoreCase(f.name, "Range") || Http::EqualsIgnoreCase(f.name, "If-Range")))
+            continue; // range_offset_limit: the whole object, to store it
         if (Http::EqualsIgnoreCase(f.name, "Via")) {
             via += (via.empty() ? "" : ", ") + std::string(f.value);
             continue;

@@ -40,6 +40,7 @@ struct OriginRequestSpec {
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how the body goes
     uint64_t contentLength = 0;                                                ///< with Framing::Raw
     bool hasZeroLength = false; ///< Framing::None, but the client sent `Content-Length: 0`
+    bool dropRange = false;     ///< leave the client's Range and If-Range out (the whole object is wanted)
     /// fields cuttle adds (a revalidation's If-None-Match / If-Modified-Since);
     /// the client's own conditional fields are dropped when there are any
     std::vector<std::pair<std::string, std::string>> extraFields;

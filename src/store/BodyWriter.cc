@@ -76,10 +76,12 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
 {
     const auto& body = entry.body();
     for (;;) {
+        followSegments(entry);
         iovec iov[IOV_MAX];
         size_t n = 0;
         push(iov, n, head_.data() + headOffset_, head_.size() - headOffset_);
-        // the pieces from the current one on, as far as one writev carries them
+        // the pieces from the current one on, as far as one writev carries
+        // them and as far as the body has arrived (an object in flight)
         size_t s = segment_;
         uint64_t done = segmentDone_;
         while (s < segments_.size() && n + 1 < IOV_MAX) {
@@ -87,18 +89,29 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
             if (!seg.text.empty()) {
                 push(iov, n, seg.text.data() + done, seg.text.size() - done);
             } else if (seg.length > done) {
-                Sbuf::Cursor at;
-                at.seek(body, seg.offset + done);
+                const uint64_t from = seg.offset + done;
+                const uint64_t want = seg.length - done;
+                const uint64_t held = body.endOffset() > from ? body.endOffset() - from : 0;
                 size_t got = 0;
-                n += at.gather(body, iov + n, IOV_MAX - n - 1, seg.length - done, &got);
-                if (got < seg.length - done)
-                    break; // the rest of this piece goes in the next writev
+                if (held) {
+                    Sbuf::Cursor at;
+                    at.seek(body, from);
+                    n += at.gather(body, iov + n, IOV_MAX - n - 1, std::min(want, held), &got);
+                }
+                if (got < want)
+                    break; // the rest of this piece goes in the next writev, or when it arrives
             }
             ++s;
             done = 0;
         }
-        if (n == 0)
-            return Result::Done;
+        if (n == 0) {
+            if (segment_ >= segments_.size())
+                return Result::Done;
+            // a piece waits for bytes that have not arrived
+            if (entry.hasFailed() || entry.isComplete())
+                return Result::Error; // ... and never will (the body ended short)
+            return Result::Caught;
+        }
         uint64_t w = 0;
         uint64_t offered = 0;
         if (const auto stop = writeOnce(fd, iov, n, w, offered))
@@ -124,6 +137,24 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
             ++segment_;
         if (took < offered)
             return Result::Blocked;
+    }
+}
+
+void Store::BodyWriter::followSegments(Entry& entry)
+{
+    // the cursor (what the entry's flow control and release go by) stays at
+    // the first body byte a piece still needs, or at what has arrived
+    const auto& body = entry.body();
+    uint64_t needed = UINT64_MAX;
+    for (size_t s = segment_; s < segments_.size(); ++s) {
+        const auto& seg = segments_[s];
+        if (seg.text.empty() && seg.length > (s == segment_ ? segmentDone_ : 0))
+            needed = std::min(needed, seg.offset + (s == segment_ ? segmentDone_ : 0));
+    }
+    const uint64_t target = std::min(needed, body.endOffset());
+    if (target > cursor_.offset()) {
+        cursor_.seek(body, target);
+        entry.noteConsumed(); // may release bytes behind it and resume the producer
     }
 }
 

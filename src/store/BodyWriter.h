@@ -60,7 +60,7 @@ public:
     /// starts a message: its head bytes (may be empty) and body framing;
     /// the cursor starts at the entry's first byte held
     void start(std::string head, Framing framing, const Entry& entry);
-    /// One piece of a reply made of ranges of a complete stored body (a 206):
+    /// One piece of a reply made of ranges of a body (a 206), stored or in flight:
     /// text (a multipart delimiter and part head, or the closing) or
     /// `length` body bytes from absolute offset `offset`.
     struct Segment {
@@ -68,8 +68,11 @@ public:
         uint64_t offset = 0; ///< with text empty: where the body bytes start
         uint64_t length = 0; ///< with text empty: how many body bytes
     };
-    /// starts a message of head and then segments (Range replies); the
-    /// entry's body must hold every byte the segments name
+    /// starts a message of head and then segments (Range replies); every
+    /// byte the segments name must be held or still to come (an object in
+    /// flight: write() returns Caught until they arrive); the cursor follows
+    /// the first byte still needed, so the producer is not held back by
+    /// bytes before the ranges
     void startSegments(std::string head, std::vector<Segment> segments, const Entry& entry);
 
     /// writes as much as the socket takes (looping while writev takes all it
@@ -90,6 +93,9 @@ public:
 
 private:
     Result writeSegments(int fd, Entry& entry);
+    /// moves the cursor to the first body byte the pieces left still need
+    /// (or to the end of what has arrived), telling the entry
+    void followSegments(Entry& entry);
     /// one writev of iov[0, n) (retried on EINTR): the bytes it took and
     /// offered, added to bytesWritten(); or why to stop (Blocked, Error)
     std::optional<Result> writeOnce(int fd, const struct iovec* iov, size_t n, uint64_t& took,

@@ -118,6 +118,8 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(chunkedEmptyBodyIsLastChunkOnly);
     CPPUNIT_TEST(failedEntryIsAnError);
     CPPUNIT_TEST(segmentsInterleaveTextAndBodyRanges);
+    CPPUNIT_TEST(segmentsOfABodyInFlightWaitAndLeadTheCursor);
+    CPPUNIT_TEST(segmentsPastAShortBodyAreAnError);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -194,6 +196,61 @@ public:
         CPPUNIT_ASSERT(expected == got);
         CPPUNIT_ASSERT_EQUAL(uint64_t(30010), w.bodyBytesWritten());
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.copyStats().bodyCopies);
+    }
+
+    void segmentsOfABodyInFlightWaitAndLeadTheCursor()
+    {
+        // ranges of an object still arriving (range_offset_limit): the writer
+        // waits (Caught) for bytes not yet there, its cursor stays at the
+        // first byte still needed, so a streaming entry releases what is
+        // behind it and its producer is not held back by bytes before the ranges
+        Pair p;
+        Sbuf::BlockPool pool;
+        const uint64_t gap = 20000;
+        auto e = MakeRef<Store::Entry>(gap);
+        Store::BodyWriter w;
+        WriterReader reader(w);
+        e->addReader(reader);
+        std::vector<Store::BodyWriter::Segment> segments = {{"", 50000, 100}, {"|", 0, 0}, {"", 90000, 10}};
+        w.startSegments("H:", segments, *e);
+        std::string got;
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Caught); // the head only
+        p.drain(got);
+        CPPUNIT_ASSERT_EQUAL(std::string("H:"), got);
+        uint64_t maxHeld = 0;
+        for (int i = 0; i < 10 && e->canProduce(); ++i) {
+            appendPattern(pool, *e, 10000);
+            maxHeld = std::max(maxHeld, e->body().length());
+            // done once the last range is written, before the body ends
+            const auto expected = i < 9 ? Store::BodyWriter::Result::Caught : Store::BodyWriter::Result::Done;
+            CPPUNIT_ASSERT(w.write(p.a, *e) == expected);
+            p.drain(got);
+            // the cursor is at what has arrived, or at the first byte needed
+            // (past the ranges: at the end)
+            const uint64_t needed = i < 5 ? 50000 : i < 9 ? 90000 : UINT64_MAX;
+            CPPUNIT_ASSERT_EQUAL(std::min<uint64_t>(e->body().endOffset(), needed), w.cursor().offset());
+        }
+        CPPUNIT_ASSERT_EQUAL(uint64_t(100000), e->body().endOffset()); // never stalled by the gap
+        CPPUNIT_ASSERT(maxHeld <= gap + 10000);                        // released behind the cursor
+        e->complete();
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Done);
+        p.drain(got);
+        const std::string all = pattern(100000);
+        CPPUNIT_ASSERT(got == "H:" + all.substr(50000, 100) + "|" + all.substr(90000, 10));
+        e->removeReader(reader);
+    }
+
+    void segmentsPastAShortBodyAreAnError()
+    {
+        Pair p;
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        Store::BodyWriter w;
+        w.startSegments("", {{"", 500, 10}}, *e);
+        appendPattern(pool, *e, 100);
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Caught);
+        e->complete(); // the body ended before the range
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Error);
     }
 
 private:
