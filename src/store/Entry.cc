@@ -201,7 +201,8 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     }
     // the same head on the new block (the reason and the field index hold offsets into it)
     reply_.head = blob->view().substr(0, headSize);
-    reply_.fieldIndex.moveTo(blob->trailer());
+    if (reply_.fieldIndex.memoryBytes())
+        reply_.fieldIndex.moveTo(blob->trailer());
     reply_.block = blob;
     body_ = Sbuf::SliceSequence(0);
     if (bodySize)
