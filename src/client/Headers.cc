@@ -14,7 +14,7 @@ namespace {
 
 /// fields never forwarded (RFC 9110 section 7.6.1, RFC 9112 section 6), plus
 /// Expect (cuttle answers 100-continue itself) and Host (rebuilt first)
-constexpr std::string_view HopByHop[] = {
+constexpr std::string_view HopByHopNames[] = {
     "Connection",        "Keep-Alive",     "Proxy-Connection",    "TE",
     "Trailer",           "Upgrade",        "Proxy-Authorization", "Proxy-Authenticate",
     "Transfer-Encoding", "Content-Length",
@@ -55,19 +55,31 @@ bool Client::IsNotModifiedField(std::string_view name)
     return false;
 }
 
-bool Client::IsHopByHop(std::string_view name, Http::FieldsView fields)
+Client::HopByHop::HopByHop(Http::FieldsView fields)
 {
-    for (const auto h : HopByHop) {
+    for (const auto f : fields) {
+        if (Http::EqualsIgnoreCase(f.name, "Connection") ||
+            Http::EqualsIgnoreCase(f.name, "Proxy-Connection"))
+            connectionValues_.push_back(f.value);
+    }
+}
+
+bool Client::HopByHop::contains(std::string_view name) const
+{
+    for (const auto h : HopByHopNames) {
         if (Http::EqualsIgnoreCase(name, h))
             return true;
     }
-    for (const auto& f : fields) {
-        if ((Http::EqualsIgnoreCase(f.name, "Connection") ||
-             Http::EqualsIgnoreCase(f.name, "Proxy-Connection")) &&
-            ListHas(f.value, name))
+    for (const auto value : connectionValues_) {
+        if (ListHas(value, name))
             return true;
     }
     return false;
+}
+
+bool Client::IsHopByHop(std::string_view name, Http::FieldsView fields)
+{
+    return HopByHop(fields).contains(name);
 }
 
 void Client::AddValidators(OriginRequestSpec& spec, const Store::Reply& stored)
@@ -92,8 +104,9 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
     std::string xff;
     bool sawXff = false;
     const auto& fields = *spec.fields;
+    const HopByHop hopByHop(fields);
     for (const auto& f : fields) {
-        if (IsHopByHop(f.name, fields) || Http::EqualsIgnoreCase(f.name, "Host") ||
+        if (hopByHop.contains(f.name) || Http::EqualsIgnoreCase(f.name, "Host") ||
             Http::EqualsIgnoreCase(f.name, "Expect"))
             continue;
         if (!spec.extraFields.empty() &&
@@ -186,6 +199,7 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     out.append("\r\n");
 
     std::string via;
+    const HopByHop hopByHop(reply.fields());
     for (const auto f : reply.fields()) {
         // a 304 carries only what RFC 9110 section 15.4.5 lists (and Last-Modified, as Squid sends)
         if (spec.notModified && !IsNotModifiedField(f.name))
@@ -200,7 +214,7 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
                 AppendField(out, f.name, f.value);
             continue;
         }
-        if (IsHopByHop(f.name, reply.fields()))
+        if (hopByHop.contains(f.name))
             continue;
         if (Http::EqualsIgnoreCase(f.name, "Via")) {
             via += (via.empty() ? "" : ", ") + std::string(f.value);

@@ -84,8 +84,21 @@ ClientReply BuildClientReply(const ClientReplySpec& spec);
 /// Whether a 304 made from a stored reply carries this field (RFC 9110 section 15.4.5)
 bool IsNotModifiedField(std::string_view name);
 
-/// Whether the field must not cross a hop: the RFC 9110 section 7.6.1 list,
-/// the framing fields (recomputed per hop), and any name a Connection field lists.
+/// The fields that must not cross a hop, for one message: the RFC 9110
+/// section 7.6.1 list, the framing fields (recomputed per hop), and any name
+/// its Connection (or Proxy-Connection) fields list, gathered once.
+class HopByHop {
+public:
+    /// the hop-by-hop names of a message with these fields (which must outlive this)
+    explicit HopByHop(Http::FieldsView fields);
+    /// whether a field of this name must not cross the hop
+    bool contains(std::string_view name) const;
+
+private:
+    std::vector<std::string_view> connectionValues_; ///< the Connection and Proxy-Connection values
+};
+
+/// Whether the field must not cross a hop (HopByHop(fields).contains(name)).
 bool IsHopByHop(std::string_view name, Http::FieldsView fields);
 
 } // namespace Client

@@ -35,8 +35,25 @@
 
 namespace Http {
 
-/// ASCII case-insensitive equality (field names, connection tokens).
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+/// ASCII case-insensitive equality (field names, connection tokens); inline:
+/// every head built compares each of its field names a dozen times
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x == y)
+            continue;
+        if (x >= 'A' && x <= 'Z')
+            x = char(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = char(y - 'A' + 'a');
+        if (x != y)
+            return false;
+    }
+    return true;
+}
 
 /// One header field line, both parts pointing into the parsed buffer.
 struct HeaderField {

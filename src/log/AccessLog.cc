@@ -7,6 +7,7 @@
 #include "log/AccessLog.h"
 #include "log/CacheLog.h"
 
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -24,6 +25,17 @@ void appendHex(std::string& out, unsigned char c)
     out += '%';
     out += HexDigits[c >> 4];
     out += HexDigits[c & 0xF];
+}
+
+/// appends n in decimal, padded on the left with pad to at least width characters
+void appendNumber(std::string& out, int64_t n, size_t width = 0, char pad = ' ')
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof(digits), n).ptr;
+    const size_t size = static_cast<size_t>(end - digits);
+    if (size < width)
+        out.append(width - size, pad);
+    out.append(digits, size);
 }
 
 /// Squid's stringHasCntl(): C0 controls, DEL and C1 controls.
@@ -90,12 +102,6 @@ std::string orDash(const std::string& s)
     return s.empty() ? std::string("-") : s;
 }
 
-/// Squid keeps the media type only: up to ';', tab or space.
-std::string mediaType(const std::string& contentType)
-{
-    return contentType.substr(0, contentType.find_first_of("; \t"));
-}
-
 std::string userField(const std::string& user)
 {
     return user.empty() ? std::string("-") : orDash(quoteMimeBlob(user));
@@ -120,31 +126,43 @@ std::string commonHead(const Log::AccessRecord& r)
 
 std::string Log::formatSquid(const AccessRecord& r)
 {
+    // "%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt", built
+    // in place (a line per request: no printf, no temporary strings)
     const timeval t = r.logTime();
-    char head[64];
-    std::snprintf(head, sizeof(head), "%" PRId64 ".%03d %6" PRId64 " ", static_cast<int64_t>(t.tv_sec),
-                  static_cast<int>(t.tv_usec / 1000), r.responseTimeMs);
-    char status[16];
-    std::snprintf(status, sizeof(status), "/%03d ", r.httpStatus);
-
-    std::string line = head;
-    line += orDash(r.clientAddress);
+    const auto dash = [](std::string_view s) { return s.empty() ? std::string_view("-") : s; };
+    std::string line;
+    line.reserve(160 + r.url.size());
+    appendNumber(line, static_cast<int64_t>(t.tv_sec));
+    line += '.';
+    appendNumber(line, static_cast<int64_t>(t.tv_usec / 1000), 3, '0');
     line += ' ';
-    line += orDash(r.resultCode);
-    line += status;
-    line += std::to_string(r.bytesSent);
+    appendNumber(line, r.responseTimeMs, 6, ' ');
     line += ' ';
-    line += orDash(r.method);
+    line += dash(r.clientAddress);
     line += ' ';
-    line += orDash(logUrl(r.url));
-    line += ' ';
-    line += userField(r.user);
-    line += ' ';
-    line += orDash(r.hierarchy);
+    line += dash(r.resultCode);
     line += '/';
-    line += orDash(r.peerAddress);
+    appendNumber(line, r.httpStatus, 3, '0');
     line += ' ';
-    line += orDash(mediaType(r.mimeType));
+    appendNumber(line, static_cast<int64_t>(r.bytesSent));
+    line += ' ';
+    line += dash(r.method);
+    line += ' ';
+    if (r.url.size() < MaxUrl && !hasControl(r.url))
+        line += dash(r.url); // logUrl() would return it as it is
+    else
+        line += dash(logUrl(r.url));
+    line += ' ';
+    if (r.user.empty())
+        line += '-';
+    else
+        line += userField(r.user);
+    line += ' ';
+    line += dash(r.hierarchy);
+    line += '/';
+    line += dash(r.peerAddress);
+    line += ' ';
+    line += dash(std::string_view(r.mimeType).substr(0, r.mimeType.find_first_of("; \t"))); // the media type
     return line;
 }
 
