@@ -309,6 +309,16 @@ void Server::Forwarder::noteReadersGone()
 {
     if (stage_ == Stage::Done)
         return;
+    if (headDone_ && (framing_ == Http::ReplyParser::Framing::None ||
+                      (framing_ == Http::ReplyParser::Framing::Length && bodyLeft_ == 0))) {
+        // the client left with the whole reply (a 204, a 304, an empty body:
+        // it went out with the head, before finish() was reached): complete
+        // it, so that a stored one is not dropped as abandoned
+        if (block_ && headStart_ < block_->size())
+            reusable_ = false; // bytes nobody asked for
+        finish();
+        return;
+    }
     if (reply_->isKept() && headDone_ && shouldFinishAlone()) {
         debugs(11, 3,
                "every client left " << request_.host << ":" << request_.port

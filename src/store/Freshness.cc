@@ -142,6 +142,7 @@ Store::RequestFacts Store::RequestFacts::FromFields(Http::Method method, Http::F
     q.hasAuthorization = Has(fields, "Authorization");
     q.cc = Http::ParseCacheControl(Http::FieldValues(fields, "Cache-Control"));
     q.pragmaNoCache = Http::PragmaHasNoCache(Http::FieldValues(fields, "Pragma"));
+    q.hasIfModifiedSince = Has(fields, "If-Modified-Since");
     return q;
 }
 
@@ -217,8 +218,8 @@ Store::Verdict Store::IsStorable(const RequestFacts& request, const ResponseFact
         return {true, "Expires"};
     if (IsHeuristicallyCacheable(status))
         return {true, "a heuristically cacheable status"};
-    if (rule.storeStale)
-        return {true, "refresh_pattern store-stale"};
+    // (store-stale keeps a reply that is stale on arrival; it does not make
+    // a status storable that section 3 forbids, as Squid 5.7 does not either)
     return {false, "no explicit freshness and a status that is not heuristically cacheable"};
 }
 
@@ -265,6 +266,12 @@ Store::Reusability Store::IsFresh(const RequestFacts& request, const ResponseFac
     // Section 4: a stored no-cache response is never used without validation.
     if (response.cc.hasNoCache())
         return decide(Reuse::Validate, "no-cache in the response");
+    // A private response is stored only under refresh_pattern ignore-private;
+    // Squid then validates it before every use all the same (its
+    // ENTRY_REVALIDATE_ALWAYS), so that one user's reply reaches another only
+    // when the origin says it has not changed.
+    if (response.cc.hasPrivate())
+        return decide(Reuse::Validate, "private (stored by refresh_pattern ignore-private)");
     // Section 5.2.1.4 and 5.4; Squid's refreshCheck() for the options.
     if (request.wantsReload()) {
         if (rule.reloadIntoIms && !rule.ignoreReload)
@@ -273,6 +280,9 @@ Store::Reusability Store::IsFresh(const RequestFacts& request, const ResponseFac
             return decide(Reuse::Reload,
                           request.cc.hasNoCache() ? "no-cache in the request" : "Pragma: no-cache");
     }
+    // Squid's refresh-ims: a client's If-Modified-Since goes to the origin.
+    if (rule.refreshIms && request.hasIfModifiedSince)
+        return decide(Reuse::Validate, "If-Modified-Since (refresh_pattern refresh-ims)");
     // Section 5.2.1.1 (an invalid value reads as 0, the most restrictive);
     // RFC 8246 as Squid reads it: a fresh immutable response ignores it.
     if ((request.cc.maxAge || request.cc.maxAgeInvalid) && !(response.cc.immutable && fresh)) {

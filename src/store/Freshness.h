@@ -132,6 +132,7 @@ struct RequestFacts {
     bool hasAuthorization = false;           ///< an Authorization field is present
     Http::CacheControl cc;                   ///< every Cache-Control field, parsed
     bool pragmaNoCache = false;              ///< a Pragma field holds no-cache
+    bool hasIfModifiedSince = false;         ///< an If-Modified-Since field is present (refresh-ims)
 
     /// Facts from a request head's fields.
     static RequestFacts FromFields(Http::Method method, Http::FieldsView fields);

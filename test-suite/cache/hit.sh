@@ -244,5 +244,26 @@ expect "Vary: *, second: X-Cache" "$(header X-Cache)" "MISS from $CACHE_HOST"
 expect "Vary: *: origin requests" "$(seen_count varystar)" 2
 pass_if_ok "Vary: * is never served from the cache"
 
+# replies without a body to read: an empty 200 and a 204 (RFC 9110 15.3.5:
+# cacheable by default). The client has the whole reply with the head, and
+# may leave before the fetch has seen its end: the object stays stored.
+mark
+if [ -z "$CACHE_TEST_SQUID" ]; then
+    # Squid 5.7 stores neither (doc/differences.md)
+    script empty1 "cc=max-age=60&s=0"
+    get empty1
+    get empty1
+    expect "empty 200, second: status" "$CODE" 200
+    expect "empty 200, second: access.log" "$(log_code empty1 2)" TCP_MEM_HIT/200
+    expect "empty 200: origin requests" "$(seen_count empty1)" 1
+    script n204 "status=204&cc=max-age=60"
+    get n204
+    get n204
+    expect "204, second: status" "$CODE" 204
+    expect "204, second: access.log" "$(log_code n204 2)" TCP_MEM_HIT/204
+    expect "204: origin requests" "$(seen_count n204)" 1
+fi
+pass_if_ok "an empty 200 and a 204 with max-age are stored and served"
+
 cache_stop
 checks_done

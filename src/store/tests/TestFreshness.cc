@@ -113,6 +113,8 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(requestMaxStale);
     CPPUNIT_TEST(revalidateDirectivesForbidStaleUse);
     CPPUNIT_TEST(responseNoCacheForcesValidation);
+    CPPUNIT_TEST(privateStoredByIgnorePrivateIsAlwaysValidated);
+    CPPUNIT_TEST(refreshImsSendsIfModifiedSinceToTheOrigin);
     CPPUNIT_TEST(requestNoCacheAndPragma);
     CPPUNIT_TEST(refreshPatternReloadOptions);
     CPPUNIT_TEST(staleWhileRevalidateWindow);
@@ -273,13 +275,13 @@ public:
         CPPUNIT_ASSERT(storable(200, {}));
         CPPUNIT_ASSERT(storable(404, {}));
         CPPUNIT_ASSERT(storable(501, {}));
+        // store-stale keeps what is stale on arrival; it does not make a
+        // status storable that section 3 forbids (as Squid 5.7)
         RefreshRule storeStale;
         storeStale.storeStale = true;
-        const auto v = IsStorable(Get(), Reply(500, {}), storeStale);
-        CPPUNIT_ASSERT(v);
-        CPPUNIT_ASSERT_EQUAL(std::string("refresh_pattern store-stale"), std::string(v.reason));
-        // stored stale: a non-heuristic status gets no heuristic lifetime
-        CPPUNIT_ASSERT_EQUAL(int64_t(0), FreshnessLifetime(Reply(500, {}), storeStale));
+        CPPUNIT_ASSERT(!storable(500, {}, storeStale));
+        CPPUNIT_ASSERT(!storable(302, {{"ETag", "\"s3\""}}, storeStale));
+        CPPUNIT_ASSERT(storable(200, {}, storeStale));
     }
 
     void heuristicallyCacheableStatusesAreRfc9110s()
@@ -750,6 +752,34 @@ public:
             std::string(
                 IsFresh(anyStale, Ok({{"Cache-Control", "max-age=1, must-revalidate"}}), Default, T0 + 9)
                     .reason));
+    }
+
+    void privateStoredByIgnorePrivateIsAlwaysValidated()
+    {
+        // Squid's ENTRY_REVALIDATE_ALWAYS: stored, but validated before each use
+        RefreshRule ignore;
+        ignore.ignorePrivate = true;
+        const auto r = Ok({{"Cache-Control", "private, max-age=600"}});
+        CPPUNIT_ASSERT(IsStorable(Get(), r, ignore));
+        const auto v = IsFresh(Get(), r, ignore, T0 + 1);
+        CPPUNIT_ASSERT(v.use == Reuse::Validate);
+        CPPUNIT_ASSERT_EQUAL(std::string("private (stored by refresh_pattern ignore-private)"),
+                             std::string(v.reason));
+        CPPUNIT_ASSERT(IsFresh(Get(), Ok({{"Cache-Control", "max-age=600"}}), ignore, T0 + 1).use ==
+                       Reuse::Fresh);
+    }
+
+    void refreshImsSendsIfModifiedSinceToTheOrigin()
+    {
+        const auto r = Ok({{"Cache-Control", "max-age=600"}});
+        const auto ims = Get({{"If-Modified-Since", At(-Day)}});
+        CPPUNIT_ASSERT(ims.hasIfModifiedSince);
+        CPPUNIT_ASSERT(IsFresh(ims, r, Default, T0 + 1).use == Reuse::Fresh); // answered from the cache
+        RefreshRule refreshIms;
+        refreshIms.refreshIms = true;
+        const auto v = IsFresh(ims, r, refreshIms, T0 + 1);
+        CPPUNIT_ASSERT(v.use == Reuse::Validate);
+        CPPUNIT_ASSERT(IsFresh(Get(), r, refreshIms, T0 + 1).use == Reuse::Fresh); // without IMS: a hit
     }
 
     void responseNoCacheForcesValidation()
