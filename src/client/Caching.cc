@@ -323,6 +323,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     what.facts = tx_->requestFacts;
     what.rule = rule;
     what.maxObjectSize = settings.maximumObjectSizeInMemory;
+    what.minObjectSize = settings.minimumObjectSize;
     server_.startRevalidation(std::make_unique<Revalidation>(server_, std::move(what), std::move(request)));
 }
 
@@ -486,7 +487,8 @@ bool Client::Connection::decideStore()
             tx.reply->setNegativeUntil(reply.responseTime + negativeTtl);
         tx.storedKey = *fullKey;
         if (tx.forwarder)
-            tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory);
+            tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory,
+                                   settings.minimumObjectSize);
     }
     return false;
 }

@@ -114,12 +114,13 @@ void Client::Revalidation::decide()
     } else {
         const auto facts = Store::ResponseFacts::FromFields(reply->status, reply->fields(),
                                                             reply->requestTime, reply->responseTime);
-        const bool fits = !reply->contentLength || *reply->contentLength <= spec_.maxObjectSize;
+        const bool fits = !reply->contentLength || (*reply->contentLength <= spec_.maxObjectSize &&
+                                                    *reply->contentLength >= spec_.minObjectSize);
         if (reply->status < 500 && fits && Store::IsStorable(spec_.facts, facts, spec_.rule)) {
             Http::RequestParser parser(spec_.requestHead.size() + 1);
             parser.parse(spec_.requestHead);
             if (const auto fullKey = cache.insert(spec_.cacheKey, reply_, parser.fields())) {
-                forwarder_->chargeTo(cache, *fullKey, spec_.maxObjectSize);
+                forwarder_->chargeTo(cache, *fullKey, spec_.maxObjectSize, spec_.minObjectSize);
                 debugs(20, 3, "background revalidation of " << spec_.cacheKey << ": replaced");
             }
         }

@@ -48,6 +48,7 @@ public:
         Store::RequestFacts facts;  ///< the client's caching directives
         Store::RefreshRule rule;    ///< the refresh_pattern that matched the URL
         uint64_t maxObjectSize = 0; ///< maximum_object_size_in_memory
+        uint64_t minObjectSize = 0; ///< minimum_object_size
     };
     /// a revalidation that sends request (with the validators) when started
     Revalidation(Server& server, Spec&& spec, ::Server::Request&& request);

@@ -169,11 +169,13 @@ void Server::Forwarder::onConnectEvent()
     connectNext();
 }
 
-void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize)
+void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize,
+                                 uint64_t minObjectSize)
 {
     index_ = &index;
     storeKey_ = std::move(fullKey);
     maxObjectSize_ = maxObjectSize;
+    minObjectSize_ = minObjectSize;
     charge();
 }
 
@@ -187,6 +189,13 @@ void Server::Forwarder::charge()
         index_->erase(storeKey_);
         reply_->setKept(false);
         reply_->noteConsumed();
+        index_ = nullptr;
+        return;
+    }
+    if (reply_->isComplete() && reply_->body().endOffset() < minObjectSize_) {
+        // a body of unknown length ended under minimum_object_size (a known
+        // Content-Length is weighed before storing): not kept
+        index_->erase(storeKey_);
         index_ = nullptr;
         return;
     }

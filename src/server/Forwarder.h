@@ -126,8 +126,11 @@ public:
     /// CONNECT: the connected socket, once the reply entry completed without a reply
     Comm::Descriptor takeTunnelSocket();
     /// the reply is stored under fullKey in index: charge its growth to the
-    /// cache_mem budget as it arrives (Store::Index::update())
-    void chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize);
+    /// cache_mem budget as it arrives (Store::Index::update()); a body of
+    /// unknown length is dropped from the index once it passes maxObjectSize
+    /// or when it ends under minObjectSize
+    void chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize,
+                  uint64_t minObjectSize = 0);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -206,6 +209,7 @@ private:
     Store::Index* index_ = nullptr; ///< where the reply is stored, if it is
     std::string storeKey_;          ///< its full key there
     uint64_t maxObjectSize_ = 0;    ///< maximum_object_size_in_memory: past it the object is not kept
+    uint64_t minObjectSize_ = 0;    ///< minimum_object_size: a complete body under it is not kept
     time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
     void charge();
 

@@ -313,6 +313,13 @@ Store::Reusability Store::IsFresh(const RequestFacts& request, const ResponseFac
 Store::Verdict Store::MayServeStale(StaleUse why, const RequestFacts& request, const ResponseFacts& response,
                                     const RefreshRule& rule, time_t now, int64_t maxStaleSeconds)
 {
+    // RFC 9111 5.2.2.4: a no-cache response is never reused without a
+    // successful validation, fresh or not; nor is a private one stored under
+    // ignore-private (validated before every use, as in IsFresh())
+    if (response.cc.hasNoCache())
+        return {false, "no-cache: reused only after a successful validation"};
+    if (response.cc.hasPrivate())
+        return {false, "private: reused only after a successful validation"};
     const int64_t age = CurrentAge(response, now);
     const int64_t lifetime = FreshnessLifetime(response, rule);
     if (lifetime > age)

@@ -133,6 +133,9 @@ pass_if_ok "a no-cache reply is stored and validated before every use"
 mark
 fail_validation nocache2 "no-cache" "no-cache"
 pass_if_ok "a stale no-cache reply is not served when its validation fails (504)"
+mark
+fail_validation nocache4 "no-cache, max-age=600 (fresh)" "no-cache,%20max-age=600"
+pass_if_ok "a fresh no-cache reply is not served either when its validation fails (504)"
 
 # --- no-cache="Set-Cookie": cuttle treats it as no-cache (stricter than
 # 5.2.2.4, which would allow reuse without validation minus the named field):

@@ -61,6 +61,9 @@ stored_or_not min1 "s=1023" no "minimum_object_size 1 KB: a 1023-byte body"
 stored_or_not min2 "s=1024" yes "minimum_object_size 1 KB: a 1024-byte body"
 stored_or_not min3 "s=1025" yes "minimum_object_size 1 KB: a 1025-byte body"
 stored_or_not min4 "s=2k&chunked=1" yes "minimum_object_size 1 KB: a chunked 2 KB body"
+# a body of unknown length is weighed when it ends
+stored_or_not min5 "s=100&chunked=1" no "minimum_object_size 1 KB: a chunked 100-byte body"
+stored_or_not min6 "s=100&close=1" no "minimum_object_size 1 KB: a close-delimited 100-byte body"
 
 # --- maximum_object_size_in_memory 100 KB, bodies of unknown length: kept
 # while within the limit, dropped the moment they pass it (and streamed on)

@@ -906,6 +906,16 @@ public:
 
     void staleUseForbiddenByDirectivesAndReloads()
     {
+        // no-cache (and a private reply stored under ignore-private) is never
+        // reused without a successful validation, even while fresh
+        for (const char* cc :
+             {"no-cache, max-age=600", "no-cache=\"Set-Cookie\", max-age=600", "private, max-age=600"}) {
+            const auto r = Ok({{"Cache-Control", cc}});
+            CPPUNIT_ASSERT_MESSAGE(cc,
+                                   !MayServeStale(StaleUse::OnError, Get(), r, Default, T0 + 10, 7 * Day));
+        }
+        CPPUNIT_ASSERT(MayServeStale(StaleUse::OnError, Get(), Ok({{"Cache-Control", "max-age=600"}}),
+                                     Default, T0 + 10, 0));
         for (const char* cc :
              {"max-age=600, stale-if-error=1200, stale-while-revalidate=30, must-revalidate",
               "max-age=600, stale-if-error=1200, stale-while-revalidate=30, proxy-revalidate",
