@@ -135,24 +135,16 @@ SECTION_KEYS = {
 }
 
 
-def load_idle_conns():
-    spec = importlib.util.spec_from_file_location("idle_conns", os.path.join(HERE, "idle-conns.py"))
+def load_script(name, file_name):
+    """A sibling script whose file name is not a module name (idle-conns.py), imported as name."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file_name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-ic = load_idle_conns()
-
-
-def load_cache_objects():
-    spec = importlib.util.spec_from_file_location("cache_objects", os.path.join(HERE, "cache-objects.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-co = load_cache_objects()
+ic = load_script("idle_conns", "idle-conns.py")
+co = load_script("cache_objects", "cache-objects.py")
 
 
 class AtsIdle(ic.Proxy):
