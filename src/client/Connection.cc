@@ -403,6 +403,9 @@ void Client::Connection::serveManager(const std::string& path)
         body += "bytes_in_use: " + std::to_string(stats.total.bytesInUse) + "\n";
         body += "blocks_free: " + std::to_string(stats.total.blocksFree) + "\n";
         body += "bytes_free: " + std::to_string(stats.total.bytesFree) + "\n";
+        body += "arena_bytes: " + std::to_string(stats.arenaBytes) + "\n";
+        body += "arena_carved_bytes: " + std::to_string(stats.arenaCarvedBytes) + "\n";
+        body += "arena_free_bytes: " + std::to_string(stats.arenaFreeBytes) + "\n";
         body += "body_copies: " + std::to_string(copies.bodyCopies) + "\n";
         body += "body_bytes_copied: " + std::to_string(copies.bodyBytesCopied) + "\n";
         body += "origin_connections_idle: " + std::to_string(server_.originPool().idleCount()) + "\n";
@@ -410,10 +413,10 @@ void Client::Connection::serveManager(const std::string& path)
         body += "forward_retries: " + std::to_string(fwd.retries) + "\n";
         for (size_t i = 0; i < Sbuf::BlockPool::ClassCount; ++i) {
             const auto& c = stats.perClass[i];
-            if (c.blocksInUse || c.blocksFree)
+            if (c.blocksInUse || c.blocksFree || c.arenaBlocksFree)
                 body += "blocks_" + std::to_string(Sbuf::BlockPool::ClassSize(i)) + ": " +
                         std::to_string(c.blocksInUse) + " in use, " + std::to_string(c.blocksFree) +
-                        " free\n";
+                        " free, " + std::to_string(c.arenaBlocksFree) + " free in the arena\n";
         }
     } else if (page == "menu") {
         body = " counters\tblocks, copies, connections\n";

@@ -145,9 +145,32 @@ void Client::Server::configure(std::shared_ptr<const Config::Settings> settings,
     }
 
     configureForwarding(*settings, isStartup);
+    configureMemory(*settings, isStartup);
     settings_ = std::move(settings);
     if (!shuttingDown_)
         bindPorts(*settings_, isStartup);
+}
+
+void Client::Server::configureMemory(const Config::Settings& settings, bool isStartup)
+{
+    auto& pool = Sbuf::DefaultPool();
+    if (isStartup) {
+        if (settings.sharedMemoryLocking && settings.cacheMem > 0) {
+            pool.reserveArena(settings.cacheMem, true);
+            debugs(20, 1,
+                   "Locked " << pool.arenaBytes()
+                             << " bytes of memory for cache_mem "
+                                "(shared_memory_locking)");
+        }
+        return;
+    }
+    // the arena is made once: mapping and locking a new one under objects in
+    // use would need both at once (Squid's shared memory also waits for a restart)
+    const bool wanted = settings.sharedMemoryLocking && settings.cacheMem > 0;
+    if (wanted != (pool.arenaBytes() > 0) || (wanted && settings.cacheMem > pool.arenaBytes()))
+        debugs(20, 1,
+               "WARNING: a change of shared_memory_locking or of the cache_mem it locks takes effect "
+               "at the next start");
 }
 
 std::unique_ptr<Log::AccessLog> Client::Server::openAccessLogs(const Config::Settings& settings) const

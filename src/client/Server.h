@@ -129,6 +129,8 @@ private:
     void giveBackMemory();
 
     void configureForwarding(const Config::Settings& settings, bool isStartup);
+    /// shared_memory_locking: the block pool's arena, made at start-up only
+    void configureMemory(const Config::Settings& settings, bool isStartup);
 
     Comm::Loop& loop_;
     ::Server::Pool pool_;                                            ///< idle origin connections

@@ -1014,6 +1014,15 @@ const std::vector<Directive> Table = {
      "The memory that cached objects may use, in bytes, KB, MB or GB (two words, as `256 MB`). In-transit "
      "objects are counted too while they are being kept.",
      SizeHandler<&Settings::cacheMem>, false},
+    {"shared_memory_locking", "on|off", "off", nullptr, "sharedMemoryLocking",
+     "Whether the memory for cache_mem is taken, populated and locked in RAM (mlock) when cuttle starts, as "
+     "Squid does with its shared memory: RSS is cache_mem from the start, and an object being stored is read "
+     "into pages that are already there, so a large miss that is kept runs as fast as one that is not (fresh "
+     "pages cost a fault and a zeroing each, and on a virtual machine often a fault in the host). Locking "
+     "needs a large enough RLIMIT_MEMLOCK (LimitMEMLOCK= in a systemd unit) or CAP_IPC_LOCK; when it fails "
+     "cuttle does not start. A change takes effect at the next start. Off, as in Squid, takes memory as "
+     "objects arrive.",
+     OnOffHandler<&Settings::sharedMemoryLocking>, false},
     {"maximum_object_size_in_memory", "SIZE", "512 KB", nullptr, "maximumObjectSizeInMemory",
      "Objects larger than this are not kept in the memory cache; their bodies are released as soon as every "
      "client has been sent them.",

@@ -133,7 +133,8 @@ struct Settings {
     Acl::Registry acls;         ///< every `acl` line, plus Squid's predefined acls
     Acl::AccessList httpAccess; ///< `http_access` rules in order
 
-    uint64_t cacheMem = 0;                  ///< cache_mem, bytes
+    uint64_t cacheMem = 0;            ///< cache_mem, bytes
+    bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start
     uint64_t maximumObjectSizeInMemory = 0; ///< bytes
     uint64_t readAheadGap = 0;              ///< bytes
     BufferSize requestBufferSize;           ///< stream block size

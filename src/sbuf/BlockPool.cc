@@ -9,6 +9,8 @@
 #include "base/TextException.h"
 
 #include <bit>
+#include <cerrno>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -33,6 +35,49 @@ BlockPool::~BlockPool()
 {
     for (size_t i = 0; i < ClassCount; ++i)
         shrinkFreeList(i, 0);
+    if (!arenaBase_)
+        return;
+    uint64_t freeBytes = 0;
+    for (size_t i = 0; i < ClassCount; ++i)
+        freeBytes += stats_[i].arenaBlocksFree * ClassSize(i);
+    // blocks of the arena still in use are the caller's bug: leak the arena
+    // rather than unmap it under them
+    if (freeBytes == arenaCarved_) {
+        CUTTLE_UNPOISON(arenaBase_, arenaSize_);
+        (void)::munmap(arenaBase_, arenaSize_);
+    }
+}
+
+void BlockPool::reserveArena(size_t bytes, bool lock)
+{
+    Must2(!arenaBase_, "the block pool has an arena already");
+    const size_t size = (bytes + MaxBlockSize - 1) / MaxBlockSize * MaxBlockSize;
+    if (size == 0)
+        return;
+    void* p =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED)
+        Throw("cannot map " + std::to_string(size) + " bytes of memory: " + std::strerror(errno));
+    if (lock && ::mlock(p, size) != 0) {
+        const int error = errno;
+        (void)::munmap(p, size);
+        Throw("cannot lock " + std::to_string(size) + " bytes of memory: " + std::strerror(error) +
+              " (raise RLIMIT_MEMLOCK, e.g. LimitMEMLOCK= in the systemd unit, or grant CAP_IPC_LOCK)");
+    }
+    arenaBase_ = static_cast<char*>(p);
+    arenaSize_ = size;
+    arenaCarved_ = 0;
+    arenaLocked_ = lock;
+}
+
+char* BlockPool::carveArena(size_t classIndex)
+{
+    const size_t csize = ClassSize(classIndex);
+    if (!arenaBase_ || !IsMapped(classIndex) || arenaSize_ - arenaCarved_ < csize)
+        return nullptr;
+    char* block = arenaBase_ + arenaCarved_;
+    arenaCarved_ += csize;
+    return block;
 }
 
 size_t BlockPool::ClassIndex(size_t size)
@@ -58,12 +103,19 @@ char* BlockPool::allocate(size_t size)
     const size_t csize = ClassSize(ci);
     ClassStats& st = stats_[ci];
     char* block;
-    if (FreeBlock* fb = freeLists_[ci]) {
+    if (FreeBlock* afb = arenaFree_[ci]) {
+        arenaFree_[ci] = afb->next;
+        --st.arenaBlocksFree;
+        block = reinterpret_cast<char*>(afb);
+        CUTTLE_UNPOISON(block, csize);
+    } else if (FreeBlock* fb = freeLists_[ci]) {
         freeLists_[ci] = fb->next;
         --st.blocksFree;
         st.bytesFree -= csize;
         block = reinterpret_cast<char*>(fb);
         CUTTLE_UNPOISON(block, csize);
+    } else if ((block = carveArena(ci))) {
+        // populated at start-up: no fault, no zeroing
     } else {
         block = systemAllocate(ci);
         ++st.systemAllocations;
@@ -84,6 +136,15 @@ void BlockPool::release(char* block, size_t capacity)
     Must(st.blocksInUse > 0);
     --st.blocksInUse;
     st.bytesInUse -= csize;
+    if (isInArena(block)) {
+        // the arena is never given back: no cap applies
+        auto* fb = reinterpret_cast<FreeBlock*>(block);
+        fb->next = arenaFree_[ci];
+        arenaFree_[ci] = fb;
+        CUTTLE_POISON(block + sizeof(FreeBlock), csize - sizeof(FreeBlock));
+        ++st.arenaBlocksFree;
+        return;
+    }
     if (IsMapped(ci) && freeMappedBytes() + csize > maxFreeMappedBytes_) {
         // Over the pool-wide cap on free mapped memory: first give back the
         // free blocks of other mapped classes, smallest first (what an auto
@@ -157,7 +218,12 @@ BlockPool::Stats BlockPool::stats() const
         all.total.bytesMapped += c.bytesMapped;
         all.total.allocations += c.allocations;
         all.total.systemAllocations += c.systemAllocations;
+        all.total.arenaBlocksFree += c.arenaBlocksFree;
     }
+    all.arenaBytes = arenaSize_;
+    all.arenaCarvedBytes = arenaCarved_;
+    for (size_t i = 0; i < ClassCount; ++i)
+        all.arenaFreeBytes += stats_[i].arenaBlocksFree * ClassSize(i);
     return all;
 }
 

@@ -67,6 +67,8 @@ struct ClassStats {
     uint64_t bytesMapped = 0; ///< bytes of this class held from mmap (in use + free); 0 for small classes
     uint64_t allocations = 0; ///< allocate() calls served, from the free list or the system
     uint64_t systemAllocations = 0; ///< of those, the ones that went to the system (new or mmap)
+    uint64_t arenaBlocksFree = 0;   ///< blocks of the arena on this class's arena free list
+                                    ///< (not counted in blocksFree, which no cap sees)
 };
 
 /// A pool of blocks in size classes 256 B .. 4 MB.
@@ -84,6 +86,9 @@ public:
     struct Stats {
         std::array<ClassStats, ClassCount> perClass{}; ///< indexed by class index
         ClassStats total;                              ///< sums over all classes
+        uint64_t arenaBytes = 0;                       ///< the arena's size (0: none)
+        uint64_t arenaCarvedBytes = 0;                 ///< bytes of the arena carved into blocks so far
+        uint64_t arenaFreeBytes = 0; ///< bytes of carved arena blocks on the arena free lists
     };
 
     /// a pool whose free list of each class holds at most
@@ -124,8 +129,24 @@ public:
     /// class has no free block (one is always kept, so a steady stream of one
     /// block size does not map and unmap per block)
     void setMaxFreeMappedBytes(size_t bytes);
-    /// bytes of free blocks of the mapped classes (64 KB and up)
+    /// bytes of free blocks of the mapped classes (64 KB and up), arena blocks aside
     size_t freeMappedBytes() const;
+
+    /// maps bytes (rounded up to MaxBlockSize) as the pool's arena, every page
+    /// populated by the kernel now, and mlock()s it when lock is set; blocks of
+    /// the mapped classes then come from it first. Throws TextException, naming
+    /// the system's reason, when there is an arena already, when the mapping
+    /// fails, or when the lock fails (the mapping is undone: nothing is kept)
+    void reserveArena(size_t bytes, bool lock);
+    /// the arena's size in bytes (0: no arena)
+    size_t arenaBytes() const { return arenaSize_; }
+    /// whether the arena is locked in memory
+    bool isArenaLocked() const { return arenaLocked_; }
+    /// whether block lies in the arena
+    bool isInArena(const char* block) const
+    {
+        return arenaBase_ && block >= arenaBase_ && block < arenaBase_ + arenaSize_;
+    }
 
     /// statistics of one class
     const ClassStats& classStats(size_t classIndex) const { return stats_[classIndex]; }
@@ -144,12 +165,18 @@ private:
     };
 
     char* systemAllocate(size_t classIndex);
+    char* carveArena(size_t classIndex);
     void systemRelease(char* block, size_t classIndex);
     void shrinkFreeList(size_t classIndex, size_t keep);
 
     size_t maxFreeBytesPerClass_;                           ///< free-list cap, in bytes per class
     size_t maxFreeMappedBytes_ = DefaultMaxFreeMappedBytes; ///< cap on free mapped bytes, all classes
     std::array<FreeBlock*, ClassCount> freeLists_{};        ///< singly linked free blocks, per class
+    std::array<FreeBlock*, ClassCount> arenaFree_{};        ///< free blocks of the arena, per class
+    char* arenaBase_ = nullptr;                             ///< the arena's first byte; null: no arena
+    size_t arenaSize_ = 0;                                  ///< the arena's size
+    size_t arenaCarved_ = 0;                                ///< bytes carved from the front so far
+    bool arenaLocked_ = false;                              ///< whether mlock() holds the arena
     std::array<ClassStats, ClassCount> stats_{};            ///< per-class statistics
     CopyStats copyStats_;                                   ///< body copies counted on this loop
 };

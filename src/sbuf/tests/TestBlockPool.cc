@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +54,12 @@ class TestBlockPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(freeMappedBlocksAreCappedAcrossClasses);
     CPPUNIT_TEST(residentSizeDropsAfterBurst);
     CPPUNIT_TEST(defaultPoolIsPerThreadSingleton);
+    CPPUNIT_TEST(arenaIsPopulatedAtOnce);
+    CPPUNIT_TEST(mappedClassesAreCarvedFromArena);
+    CPPUNIT_TEST(arenaBlocksComeBackWhateverTheCaps);
+    CPPUNIT_TEST(exhaustedArenaFallsBackToSystem);
+    CPPUNIT_TEST(secondArenaIsRefused);
+    CPPUNIT_TEST(failedLockKeepsNoArena);
     CPPUNIT_TEST(freeBlockIsPoisonedUnderSanitizers);
     CPPUNIT_TEST_SUITE_END();
 
@@ -275,6 +282,132 @@ public:
         (void)peak;
         (void)after;
 #endif
+    }
+
+    /// reserveArena() rounds up to the largest class and its pages are
+    /// resident before any block is taken (populated by the kernel at once)
+    void arenaIsPopulatedAtOnce()
+    {
+        Sbuf::BlockPool pool;
+        const size_t before = residentBytes();
+        pool.reserveArena(30 * MB, false);
+        const size_t after = residentBytes();
+        CPPUNIT_ASSERT_EQUAL(size_t(32 * MB), pool.arenaBytes());
+        CPPUNIT_ASSERT(!pool.isArenaLocked());
+        const auto stats = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(32 * MB), stats.arenaBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), stats.arenaCarvedBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), stats.total.bytesMapped); // the arena is counted apart
+#if !defined(CUTTLE_SANITIZERS)
+        CPPUNIT_ASSERT(after >= before + 30 * MB);
+#else
+        (void)before;
+        (void)after;
+#endif
+    }
+
+    /// a mapped class is carved from the arena, in order from its front; a
+    /// small class still comes from operator new
+    void mappedClassesAreCarvedFromArena()
+    {
+        Sbuf::BlockPool pool;
+        pool.reserveArena(8 * MB, false);
+        char* first = pool.allocate(MB);
+        char* second = pool.allocate(64 * 1024);
+        char* small = pool.allocate(1024);
+        CPPUNIT_ASSERT(pool.isInArena(first));
+        CPPUNIT_ASSERT(pool.isInArena(second));
+        CPPUNIT_ASSERT(!pool.isInArena(small));
+        CPPUNIT_ASSERT(second == first + MB);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(MB + 64 * 1024), pool.stats().arenaCarvedBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.classStats(classOf(MB)).systemAllocations);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.classStats(classOf(MB)).blocksInUse);
+        pool.release(first, MB);
+        pool.release(second, 64 * 1024);
+        pool.release(small, 1024);
+    }
+
+    /// a freed arena block goes onto its class's arena list and is taken
+    /// again first, whatever the free caps say, and trim() leaves it
+    void arenaBlocksComeBackWhateverTheCaps()
+    {
+        Sbuf::BlockPool pool(0); // no free block kept outside the arena
+        pool.setMaxFreeMappedBytes(0);
+        pool.reserveArena(4 * MB, false);
+        std::vector<char*> blocks;
+        for (int i = 0; i < 4; ++i)
+            blocks.push_back(pool.allocate(MB));
+        for (char* b : blocks)
+            pool.release(b, MB);
+        pool.trim();
+        const auto& st = pool.classStats(classOf(MB));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4), st.arenaBlocksFree);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.blocksFree);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4 * MB), pool.stats().arenaFreeBytes);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), pool.freeMappedBytes()); // no cap sees them
+        char* again = pool.allocate(MB);
+        CPPUNIT_ASSERT(again == blocks.back()); // the list is last in, first out
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), st.arenaBlocksFree);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.systemAllocations);
+        pool.release(again, MB);
+    }
+
+    /// once carved out, a class with no free arena block maps from the
+    /// system as without an arena, and that block follows the caps
+    void exhaustedArenaFallsBackToSystem()
+    {
+        Sbuf::BlockPool pool;
+        pool.reserveArena(4 * MB, false);
+        std::vector<char*> blocks;
+        for (int i = 0; i < 4; ++i)
+            blocks.push_back(pool.allocate(MB));
+        char* outside = pool.allocate(MB);
+        CPPUNIT_ASSERT(!pool.isInArena(outside));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.classStats(classOf(MB)).systemAllocations);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(MB), pool.stats().total.bytesMapped);
+        pool.release(outside, MB);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.classStats(classOf(MB)).blocksFree);
+        pool.trim();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.bytesMapped);
+        for (char* b : blocks)
+            pool.release(b, MB);
+    }
+
+    /// a pool has at most one arena
+    void secondArenaIsRefused()
+    {
+        Sbuf::BlockPool pool;
+        pool.reserveArena(4 * MB, false);
+        CPPUNIT_ASSERT_THROW(pool.reserveArena(4 * MB, false), TextException);
+        CPPUNIT_ASSERT_EQUAL(size_t(4 * MB), pool.arenaBytes());
+    }
+
+    /// a lock the system refuses (RLIMIT_MEMLOCK of 0 for an unprivileged
+    /// process) throws, naming the remedy, and leaves no arena; checked in a
+    /// child that drops CAP_IPC_LOCK's effect by lowering its limit as a non-root user
+    void failedLockKeepsNoArena()
+    {
+        const pid_t child = ::fork();
+        CPPUNIT_ASSERT(child >= 0);
+        if (child == 0) {
+            struct rlimit zero = {0, 0};
+            if (::setrlimit(RLIMIT_MEMLOCK, &zero) != 0)
+                ::_exit(3);
+            if (::geteuid() == 0 && ::setuid(65534) != 0) // root's CAP_IPC_LOCK ignores the limit
+                ::_exit(4);
+            Sbuf::BlockPool pool;
+            try {
+                pool.reserveArena(4 * MB, true);
+            } catch (const TextException& e) {
+                const std::string what = e.what();
+                ::_exit(pool.arenaBytes() == 0 && what.find("RLIMIT_MEMLOCK") != std::string::npos ? 0 : 2);
+            }
+            ::_exit(1);
+        }
+        int status = 0;
+        CPPUNIT_ASSERT_EQUAL(child, ::waitpid(child, &status, 0));
+        CPPUNIT_ASSERT(WIFEXITED(status));
+        CPPUNIT_ASSERT_EQUAL(0, WEXITSTATUS(status));
     }
 
     /// DefaultPool() returns the same pool on one thread
