@@ -47,6 +47,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True
+
+from targets import BenchError, wait_for  # noqa: E402,F401  (this directory's targets.py; BenchError is bench.py's ic.BenchError)
+
 SRCDIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 HALF_LINE = b"GET http://127.0.0.1:1/ab"
 # a whole request, answered by an error (nothing listens on port 1), after
@@ -70,22 +74,6 @@ LONG = "10 minutes"
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
-
-
-class BenchError(Exception):
-    pass
-
-
-def wait_for(what, check, limit, step=0.1):
-    """Polls check() until it returns a true value (returned), at most limit seconds."""
-    deadline = time.monotonic() + limit
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise BenchError("timed out after %.0f s waiting for %s" % (limit, what))
-        time.sleep(step)
 
 
 def memory(pid):
