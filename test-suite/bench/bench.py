@@ -78,6 +78,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     ATS_STORAGE,
     CACHE_MEM,
     CUTTLE_CACHE_LINES,
+    CUTTLE_LOCKED_LINES,
     GB,
     MAX_IN_MEMORY,
     HERE,
@@ -869,10 +870,15 @@ class Bench:
 
     # -- 6
 
-    def cache_targets(self):
+    def cache_targets(self, locked=False):
         """cuttle, Squid and Traffic Server with their memory caches on
-        (targets.py: CACHE_MEM, objects up to MAX_IN_MEMORY); unstarted."""
+        (targets.py: CACHE_MEM, objects up to MAX_IN_MEMORY); with locked,
+        cuttle with shared_memory_locking on too (key cuttle-locked); unstarted."""
         targets = [Cuttle(self.target_dir("cuttle"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, label="cuttle")]
+        if locked:
+            targets.append(
+                Cuttle(self.target_dir("cuttle-locked"), self.args.cuttle, extra=CUTTLE_LOCKED_LINES, key="cuttle-locked", label="cuttle, shared_memory_locking on")
+            )
         if self.args.squid_path:
             targets.append(Squid(self.target_dir("squid"), self.args.squid_path, cache=True, label="Squid"))
         if self.args.ats_path:
@@ -891,6 +897,7 @@ class Bench:
             "max_in_memory": MAX_IN_MEMORY,
             "ats_storage": ATS_STORAGE,
             "cuttle_lines": CUTTLE_CACHE_LINES,
+            "cuttle_locked_lines": CUTTLE_LOCKED_LINES,
         }
         self.data["cache"] = cache
         for part, fn in (("hits", self.cache_hits), ("big", self.cache_big), ("objects", self.cache_memory)):
@@ -991,14 +998,14 @@ class Bench:
         nonce = int(time.time() * 1000) % 100000000
         results, problems, labels = {}, {}, {}
         for r in range(self.rounds):
-            for t in self.cache_targets():
+            for t in self.cache_targets(locked=True):
                 labels[t.key] = t.label
                 if t.key in problems:
                     continue
                 try:
                     t.start()
                     fetches = [("miss", CACHEABLE), ("hit", CACHEABLE), ("hit2", CACHEABLE)]
-                    if t.key == "cuttle":
+                    if t.key.startswith("cuttle"):
                         fetches.insert(0, ("uncached", "cc=no-store"))
                     line = []
                     for kind, cc in fetches:
@@ -1019,7 +1026,7 @@ class Bench:
         for key, label in labels.items():
             for kind in ("uncached", "miss", "hit", "hit2"):
                 rs = results.get((key, kind))
-                if rs is None and not (kind == "uncached" and key != "cuttle"):
+                if rs is None and not (kind == "uncached" and not key.startswith("cuttle")):
                     rs = []
                 if rs is None:
                     continue

@@ -368,6 +368,25 @@ def cache_section(d, w, not_measured):
             met(r, 0.9),
         ]
     )
+    if big_mbps("cuttle-locked", "miss") is not None:
+        r = quot(big_mbps("cuttle-locked", "miss"), big_mbps("cuttle-locked", "uncached"))
+        rows.append(
+            [
+                "MB/s, %s miss that stores, cuttle with `shared_memory_locking on`" % human_size(c["big"]),
+                fmt(big_mbps("cuttle-locked", "miss")),
+                "",
+                "",
+                ratio(big_mbps("cuttle-locked", "miss"), big_mbps("squid", "miss")),
+                ratio(big_mbps("cuttle-locked", "miss"), big_mbps("ats", "miss")),
+                ">= 0.90x its uncached (%s MB/s): **%s**; x cuttle's default uncached: %s"
+                % (
+                    fmt(big_mbps("cuttle-locked", "uncached")),
+                    ratio(big_mbps("cuttle-locked", "miss"), big_mbps("cuttle-locked", "uncached")),
+                    ratio(big_mbps("cuttle-locked", "miss"), big_mbps("cuttle", "uncached")),
+                ),
+                met(r, 0.9),
+            ]
+        )
     r = quot(big_mbps("cuttle", "memory hit"), big_mbps("squid", "memory hit"))
     rows.append(
         [

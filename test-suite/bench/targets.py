@@ -40,6 +40,9 @@ CACHE_MEM = "1200 MB"
 MAX_IN_MEMORY = "600 MB"
 # cuttle's lines for it (its defaults are cache_mem 256 MB, 512 KB objects)
 CUTTLE_CACHE_LINES = ["cache_mem " + CACHE_MEM, "maximum_object_size_in_memory " + MAX_IN_MEMORY]
+# the same with cache_mem mapped, populated and locked at start (the storing
+# miss then reads into pages that are already there; doc/caching.md)
+CUTTLE_LOCKED_LINES = CUTTLE_CACHE_LINES + ["shared_memory_locking on"]
 
 PACKAGES = {
     # Debian package: a program it provides
