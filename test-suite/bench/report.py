@@ -256,6 +256,18 @@ def cache_section(d, w, not_measured):
                 ]
             )
         w(md_table(["target", "fetch", "MB/s", "range of the rounds", "proxy CPU-s/GB", "proxy page faults/GB", "peak RSS (MB)", "replies said", "problem"], rows))
+        w("")
+        w(
+            "A miss that stores needs as many new pages as the object has (one fault each: the page faults column), and "
+            "on this virtual machine a page the guest gave back a few seconds before costs a fault in the host too: "
+            "populating 512 MiB of fresh memory runs at 0.6-0.9 GB/s here against 4.5 GB/s for memory freed a moment "
+            "before, so a storing miss's rate depends on what the machine did just before (the range of the rounds). "
+            "With `shared_memory_locking on` cuttle maps, populates and locks `cache_mem` at start (its peak RSS is "
+            "`cache_mem` from the start) and stores into those pages; Squid 5.7 has the same directive for its shared "
+            "memory cache, but it cannot run with it here: it gives up root's capabilities before it locks (even with "
+            "`cache_effective_user root`), and this machine's "
+            "RLIMIT_MEMLOCK (8 MB) cannot be raised. doc/caching.md says more."
+        )
     else:
         w("Not measured: %s" % not_measured.get("cache/big", "n/m"))
     objs = c.get("objects_results")
