@@ -37,12 +37,9 @@ BlockPool::~BlockPool()
         shrinkFreeList(i, 0);
     if (!arenaBase_)
         return;
-    uint64_t freeBytes = 0;
-    for (size_t i = 0; i < ClassCount; ++i)
-        freeBytes += stats_[i].arenaBlocksFree * ClassSize(i);
     // blocks of the arena still in use are the caller's bug: leak the arena
     // rather than unmap it under them
-    if (freeBytes == arenaCarved_) {
+    if (arenaFreeBytes() == arenaCarved_) {
         CUTTLE_UNPOISON(arenaBase_, arenaSize_);
         (void)::munmap(arenaBase_, arenaSize_);
     }
@@ -172,6 +169,14 @@ void BlockPool::release(char* block, size_t capacity)
     st.bytesFree += csize;
 }
 
+size_t BlockPool::arenaFreeBytes() const
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < ClassCount; ++i)
+        bytes += stats_[i].arenaBlocksFree * ClassSize(i);
+    return bytes;
+}
+
 size_t BlockPool::freeMappedBytes() const
 {
     size_t bytes = 0;
@@ -222,8 +227,7 @@ BlockPool::Stats BlockPool::stats() const
     }
     all.arenaBytes = arenaSize_;
     all.arenaCarvedBytes = arenaCarved_;
-    for (size_t i = 0; i < ClassCount; ++i)
-        all.arenaFreeBytes += stats_[i].arenaBlocksFree * ClassSize(i);
+    all.arenaFreeBytes = arenaFreeBytes();
     return all;
 }
 

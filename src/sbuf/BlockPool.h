@@ -140,6 +140,8 @@ public:
     void reserveArena(size_t bytes, bool lock);
     /// the arena's size in bytes (0: no arena)
     size_t arenaBytes() const { return arenaSize_; }
+    /// bytes of carved arena blocks on the arena free lists
+    size_t arenaFreeBytes() const;
     /// whether the arena is locked in memory
     bool isArenaLocked() const { return arenaLocked_; }
     /// whether block lies in the arena
