@@ -38,7 +38,8 @@ and its own configuration in a temp dir:
 
 The processes (installing, starting and stopping each proxy and the origin,
 reading /proc) are targets.py's. It writes OUT/benchmarks.md,
-OUT/benchmarks.json, OUT/bench-throughput.png and OUT/bench-syscalls.png; a
+OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png and
+OUT/bench-cache.png; a
 run of some --sections only is merged into the OUT/benchmarks.json there. Missing tools (squid trafficserver wrk strace
 gnuplot-nox procps) are installed from Debian first (through sudo when not
 root), with a policy-rc.d that keeps packaged services from starting.

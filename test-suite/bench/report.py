@@ -95,10 +95,74 @@ def provenance(d, name):
 
 
 def plots(data, out_dir, notes):
+    """Every plot the data has material for; the names of the PNGs made."""
+    if not shutil.which("gnuplot"):
+        notes.append("gnuplot is not installed: no plots")
+        return []
+    return sweep_plots(data, out_dir, notes) + cache_plot(data, out_dir, notes)
+
+
+def gnuplot(script, png, made, notes):
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, timeout=60, check=False)
+    if r.returncode == 0:
+        made.append(png)
+    else:
+        notes.append("gnuplot failed for %s: %s" % (png, r.stderr.strip()[-200:]))
+
+
+CACHE_PLOT_KINDS = (("uncached", "uncached"), ("miss", "miss that stores"), ("memory hit", "memory hit"))
+
+
+def cache_plot(data, out_dir, notes):
+    """bench-cache.png: the big object's MB/s per proxy, uncached / storing miss / memory hit."""
+    big = (data.get("cache") or {}).get("big_results")
+    if not big:
+        return []
+    labels = []
+    for b in big:
+        if b["label"] not in labels:
+            labels.append(b["label"])
+    by = {(b["label"], b["kind"]): b["mbps"] for b in big}
+    tmp = tempfile.mkdtemp(prefix="cuttle-bench-plot.")
+    made = []
+    try:
+        datafile = os.path.join(tmp, "cache.dat")
+        with open(datafile, "w") as f:
+            f.write("target %s\n" % " ".join('"%s"' % t for _, t in CACHE_PLOT_KINDS))
+            for label in labels:
+                values = [by.get((label, kind)) for kind, _ in CACHE_PLOT_KINDS]
+                f.write('"%s" %s\n' % (label, " ".join("NaN" if v is None else "%.0f" % v for v in values)))
+        png = "bench-cache.png"
+        script = "\n".join(
+            [
+                "set terminal png size 960,600 font ',11' noenhanced",
+                "set output '%s'" % os.path.join(out_dir, png),
+                "set title 'a %s object through each proxy: uncached, the miss that stores it, its memory hit (medians)'" % human_size(data["cache"]["big"]),
+                "set bmargin 4",
+                "set style data histograms",
+                "set style histogram clustered gap 1",
+                "set style fill solid 0.8 border -1",
+                "set boxwidth 0.9",
+                "set ylabel 'MB/s'",
+                "set yrange [0:*]",
+                "set grid ytics",
+                "set key outside right",
+                "set key autotitle columnheader",
+                # a label on two lines at its comma ("cuttle,\nshared_memory_locking on")
+                "set xtics (%s)" % ", ".join('"%s" %d' % (label.replace(", ", ",\\n"), i) for i, label in enumerate(labels)),
+                "plot " + ", ".join("'%s' using %d" % (datafile, i + 2) for i in range(len(CACHE_PLOT_KINDS))),
+            ]
+        )
+        gnuplot(script, png, made, notes)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return made
+
+
+def sweep_plots(data, out_dir, notes):
+    """bench-throughput.png and bench-syscalls.png: the buffer sweep."""
     sweep = data.get("sweep")
-    if not sweep or not shutil.which("gnuplot"):
-        if sweep:
-            notes.append("gnuplot is not installed: no plots")
+    if not sweep:
         return []
     tmp = tempfile.mkdtemp(prefix="cuttle-bench-plot.")
     made = []
@@ -146,11 +210,7 @@ def plots(data, out_dir, notes):
                     "plot " + ", ".join(plot),
                 ]
             )
-            r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, timeout=60, check=False)
-            if r.returncode == 0:
-                made.append(png)
-            else:
-                notes.append("gnuplot failed for %s: %s" % (png, r.stderr.strip()[-200:]))
+            gnuplot(script, png, made, notes)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return made
@@ -171,7 +231,7 @@ def met(value, goal, at_least=True):
     return "yes" if (value >= goal if at_least else value <= goal) else "**no**"
 
 
-def cache_section(d, w, not_measured):
+def cache_section(d, w, not_measured, pngs):
     """Section 6: the memory cache of issue 5 (bench.py's cache section)."""
     c = d.get("cache")
     w("")
@@ -256,6 +316,9 @@ def cache_section(d, w, not_measured):
                 ]
             )
         w(md_table(["target", "fetch", "MB/s", "range of the rounds", "proxy CPU-s/GB", "proxy page faults/GB", "peak RSS (MB)", "replies said", "problem"], rows))
+        if "bench-cache.png" in pngs:
+            w("")
+            w("![MB/s of the %s object: uncached, storing miss, memory hit](bench-cache.png)" % human_size(c["big"]))
         w("")
         w(
             "A miss that stores needs as many new pages as the object has (one fault each: the page faults column), and "
@@ -712,7 +775,7 @@ def report(d, out_dir, pngs):
     else:
         w("Not measured: %s" % not_measured.get("connections", "section skipped"))
 
-    cache_section(d, w, not_measured)
+    cache_section(d, w, not_measured, pngs)
 
     # ratios
     w("")
