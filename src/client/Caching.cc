@@ -336,8 +336,8 @@ void Client::Connection::joinMiss(const Store::EntryRef& entry)
     state_ = State::Forwarding;
     timer_.cancel();
     debugs(20, 3, "collapsed onto the fetch of " << tx.url);
-    if (entry->reply())
-        noteDataAvailable(); // its head is there already
+    if (entry->reply() || entry->hasFailed())
+        noteDataAvailable(); // its head (or its end) is there already
 }
 
 bool Client::Connection::joinedReplyIsUsable()
@@ -398,6 +398,7 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
         limits.quickAbortMin = -1; // range_offset_limit none: fetched to the end whatever the client does
     tx.forwarder =
         std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), tx.reply);
+    tx.fetch = tx.reply;
     if (!tx.cacheKey.empty() && settings.collapsedForwarding && !tx.stale)
         server_.setPendingMiss(tx.cacheKey, tx.reply);
     tx.forwarder->start();

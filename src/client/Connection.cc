@@ -883,8 +883,10 @@ void Client::Connection::stopForwarding()
         return;
     if (tx_->reply)
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
-    if (tx_->forwarder && tx_->forwarder->isFinishingAlone())
-        server_.adoptFinishing(std::move(tx_->forwarder)); // ... unless it finishes storing the object
+    // ... unless it finishes storing the object, or other clients wait for it
+    if (tx_->forwarder && (tx_->forwarder->isFinishingAlone() ||
+                           (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
+        server_.adoptFinishing(std::move(tx_->forwarder));
     // a small stored object leaves its read block for one that fits it
     if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
         server_.cache().update(tx_->storedKey, *tx_->reply);

@@ -206,6 +206,7 @@ private:
         Store::EntryRef stale;   ///< a stored object being revalidated, or null
         std::string staleKey;    ///< its full key
         std::string storedKey;   ///< the full key of the stored object this client reads
+        Store::EntryRef fetch;   ///< what this client's forwarder fills (reply may move off it)
         std::optional<::Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight miss (collapsed_forwarding)

@@ -74,8 +74,9 @@ void Client::Server::configureForwarding(const Config::Settings& settings, bool 
 
 Store::EntryRef Client::Server::pendingMiss(const std::string& key) const
 {
+    // a fetch that failed has nothing more to tell a new joiner (it would wait forever)
     const auto it = pendingMisses_.find(key);
-    return it == pendingMisses_.end() ? Store::EntryRef() : it->second;
+    return it == pendingMisses_.end() || it->second->hasFailed() ? Store::EntryRef() : it->second;
 }
 
 void Client::Server::adoptFinishing(::Server::ForwarderPtr&& forwarder)
