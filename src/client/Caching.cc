@@ -12,6 +12,8 @@
 ///                                                     or a 304 for a matching conditional: TCP_INM_HIT /
 ///                                                     TCP_IMS_HIT)
 ///                     found, stale                     --> forward with If-None-Match / If-Modified-Since
+///                     ... its conditional in flight + collapsed_forwarding --> joinMiss (waits for that
+///                                                     answer: TCP_CF_REFRESH_*)
 ///                     in flight + collapsed_forwarding --> joinMiss (reads the same blocks from offset 0)
 ///                     nothing, only-if-cached          --> 504 ERR_ONLY_IF_CACHED_MISS
 ///       reply head:   decideStore: 304 to a revalidation --> update the stored head, serve it
@@ -193,6 +195,10 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     }
     tx.stale = entry; // forward() asks the origin whether it changed
     tx.staleKey = found.key;
+    // collapsed_forwarding: another client's conditional request for this
+    // very object answers this one too
+    if (settings.collapsedForwarding && !parser_.hasBody())
+        joinable = server_.pendingRevalidation(found.key, entry);
     return false;
 }
 
@@ -335,9 +341,9 @@ void Client::Connection::joinMiss(const Store::EntryRef& entry)
     entry->addReader(*this);
     state_ = State::Forwarding;
     timer_.cancel();
-    debugs(20, 3, "collapsed onto the fetch of " << tx.url);
-    if (entry->reply())
-        noteDataAvailable(); // its head is there already
+    debugs(20, 3, "collapsed onto the " << (tx.stale ? "revalidation" : "fetch") << " of " << tx.url);
+    if (entry->reply() || entry->hasFailed())
+        noteDataAvailable(); // its head (or its end) is there already
 }
 
 bool Client::Connection::joinedReplyIsUsable()
@@ -345,6 +351,8 @@ bool Client::Connection::joinedReplyIsUsable()
     // the shared reply serves this client only when it was stored: a
     // private or uncacheable reply is the first client's alone (RFC 9111 3)
     auto& tx = *tx_;
+    if (tx.stale)
+        return joinedRevalidationIsUsable();
     if (tx.reply->isKept()) {
         // Squid 5.7 logs a collapsed request TCP_CF_MISS, and answers its
         // conditional from the shared reply (TCP_CF_INM_HIT / TCP_CF_IMS_HIT)
@@ -360,12 +368,81 @@ bool Client::Connection::joinedReplyIsUsable()
         return false;
     }
     debugs(20, 3, "the shared fetch of " << tx.url << " is not storable; fetching it again");
+    fetchAlone();
+    return false;
+}
+
+bool Client::Connection::joinedRevalidationIsUsable()
+{
+    // Another client's conditional request for the stale object this client
+    // found was answered: it answers this client as its own would have,
+    // logged with Squid 5.7's TCP_CF_REFRESH_* codes. A reply that was not
+    // stored (private, no-store, a HEAD's...) is the other client's alone.
+    auto& tx = *tx_;
+    const auto& reply = *tx.reply->reply();
+    const auto* stored = tx.stale->reply();
+    auto& cache = server_.cache();
+    const auto& settings = server_.settings();
+    const auto now = ::time(nullptr);
+    Http::RequestParser again(tx.requestHead.size() + 1);
+    const auto fields = requestFieldsCopy(again);
+    bool isInm = false;
+    const auto serveStale = [&](const char* code) {
+        tx.resultCode = code;
+        tx.isHit = true; // the body comes from the store
+        tx.reply->removeReader(*this);
+        tx.reply = tx.stale;
+        tx.reply->addReader(*this);
+        tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), now);
+    };
+    if (reply.status == 304 && stored) {
+        // RFC 9111 4.3.4: the client that asked freshened the stored head
+        // already, unless it left before the 304 came
+        if (stored->responseTime != reply.responseTime || stored->requestTime != reply.requestTime) {
+            FreshenStored(*tx.stale, reply);
+            cache.touch(tx.staleKey, *tx.stale);
+        }
+        serveStale("TCP_CF_REFRESH_UNMODIFIED");
+        tx.storedKey = tx.staleKey;
+        tx.notModified = IsNotModified(fields, *tx.reply->reply(), isInm);
+        return true;
+    }
+    if (reply.status >= 500) {
+        // max_stale or stale-if-error (RFC 5861) for this request, as for a lone revalidation
+        const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+        if (stored && Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
+                                           RuleOf(settings.refreshPatternFor(tx.url)), now, maxStale)) {
+            serveStale("TCP_CF_REFRESH_FAIL_OLD");
+            return true;
+        }
+        // the origin's error, as the client that asked gets it (Squid 5.7 shares it too)
+        const auto facts = FactsOf(reply);
+        if (!facts.cc.hasPrivate() && !facts.cc.noStore) {
+            tx.resultCode = "TCP_CF_REFRESH_FAIL_ERR";
+            return true;
+        }
+    } else if (tx.reply->isKept() && cache.findVariant(tx.cacheKey, fields).entry == tx.reply) {
+        // the new reply replaced the stored object (and is what this
+        // request selects from it): read it as it arrives
+        tx.resultCode = "TCP_CF_REFRESH_MODIFIED";
+        tx.notModified = reply.status == 200 && IsNotModified(fields, reply, isInm);
+        return true;
+    }
+    debugs(20, 3, "the shared revalidation of " << tx.url << " cannot answer this request; asking again");
+    fetchAlone();
+    return false;
+}
+
+void Client::Connection::fetchAlone()
+{
+    // collapsed_forwarding: the shared fetch cannot serve this client; its
+    // own request (held since it joined) goes out now
+    auto& tx = *tx_;
     tx.reply->removeReader(*this);
     tx.reply = nullptr;
     tx.isJoiner = false;
     startOwnFetch(std::move(*tx.deferred));
     tx.deferred.reset();
-    return false;
 }
 
 void Client::Connection::refuseOnlyIfCached()
@@ -398,8 +475,15 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
         limits.quickAbortMin = -1; // range_offset_limit none: fetched to the end whatever the client does
     tx.forwarder =
         std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), tx.reply);
-    if (!tx.cacheKey.empty() && settings.collapsedForwarding && !tx.stale)
-        server_.setPendingMiss(tx.cacheKey, tx.reply);
+    tx.fetch = tx.reply;
+    // collapsed_forwarding: others may wait for this fetch until its head
+    // arrives (a revalidation only for a GET: a HEAD's reply has no body to share)
+    if (!tx.cacheKey.empty() && settings.collapsedForwarding) {
+        if (!tx.stale)
+            server_.setPendingMiss(tx.cacheKey, tx.reply);
+        else if (tx.method == Http::Method::Get)
+            server_.setPendingRevalidation(tx.staleKey, tx.stale, tx.reply);
+    }
     tx.forwarder->start();
 }
 
@@ -407,8 +491,7 @@ bool Client::Connection::decideStore()
 {
     auto& tx = *tx_;
     auto& cache = server_.cache();
-    if (server_.pendingMiss(tx.cacheKey) == tx.reply)
-        server_.setPendingMiss(tx.cacheKey, nullptr); // joiners from now on find it in the index
+    server_.forgetPending(tx.fetch, tx.cacheKey, tx.staleKey); // joiners from now on find the index's answer
     const auto& reply = *tx.reply->reply();
     const auto& settings = server_.settings();
     const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
@@ -507,7 +590,7 @@ bool Client::Connection::serveStaleOnError()
     if (!Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, facts,
                               RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale))
         return false;
-    tx.resultCode = "TCP_REFRESH_FAIL_OLD";
+    tx.resultCode = tx.isJoiner ? "TCP_CF_REFRESH_FAIL_OLD" : "TCP_REFRESH_FAIL_OLD";
     tx.isHit = true;
     tx.isDecided = true;
     tx.age = Store::CurrentAge(facts, ::time(nullptr));

@@ -646,11 +646,10 @@ void Client::Connection::noteDataAvailable()
         } else if (tx_->reply->hasFailed() && tx_->isJoiner && tx_->requestFacts.cc.onlyIfCached) {
             refuseOnlyIfCached();
         } else if (tx_->reply->hasFailed() && tx_->isJoiner) {
-            // the shared fetch failed before its head: try on our own
-            tx_->reply->removeReader(*this);
-            tx_->isJoiner = false;
-            startOwnFetch(std::move(*tx_->deferred));
-            tx_->deferred.reset();
+            // the shared fetch failed before its head: a shared revalidation
+            // serves the stale object where a lone one would; else try on our own
+            if (!tx_->stale || !serveStaleOnError())
+                fetchAlone();
         } else if (tx_->reply->hasFailed())
             forwardingFailed();
         else if (tx_->reply->isComplete() && tx_->forwarder)
@@ -884,10 +883,14 @@ void Client::Connection::stopForwarding()
 {
     if (!tx_)
         return;
+    if (tx_->fetch) // collapsed_forwarding: newcomers no longer wait for it
+        server_.forgetPending(tx_->fetch, tx_->cacheKey, tx_->staleKey);
     if (tx_->reply)
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
-    if (tx_->forwarder && tx_->forwarder->isFinishingAlone())
-        server_.adoptFinishing(std::move(tx_->forwarder)); // ... unless it finishes storing the object
+    // ... unless it finishes storing the object, or other clients wait for it
+    if (tx_->forwarder && (tx_->forwarder->isFinishingAlone() ||
+                           (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
+        server_.adoptFinishing(std::move(tx_->forwarder));
     // a small stored object leaves its read block for one that fits it
     if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
         server_.cache().update(tx_->storedKey, *tx_->reply);

@@ -137,6 +137,8 @@ private:
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
+    bool joinedRevalidationIsUsable();
+    void fetchAlone();
     int64_t wholeFetchLimit(const Acl::Checklist& facts) const;
     void refuseOnlyIfCached();
     void startOwnFetch(::Server::Request&& request);
@@ -206,9 +208,10 @@ private:
         Store::EntryRef stale;   ///< a stored object being revalidated, or null
         std::string staleKey;    ///< its full key
         std::string storedKey;   ///< the full key of the stored object this client reads
+        Store::EntryRef fetch;   ///< what this client's forwarder fills (reply may move off it)
         std::optional<::Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
-        bool isJoiner = false;      ///< reading another client's in-flight miss (collapsed_forwarding)
+        bool isJoiner = false;      ///< reading another client's in-flight fetch (collapsed_forwarding)
         bool isHit = false;         ///< served from the store
         bool notModified = false;   ///< a 304 made from the stored reply
         std::optional<int64_t> age; ///< the Age to send

@@ -31,6 +31,7 @@ Client::Server::~Server()
     finishing_.clear();
     pool_.closeAll();
     pendingMisses_.clear();
+    pendingRevalidations_.clear();
     cache_.clear();
 }
 
@@ -74,8 +75,37 @@ void Client::Server::configureForwarding(const Config::Settings& settings, bool 
 
 Store::EntryRef Client::Server::pendingMiss(const std::string& key) const
 {
+    // a fetch that failed has nothing more to tell a new joiner (it would wait forever)
     const auto it = pendingMisses_.find(key);
-    return it == pendingMisses_.end() ? Store::EntryRef() : it->second;
+    return it == pendingMisses_.end() || it->second->hasFailed() ? Store::EntryRef() : it->second;
+}
+
+Store::EntryRef Client::Server::pendingRevalidation(const std::string& fullKey,
+                                                    const Store::EntryRef& stale) const
+{
+    const auto it = pendingRevalidations_.find(fullKey);
+    if (it == pendingRevalidations_.end() || it->second.stale != stale)
+        return Store::EntryRef(); // another object is stored there now
+    const auto& reply = it->second.reply;
+    return reply->hasFailed() || reply->reply() ? Store::EntryRef() : reply;
+}
+
+void Client::Server::setPendingRevalidation(const std::string& fullKey, const Store::EntryRef& stale,
+                                            const Store::EntryRef& reply)
+{
+    pendingRevalidations_[fullKey] = PendingRevalidation{stale, reply};
+}
+
+void Client::Server::forgetPending(const Store::EntryRef& fetch, const std::string& cacheKey,
+                                   const std::string& staleKey)
+{
+    if (!fetch)
+        return;
+    if (const auto it = pendingMisses_.find(cacheKey); it != pendingMisses_.end() && it->second == fetch)
+        pendingMisses_.erase(it);
+    if (const auto it = pendingRevalidations_.find(staleKey);
+        it != pendingRevalidations_.end() && it->second.reply == fetch)
+        pendingRevalidations_.erase(it);
 }
 
 void Client::Server::adoptFinishing(::Server::ForwarderPtr&& forwarder)

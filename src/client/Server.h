@@ -106,6 +106,19 @@ public:
     Store::EntryRef pendingMiss(const std::string& key) const;
     /// registers (entry) or forgets (null) the in-flight miss for key
     void setPendingMiss(const std::string& key, const Store::EntryRef& entry);
+    /// collapsed_forwarding: the conditional request in flight for the stale
+    /// stored object `stale` (stored under fullKey) whose reply head has not
+    /// arrived yet (others may wait for it instead of asking the origin
+    /// themselves), or null
+    Store::EntryRef pendingRevalidation(const std::string& fullKey, const Store::EntryRef& stale) const;
+    /// registers reply as the conditional request in flight for the stale
+    /// object stored under fullKey
+    void setPendingRevalidation(const std::string& fullKey, const Store::EntryRef& stale,
+                                const Store::EntryRef& reply);
+    /// forgets fetch wherever it is registered (a pending miss under
+    /// cacheKey, a pending revalidation under staleKey); others stay
+    void forgetPending(const Store::EntryRef& fetch, const std::string& cacheKey,
+                       const std::string& staleKey);
     /// keeps a forwarder whose clients all left while it finishes storing
     /// its object (quick_abort_*); it is destroyed once done
     void adoptFinishing(::Server::ForwarderPtr&& forwarder);
@@ -124,6 +137,12 @@ private:
         std::unique_ptr<Comm::Listener> listener; ///< the bound socket
     };
 
+    /// a conditional request others may wait for, and the stale object it asks about
+    struct PendingRevalidation {
+        Store::EntryRef stale; ///< the stored object being revalidated
+        Store::EntryRef reply; ///< where the origin's answer goes
+    };
+
     void bindPorts(const Config::Settings& settings, bool isStartup);
     std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
     void giveBackMemory();
@@ -139,9 +158,10 @@ private:
     ::Server::Limits limits_;                                        ///< from the configuration in force
     Store::Index cache_;                                             ///< the memory cache (cache_mem)
     std::unordered_map<std::string, Store::EntryRef> pendingMisses_; ///< see pendingMiss()
-    std::vector<::Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
-    std::vector<std::unique_ptr<Revalidation>> revalidations_;       ///< see startRevalidation()
-    Comm::Timer reapTimer_;                                          ///< destroys finished ones
+    std::unordered_map<std::string, PendingRevalidation> pendingRevalidations_; ///< see pendingRevalidation()
+    std::vector<::Server::ForwarderPtr> finishing_;                             ///< see adoptFinishing()
+    std::vector<std::unique_ptr<Revalidation>> revalidations_;                  ///< see startRevalidation()
+    Comm::Timer reapTimer_;                                                     ///< destroys finished ones
     void reapFinishing();
     std::shared_ptr<const Config::Settings> settings_;
     std::unique_ptr<Log::AccessLog> accessLog_;

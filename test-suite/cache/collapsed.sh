@@ -130,6 +130,46 @@ expect "collapsed on, private: distinct replies (none shared)" "$sizes" $CLIENTS
 expect "collapsed on, private: origin requests" "$n" $CLIENTS
 pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct reply of its own"
 
+# on, the client whose request went to the origin resets its connection
+# (SO_LINGER 0) before the reply head: the fetch goes on for the client that
+# joined it, which gets the whole reply (it waited forever before). Nobody
+# is left to store that reply, so the joiner then fetches it again for itself
+# (Squid 5.7 stores it and the joiner reads it: one origin request)
+mark
+script cfrst "cc=max-age=60&s=1000&t=${SLOW}s"
+python3 - "$PORT" "$(url cfrst)" <<'EOF2' &
+import socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
+time.sleep(0.6)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+EOF2
+first=$!
+sleep 0.3
+get cfrst
+wait "$first"
+expect "collapsed on, the first client reset: joiner's status" "$CODE" 200
+expect "collapsed on, the first client reset: joiner's body" "$(body_sha)" "$(pattern_sha 1000)"
+expect "collapsed on, the first client reset: origin requests" "$(seen_count cfrst)" \
+    "$([ -n "$CACHE_TEST_SQUID" ] && echo 1 || echo 2)"
+pass_if_ok "collapsed_forwarding on: a shared fetch goes on for its joiners when the first client resets"
+
+# on, a fetch that fails before its head (the origin closes without a
+# reply, on a new connection: no retry) answers its client with the error;
+# the next request asks the origin again instead of waiting on the failed
+# fetch (Squid 5.7 tries again at once, and its first client gets the 200)
+cache_stop
+cache_start "collapsed_forwarding on"
+mark
+script cffail "fail=empty" "cc=max-age=60&s=1000"
+get cffail
+[ -n "$CACHE_TEST_SQUID" ] || expect "collapsed on, a failed fetch: status" "$CODE" 502
+get cffail
+expect "collapsed on, after a failed fetch: status" "$CODE" 200
+expect "collapsed on, after a failed fetch: body" "$(body_sha)" "$(pattern_sha 1000)"
+pass_if_ok "collapsed_forwarding on: a request after a failed fetch is not left waiting on it"
+
 # off: every client is its own origin request
 cache_stop
 cache_start "collapsed_forwarding off"
