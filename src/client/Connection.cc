@@ -668,9 +668,11 @@ void Client::Connection::startStreaming()
         decideStore(); // may switch to the stored reply (a revalidation)
     if (isOwner)
         invalidateAfterUnsafe();
-    if (isOwner && tx_->wholeForRange && !tx_->rangeStatus && !requestIsHead_) {
-        // the ranges of the whole object fetched for them (the request's own
-        // bytes may be gone: its fields are parsed again from its copy)
+    // the ranges of the whole object fetched for them, or of the stored
+    // object a revalidation (shared or not) chose to serve (the request's own
+    // bytes may be gone: its fields are parsed again from its copy)
+    const bool servesStale = tx_->stale && tx_->reply == tx_->stale && !tx_->notModified;
+    if (((isOwner && tx_->wholeForRange) || servesStale) && !tx_->rangeStatus && !requestIsHead_) {
         Http::RequestParser again(tx_->requestHead.size() + 1);
         planRanges(*tx_->reply, requestFieldsCopy(again));
     }

@@ -33,6 +33,23 @@ expect "If-Range match: status" "$CODE" 206
 expect "Range: origin requests" "$(seen_count r1)" 1
 pass_if_ok "Range, multipart/byteranges, 416 and If-Range from the stored object, no origin request"
 
+# --- Range on a stale object: the 304 makes it fresh, the ranges come from it
+mark
+script r2 "cc=max-age=0&etag=%22r2%22&s=100000" "status=304&etag=%22r2%22&cc=max-age=60" "status=500"
+get r2
+get r2 -r 10-19
+expect "stale, 304: status" "$CODE" 206
+expect "stale, 304: Content-Range" "$(header Content-Range)" "bytes 10-19/100000"
+expect "stale, 304: bytes" "$(head -c 64 "$T/body")" "$("$ORIGIN" --print-body 100000 | head -c 20 | tail -c 10)"
+expect "stale, 304: access.log" "$(log_code r2 2)" TCP_REFRESH_UNMODIFIED/206
+expect "stale, 304: origin requests" "$(seen_count r2)" 2
+expect "stale, 304: If-None-Match sent" "$(seen_field r2 2 If-None-Match)" '"r2"'
+get r2 -r 0-4,99990-
+expect "fresh again, two ranges: status" "$CODE" 206
+expect "fresh again: access.log" "$(log_code r2 3)" TCP_MEM_HIT/206
+expect "fresh again: origin requests" "$(seen_count r2)" 2
+pass_if_ok "Range on a stale object: revalidated, then 206 from the stored body (TCP_REFRESH_UNMODIFIED/206)"
+
 # --- stale-while-revalidate: stale at once, revalidated in the background
 mark
 script w1 "cc=max-age=0,%20stale-while-revalidate=60&etag=%22w%22&s=100" "status=304&etag=%22w%22&cc=max-age=60"

@@ -387,6 +387,7 @@ public:
     /// child that drops CAP_IPC_LOCK's effect by lowering its limit as a non-root user
     void failedLockKeepsNoArena()
     {
+#if !defined(CUTTLE_SANITIZERS) // AddressSanitizer makes mlock() succeed without locking anything
         const pid_t child = ::fork();
         CPPUNIT_ASSERT(child >= 0);
         if (child == 0) {
@@ -408,6 +409,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(child, ::waitpid(child, &status, 0));
         CPPUNIT_ASSERT(WIFEXITED(status));
         CPPUNIT_ASSERT_EQUAL(0, WEXITSTATUS(status));
+#endif
     }
 
     /// DefaultPool() returns the same pool on one thread
