@@ -15,6 +15,7 @@
 #include <string>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(CUTTLE_SANITIZERS)
 #include <sanitizer/asan_interface.h>
@@ -51,6 +52,12 @@ void BlockPool::reserveArena(size_t bytes, bool lock)
     const size_t size = (bytes + MaxBlockSize - 1) / MaxBlockSize * MaxBlockSize;
     if (size == 0)
         return;
+    // populating more than the machine has would end in the OOM killer, not an error
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0 && size / uint64_t(pageSize) >= uint64_t(pages))
+        Throw("cannot lock " + std::to_string(size) + " bytes of memory: the machine has " +
+              std::to_string(uint64_t(pages) * uint64_t(pageSize)) + " bytes in all");
     void* p =
         ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED)

@@ -59,6 +59,7 @@ class TestBlockPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(arenaBlocksComeBackWhateverTheCaps);
     CPPUNIT_TEST(exhaustedArenaFallsBackToSystem);
     CPPUNIT_TEST(secondArenaIsRefused);
+    CPPUNIT_TEST(arenaOverPhysicalMemoryIsRefused);
     CPPUNIT_TEST(failedLockKeepsNoArena);
     CPPUNIT_TEST(freeBlockIsPoisonedUnderSanitizers);
     CPPUNIT_TEST_SUITE_END();
@@ -380,6 +381,21 @@ public:
         pool.reserveArena(4 * MB, false);
         CPPUNIT_ASSERT_THROW(pool.reserveArena(4 * MB, false), TextException);
         CPPUNIT_ASSERT_EQUAL(size_t(4 * MB), pool.arenaBytes());
+    }
+
+    /// an arena as large as the machine's memory is refused before anything
+    /// is mapped (populating it would end in the OOM killer)
+    void arenaOverPhysicalMemoryIsRefused()
+    {
+        Sbuf::BlockPool pool;
+        const size_t physical = size_t(::sysconf(_SC_PHYS_PAGES)) * size_t(::sysconf(_SC_PAGESIZE));
+        try {
+            pool.reserveArena(physical, false);
+            CPPUNIT_FAIL("an arena of all the machine's memory was made");
+        } catch (const TextException& e) {
+            CPPUNIT_ASSERT(std::string(e.what()).find("bytes in all") != std::string::npos);
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(0), pool.arenaBytes());
     }
 
     /// a lock the system refuses (RLIMIT_MEMLOCK of 0 for an unprivileged
