@@ -50,6 +50,8 @@ std::optional<Store::BodyWriter::Result> Store::BodyWriter::writeOnce(int fd, co
         offered += iov[i].iov_len;
     for (;;) {
         const ssize_t r = ::writev(fd, iov, int(n));
+        if (r >= 0 || errno != EINTR)
+            ++writes_;
         if (r >= 0) {
             took = uint64_t(r);
             written_ += took;
@@ -84,7 +86,8 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
         // them and as far as the body has arrived (an object in flight)
         size_t s = segment_;
         uint64_t done = segmentDone_;
-        while (s < segments_.size() && n + 1 < IOV_MAX) {
+        uint64_t budget = maxBytes_ ? maxBytes_ : UINT64_MAX; // body bytes this writev may still carry
+        while (s < segments_.size() && n + 1 < IOV_MAX && budget > 0) {
             const auto& seg = segments_[s];
             if (!seg.text.empty()) {
                 push(iov, n, seg.text.data() + done, seg.text.size() - done);
@@ -96,8 +99,9 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
                 if (held) {
                     Sbuf::Cursor at;
                     at.seek(body, from);
-                    n += at.gather(body, iov + n, IOV_MAX - n - 1, std::min(want, held), &got);
+                    n += at.gather(body, iov + n, IOV_MAX - n - 1, std::min({want, held, budget}), &got);
                 }
+                budget -= got;
                 if (got < want)
                     break; // the rest of this piece goes in the next writev, or when it arrives
             }
@@ -171,7 +175,7 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
     chunkHeadSize_ = chunkHeadOffset_ = 0;
     chunkTailOffset_ = 2;
     lastChunkOffset_ = 0;
-    written_ = bodyWritten_ = 0;
+    written_ = bodyWritten_ = writes_ = 0;
     errno_ = 0;
 }
 

@@ -88,6 +88,17 @@ public:
     bool isHeadWritten() const { return headOffset_ >= head_.size(); }
     /// errno of a failed write, 0 otherwise
     int error() const { return errno_; }
+    /// writev calls that took bytes or blocked (a retry after EINTR is not one)
+    uint64_t writeCount() const { return writes_; }
+    /// The default bound on the body bytes of one writev. Measured (a 512 MiB
+    /// memory hit to curl on loopback, medians of 3 x 6 fetches): writes of up
+    /// to 1 MiB move 4.8 GB/s at 0.21 CPU-s/GB, unbounded ones (30 MB a call
+    /// on average, as far as the receiver's window goes) 4.1 GB/s at 0.24;
+    /// 256 KiB and 512 KiB cost more syscalls than they save, 2 MiB is a little
+    /// slower. A bounded write leaves the socket's lock and the copy's bytes in
+    /// the cache between calls; it is still about 1,000 writes per GB.
+    static constexpr size_t DefaultMaxBytesPerWrite = 1024 * 1024;
+
     /// limits each writev to maxBytes body bytes (0: no limit)
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
@@ -116,7 +127,8 @@ private:
     size_t lastChunkOffset_ = 0; ///< bytes of the last-chunk written
     uint64_t written_ = 0;
     uint64_t bodyWritten_ = 0;
-    size_t maxBytes_ = 0;
+    uint64_t writes_ = 0;                       ///< see writeCount()
+    size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
     int errno_ = 0;
 };
 

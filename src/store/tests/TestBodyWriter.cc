@@ -120,6 +120,8 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(segmentsInterleaveTextAndBodyRanges);
     CPPUNIT_TEST(segmentsOfABodyInFlightWaitAndLeadTheCursor);
     CPPUNIT_TEST(segmentsPastAShortBodyAreAnError);
+    CPPUNIT_TEST(eachWriteCarriesAtMostTheDefaultBound);
+    CPPUNIT_TEST(segmentWritesCarryAtMostTheBound);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -133,6 +135,71 @@ public:
         std::string got;
         p.drain(got);
         CPPUNIT_ASSERT_EQUAL(std::string("HTTP/1.1 204 No Content\r\n\r\n"), got);
+    }
+
+    /// a sink that takes everything at once (a regular file), so that only
+    /// the writer bounds a writev; its contents afterwards
+    struct FileSink {
+        FileSink()
+        {
+            char name[] = "/tmp/cuttle-bodywriter.XXXXXX";
+            fd = ::mkstemp(name);
+            CPPUNIT_ASSERT(fd >= 0);
+            ::unlink(name);
+        }
+        ~FileSink() { ::close(fd); }
+        std::string contents() const
+        {
+            std::string out(size_t(::lseek(fd, 0, SEEK_END)), '\0');
+            CPPUNIT_ASSERT_EQUAL(ssize_t(out.size()), ::pread(fd, out.data(), out.size(), 0));
+            return out;
+        }
+        int fd = -1;
+    };
+
+    /// a complete 3 MiB + 5 body in 1 MiB blocks goes out in writes of at
+    /// most DefaultMaxBytesPerWrite body bytes: 4 of them, not one
+    void eachWriteCarriesAtMostTheDefaultBound()
+    {
+        static_assert(Store::BodyWriter::DefaultMaxBytesPerWrite == 1024 * 1024);
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 30);
+        e->setKept(true);
+        for (int i = 0; i < 3; ++i)
+            appendPattern(pool, *e, 1024 * 1024);
+        appendPattern(pool, *e, 5);
+        e->complete();
+        for (const size_t bound : {size_t(0), Store::BodyWriter::DefaultMaxBytesPerWrite}) {
+            FileSink sink;
+            Store::BodyWriter w;
+            w.start("H\r\n\r\n", Store::BodyWriter::Framing::Raw, *e);
+            if (!bound)
+                w.setMaxBytesPerWrite(0); // no bound: one writev
+            CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Done);
+            CPPUNIT_ASSERT_EQUAL(uint64_t(bound ? 4 : 1), w.writeCount());
+            CPPUNIT_ASSERT(sink.contents() == "H\r\n\r\n" + pattern(3 * 1024 * 1024 + 5));
+        }
+    }
+
+    /// a Range reply's pieces obey the same bound, a piece spanning writes
+    void segmentWritesCarryAtMostTheBound()
+    {
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 30);
+        e->setKept(true);
+        for (int i = 0; i < 10; ++i)
+            appendPattern(pool, *e, 10000);
+        e->complete();
+        FileSink sink;
+        Store::BodyWriter w;
+        w.startSegments("H\r\n\r\n", {{"", 5000, 60000}, {"--x\r\n", 0, 0}, {"", 90000, 10000}}, *e);
+        w.setMaxBytesPerWrite(25000);
+        CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Done);
+        // 70,000 body bytes, 25,000 a write at most: 3 writes
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), w.writeCount());
+        const auto all = pattern(100000);
+        CPPUNIT_ASSERT(sink.contents() ==
+                       "H\r\n\r\n" + all.substr(5000, 60000) + "--x\r\n" + all.substr(90000));
     }
 
     void rawBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Raw); }
