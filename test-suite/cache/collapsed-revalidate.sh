@@ -59,16 +59,7 @@ client() {
 }
 # resetter ID : a client that asks for /s/ID and resets the connection
 # (SO_LINGER 0) 0.6 s later, before the reply
-resetter() {
-    python3 - "$PORT" "$(url "$1")" <<'EOF2'
-import socket, struct, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
-time.sleep(0.6)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-s.close()
-EOF2
-}
+resetter() { reset_after "$(url "$1")" 0.6; }
 # overlap ID N [CURL ARGS] : client 1 asks for /s/ID, and 0.3 s later (while
 # its request waits at the origin) clients 2..N at once, client N with CURL
 # ARGS; with FIRST=reset, client 1 is a resetter

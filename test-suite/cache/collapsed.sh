@@ -137,14 +137,7 @@ pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct 
 # (Squid 5.7 stores it and the joiner reads it: one origin request)
 mark
 script cfrst "cc=max-age=60&s=1000&t=${SLOW}s"
-python3 - "$PORT" "$(url cfrst)" <<'EOF2' &
-import socket, struct, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
-time.sleep(0.6)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-s.close()
-EOF2
+reset_after "$(url cfrst)" 0.6 &
 first=$!
 sleep 0.3
 get cfrst

@@ -202,3 +202,16 @@ expect_miss() {
 
 # cache_log_says REGEX : the store decisions cache.log has (debug section 20)
 cache_log_about() { grep -E "$1" "$T/cache.log" 2>/dev/null | tail -n 5; }
+
+# reset_after URL SECONDS : a client that asks the proxy for URL and resets
+# the connection (SO_LINGER 0) SECONDS later, before the reply
+reset_after() {
+    python3 - "$PORT" "$1" "$2" <<'EOF'
+import socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
+time.sleep(float(sys.argv[3]))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+EOF
+}
