@@ -382,19 +382,9 @@ bool Client::Connection::joinedRevalidationIsUsable()
     const auto& reply = *tx.reply->reply();
     const auto* stored = tx.stale->reply();
     auto& cache = server_.cache();
-    const auto& settings = server_.settings();
-    const auto now = ::time(nullptr);
     Http::RequestParser again(tx.requestHead.size() + 1);
     const auto fields = requestFieldsCopy(again);
     bool isInm = false;
-    const auto serveStale = [&](const char* code) {
-        tx.resultCode = code;
-        tx.isHit = true; // the body comes from the store
-        tx.reply->removeReader(*this);
-        tx.reply = tx.stale;
-        tx.reply->addReader(*this);
-        tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), now);
-    };
     if (reply.status == 304 && stored) {
         // RFC 9111 4.3.4: the client that asked freshened the stored head
         // already, unless it left before the 304 came
@@ -402,17 +392,15 @@ bool Client::Connection::joinedRevalidationIsUsable()
             FreshenStored(*tx.stale, reply);
             cache.touch(tx.staleKey, *tx.stale);
         }
-        serveStale("TCP_CF_REFRESH_UNMODIFIED");
+        switchToStale("TCP_CF_REFRESH_UNMODIFIED");
         tx.storedKey = tx.staleKey;
         tx.notModified = IsNotModified(fields, *tx.reply->reply(), isInm);
         return true;
     }
     if (reply.status >= 500) {
         // max_stale or stale-if-error (RFC 5861) for this request, as for a lone revalidation
-        const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-        if (stored && Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
-                                           RuleOf(settings.refreshPatternFor(tx.url)), now, maxStale)) {
-            serveStale("TCP_CF_REFRESH_FAIL_OLD");
+        if (mayServeStaleOnError()) {
+            switchToStale("TCP_CF_REFRESH_FAIL_OLD");
             return true;
         }
         // the origin's error, as the client that asked gets it (Squid 5.7 shares it too)
@@ -503,12 +491,7 @@ bool Client::Connection::decideStore()
             FreshenStored(*tx.stale, reply);
             cache.touch(tx.staleKey, *tx.stale);
             tx.storedKey = tx.staleKey;
-            tx.resultCode = "TCP_REFRESH_UNMODIFIED";
-            tx.isHit = true; // the body comes from the store, as Squid's X-Cache says
-            tx.reply->removeReader(*this);
-            tx.reply = tx.stale;
-            tx.reply->addReader(*this);
-            tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), ::time(nullptr));
+            switchToStale("TCP_REFRESH_UNMODIFIED");
             Http::RequestParser again(tx.requestHead.size() + 1);
             bool isInm = false;
             tx.notModified = IsNotModified(requestFieldsCopy(again), *tx.reply->reply(), isInm);
@@ -517,16 +500,8 @@ bool Client::Connection::decideStore()
         if (reply.status >= 500) {
             // a 5xx is forwarded (TCP_REFRESH_FAIL_ERR, as Squid 5.7) unless
             // max_stale or stale-if-error (RFC 5861) lets the stored object answer
-            const auto staleFacts = FactsOf(*stored);
-            const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-            if (Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, staleFacts, rule,
-                                     ::time(nullptr), maxStale)) {
-                tx.resultCode = "TCP_REFRESH_FAIL_OLD";
-                tx.isHit = true;
-                tx.reply->removeReader(*this);
-                tx.reply = tx.stale;
-                tx.reply->addReader(*this);
-                tx.age = Store::CurrentAge(staleFacts, ::time(nullptr));
+            if (mayServeStaleOnError()) {
+                switchToStale("TCP_REFRESH_FAIL_OLD");
                 return true;
             }
             tx.resultCode = "TCP_REFRESH_FAIL_ERR";
@@ -581,24 +556,35 @@ bool Client::Connection::serveStaleOnError()
     // the origin could not be reached to revalidate: RFC 5861 stale-if-error
     // and Squid's max_stale may let the stored object answer
     auto& tx = *tx_;
-    const auto* stored = tx.stale->reply();
+    if (!mayServeStaleOnError())
+        return false;
+    switchToStale(tx.isJoiner ? "TCP_CF_REFRESH_FAIL_OLD" : "TCP_REFRESH_FAIL_OLD");
+    tx.isDecided = true;
+    startStreaming();
+    return true;
+}
+
+bool Client::Connection::mayServeStaleOnError() const
+{
+    const auto& tx = *tx_;
+    const auto* stored = tx.stale ? tx.stale->reply() : nullptr;
     if (!stored)
         return false;
     const auto& settings = server_.settings();
-    const auto facts = FactsOf(*stored);
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-    if (!Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, facts,
-                              RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale))
-        return false;
-    tx.resultCode = tx.isJoiner ? "TCP_CF_REFRESH_FAIL_OLD" : "TCP_REFRESH_FAIL_OLD";
-    tx.isHit = true;
-    tx.isDecided = true;
-    tx.age = Store::CurrentAge(facts, ::time(nullptr));
+    return bool(Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
+                                     RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale));
+}
+
+void Client::Connection::switchToStale(const char* resultCode)
+{
+    auto& tx = *tx_;
+    tx.resultCode = resultCode;
+    tx.isHit = true; // the body comes from the store, as Squid's X-Cache says
     tx.reply->removeReader(*this);
     tx.reply = tx.stale;
     tx.reply->addReader(*this);
-    startStreaming();
-    return true;
+    tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), ::time(nullptr));
 }
 
 void Client::Connection::invalidateAfterUnsafe()

@@ -138,6 +138,11 @@ private:
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
     bool joinedRevalidationIsUsable();
+    /// whether stale-if-error (RFC 5861) or max_stale lets the stale stored
+    /// object answer this request now that its revalidation failed
+    bool mayServeStaleOnError() const;
+    /// serves the stale stored object instead of the fetch's reply, logged resultCode
+    void switchToStale(const char* resultCode);
     void fetchAlone();
     int64_t wholeFetchLimit(const Acl::Checklist& facts) const;
     void refuseOnlyIfCached();
