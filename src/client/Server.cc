@@ -139,10 +139,7 @@ void Client::Server::reapFinishing()
 
 void Client::Server::setPendingMiss(const std::string& key, const Store::EntryRef& entry)
 {
-    if (entry)
-        pendingMisses_[key] = entry;
-    else
-        pendingMisses_.erase(key);
+    pendingMisses_[key] = entry;
 }
 
 void Client::Server::configure(std::shared_ptr<const Config::Settings> settings, bool isStartup)

@@ -104,7 +104,7 @@ public:
     /// collapsed_forwarding: the in-flight miss for key whose reply head has
     /// not arrived yet (others may join it), or null
     Store::EntryRef pendingMiss(const std::string& key) const;
-    /// registers (entry) or forgets (null) the in-flight miss for key
+    /// registers entry as the in-flight miss for key (forgetPending() forgets it)
     void setPendingMiss(const std::string& key, const Store::EntryRef& entry);
     /// collapsed_forwarding: the conditional request in flight for the stale
     /// stored object `stale` (stored under fullKey) whose reply head has not
