@@ -406,6 +406,12 @@ void Client::Connection::serveManager(const std::string& path)
         body += "arena_bytes: " + std::to_string(stats.arenaBytes) + "\n";
         body += "arena_carved_bytes: " + std::to_string(stats.arenaCarvedBytes) + "\n";
         body += "arena_free_bytes: " + std::to_string(stats.arenaFreeBytes) + "\n";
+        body += "page_reserve_bytes: " + std::to_string(stats.reserveBytes) + "\n";
+        body += "page_reserve_ready_bytes: " + std::to_string(stats.reserveReadyBytes) + "\n";
+        body += "page_reserve_chunks_made: " + std::to_string(stats.reserve.chunksMade) + "\n";
+        body += "page_reserve_chunks_taken: " + std::to_string(stats.reserve.chunksTaken) + "\n";
+        body += "page_reserve_takes_missed: " + std::to_string(stats.reserve.takesMissed) + "\n";
+        body += "page_reserve_chunks_dropped: " + std::to_string(stats.reserve.chunksDropped) + "\n";
         body += "body_copies: " + std::to_string(copies.bodyCopies) + "\n";
         body += "body_bytes_copied: " + std::to_string(copies.bodyBytesCopied) + "\n";
         body += "origin_connections_idle: " + std::to_string(server_.originPool().idleCount()) + "\n";

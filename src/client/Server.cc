@@ -189,8 +189,11 @@ void Client::Server::configureMemory(const Config::Settings& settings, bool isSt
                              << " bytes of memory for cache_mem "
                                 "(shared_memory_locking)");
         }
-        return;
     }
+    // a locked arena was populated whole at start: nothing to populate ahead
+    pool.setPageReserve(pool.arenaBytes() > 0 ? 0 : settings.memoryPopulateAhead);
+    if (isStartup)
+        return;
     // the arena is made once: mapping and locking a new one under objects in
     // use would need both at once (Squid's shared memory also waits for a restart)
     const bool wanted = settings.sharedMemoryLocking && settings.cacheMem > 0;

@@ -1023,6 +1023,16 @@ const std::vector<Directive> Table = {
      "cuttle does not start. A change takes effect at the next start. Off, as in Squid, takes memory as "
      "objects arrive.",
      OnOffHandler<&Settings::sharedMemoryLocking>, false},
+    {"memory_populate_ahead", "SIZE", "16 MB", nullptr, "memoryPopulateAhead",
+     "cuttle's own: how much memory a helper thread keeps mapped and populated ahead of need, so that the "
+     "event loop reads a large object being kept into pages that are already there instead of faulting "
+     "each one in itself (a fresh page costs a fault and a zeroing, and on a virtual machine often a fault "
+     "in the host). It starts once this many bytes of blocks of 64 KB and up are in use (so streams that "
+     "recycle a few blocks under read_ahead_gap hold no reserve) and gives the memory back after a second "
+     "without demand; at most this much plus 4 MB is held ahead. 0 turns it "
+     "off; with shared_memory_locking on it is off too, as cache_mem was populated at start. Takes effect at "
+     "once on a reconfigure.",
+     SizeHandler<&Settings::memoryPopulateAhead>, false},
     {"maximum_object_size_in_memory", "SIZE", "512 KB", nullptr, "maximumObjectSizeInMemory",
      "Objects larger than this are not kept in the memory cache; their bodies are released as soon as every "
      "client has been sent them.",

@@ -36,6 +36,7 @@ BlockPool::~BlockPool()
 {
     for (size_t i = 0; i < ClassCount; ++i)
         shrinkFreeList(i, 0);
+    dropReserveChunk();
     if (!arenaBase_)
         return;
     // blocks of the arena still in use are the caller's bug: leak the arena
@@ -84,6 +85,51 @@ char* BlockPool::carveArena(size_t classIndex)
     return block;
 }
 
+void BlockPool::setPageReserve(size_t bytes)
+{
+    if (bytes == pageReserveBytes())
+        return;
+    dropReserveChunk();
+    reserve_.reset();
+    if (bytes > 0)
+        reserve_ = std::make_unique<PageReserve>(bytes);
+}
+
+char* BlockPool::carveReserve(size_t classIndex)
+{
+    const size_t csize = ClassSize(classIndex);
+    if (!reserve_ || !IsMapped(classIndex))
+        return nullptr;
+    if (reserveLeft_ < csize) {
+        // Only memory that grows is worth populating ahead: a stream that
+        // recycles a few blocks under flow control (read_ahead_gap) must not
+        // hold a reserve beside them, so the reserve waits until the blocks
+        // of the mapped classes in use are as many bytes as it is.
+        if (mappedBytesInUse() < reserve_->bytes())
+            return nullptr;
+        // the classes are powers of two no larger than a chunk, so a chunk
+        // left short is one a larger class came to after smaller ones
+        dropReserveChunk();
+        reserveNext_ = reserve_->take();
+        if (!reserveNext_)
+            return nullptr;
+        reserveLeft_ = PageReserve::ChunkSize;
+    }
+    char* block = reserveNext_;
+    reserveNext_ += csize;
+    reserveLeft_ -= csize;
+    stats_[classIndex].bytesMapped += csize;
+    return block;
+}
+
+void BlockPool::dropReserveChunk()
+{
+    if (reserveLeft_ > 0)
+        (void)::munmap(reserveNext_, reserveLeft_);
+    reserveNext_ = nullptr;
+    reserveLeft_ = 0;
+}
+
 size_t BlockPool::ClassIndex(size_t size)
 {
     Must2(size <= MaxBlockSize, "a block of " + std::to_string(size) +
@@ -120,6 +166,9 @@ char* BlockPool::allocate(size_t size)
         CUTTLE_UNPOISON(block, csize);
     } else if ((block = carveArena(ci))) {
         // populated at start-up: no fault, no zeroing
+    } else if ((block = carveReserve(ci))) {
+        // populated by the reserve's thread: no fault here
+        ++st.systemAllocations;
     } else {
         block = systemAllocate(ci);
         ++st.systemAllocations;
@@ -184,14 +233,24 @@ size_t BlockPool::arenaFreeBytes() const
     return bytes;
 }
 
-size_t BlockPool::freeMappedBytes() const
+size_t BlockPool::sumOfMappedClasses(uint64_t ClassStats::*field) const
 {
     size_t bytes = 0;
     for (size_t i = 0; i < ClassCount; ++i) {
         if (IsMapped(i))
-            bytes += stats_[i].bytesFree;
+            bytes += stats_[i].*field;
     }
     return bytes;
+}
+
+size_t BlockPool::mappedBytesInUse() const
+{
+    return sumOfMappedClasses(&ClassStats::bytesInUse);
+}
+
+size_t BlockPool::freeMappedBytes() const
+{
+    return sumOfMappedClasses(&ClassStats::bytesFree);
 }
 
 void BlockPool::setMaxFreeMappedBytes(size_t bytes)
@@ -235,6 +294,11 @@ BlockPool::Stats BlockPool::stats() const
     all.arenaBytes = arenaSize_;
     all.arenaCarvedBytes = arenaCarved_;
     all.arenaFreeBytes = arenaFreeBytes();
+    if (reserve_) {
+        all.reserve = reserve_->stats();
+        all.reserveBytes = reserve_->bytes();
+        all.reserveReadyBytes = all.reserve.readyBytes + reserveLeft_;
+    }
     return all;
 }
 

@@ -28,10 +28,12 @@
 #pragma once
 
 #include "sbuf/forward.h"
+#include "sbuf/PageReserve.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace Sbuf {
 
@@ -88,7 +90,10 @@ public:
         ClassStats total;                              ///< sums over all classes
         uint64_t arenaBytes = 0;                       ///< the arena's size (0: none)
         uint64_t arenaCarvedBytes = 0;                 ///< bytes of the arena carved into blocks so far
-        uint64_t arenaFreeBytes = 0; ///< bytes of carved arena blocks on the arena free lists
+        uint64_t arenaFreeBytes = 0;    ///< bytes of carved arena blocks on the arena free lists
+        uint64_t reserveBytes = 0;      ///< the page reserve's target (0: none)
+        uint64_t reserveReadyBytes = 0; ///< populated bytes of the reserve not carved yet
+        PageReserve::Stats reserve;     ///< the page reserve's counters
     };
 
     /// a pool whose free list of each class holds at most
@@ -129,6 +134,8 @@ public:
     /// class has no free block (one is always kept, so a steady stream of one
     /// block size does not map and unmap per block)
     void setMaxFreeMappedBytes(size_t bytes);
+    /// bytes of blocks of the mapped classes (64 KB and up) handed out
+    size_t mappedBytesInUse() const;
     /// bytes of free blocks of the mapped classes (64 KB and up), arena blocks aside
     size_t freeMappedBytes() const;
 
@@ -150,6 +157,16 @@ public:
         return arenaBase_ && block >= arenaBase_ && block < arenaBase_ + arenaSize_;
     }
 
+    /// has a helper thread keep about bytes of populated memory ready for the
+    /// mapped classes (PageReserve); 0 turns it off. Once the mapped classes
+    /// have at least that many bytes in use, blocks that neither a free list
+    /// nor the arena can give are carved from the reserve's chunks when one
+    /// is ready (below that, the reserve is not asked: a stream recycling a
+    /// few blocks starts no thread and holds no reserve).
+    void setPageReserve(size_t bytes);
+    /// the page reserve's target in bytes (0: none)
+    size_t pageReserveBytes() const { return reserve_ ? reserve_->bytes() : 0; }
+
     /// statistics of one class
     const ClassStats& classStats(size_t classIndex) const { return stats_[classIndex]; }
     /// statistics of every class and their totals
@@ -168,6 +185,9 @@ private:
 
     char* systemAllocate(size_t classIndex);
     char* carveArena(size_t classIndex);
+    char* carveReserve(size_t classIndex);
+    size_t sumOfMappedClasses(uint64_t ClassStats::*field) const;
+    void dropReserveChunk();
     void systemRelease(char* block, size_t classIndex);
     void shrinkFreeList(size_t classIndex, size_t keep);
 
@@ -179,8 +199,11 @@ private:
     size_t arenaSize_ = 0;                                  ///< the arena's size
     size_t arenaCarved_ = 0;                                ///< bytes carved from the front so far
     bool arenaLocked_ = false;                              ///< whether mlock() holds the arena
-    std::array<ClassStats, ClassCount> stats_{};            ///< per-class statistics
-    CopyStats copyStats_;                                   ///< body copies counted on this loop
+    std::unique_ptr<PageReserve> reserve_;                  ///< populated memory made ahead; null: none
+    char* reserveNext_ = nullptr;                ///< the next byte to carve of the reserve chunk in use
+    size_t reserveLeft_ = 0;                     ///< bytes left in that chunk
+    std::array<ClassStats, ClassCount> stats_{}; ///< per-class statistics
+    CopyStats copyStats_;                        ///< body copies counted on this loop
 };
 
 /// The calling thread's pool (one per event loop thread), created on first use

@@ -82,6 +82,12 @@ cache_stop() {
     cuttle_stop
 }
 
+# counter NAME : a value from the manager's counters page (empty if none)
+counter() {
+    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
+        tr -d '\r' | awk -F': *' -v n="$1" '$1 == n {print $2; exit}'
+}
+
 # url ID : the URL of the scripted resource ID
 url() { echo "http://127.0.0.1:$OPORT/s/$1"; }
 

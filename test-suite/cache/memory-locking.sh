@@ -16,11 +16,6 @@ origin_start
 # rss_kb / locked_kb : the proxy's VmRSS / VmLck in KB
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$CUTTLE_PID/status"; }
 locked_kb() { awk '/^VmLck:/ {print $2}' "/proc/$CUTTLE_PID/status"; }
-# counter NAME : a value from the manager's counters page (empty if none)
-counter() {
-    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
-        tr -d '\r' | awk -F': *' -v n="$1" '$1 == n {print $2; exit}'
-}
 sanitized() { grep -q __asan_init "$CUTTLE" 2>/dev/null; }
 
 # -k parse takes the directive as cuttle's own (no "not implemented" warning)
@@ -45,6 +40,7 @@ cache_start "cache_mem 16 MB" "maximum_object_size_in_memory 8 MB" "shared_memor
     "request_buffer_size 256 KB" "http_access allow localhost manager"
 expect "on: arena_bytes" "$(counter arena_bytes)" 16777216
 expect "on: arena_carved_bytes before any object" "$(counter arena_carved_bytes)" 0
+expect "on: page_reserve_bytes (nothing to populate ahead)" "$(counter page_reserve_bytes)" 0
 expect_match "on: cache.log" "$(cache_log_about 'Locked [0-9]+ bytes')" 'Locked 16777216 bytes of memory for cache_mem'
 # (AddressSanitizer makes mlock() do nothing)
 sanitized || expect "on: VmLck (KB)" "$(locked_kb)" 16384

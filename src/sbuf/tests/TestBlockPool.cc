@@ -11,12 +11,15 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +38,24 @@ size_t residentBytes()
             return std::stoul(line.substr(6)) * 1024; // the value is in kB
     }
     return 0;
+}
+
+/// waits up to 10 s for the pool's page reserve to hold bytes ready
+bool reserveReady(Sbuf::BlockPool& pool, uint64_t bytes)
+{
+    for (int i = 0; i < 2000; ++i) {
+        if (pool.stats().reserve.readyBytes == bytes)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+/// whether the page at p is mapped (mincore fails with ENOMEM when not)
+bool isMapped(char* p)
+{
+    unsigned char v = 0;
+    return ::mincore(p, 1, &v) == 0;
 }
 
 } // namespace
@@ -61,6 +82,11 @@ class TestBlockPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(secondArenaIsRefused);
     CPPUNIT_TEST(arenaOverPhysicalMemoryIsRefused);
     CPPUNIT_TEST(failedLockKeepsNoArena);
+    CPPUNIT_TEST(reserveWaitsForGrowth);
+    CPPUNIT_TEST(mappedClassesAreCarvedFromReadyChunks);
+    CPPUNIT_TEST(smallClassesNeverTakeFromReserve);
+    CPPUNIT_TEST(largerClassLeavesChunkTailToSystem);
+    CPPUNIT_TEST(reserveCanBeTurnedOff);
     CPPUNIT_TEST(freeBlockIsPoisonedUnderSanitizers);
     CPPUNIT_TEST_SUITE_END();
 
@@ -462,10 +488,129 @@ public:
 #endif
     }
 
+    /// below the reserve's size in mapped blocks in use, the reserve is not
+    /// asked (no take(), so no thread): a stream recycling a few blocks holds
+    /// no reserve
+    void reserveWaitsForGrowth()
+    {
+        Sbuf::BlockPool pool(0);
+        pool.setPageReserve(4 * MB);
+        std::vector<char*> blocks;
+        for (int i = 0; i < 4; ++i) {
+            blocks.push_back(pool.allocate(MB)); // the 4th: 3 MB in use before it
+            pool.release(pool.allocate(256 * 1024), 256 * 1024);
+        }
+        auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.takesMissed + st.reserve.chunksTaken);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.chunksMade);
+        char* fifth = pool.allocate(MB); // 4 MB in use: the reserve is asked
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().reserve.takesMissed);
+        blocks.push_back(fifth);
+        for (char* b : blocks)
+            pool.release(b, MB);
+    }
+
+    /// with a page reserve and the pool grown to its size, a mapped class is
+    /// carved from a ready chunk, in order from its front, once the helper
+    /// has one; before that (the first take() never waits) the block is
+    /// mapped from the system as without it
+    void mappedClassesAreCarvedFromReadyChunks()
+    {
+        Sbuf::BlockPool pool;
+        pool.setPageReserve(4 * MB);
+        CPPUNIT_ASSERT_EQUAL(size_t(4 * MB), pool.pageReserveBytes());
+        std::vector<char*> early = allocateMegabytes(pool, 5); // the 5th asks the reserve
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().reserve.takesMissed);
+        CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
+        char* first = pool.allocate(MB);
+        char* second = pool.allocate(MB);
+        CPPUNIT_ASSERT(second == first + MB);
+        const auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.reserve.chunksTaken);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(7), st.perClass[classOf(MB)].systemAllocations);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(7 * MB), st.perClass[classOf(MB)].bytesMapped);
+        CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(6 * MB), pool.stats().reserveReadyBytes); // 2 MB left in the chunk
+        early.push_back(first);
+        early.push_back(second);
+        for (char* b : early)
+            pool.release(b, MB);
+        pool.trim();
+        CPPUNIT_ASSERT(!isMapped(first));
+        CPPUNIT_ASSERT(!isMapped(second));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.bytesMapped);
+    }
+
+    /// blocks under 64 KB come from operator new: the reserve is not asked
+    /// however many are in use
+    void smallClassesNeverTakeFromReserve()
+    {
+        Sbuf::BlockPool pool;
+        pool.setPageReserve(4 * MB);
+        std::vector<char*> small;
+        for (int i = 0; i < 160; ++i)
+            small.push_back(pool.allocate(32 * 1024)); // 5 MB
+        const auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.takesMissed + st.reserve.chunksTaken);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.chunksMade);
+        for (char* b : small)
+            pool.release(b, 32 * 1024);
+    }
+
+    /// a class larger than what is left of the chunk in use takes a new
+    /// chunk, and the old chunk's tail goes back to the system at once
+    void largerClassLeavesChunkTailToSystem()
+    {
+        Sbuf::BlockPool pool;
+        pool.setPageReserve(8 * MB);
+        std::vector<char*> blocks = allocateMegabytes(pool, 9); // starts the helper
+        CPPUNIT_ASSERT(reserveReady(pool, 8 * MB));
+        char* one = pool.allocate(MB);
+        CPPUNIT_ASSERT(isMapped(one + MB)); // the chunk's tail, not carved yet
+        char* four = pool.allocate(4 * MB);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().reserve.chunksTaken);
+        CPPUNIT_ASSERT(!isMapped(one + MB));
+        CPPUNIT_ASSERT(!isMapped(one + 3 * MB));
+        CPPUNIT_ASSERT(four != one + MB);
+        std::memset(four, 'x', 4 * MB);
+        blocks.push_back(one);
+        for (char* b : blocks)
+            pool.release(b, MB);
+        pool.release(four, 4 * MB);
+    }
+
+    /// setPageReserve(0) ends the helper and its memory: blocks are mapped
+    /// from the system again
+    void reserveCanBeTurnedOff()
+    {
+        Sbuf::BlockPool pool;
+        pool.setPageReserve(4 * MB);
+        std::vector<char*> blocks = allocateMegabytes(pool, 5);
+        CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
+        pool.setPageReserve(0);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), pool.pageReserveBytes());
+        const auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserveBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserveReadyBytes);
+        char* block = pool.allocate(2 * MB);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.classStats(classOf(2 * MB)).systemAllocations);
+        pool.release(block, 2 * MB);
+        for (char* b : blocks)
+            pool.release(b, MB);
+    }
+
 private:
     static size_t classOf(size_t size)
     {
         return Sbuf::BlockPool::ClassIndex(size);
+    }
+    /// n blocks of 1 MB from pool
+    static std::vector<char*> allocateMegabytes(Sbuf::BlockPool& pool, int n)
+    {
+        std::vector<char*> blocks;
+        for (int i = 0; i < n; ++i)
+            blocks.push_back(pool.allocate(MB));
+        return blocks;
     }
 };
 

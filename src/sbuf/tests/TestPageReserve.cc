@@ -1,0 +1,228 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "sbuf/PageReserve.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace {
+
+using Sbuf::PageReserve;
+constexpr size_t MB = 1024 * 1024;
+
+/// polls check every 5 ms for up to 10 s; whether it came true
+bool eventually(const std::function<bool()>& check)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!check()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+/// whether every page of [p, p + size) is resident (mincore)
+bool isResident(char* p, size_t size)
+{
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> v((size + page - 1) / page);
+    if (::mincore(p, size, v.data()) != 0)
+        return false;
+    for (unsigned char c : v) {
+        if (!(c & 1))
+            return false;
+    }
+    return true;
+}
+
+/// the thread ids of this process
+std::vector<std::string> threadIds()
+{
+    std::vector<std::string> ids;
+    if (DIR* d = ::opendir("/proc/self/task")) {
+        while (const dirent* e = ::readdir(d)) {
+            if (e->d_name[0] != '.')
+                ids.emplace_back(e->d_name);
+        }
+        ::closedir(d);
+    }
+    return ids;
+}
+
+/// the SigBlk mask of one of this process's threads, as /proc shows it
+std::string blockedSignals(const std::string& tid)
+{
+    std::ifstream status("/proc/self/task/" + tid + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("SigBlk:", 0) == 0)
+            return line.substr(line.find_first_not_of(" \t", 7));
+    }
+    return "";
+}
+
+} // namespace
+
+/// Tests of Sbuf::PageReserve.
+class TestPageReserve : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestPageReserve);
+    CPPUNIT_TEST(sizeIsWholeChunks);
+    CPPUNIT_TEST(noThreadBeforeFirstTake);
+    CPPUNIT_TEST(firstTakeStartsTheHelper);
+    CPPUNIT_TEST(takenChunkIsPopulated);
+    CPPUNIT_TEST(takesAreRefilled);
+    CPPUNIT_TEST(idleReserveGivesMemoryBack);
+    CPPUNIT_TEST(helperBlocksEverySignal);
+    CPPUNIT_TEST(destructorEndsTheHelper);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    /// the target is rounded up to whole chunks, one at least
+    void sizeIsWholeChunks()
+    {
+        CPPUNIT_ASSERT_EQUAL(PageReserve::ChunkSize, PageReserve(0).bytes());
+        CPPUNIT_ASSERT_EQUAL(PageReserve::ChunkSize, PageReserve(1).bytes());
+        CPPUNIT_ASSERT_EQUAL(4 * PageReserve::ChunkSize, PageReserve(16 * MB).bytes());
+        CPPUNIT_ASSERT_EQUAL(5 * PageReserve::ChunkSize, PageReserve(16 * MB + 1).bytes());
+    }
+
+    /// a reserve no one took from has no thread and no memory
+    void noThreadBeforeFirstTake()
+    {
+        const size_t threads = threadIds().size();
+        PageReserve reserve(8 * MB);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        CPPUNIT_ASSERT_EQUAL(threads, threadIds().size());
+        const auto st = reserve.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.chunksMade);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.readyBytes);
+    }
+
+    /// the first take() finds nothing (it never waits), starts the helper,
+    /// which fills the reserve to its target and no further
+    void firstTakeStartsTheHelper()
+    {
+        const size_t threads = threadIds().size();
+        PageReserve reserve(8 * MB);
+        CPPUNIT_ASSERT(reserve.take() == nullptr);
+        CPPUNIT_ASSERT_EQUAL(threads + 1, threadIds().size());
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().readyBytes == 8 * MB; }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto st = reserve.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.chunksMade);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.takesMissed);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.chunksTaken);
+    }
+
+    /// a taken chunk is ChunkSize bytes whose every page is resident
+    /// already, writable, and the caller's to unmap in pieces
+    void takenChunkIsPopulated()
+    {
+        PageReserve reserve(4 * MB);
+        (void)reserve.take();
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().readyBytes == 4 * MB; }));
+        char* chunk = reserve.take();
+        CPPUNIT_ASSERT(chunk != nullptr);
+        CPPUNIT_ASSERT(isResident(chunk, PageReserve::ChunkSize));
+        std::memset(chunk, 'x', PageReserve::ChunkSize);
+        CPPUNIT_ASSERT_EQUAL(0, ::munmap(chunk, MB));
+        CPPUNIT_ASSERT_EQUAL(0, ::munmap(chunk + MB, PageReserve::ChunkSize - MB));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), reserve.stats().chunksTaken);
+    }
+
+    /// every take() wakes the helper, which makes the reserve whole again
+    void takesAreRefilled()
+    {
+        PageReserve reserve(8 * MB);
+        (void)reserve.take();
+        std::vector<char*> taken;
+        for (int i = 0; i < 6; ++i) {
+            CPPUNIT_ASSERT(eventually([&] { return reserve.stats().readyBytes == 8 * MB; }));
+            char* chunk = reserve.take();
+            CPPUNIT_ASSERT(chunk != nullptr);
+            taken.push_back(chunk);
+        }
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().readyBytes == 8 * MB; }));
+        const auto st = reserve.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(6), st.chunksTaken);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(8), st.chunksMade);
+        for (size_t i = 0; i < taken.size(); ++i) {
+            for (size_t j = i + 1; j < taken.size(); ++j)
+                CPPUNIT_ASSERT(taken[i] != taken[j]);
+            (void)::munmap(taken[i], PageReserve::ChunkSize);
+        }
+    }
+
+    /// with no take() for the idle time, the ready chunks go back to the
+    /// system; the next take() starts the filling again
+    void idleReserveGivesMemoryBack()
+    {
+        PageReserve reserve(8 * MB, 100);
+        (void)reserve.take();
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().chunksMade == 2; }));
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().chunksDropped == 2; }));
+        auto st = reserve.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.readyBytes);
+        CPPUNIT_ASSERT(reserve.take() == nullptr);
+        CPPUNIT_ASSERT(eventually([&] { return reserve.stats().chunksMade == 4; }));
+    }
+
+    /// the helper blocks every signal, so the loop's signalfd gets them all;
+    /// the caller's own mask is what it was
+    void helperBlocksEverySignal()
+    {
+        const auto before = threadIds();
+        const std::string mine = blockedSignals(std::to_string(::gettid()));
+        PageReserve reserve(4 * MB);
+        (void)reserve.take();
+        std::string helper;
+        for (const auto& tid : threadIds()) {
+            bool known = false;
+            for (const auto& b : before)
+                known = known || b == tid;
+            if (!known)
+                helper = tid;
+        }
+        CPPUNIT_ASSERT(!helper.empty());
+        const std::string mask = blockedSignals(helper);
+        // every signal the kernel lets a thread block (SIGKILL and SIGSTOP
+        // are never blocked); the glibc-internal ones vary, SIGINT..SIGTERM do not
+        CPPUNIT_ASSERT_MESSAGE(mask, mask.size() == 16);
+        const unsigned long bits = std::stoul(mask, nullptr, 16);
+        for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD})
+            CPPUNIT_ASSERT_MESSAGE(mask, bits & (1UL << (sig - 1)));
+        CPPUNIT_ASSERT_EQUAL(mine, blockedSignals(std::to_string(::gettid())));
+    }
+
+    /// destroying a reserve whose helper is filling ends the thread and
+    /// leaves no thread behind
+    void destructorEndsTheHelper()
+    {
+        const size_t threads = threadIds().size();
+        {
+            PageReserve reserve(64 * MB);
+            (void)reserve.take();
+        }
+        CPPUNIT_ASSERT_EQUAL(threads, threadIds().size());
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestPageReserve);
