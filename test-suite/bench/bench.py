@@ -993,7 +993,7 @@ class Bench:
     def cache_big(self, cache):
         size = self.sweep_size
         log(
-            "6b. a %s object: a miss that stores, then two hits (and cuttle's uncached rate), %d rounds, targets alternated, each started afresh"
+            "6b. a %s object: a miss that stores, then two hits (and cuttle's uncached rate before and after the miss), %d rounds, targets alternated, each started afresh"
             % (short_size(size), self.rounds)
         )
         nonce = int(time.time() * 1000) % 100000000
@@ -1007,6 +1007,9 @@ class Bench:
                     t.start()
                     fetches = [("miss", CACHEABLE), ("hit", CACHEABLE), ("hit2", CACHEABLE)]
                     if t.key.startswith("cuttle"):
+                        # the miss bracketed by uncached fetches: the round's
+                        # miss / uncached compares fetches seconds apart
+                        fetches[1:1] = [("uncached2", "cc=no-store")]
                         fetches.insert(0, ("uncached", "cc=no-store"))
                     line = []
                     for kind, cc in fetches:
@@ -1025,9 +1028,9 @@ class Bench:
                     shutil.rmtree(t.tmp, ignore_errors=True)
         big = []
         for key, label in labels.items():
-            for kind in ("uncached", "miss", "hit", "hit2"):
+            for kind in ("uncached", "miss", "uncached2", "hit", "hit2"):
                 rs = results.get((key, kind))
-                if rs is None and not (kind == "uncached" and not key.startswith("cuttle")):
+                if rs is None and not (kind.startswith("uncached") and not key.startswith("cuttle")):
                     rs = []
                 if rs is None:
                     continue
