@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <system_error>
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -37,8 +38,18 @@ PageReserve::~PageReserve()
 
 char* PageReserve::take()
 {
-    if (!helper_.joinable())
-        startHelper();
+    if (!helper_.joinable()) {
+        if (helperFailed_)
+            return nullptr;
+        try {
+            startHelper();
+        } catch (const std::system_error&) {
+            // no thread to be had (RLIMIT_NPROC, say): the pool maps its own
+            // blocks, as with no reserve at all
+            helperFailed_ = true;
+            return nullptr;
+        }
+    }
     char* chunk = nullptr;
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -20,7 +20,8 @@
 /// without waiting (nullptr when there is none: the pool then maps its own
 /// block as before, so the reserve can only help) and wakes the helper to
 /// make another. The helper starts at the first take(), so a pool that never
-/// maps memory from the system has no thread, and gives every ready chunk
+/// asks has no thread (and when the system refuses a thread, take() gives
+/// nothing, as with no reserve), and gives every ready chunk
 /// back when no take() came for a second, so an idle proxy's RSS is
 /// what its objects hold. The helper blocks every signal: the loop's
 /// signalfd must see them all.
@@ -32,7 +33,8 @@
 ///                                    idle for a second: munmap all ready
 ///
 /// Threading: take() and stats() are for one thread (the pool's); the
-/// helper touches only the ready list, under the mutex.
+/// helper touches only the ready list, the flags and the counters, under
+/// the mutex.
 
 #pragma once
 
@@ -84,7 +86,8 @@ private:
 
     const size_t chunks_;             ///< how many chunks the helper keeps ready
     const unsigned idleMilliseconds_; ///< how long ready chunks wait for a take()
-    std::mutex mutex_;                ///< guards everything below
+    bool helperFailed_ = false;       ///< the thread could not be made: take() gives nothing
+    std::mutex mutex_;                ///< guards everything below but helper_
     std::condition_variable wake_;    ///< take() and the destructor signal the helper
     std::vector<char*> ready_;        ///< populated chunks, none taken yet
     bool stopping_ = false;           ///< the destructor asks the helper to end

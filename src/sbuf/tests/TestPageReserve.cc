@@ -20,6 +20,8 @@
 
 #include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -92,6 +94,7 @@ class TestPageReserve : public CppUnit::TestFixture {
     CPPUNIT_TEST(idleReserveGivesMemoryBack);
     CPPUNIT_TEST(helperBlocksEverySignal);
     CPPUNIT_TEST(destructorEndsTheHelper);
+    CPPUNIT_TEST(refusedThreadGivesNothing);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -222,6 +225,36 @@ public:
             (void)reserve.take();
         }
         CPPUNIT_ASSERT_EQUAL(threads, threadIds().size());
+    }
+
+    /// when the system refuses the thread (RLIMIT_NPROC here), take() gives
+    /// nothing and throws nothing, then and after; checked in a child process
+    void refusedThreadGivesNothing()
+    {
+        const pid_t child = ::fork();
+        CPPUNIT_ASSERT(child >= 0);
+        if (child == 0) {
+            if (::geteuid() == 0 && ::setuid(65534) != 0) // root's capabilities ignore the limit
+                ::_exit(4);
+            struct rlimit zero = {0, 0};
+            if (::setrlimit(RLIMIT_NPROC, &zero) != 0)
+                ::_exit(3);
+            try {
+                PageReserve reserve(4 * MB);
+                for (int i = 0; i < 3; ++i) {
+                    if (reserve.take() != nullptr)
+                        ::_exit(1);
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                ::_exit(reserve.stats().chunksMade == 0 ? 0 : 2);
+            } catch (...) {
+                ::_exit(5);
+            }
+        }
+        int status = 0;
+        CPPUNIT_ASSERT_EQUAL(child, ::waitpid(child, &status, 0));
+        CPPUNIT_ASSERT(WIFEXITED(status));
+        CPPUNIT_ASSERT_EQUAL(0, WEXITSTATUS(status));
     }
 };
 
