@@ -458,38 +458,31 @@ def cache_section(d, w, not_measured, pngs):
                 "",
             ]
         )
-    rows.append(
-        [
-            "MB/s, %s miss that stores" % human_size(c["big"]),
-            fmt(big_mbps("cuttle", "miss")),
-            fmt(big_mbps("squid", "miss")),
-            fmt(big_mbps("ats", "miss")),
-            ratio(big_mbps("cuttle", "miss"), big_mbps("squid", "miss")),
-            ratio(big_mbps("cuttle", "miss"), big_mbps("ats", "miss")),
-            ">= 0.90x the uncached rate; each round's miss / its uncached fetches: **%s**; medians' ratio %s (uncached %s MB/s)"
-            % (paired("cuttle"), ratio(big_mbps("cuttle", "miss"), big_mbps("cuttle", "uncached")), fmt(big_mbps("cuttle", "uncached"))),
-            met(paired_median("cuttle"), 0.9),
-        ]
-    )
-    if big_mbps("cuttle-locked", "miss") is not None:
-        rows.append(
-            [
-                "MB/s, %s miss that stores, cuttle with `shared_memory_locking on`" % human_size(c["big"]),
-                fmt(big_mbps("cuttle-locked", "miss")),
-                "",
-                "",
-                ratio(big_mbps("cuttle-locked", "miss"), big_mbps("squid", "miss")),
-                ratio(big_mbps("cuttle-locked", "miss"), big_mbps("ats", "miss")),
-                ">= 0.90x the uncached rate; each round's miss / its uncached fetches: **%s**; medians' ratio %s (uncached %s MB/s); x cuttle's default uncached: %s"
-                % (
-                    paired("cuttle-locked"),
-                    ratio(big_mbps("cuttle-locked", "miss"), big_mbps("cuttle-locked", "uncached")),
-                    fmt(big_mbps("cuttle-locked", "uncached")),
-                    ratio(big_mbps("cuttle-locked", "miss"), big_mbps("cuttle", "uncached")),
-                ),
-                met(paired_median("cuttle-locked"), 0.9),
-            ]
+    def storing_miss_row(target, label, others):
+        """The storing-miss target of one cuttle configuration; others: whether
+        the Squid and Traffic Server columns show their misses."""
+        miss, uncached = big_mbps(target, "miss"), big_mbps(target, "uncached")
+        target_text = ">= 0.90x the uncached rate; each round's miss / its uncached fetches: **%s**; medians' ratio %s (uncached %s MB/s)" % (
+            paired(target),
+            ratio(miss, uncached),
+            fmt(uncached),
         )
+        if target != "cuttle":
+            target_text += "; x cuttle's default uncached: %s" % ratio(miss, big_mbps("cuttle", "uncached"))
+        return [
+            "MB/s, %s miss that stores%s" % (human_size(c["big"]), label),
+            fmt(miss),
+            fmt(big_mbps("squid", "miss")) if others else "",
+            fmt(big_mbps("ats", "miss")) if others else "",
+            ratio(miss, big_mbps("squid", "miss")),
+            ratio(miss, big_mbps("ats", "miss")),
+            target_text,
+            met(paired_median(target), 0.9),
+        ]
+
+    rows.append(storing_miss_row("cuttle", "", True))
+    if big_mbps("cuttle-locked", "miss") is not None:
+        rows.append(storing_miss_row("cuttle-locked", ", cuttle with `shared_memory_locking on`", False))
     r = quot(big_mbps("cuttle", "memory hit"), big_mbps("squid", "memory hit"))
     rows.append(
         [
