@@ -149,7 +149,8 @@ Config::Units::Result Config::Units::ParseSize(const std::vector<std::string>& w
         // Squid takes the word after the number as its unit, whatever it is
         r.why = "unknown size unit '" + words[pos] + "' (use bytes, KB, MB or GB)";
         return r;
-    } else {
+    } else if (whole != 0 || fraction != 0) {
+        // Squid's parseBytesLine() has no word for a unitless 0
         r.warning = "no unit on the size '" + word + "', assuming bytes";
     }
     if (!Scale(whole, fraction, factor, bytes)) {

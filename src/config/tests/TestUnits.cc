@@ -97,6 +97,11 @@ public:
         CPPUNIT_ASSERT(r.warning.find("assuming bytes") != std::string::npos);
         size({"4", "KB"}, &r);
         CPPUNIT_ASSERT(r.warning.empty());
+        // a bare 0 is 0 whatever the unit: Squid says nothing of it
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), size({"0"}, &r));
+        CPPUNIT_ASSERT(r.warning.empty());
+        size({"0.0"}, &r);
+        CPPUNIT_ASSERT(r.warning.empty());
     }
 
     void gluedSizeIsAnErrorThatShowsTheTwoWordForm()
