@@ -178,6 +178,16 @@ void Client::Server::configure(std::shared_ptr<const Config::Settings> settings,
         bindPorts(*settings_, isStartup);
 }
 
+uint64_t Client::Server::PopulateAhead(const Config::Settings& settings)
+{
+    if (settings.memoryPopulateAhead)
+        return *settings.memoryPopulateAhead;
+    // auto: room for one object of the largest size kept, in whole chunks
+    // (objects under a chunk cost few fresh pages: no thread for them)
+    const uint64_t largest = std::min(settings.maximumObjectSizeInMemory, settings.cacheMem);
+    return largest / Sbuf::PageReserve::ChunkSize * Sbuf::PageReserve::ChunkSize;
+}
+
 void Client::Server::configureMemory(const Config::Settings& settings, bool isStartup)
 {
     auto& pool = Sbuf::DefaultPool();
@@ -191,7 +201,7 @@ void Client::Server::configureMemory(const Config::Settings& settings, bool isSt
         }
     }
     // a locked arena was populated whole at start: nothing to populate ahead
-    pool.setPageReserve(pool.arenaBytes() > 0 ? 0 : settings.memoryPopulateAhead);
+    pool.setPageReserve(pool.arenaBytes() > 0 ? 0 : PopulateAhead(settings), settings.cacheMem);
     if (isStartup)
         return;
     // the arena is made once: mapping and locking a new one under objects in

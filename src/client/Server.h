@@ -148,8 +148,11 @@ private:
     void giveBackMemory();
 
     void configureForwarding(const Config::Settings& settings, bool isStartup);
-    /// shared_memory_locking: the block pool's arena, made at start-up only
+    /// shared_memory_locking: the block pool's arena, made at start-up only;
+    /// memory_populate_ahead: its page reserve
     void configureMemory(const Config::Settings& settings, bool isStartup);
+    /// the bytes memory_populate_ahead asks for (auto worked out)
+    static uint64_t PopulateAhead(const Config::Settings& settings);
 
     Comm::Loop& loop_;
     ::Server::Pool pool_;                                            ///< idle origin connections

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <regex.h>
 #include <string>
 #include <vector>
@@ -135,12 +136,12 @@ struct Settings {
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start
-    uint64_t memoryPopulateAhead = 0; ///< memory_populate_ahead, bytes (0: off)
-    uint64_t maximumObjectSizeInMemory = 0; ///< bytes
-    uint64_t readAheadGap = 0;              ///< bytes
-    BufferSize requestBufferSize;           ///< stream block size
-    uint64_t requestHeaderMaxSize = 0;      ///< bytes
-    uint64_t replyHeaderMaxSize = 0;        ///< bytes
+    std::optional<uint64_t> memoryPopulateAhead; ///< memory_populate_ahead, bytes (0: off; none: auto)
+    uint64_t maximumObjectSizeInMemory = 0;      ///< bytes
+    uint64_t readAheadGap = 0;                   ///< bytes
+    BufferSize requestBufferSize;                ///< stream block size
+    uint64_t requestHeaderMaxSize = 0;           ///< bytes
+    uint64_t replyHeaderMaxSize = 0;             ///< bytes
 
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes

@@ -85,14 +85,31 @@ char* BlockPool::carveArena(size_t classIndex)
     return block;
 }
 
-void BlockPool::setPageReserve(size_t bytes)
+void BlockPool::setPageReserve(size_t bytes, size_t ceiling)
 {
-    if (bytes == pageReserveBytes())
+    reserveCeiling_ = ceiling;
+    if (bytes == pageReserveBytes()) {
+        updateReserveRoom();
         return;
+    }
     dropReserveChunk();
     reserve_.reset();
-    if (bytes > 0)
-        reserve_ = std::make_unique<PageReserve>(bytes);
+    if (bytes == 0)
+        return;
+    reserve_ = std::make_unique<PageReserve>(bytes, reserveRoom());
+    reserve_->start();
+}
+
+size_t BlockPool::reserveRoom() const
+{
+    const size_t held = sumOfMappedClasses(&ClassStats::bytesMapped) + reserveLeft_;
+    return reserveCeiling_ > held ? reserveCeiling_ - held : 0;
+}
+
+void BlockPool::updateReserveRoom()
+{
+    if (reserve_)
+        reserve_->setRoom(reserveRoom());
 }
 
 char* BlockPool::carveReserve(size_t classIndex)
@@ -101,12 +118,6 @@ char* BlockPool::carveReserve(size_t classIndex)
     if (!reserve_ || !IsMapped(classIndex))
         return nullptr;
     if (reserveLeft_ < csize) {
-        // Only memory that grows is worth populating ahead: a stream that
-        // recycles a few blocks under flow control (read_ahead_gap) must not
-        // hold a reserve beside them, so the reserve waits until the blocks
-        // of the mapped classes in use are as many bytes as it is.
-        if (mappedBytesInUse() < reserve_->bytes())
-            return nullptr;
         // the classes are powers of two no larger than a chunk, so a chunk
         // left short is one a larger class came to after smaller ones
         dropReserveChunk();
@@ -114,6 +125,8 @@ char* BlockPool::carveReserve(size_t classIndex)
         if (!reserveNext_)
             return nullptr;
         reserveLeft_ = PageReserve::ChunkSize;
+        // the chunk is the pool's now: less room for the ready ones
+        updateReserveRoom();
     }
     char* block = reserveNext_;
     reserveNext_ += csize;
@@ -315,6 +328,7 @@ char* BlockPool::systemAllocate(size_t classIndex)
     if (p == MAP_FAILED)
         throw std::bad_alloc();
     stats_[classIndex].bytesMapped += csize;
+    updateReserveRoom();
     return static_cast<char*>(p);
 }
 
@@ -330,6 +344,7 @@ void BlockPool::systemRelease(char* block, size_t classIndex)
     // better to do with an error than to keep the accounting honest
     if (::munmap(block, csize) == 0)
         stats_[classIndex].bytesMapped -= csize;
+    updateReserveRoom();
 }
 
 void BlockPool::shrinkFreeList(size_t classIndex, size_t keep)

@@ -158,12 +158,12 @@ public:
     }
 
     /// has a helper thread keep about bytes of populated memory ready for the
-    /// mapped classes (PageReserve); 0 turns it off. Once the mapped classes
-    /// have at least that many bytes in use, blocks that neither a free list
-    /// nor the arena can give are carved from the reserve's chunks when one
-    /// is ready (below that, the reserve is not asked: a stream recycling a
-    /// few blocks starts no thread and holds no reserve).
-    void setPageReserve(size_t bytes);
+    /// mapped classes (PageReserve), made while the loop is quiet, and never
+    /// so much that the pool's mapped memory (blocks in use and free) and the
+    /// ready chunks together pass ceiling; 0 bytes turns it off. Blocks that
+    /// neither the arena nor a free list can give are carved from the
+    /// reserve's chunks when one is ready. Starts the helper thread.
+    void setPageReserve(size_t bytes, size_t ceiling);
     /// the page reserve's target in bytes (0: none)
     size_t pageReserveBytes() const { return reserve_ ? reserve_->bytes() : 0; }
 
@@ -186,6 +186,8 @@ private:
     char* systemAllocate(size_t classIndex);
     char* carveArena(size_t classIndex);
     char* carveReserve(size_t classIndex);
+    size_t reserveRoom() const;
+    void updateReserveRoom();
     size_t sumOfMappedClasses(uint64_t ClassStats::*field) const;
     void dropReserveChunk();
     void systemRelease(char* block, size_t classIndex);
@@ -200,8 +202,9 @@ private:
     size_t arenaCarved_ = 0;                                ///< bytes carved from the front so far
     bool arenaLocked_ = false;                              ///< whether mlock() holds the arena
     std::unique_ptr<PageReserve> reserve_;                  ///< populated memory made ahead; null: none
-    char* reserveNext_ = nullptr;                ///< the next byte to carve of the reserve chunk in use
-    size_t reserveLeft_ = 0;                     ///< bytes left in that chunk
+    size_t reserveCeiling_ = 0;   ///< mapped bytes held plus the reserve's ready ones stay under this
+    char* reserveNext_ = nullptr; ///< the next byte to carve of the reserve chunk in use
+    size_t reserveLeft_ = 0;      ///< bytes left in that chunk
     std::array<ClassStats, ClassCount> stats_{}; ///< per-class statistics
     CopyStats copyStats_;                        ///< body copies counted on this loop
 };

@@ -1,74 +1,81 @@
 #!/bin/sh
 # memory_populate_ahead: a helper thread keeps memory mapped and populated
-# ahead of the event loop's need. By default (16 MB) a stream that recycles a
-# few blocks (an uncacheable 64 MB object) starts no thread; once 16 MB of
-# large blocks are in use (a kept 32 MB object) the thread starts and fills
-# the reserve, and a kept object read afterwards is carved from its chunks (the counters page shows
-# the chunks taken; the object is served whole, then hit); after a second
-# without demand the ready memory goes back. 0 has no thread and no reserve,
-# and a reconfigure to 0 ends the thread at once. -k parse takes the
-# directive and rejects a bad size with file:line.
+# ahead of the event loop's need, made only while the proxy is quiet. auto
+# (the default) is maximum_object_size_in_memory, at most cache_mem, in whole
+# 4 MB chunks: with Squid's 512 KB that is nothing and no thread; with 64 MB
+# the reserve fills right after start, before any request. A kept 32 MB object
+# is then carved from its chunks (the counters page shows them taken; the
+# object is served whole, then hit), and the reserve fills again once the
+# proxy is quiet, never past cache_mem with what the cache holds. A size
+# sets the reserve whatever the objects; 0 has no thread, and a reconfigure
+# to 0 ends it at once. -k parse takes SIZE and auto, and rejects a bad
+# value with file:line.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
 origin_start
 
+MB=1048576
 threads() { ls "/proc/$CUTTLE_PID/task" | wc -l | tr -d ' '; }
 ready_at_least() { [ "$(counter page_reserve_ready_bytes)" -ge "$1" ] 2>/dev/null; }
 ready_at_most() { [ "$(counter page_reserve_ready_bytes)" -le "$1" ] 2>/dev/null; }
 has_threads() { [ "$(threads)" = "$1" ]; }
 
-cuttle_conf "memory_populate_ahead 32 MB" "http_access allow localhost"
-out=$("$CUTTLE" -k parse -f "$T/squid.conf" 2>&1) || bad "-k parse refused memory_populate_ahead 32 MB: $out"
-case "$out" in *memory_populate_ahead*) bad "-k parse says of memory_populate_ahead: $out" ;; esac
+for value in "32 MB" auto 0; do
+    cuttle_conf "memory_populate_ahead $value" "http_access allow localhost"
+    out=$("$CUTTLE" -k parse -f "$T/squid.conf" 2>&1) || bad "-k parse refused memory_populate_ahead $value: $out"
+    case "$out" in *memory_populate_ahead*) bad "-k parse says of memory_populate_ahead $value: $out" ;; esac
+done
 cuttle_conf "memory_populate_ahead lots"
 out=$("$CUTTLE" -k parse -f "$T/squid.conf" 2>&1) && bad "-k parse accepted memory_populate_ahead lots"
-expect_match "-k parse of a bad size" "$out" 'squid.conf:7: '
-pass_if_ok "-k parse: memory_populate_ahead SIZE"
+expect_match "-k parse of a bad size" "$out" 'squid.conf:7: .*memory_populate_ahead'
+pass_if_ok "-k parse: memory_populate_ahead SIZE|auto"
 
-# the default: 16 MB, no thread while the blocks in use stay few
+# auto with Squid's default 512 KB objects: no reserve, no thread
+mark
+cache_start "cache_mem 128 MB" "http_access allow localhost manager"
+expect "auto, 512 KB objects: page_reserve_bytes" "$(counter page_reserve_bytes)" 0
+script small "cc=max-age=60&s=200k"
+get small
+expect_miss "small, first" small 1 TCP_MISS/200 "$(pattern_sha 200k)"
+get small
+expect_hit "small, again" small 2 "$(pattern_sha 200k)"
+expect "auto, 512 KB objects: threads" "$(threads)" 1
+pass_if_ok "auto with 512 KB objects: no reserve and no thread"
+
+# auto with 64 MB objects: 64 MB populated right after start, before any request
 # (fixed 1 MB reads: every block of a body is of a mapped class)
 mark
 cache_start "cache_mem 128 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
     "http_access allow localhost manager"
-expect "default: page_reserve_bytes" "$(counter page_reserve_bytes)" 16777216
-script stream "cc=no-store&s=64m"
-get stream
-expect "stream: body sha256" "$(body_sha)" "$(pattern_sha 64m)"
-expect "stream: threads" "$(threads)" 1
-expect "stream: page_reserve_chunks_made" "$(counter page_reserve_chunks_made)" 0
-pass_if_ok "an uncacheable 64 MB stream starts no thread and holds no reserve"
+expect "auto, 64 MB objects: page_reserve_bytes" "$(counter page_reserve_bytes)" $((64 * MB))
+wait_until "$(scaled 10)" ready_at_least $((64 * MB)) ||
+    bad "the reserve did not fill: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+expect "auto: threads with the reserve" "$(threads)" 2
+expect "auto: nothing taken before a request" "$(counter page_reserve_chunks_taken)" 0
+pass_if_ok "auto with 64 MB objects: 64 MB populated at start, by a second thread"
 
+# a kept object is read into the ready chunks, and served whole
 mark
 SHA=$(pattern_sha 32m)
+made0=$(counter page_reserve_chunks_made)
 script big1 "cc=max-age=60&s=32m"
 get big1
 expect_miss "big1, first" big1 1 TCP_MISS/200 "$SHA"
-wait_until "$(scaled 10)" ready_at_least 16777216 ||
-    bad "the reserve did not fill: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
-expect "default: threads with the reserve" "$(threads)" 2
-pass_if_ok "a kept 32 MB object starts the helper, which fills 16 MB"
+taken=$(counter page_reserve_chunks_taken)
+[ "$taken" -ge 7 ] 2>/dev/null || bad "page_reserve_chunks_taken $taken for a kept 32 MB object"
+get big1
+expect_hit "big1, again" big1 2 "$SHA"
+expect "big1: origin requests" "$(seen_count big1)" 1
+pass_if_ok "a kept 32 MB object is read into populated chunks ($taken taken) and hit"
 
-# a kept object read now comes from the ready chunks, and is served whole
+# quiet again: the reserve is made whole (128 MB holds 32 MB of object and 64 ready)
 mark
-taken0=$(counter page_reserve_chunks_taken)
-script big2 "cc=max-age=60&s=32m"
-get big2
-expect_miss "big2, first" big2 1 TCP_MISS/200 "$SHA"
-taken1=$(counter page_reserve_chunks_taken)
-[ "$taken1" -ge $((taken0 + 1)) ] 2>/dev/null || bad "page_reserve_chunks_taken $taken0 -> $taken1 for a kept 32 MB object"
-get big2
-expect_hit "big2, again" big2 2 "$SHA"
-expect "big2: origin requests" "$(seen_count big2)" 1
-pass_if_ok "a kept object is read into populated chunks ($taken0 -> $taken1 taken) and hit"
-
-# idle: the ready chunks go back (the chunk in use keeps its tail, < 4 MB)
-mark
-wait_until "$(scaled 10)" ready_at_most 4194304 ||
-    bad "idle: page_reserve_ready_bytes still $(counter page_reserve_ready_bytes)"
-dropped=$(counter page_reserve_chunks_dropped)
-[ "$dropped" -ge 1 ] 2>/dev/null || bad "idle: page_reserve_chunks_dropped $dropped"
-pass_if_ok "idle: the ready memory goes back ($dropped chunks)"
+wait_until "$(scaled 10)" ready_at_least $((64 * MB)) ||
+    bad "quiet: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+made1=$(counter page_reserve_chunks_made)
+[ "$made1" -ge $((made0 + 7)) ] 2>/dev/null || bad "quiet: page_reserve_chunks_made $made0 -> $made1"
+pass_if_ok "quiet again, the reserve is made whole ($made0 -> $made1 chunks made)"
 
 # a reconfigure to 0 ends the thread and the reserve
 mark
@@ -78,12 +85,34 @@ cuttle_conf "debug_options ALL,1 20,3" "visible_hostname $CACHE_HOST" "cache_mem
 kill -HUP "$CUTTLE_PID"
 wait_until "$(scaled 10)" has_threads 1 || bad "reconfigured to 0: $(threads) threads"
 expect "reconfigured to 0: page_reserve_bytes" "$(counter page_reserve_bytes)" 0
-get big2
-expect_hit "big2 after the reconfigure" big2 3 "$SHA"
+get big1
+expect_hit "big1 after the reconfigure" big1 3 "$SHA"
 pass_if_ok "a reconfigure to 0 ends the thread"
 
-# 0 from the start: no thread, blocks mapped as they are needed
+# cache_mem bounds the reserve: auto is at most cache_mem, and what the cache
+# holds and what is ready together stay within it
 mark
+cache_start "cache_mem 48 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
+    "http_access allow localhost manager"
+expect "auto over cache_mem: page_reserve_bytes" "$(counter page_reserve_bytes)" $((48 * MB))
+wait_until "$(scaled 10)" ready_at_least $((48 * MB)) ||
+    bad "48 MB: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+script big2 "cc=max-age=60&s=32m"
+get big2
+expect_miss "big2, first" big2 1 TCP_MISS/200 "$SHA"
+sleep 1
+ready=$(counter page_reserve_ready_bytes)
+[ "$ready" -le $((16 * MB)) ] 2>/dev/null || bad "48 MB with 32 MB kept: page_reserve_ready_bytes $ready"
+get big2
+expect_hit "big2, again" big2 2 "$SHA"
+pass_if_ok "cache_mem bounds the reserve ($ready bytes ready beside 32 MB kept in 48 MB)"
+
+# a size sets the reserve whatever the objects; 0 from the start has no thread
+mark
+cache_start "cache_mem 128 MB" "memory_populate_ahead 8 MB" "http_access allow localhost manager"
+expect "8 MB: page_reserve_bytes" "$(counter page_reserve_bytes)" $((8 * MB))
+wait_until "$(scaled 10)" ready_at_least $((8 * MB)) ||
+    bad "8 MB: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
 cache_start "cache_mem 128 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
     "memory_populate_ahead 0" "http_access allow localhost manager"
 script big3 "cc=max-age=60&s=32m"
@@ -92,7 +121,7 @@ expect_miss "big3, first" big3 1 TCP_MISS/200 "$SHA"
 get big3
 expect_hit "big3, again" big3 2 "$SHA"
 expect "off: threads" "$(threads)" 1
-expect "off: page_reserve_chunks_made" "$(counter page_reserve_chunks_made)" 0
-pass_if_ok "memory_populate_ahead 0: no thread, no reserve"
+expect "off: page_reserve_bytes" "$(counter page_reserve_bytes)" 0
+pass_if_ok "memory_populate_ahead 8 MB fills 8 MB; 0 has no thread and no reserve"
 cache_stop
 checks_done

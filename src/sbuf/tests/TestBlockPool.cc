@@ -58,6 +58,20 @@ bool isMapped(char* p)
     return ::mincore(p, 1, &v) == 0;
 }
 
+/// whether every page of [p, p + size) is resident (mincore)
+bool isResident(char* p, size_t size)
+{
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> v((size + page - 1) / page);
+    if (::mincore(p, size, v.data()) != 0)
+        return false;
+    for (unsigned char c : v) {
+        if (!(c & 1))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 /// Tests of Sbuf::BlockPool.
@@ -82,8 +96,9 @@ class TestBlockPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(secondArenaIsRefused);
     CPPUNIT_TEST(arenaOverPhysicalMemoryIsRefused);
     CPPUNIT_TEST(failedLockKeepsNoArena);
-    CPPUNIT_TEST(reserveWaitsForGrowth);
+    CPPUNIT_TEST(reserveFillsFromTheStart);
     CPPUNIT_TEST(mappedClassesAreCarvedFromReadyChunks);
+    CPPUNIT_TEST(ceilingBoundsTheReserve);
     CPPUNIT_TEST(smallClassesNeverTakeFromReserve);
     CPPUNIT_TEST(largerClassLeavesChunkTailToSystem);
     CPPUNIT_TEST(reserveCanBeTurnedOff);
@@ -488,57 +503,70 @@ public:
 #endif
     }
 
-    /// below the reserve's size in mapped blocks in use, the reserve is not
-    /// asked (no take(), so no thread): a stream recycling a few blocks holds
-    /// no reserve
-    void reserveWaitsForGrowth()
+    /// a page reserve fills as soon as it is set, before any block is asked
+    /// for: right after start is when the loop is quiet
+    void reserveFillsFromTheStart()
     {
-        Sbuf::BlockPool pool(0);
-        pool.setPageReserve(4 * MB);
-        std::vector<char*> blocks;
-        for (int i = 0; i < 4; ++i) {
-            blocks.push_back(pool.allocate(MB)); // the 4th: 3 MB in use before it
-            pool.release(pool.allocate(256 * 1024), 256 * 1024);
-        }
-        auto st = pool.stats();
-        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.takesMissed + st.reserve.chunksTaken);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.chunksMade);
-        char* fifth = pool.allocate(MB); // 4 MB in use: the reserve is asked
-        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().reserve.takesMissed);
-        blocks.push_back(fifth);
-        for (char* b : blocks)
-            pool.release(b, MB);
+        Sbuf::BlockPool pool;
+        pool.setPageReserve(8 * MB, 64 * MB);
+        CPPUNIT_ASSERT_EQUAL(size_t(8 * MB), pool.pageReserveBytes());
+        CPPUNIT_ASSERT(reserveReady(pool, 8 * MB));
+        const auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.reserve.chunksMade);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(8 * MB), st.reserveReadyBytes);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.total.bytesMapped);
     }
 
-    /// with a page reserve and the pool grown to its size, a mapped class is
-    /// carved from a ready chunk, in order from its front, once the helper
-    /// has one; before that (the first take() never waits) the block is
-    /// mapped from the system as without it
+    /// a mapped class is carved from a ready chunk, in order from its front,
+    /// and counted as mapped; the taken chunk is made again once the pool
+    /// has been quiet
     void mappedClassesAreCarvedFromReadyChunks()
     {
         Sbuf::BlockPool pool;
-        pool.setPageReserve(4 * MB);
-        CPPUNIT_ASSERT_EQUAL(size_t(4 * MB), pool.pageReserveBytes());
-        std::vector<char*> early = allocateMegabytes(pool, 5); // the 5th asks the reserve
-        CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().reserve.takesMissed);
+        pool.setPageReserve(4 * MB, 64 * MB);
         CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
         char* first = pool.allocate(MB);
         char* second = pool.allocate(MB);
         CPPUNIT_ASSERT(second == first + MB);
+        CPPUNIT_ASSERT(isResident(first, 2 * MB));
         const auto st = pool.stats();
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.reserve.chunksTaken);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(7), st.perClass[classOf(MB)].systemAllocations);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(7 * MB), st.perClass[classOf(MB)].bytesMapped);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.perClass[classOf(MB)].systemAllocations);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2 * MB), st.perClass[classOf(MB)].bytesMapped);
         CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
         CPPUNIT_ASSERT_EQUAL(uint64_t(6 * MB), pool.stats().reserveReadyBytes); // 2 MB left in the chunk
-        early.push_back(first);
-        early.push_back(second);
-        for (char* b : early)
-            pool.release(b, MB);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().reserve.chunksMade);
+        pool.release(first, MB);
+        pool.release(second, MB);
         pool.trim();
         CPPUNIT_ASSERT(!isMapped(first));
         CPPUNIT_ASSERT(!isMapped(second));
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().total.bytesMapped);
+    }
+
+    /// the ready chunks and the pool's mapped blocks together stay under the
+    /// ceiling (cache_mem): a pool that holds it all has no reserve ready,
+    /// and one that gives blocks back gets it again
+    void ceilingBoundsTheReserve()
+    {
+        Sbuf::BlockPool pool(0);
+        pool.setPageReserve(16 * MB, 8 * MB);
+        CPPUNIT_ASSERT(reserveReady(pool, 8 * MB));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().reserve.chunksMade);
+        std::vector<char*> blocks = allocateMegabytes(pool, 6); // both chunks taken
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), pool.stats().reserve.chunksTaken);
+        // quiet again, but the pool holds the ceiling: nothing is made
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(2 * Sbuf::PageReserve::DefaultQuietMilliseconds));
+        auto st = pool.stats();
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.reserve.chunksMade);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.readyBytes);
+        for (char* b : blocks)
+            pool.release(b, MB); // no free-list room: each goes back to the system
+        pool.trim();
+        CPPUNIT_ASSERT(reserveReady(pool, 4 * MB)); // 2 MB of the last chunk still held
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), pool.stats().reserve.chunksMade);
     }
 
     /// blocks under 64 KB come from operator new: the reserve is not asked
@@ -546,13 +574,12 @@ public:
     void smallClassesNeverTakeFromReserve()
     {
         Sbuf::BlockPool pool;
-        pool.setPageReserve(4 * MB);
+        pool.setPageReserve(4 * MB, 64 * MB);
         std::vector<char*> small;
         for (int i = 0; i < 160; ++i)
             small.push_back(pool.allocate(32 * 1024)); // 5 MB
         const auto st = pool.stats();
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.takesMissed + st.reserve.chunksTaken);
-        CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserve.chunksMade);
         for (char* b : small)
             pool.release(b, 32 * 1024);
     }
@@ -562,8 +589,7 @@ public:
     void largerClassLeavesChunkTailToSystem()
     {
         Sbuf::BlockPool pool;
-        pool.setPageReserve(8 * MB);
-        std::vector<char*> blocks = allocateMegabytes(pool, 9); // starts the helper
+        pool.setPageReserve(8 * MB, 64 * MB);
         CPPUNIT_ASSERT(reserveReady(pool, 8 * MB));
         char* one = pool.allocate(MB);
         CPPUNIT_ASSERT(isMapped(one + MB)); // the chunk's tail, not carved yet
@@ -573,21 +599,18 @@ public:
         CPPUNIT_ASSERT(!isMapped(one + 3 * MB));
         CPPUNIT_ASSERT(four != one + MB);
         std::memset(four, 'x', 4 * MB);
-        blocks.push_back(one);
-        for (char* b : blocks)
-            pool.release(b, MB);
+        pool.release(one, MB);
         pool.release(four, 4 * MB);
     }
 
-    /// setPageReserve(0) ends the helper and its memory: blocks are mapped
-    /// from the system again
+    /// setPageReserve(0, ...) ends the helper and its memory: blocks are
+    /// mapped from the system again
     void reserveCanBeTurnedOff()
     {
         Sbuf::BlockPool pool;
-        pool.setPageReserve(4 * MB);
-        std::vector<char*> blocks = allocateMegabytes(pool, 5);
+        pool.setPageReserve(4 * MB, 64 * MB);
         CPPUNIT_ASSERT(reserveReady(pool, 4 * MB));
-        pool.setPageReserve(0);
+        pool.setPageReserve(0, 64 * MB);
         CPPUNIT_ASSERT_EQUAL(size_t(0), pool.pageReserveBytes());
         const auto st = pool.stats();
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.reserveBytes);
@@ -595,8 +618,6 @@ public:
         char* block = pool.allocate(2 * MB);
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.classStats(classOf(2 * MB)).systemAllocations);
         pool.release(block, 2 * MB);
-        for (char* b : blocks)
-            pool.release(b, MB);
     }
 
 private:
