@@ -105,6 +105,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     minor_faults,
     port_answers,
     run_quiet,
+    settle,
     short_size,
     size_bytes,
     spawn,
@@ -624,6 +625,7 @@ class Bench:
                 t.start()
                 started.append(t)
                 if t.is_proxy:
+                    settle(t)
                     log("  %s on port %d (pid %d)" % (t.label, t.port, t.proc.pid))
             except (BenchError, OSError) as e:
                 t.stop()
@@ -1005,6 +1007,9 @@ class Bench:
                     continue
                 try:
                     t.start()
+                    # every target idle first: cuttle populates memory ahead
+                    # right after start, Traffic Server opens its cache
+                    settle(t)
                     fetches = [("miss", CACHEABLE), ("hit", CACHEABLE), ("hit2", CACHEABLE)]
                     if t.key.startswith("cuttle"):
                         # the miss bracketed by uncached fetches: the round's

@@ -317,6 +317,25 @@ def cpu_seconds(pids):
     return total / CLK_TCK
 
 
+def settle(target, quiet=0.5, limit=15):
+    """Waits until the target's processes have used no CPU for `quiet`
+    seconds (at most `limit`): what a proxy does right after start
+    (cuttle populating memory ahead, Traffic Server loading its cache) is
+    not part of the first measurement. Returns the seconds waited."""
+    start = time.monotonic()
+    pids = target.pids()
+    last = cpu_seconds(pids)
+    calm_since = start
+    while time.monotonic() - start < limit:
+        time.sleep(0.1)
+        now = cpu_seconds(pids)
+        if now != last:
+            last, calm_since = now, time.monotonic()
+        elif time.monotonic() - calm_since >= quiet:
+            break
+    return time.monotonic() - start
+
+
 def minor_faults(pids):
     """Minor page faults of the given processes, all their threads included
     (a page of fresh memory touched for the first time is one)."""
