@@ -7,6 +7,7 @@
 
 #include "sbuf/PageReserve.h"
 
+#include <algorithm>
 #include <csignal>
 #include <system_error>
 
@@ -96,11 +97,6 @@ PageReserve::Stats PageReserve::stats()
     return s;
 }
 
-size_t PageReserve::wantedChunks() const
-{
-    return std::min(chunks_, roomChunks_.load());
-}
-
 void PageReserve::run()
 {
     // only CPU that no other thread wants: the pages are for later
@@ -116,11 +112,16 @@ void PageReserve::run()
             wake_.wait_until(lock, quietAt, [this] { return stopping_; });
             continue;
         }
-        const size_t wanted = wantedChunks();
+        const size_t room = roomChunks_.load();
+        const size_t wanted = std::min(chunks_, room);
         if (ready_.size() > wanted) {
-            (void)::munmap(ready_.back(), ChunkSize);
+            char* chunk = ready_.back();
             ready_.pop_back();
             ++stats_.chunksDropped;
+            // unmap without the lock too: take() must find it free
+            lock.unlock();
+            (void)::munmap(chunk, ChunkSize);
+            lock.lock();
             continue;
         }
         if (ready_.size() < wanted) {
@@ -142,7 +143,6 @@ void PageReserve::run()
         }
         // full: sleep until a take() or a new room
         const auto before = lastTake_;
-        const size_t room = roomChunks_.load();
         wake_.wait(lock, [&] { return stopping_ || lastTake_ != before || roomChunks_.load() != room; });
     }
 }

@@ -103,7 +103,6 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void run();
-    size_t wantedChunks() const;
 
     const size_t chunks_;              ///< how many chunks the helper keeps ready at most
     const unsigned quietMilliseconds_; ///< how long after a take() the helper waits

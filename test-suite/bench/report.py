@@ -323,12 +323,14 @@ def cache_section(d, w, not_measured, pngs):
             w("![MB/s of the %s object: uncached, storing miss, memory hit](bench-cache.png)" % human_size(c["big"]))
         w("")
         w(
-            "A miss that stores needs as many new pages as the object has (one fault each: the page faults column), and "
+            "A miss that stores needs as many new pages as the object has, and "
             "on this virtual machine a page the guest gave back a few seconds before costs a fault in the host too: "
             "populating 512 MiB of fresh memory runs at 0.6-0.9 GB/s here against 4.5 GB/s for memory freed a moment "
-            "before, so a storing miss's rate depends on what the machine did just before (the range of the rounds). "
-            "By default a helper thread populates memory ahead of cuttle's event loop (`memory_populate_ahead 16 MB`): "
-            "the page work is the same, but on the other core. "
+            "before. Every proxy is measured once it has been idle for half a second after start. "
+            "By default (`memory_populate_ahead auto`: `maximum_object_size_in_memory`, at most `cache_mem`) "
+            "a helper thread of cuttle populates that much memory while the proxy is quiet, right after start and "
+            "again after a miss, so the miss reads into pages that are already there (few page faults) and cuttle's "
+            "peak RSS is about `maximum_object_size_in_memory` from the start. "
             "With `shared_memory_locking on` cuttle maps, populates and locks `cache_mem` at start (its peak RSS is "
             "`cache_mem` from the start) and stores into those pages; Squid 5.7 has the same directive for its shared "
             "memory cache, but it cannot run with it here: it gives up root's capabilities before it locks (even with "
