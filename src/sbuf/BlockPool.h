@@ -186,7 +186,10 @@ private:
     char* systemAllocate(size_t classIndex);
     char* carveArena(size_t classIndex);
     char* carveReserve(size_t classIndex);
+    /// how many bytes the reserve may hold ready: the ceiling less the
+    /// mapped blocks (in use and free) and the chunk being carved
     size_t reserveRoom() const;
+    /// tells the reserve its room (after the pool's mapped memory changed)
     void updateReserveRoom();
     size_t sumOfMappedClasses(uint64_t ClassStats::*field) const;
     void dropReserveChunk();
