@@ -8,6 +8,7 @@
 #include "sbuf/BlockPool.h"
 #include "base/TextException.h"
 #include "sbuf/MemBlob.h"
+#include "sbuf/tests/Residency.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -25,6 +26,8 @@
 #include <unistd.h>
 
 namespace {
+
+using SbufTest::isResident;
 
 constexpr size_t MB = 1024 * 1024;
 
@@ -56,20 +59,6 @@ bool isMapped(char* p)
 {
     unsigned char v = 0;
     return ::mincore(p, 1, &v) == 0;
-}
-
-/// whether every page of [p, p + size) is resident (mincore)
-bool isResident(char* p, size_t size)
-{
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((size + page - 1) / page);
-    if (::mincore(p, size, v.data()) != 0)
-        return false;
-    for (unsigned char c : v) {
-        if (!(c & 1))
-            return false;
-    }
-    return true;
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "sbuf/PageReserve.h"
+#include "sbuf/tests/Residency.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -30,6 +31,7 @@
 namespace {
 
 using Sbuf::PageReserve;
+using SbufTest::isResident;
 constexpr size_t MB = 1024 * 1024;
 
 /// polls check every 5 ms for up to 10 s; whether it came true
@@ -40,20 +42,6 @@ bool eventually(const std::function<bool()>& check)
         if (std::chrono::steady_clock::now() > deadline)
             return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
-}
-
-/// whether every page of [p, p + size) is resident (mincore)
-bool isResident(char* p, size_t size)
-{
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((size + page - 1) / page);
-    if (::mincore(p, size, v.data()) != 0)
-        return false;
-    for (unsigned char c : v) {
-        if (!(c & 1))
-            return false;
     }
     return true;
 }
