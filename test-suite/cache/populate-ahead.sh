@@ -20,6 +20,12 @@ threads() { ls "/proc/$CUTTLE_PID/task" | wc -l | tr -d ' '; }
 ready_at_least() { [ "$(counter page_reserve_ready_bytes)" -ge "$1" ] 2>/dev/null; }
 ready_at_most() { [ "$(counter page_reserve_ready_bytes)" -le "$1" ] 2>/dev/null; }
 has_threads() { [ "$(threads)" = "$1" ]; }
+# reserve_fills LABEL BYTES: the reserve's target is BYTES, and that much is soon ready
+reserve_fills() {
+    expect "$1: page_reserve_bytes" "$(counter page_reserve_bytes)" "$2"
+    wait_until "$(scaled 10)" ready_at_least "$2" ||
+        bad "$1: the reserve did not fill: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+}
 
 for value in "32 MB" auto 0; do
     cuttle_conf "memory_populate_ahead $value" "http_access allow localhost"
@@ -48,9 +54,7 @@ pass_if_ok "auto with 512 KB objects: no reserve and no thread"
 mark
 cache_start "cache_mem 128 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
     "http_access allow localhost manager"
-expect "auto, 64 MB objects: page_reserve_bytes" "$(counter page_reserve_bytes)" $((64 * MB))
-wait_until "$(scaled 10)" ready_at_least $((64 * MB)) ||
-    bad "the reserve did not fill: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+reserve_fills "auto, 64 MB objects" $((64 * MB))
 expect "auto: threads with the reserve" "$(threads)" 2
 expect "auto: nothing taken before a request" "$(counter page_reserve_chunks_taken)" 0
 pass_if_ok "auto with 64 MB objects: 64 MB populated at start, by a second thread"
@@ -94,9 +98,7 @@ pass_if_ok "a reconfigure to 0 ends the thread"
 mark
 cache_start "cache_mem 48 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
     "http_access allow localhost manager"
-expect "auto over cache_mem: page_reserve_bytes" "$(counter page_reserve_bytes)" $((48 * MB))
-wait_until "$(scaled 10)" ready_at_least $((48 * MB)) ||
-    bad "48 MB: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+reserve_fills "auto over cache_mem" $((48 * MB))
 script big2 "cc=max-age=60&s=32m"
 get big2
 expect_miss "big2, first" big2 1 TCP_MISS/200 "$SHA"
@@ -110,9 +112,7 @@ pass_if_ok "cache_mem bounds the reserve ($ready bytes ready beside 32 MB kept i
 # a size sets the reserve whatever the objects; 0 from the start has no thread
 mark
 cache_start "cache_mem 128 MB" "memory_populate_ahead 8 MB" "http_access allow localhost manager"
-expect "8 MB: page_reserve_bytes" "$(counter page_reserve_bytes)" $((8 * MB))
-wait_until "$(scaled 10)" ready_at_least $((8 * MB)) ||
-    bad "8 MB: page_reserve_ready_bytes $(counter page_reserve_ready_bytes)"
+reserve_fills "8 MB" $((8 * MB))
 cache_start "cache_mem 128 MB" "maximum_object_size_in_memory 64 MB" "request_buffer_size 1 MB" \
     "memory_populate_ahead 0" "http_access allow localhost manager"
 script big3 "cc=max-age=60&s=32m"
