@@ -25,7 +25,7 @@
 
 #include "client/Connection.h"
 #include "base/TextException.h"
-#include "client/Revalidation.h"
+#include "client/DetachedFetch.h"
 #include "client/Headers.h"
 #include "client/Server.h"
 #include "errors/Page.h"
@@ -175,7 +175,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     const auto now = ::time(nullptr);
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     if (reuse.use == Store::Reuse::Validate && reuse.lifetime <= reuse.age &&
-        !server_.isRevalidating(tx.cacheKey) &&
+        !server_.isFetchingDetached(tx.cacheKey) &&
         Store::MayServeStale(Store::StaleUse::WhileRevalidating, tx.requestFacts, response, rule, now,
                              maxStale)) {
         // RFC 5861: serve the stale object now and ask the origin in the background
@@ -312,7 +312,6 @@ int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
 void Client::Connection::revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
                                                 const std::string& fullKey, const Store::RefreshRule& rule)
 {
-    const auto& settings = server_.settings();
     auto spec = originSpec(url, "GET"); // the stored object is a GET's, whatever asked for it
     AddValidators(spec, *entry->reply());
     ::Server::Request request;
@@ -321,16 +320,8 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     request.port = url.port();
     request.head = BuildOriginRequest(spec);
 
-    Revalidation::Spec what;
-    what.stale = entry;
-    what.staleKey = fullKey;
-    what.cacheKey = tx_->cacheKey;
-    what.requestHead = tx_->requestHead;
-    what.facts = tx_->requestFacts;
-    what.rule = rule;
-    what.maxObjectSize = settings.maximumObjectSizeInMemory;
-    what.minObjectSize = settings.minimumObjectSize;
-    server_.startRevalidation(std::make_unique<Revalidation>(server_, std::move(what), std::move(request)));
+    StoreSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
+    server_.startDetached(std::make_unique<DetachedFetch>(server_, std::move(what), std::move(request)));
 }
 
 void Client::Connection::joinMiss(const Store::EntryRef& entry)
@@ -481,8 +472,6 @@ bool Client::Connection::decideStore()
     auto& cache = server_.cache();
     server_.forgetPending(tx.fetch, tx.cacheKey, tx.staleKey); // joiners from now on find the index's answer
     const auto& reply = *tx.reply->reply();
-    const auto& settings = server_.settings();
-    const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
 
     if (tx.stale) {
         const auto* stored = tx.stale->reply();
@@ -512,43 +501,16 @@ bool Client::Connection::decideStore()
 
     if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
         return false;
-    const auto facts = FactsOf(reply);
-    auto verdict = Store::IsStorable(tx.requestFacts, facts, rule);
-    // negative_ttl (Squid 5.7): an error reply that says nothing about its
-    // own freshness is kept for negative_ttl
-    const auto negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
-    const bool isNegative = reply.status >= 400 && negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge &&
-                            !facts.hasExpires && !facts.cc.noStore && !facts.cc.hasPrivate();
-    if (isNegative)
-        verdict = Store::Verdict{true, "negative_ttl"};
-    if (!verdict) {
-        debugs(20, 3, "not storing " << tx.url << ": " << verdict.reason);
-        return false;
-    }
-    // an object that is stale at once and has no validator could never be
-    // served nor revalidated: keeping it only costs memory
-    if (!isNegative && !rule.storeStale && !facts.hasEtag && !facts.lastModified &&
-        Store::FreshnessLifetime(facts, rule) <= 0) {
-        debugs(20, 3, "not storing " << tx.url << ": stale at once, with no validator");
-        return false;
-    }
-    if (reply.contentLength && (*reply.contentLength > settings.maximumObjectSizeInMemory ||
-                                *reply.contentLength < settings.minimumObjectSize)) {
-        debugs(20, 3, "not storing " << tx.url << ": its size is outside the object size limits");
-        return false;
-    }
-    Http::RequestParser again(tx.requestHead.size() + 1);
-    const auto fields = requestFieldsCopy(again);
-    if (const auto fullKey = cache.insert(tx.cacheKey, tx.reply, fields)) {
-        debugs(20, 3, "storing " << tx.url << " as " << *fullKey);
-        if (isNegative)
-            tx.reply->setNegativeUntil(reply.responseTime + negativeTtl);
-        tx.storedKey = *fullKey;
-        if (tx.forwarder)
-            tx.forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory,
-                                   settings.minimumObjectSize);
-    }
+    if (auto fullKey = StoreFetched(server_, storeSpec(), tx.reply, tx.forwarder.get()))
+        tx.storedKey = std::move(*fullKey);
     return false;
+}
+
+Client::StoreSpec Client::Connection::storeSpec() const
+{
+    const auto& tx = *tx_;
+    return StoreSpec{tx.stale,       tx.staleKey,     tx.cacheKey,
+                     tx.requestHead, tx.requestFacts, RuleOf(server_.settings().refreshPatternFor(tx.url))};
 }
 
 bool Client::Connection::serveStaleOnError()

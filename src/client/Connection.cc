@@ -893,8 +893,14 @@ void Client::Connection::stopForwarding()
         return;
     if (tx_->fetch) // collapsed_forwarding: newcomers no longer wait for it
         server_.forgetPending(tx_->fetch, tx_->cacheKey, tx_->staleKey);
-    if (tx_->reply)
+    if (isHandedOver()) {
+        // the reply is decided on its head without this client, for the
+        // others: a DetachedFetch takes this client's place among its readers
+        server_.startDetached(std::make_unique<DetachedFetch>(server_, storeSpec(), std::move(tx_->forwarder),
+                                                              tx_->fetch, *this));
+    } else if (tx_->reply) {
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
+    }
     // ... unless it finishes storing the object, or other clients wait for it
     if (tx_->forwarder && (tx_->forwarder->isFinishingAlone() ||
                            (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
@@ -910,6 +916,14 @@ void Client::Connection::stopForwarding()
     writing_ = writeBlocked_ = false;
     // destroyed off the forwarder's call stack (drive() or the destructor)
     retired_.push_back(std::move(tx_));
+}
+
+bool Client::Connection::isHandedOver() const
+{
+    const auto& tx = *tx_;
+    return tx.forwarder && !tx.isJoiner && tx.fetch && tx.reply == tx.fetch && !tx.fetch->reply() &&
+           !tx.fetch->hasFailed() && !tx.fetch->isComplete() && tx.fetch->readerCount() > 1 && tx.mayStore &&
+           !tx.cacheKey.empty() && !requestIsHead_;
 }
 
 void Client::Connection::handleParseError()

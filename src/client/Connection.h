@@ -40,6 +40,7 @@
 /// connection silently. read_timeout bounds a stalled reply write.
 #pragma once
 
+#include "client/DetachedFetch.h"
 #include "client/Headers.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
@@ -148,6 +149,11 @@ private:
     void refuseOnlyIfCached();
     void startOwnFetch(::Server::Request&& request);
     bool decideStore();
+    /// what decides whether this request's reply is stored (a copy of its facts)
+    StoreSpec storeSpec() const;
+    /// whether the forwarder should go on without this client, which leaves
+    /// before the reply head while others wait for its fetch (collapsed_forwarding)
+    bool isHandedOver() const;
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
     void revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,

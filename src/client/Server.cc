@@ -8,7 +8,7 @@
 #include "client/Server.h"
 #include "base/TextException.h"
 #include "client/Connection.h"
-#include "client/Revalidation.h"
+#include "client/DetachedFetch.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 
@@ -27,7 +27,7 @@ Client::Server::Server(Comm::Loop& loop)
 Client::Server::~Server()
 {
     connections_.clear(); // before the logs they write to, the pool and the resolver
-    revalidations_.clear();
+    detached_.clear();
     finishing_.clear();
     pool_.closeAll();
     pendingMisses_.clear();
@@ -115,25 +115,25 @@ void Client::Server::adoptFinishing(::Server::ForwarderPtr&& forwarder)
         reapTimer_ = loop_.schedule(Comm::Milliseconds(200), [this] { reapFinishing(); });
 }
 
-void Client::Server::startRevalidation(std::unique_ptr<Revalidation>&& revalidation)
+void Client::Server::startDetached(std::unique_ptr<DetachedFetch>&& fetch)
 {
-    revalidations_.push_back(std::move(revalidation));
-    revalidations_.back()->start();
+    detached_.push_back(std::move(fetch));
+    detached_.back()->start();
     if (!reapTimer_.isPending())
         reapTimer_ = loop_.schedule(Comm::Milliseconds(200), [this] { reapFinishing(); });
 }
 
-bool Client::Server::isRevalidating(const std::string& cacheKey) const
+bool Client::Server::isFetchingDetached(const std::string& cacheKey) const
 {
-    return std::any_of(revalidations_.begin(), revalidations_.end(),
+    return std::any_of(detached_.begin(), detached_.end(),
                        [&](const auto& r) { return !r->isDone() && r->cacheKey() == cacheKey; });
 }
 
 void Client::Server::reapFinishing()
 {
     std::erase_if(finishing_, [](const ::Server::ForwarderPtr& f) { return f->isDone(); });
-    std::erase_if(revalidations_, [](const std::unique_ptr<Revalidation>& r) { return r->isDone(); });
-    if (!finishing_.empty() || !revalidations_.empty())
+    std::erase_if(detached_, [](const std::unique_ptr<DetachedFetch>& r) { return r->isDone(); });
+    if (!finishing_.empty() || !detached_.empty())
         reapTimer_ = loop_.schedule(Comm::Milliseconds(200), [this] { reapFinishing(); });
 }
 

@@ -124,10 +124,11 @@ public:
     void adoptFinishing(::Server::ForwarderPtr&& forwarder);
     /// forwarders finishing objects without clients
     size_t finishingCount() const { return finishing_.size(); }
-    /// keeps and starts a background revalidation (stale-while-revalidate)
-    void startRevalidation(std::unique_ptr<Revalidation>&& revalidation);
-    /// whether a background revalidation of cacheKey is under way
-    bool isRevalidating(const std::string& cacheKey) const;
+    /// keeps and starts a fetch that no client owns (a stale-while-revalidate
+    /// revalidation, or a fetch taken over from a client that left)
+    void startDetached(std::unique_ptr<DetachedFetch>&& fetch);
+    /// whether a fetch of cacheKey that no client owns is under way
+    bool isFetchingDetached(const std::string& cacheKey) const;
 
 private:
     /// one http_port and its socket
@@ -163,7 +164,7 @@ private:
     std::unordered_map<std::string, Store::EntryRef> pendingMisses_; ///< see pendingMiss()
     std::unordered_map<std::string, PendingRevalidation> pendingRevalidations_; ///< see pendingRevalidation()
     std::vector<::Server::ForwarderPtr> finishing_;                             ///< see adoptFinishing()
-    std::vector<std::unique_ptr<Revalidation>> revalidations_;                  ///< see startRevalidation()
+    std::vector<std::unique_ptr<DetachedFetch>> detached_;                      ///< see startDetached()
     Comm::Timer reapTimer_;                                                     ///< destroys finished ones
     void reapFinishing();
     std::shared_ptr<const Config::Settings> settings_;

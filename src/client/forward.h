@@ -12,6 +12,6 @@
 namespace Client {
 class Connection;
 class Server;
-class Revalidation;
+class DetachedFetch;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client

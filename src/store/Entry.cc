@@ -142,6 +142,24 @@ void Store::Entry::removeReader(Reader& reader)
     dropIdleFlow();
 }
 
+void Store::Entry::replaceReader(Reader& reader, Reader& successor)
+{
+    Must(flow_);
+    auto& readers = flow_->readers;
+    Must(std::find(readers.begin(), readers.end(), &successor) == readers.end());
+    const auto it = std::find(readers.begin(), readers.end(), &reader);
+    Must(it != readers.end());
+    *it = &successor;
+    noteConsumed(); // the successor's cursor may be ahead of the reader's
+}
+
+size_t Store::Entry::readerCount() const
+{
+    return flow_ ? size_t(std::count_if(flow_->readers.begin(), flow_->readers.end(),
+                                        [](const Reader* r) { return r; }))
+                 : 0;
+}
+
 bool Store::Entry::hasReaders() const
 {
     return flow_ &&

@@ -171,8 +171,13 @@ public:
     void addReader(Reader& reader);
     /// stops telling reader; when the last one goes, the producer is told
     void removeReader(Reader& reader);
-    /// readers attached
-    size_t readerCount() const { return flow_ ? flow_->readers.size() : 0; }
+    /// puts successor in reader's place: it is told about new data when
+    /// reader would have been (before the readers added after it), and the
+    /// producer is not told that a reader left; reader must be attached and
+    /// successor not
+    void replaceReader(Reader& reader, Reader& successor);
+    /// readers attached (a reader removed during a notification no longer counts)
+    size_t readerCount() const;
     /// whether any reader is attached (a reader removed during a notification no longer counts)
     bool hasReaders() const;
     /// a reader moved its cursor forward: release what no reader needs (when

@@ -212,6 +212,28 @@ get rrst
 expect_hit "first client reset, afterwards" rrst 6 "$(pattern_sha 1000)"
 pass_if_ok "collapsed_forwarding on: the others are served when the client that asked resets"
 
+# the client that sent the conditional resets before a new 200 comes: the
+# new object replaces the stale one for the others (it is stored as that
+# client's would have been), and the next client gets it from the cache
+mark
+script rmod "cc=max-age=0&etag=%22a%22&s=1000" "cc=max-age=60&etag=%22b%22&s=2000&t=${SLOW}s" "status=500"
+get rmod
+FIRST=reset overlap rmod 4
+i=2
+while [ $i -le 4 ]; do
+    expect "first client reset, a new 200, client $i: status" "$(c_code $i)" 200
+    expect "first client reset, a new 200, client $i: body" "$(c_sha $i)" "$(pattern_sha 2000)"
+    expect "first client reset, a new 200, client $i: ETag" "$(c_header $i ETag)" '"b"'
+    i=$((i + 1))
+done
+expect "first client reset, a new 200: origin requests" "$(seen_count rmod)" 2
+[ -n "$CACHE_TEST_SQUID" ] ||
+    expect_match "first client reset, a new 200: access.log" "$(codes_after rmod 1 4)" \
+        "^$(repeat 3 TCP_CF_REFRESH_MODIFIED/200) TCP_MISS_ABORTED/000\$"
+get rmod
+expect_hit "first client reset, a new 200, afterwards" rmod 6 "$(pattern_sha 2000)"
+pass_if_ok "collapsed_forwarding on: a new reply is stored for the others when the client that asked resets"
+
 # Vary: clients of the same stale variant share its conditional; another
 # variant is another stored object, revalidated with its own. Not run
 # against Squid 5.7, which does not collapse the revalidations of a Vary

@@ -104,7 +104,10 @@ get cfinm -H 'If-None-Match: "j"'
 wait "$first"
 expect "collapsed on, INM joiner: status" "$CODE" 304
 expect "collapsed on, INM joiner: body bytes" "$(body_size)" 0
-expect "collapsed on, INM joiner: ETag" "$(header ETag)" '"j"'
+# RFC 9110 section 15.4.5: the 304 carries the ETag a 200 would have; Squid
+# 5.7 leaves it out of this one (its TCP_CF_INM_HIT), and not of a lone
+# TCP_INM_HIT (conditional.sh)
+[ -n "$CACHE_TEST_SQUID" ] || expect "collapsed on, INM joiner: ETag" "$(header ETag)" '"j"'
 expect "collapsed on, INM joiner: origin requests" "$(seen_count cfinm)" 1
 expect_match "collapsed on, INM joiner: access.log" "$(log_codes cfinm 2)" 'TCP_CF_INM_HIT/304'
 pass_if_ok "collapsed_forwarding on: a matching If-None-Match joiner gets a 304"
@@ -132,9 +135,9 @@ pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct 
 
 # on, the client whose request went to the origin resets its connection
 # (SO_LINGER 0) before the reply head: the fetch goes on for the client that
-# joined it, which gets the whole reply (it waited forever before). Nobody
-# is left to store that reply, so the joiner then fetches it again for itself
-# (Squid 5.7 stores it and the joiner reads it: one origin request)
+# joined it, and its reply is stored as the first client's would have been
+# (a DetachedFetch takes that client's place), so the joiner reads it and the
+# next client gets a hit: one origin request, as with Squid 5.7
 mark
 script cfrst "cc=max-age=60&s=1000&t=${SLOW}s"
 reset_after "$(url cfrst)" 0.6 &
@@ -144,8 +147,11 @@ get cfrst
 wait "$first"
 expect "collapsed on, the first client reset: joiner's status" "$CODE" 200
 expect "collapsed on, the first client reset: joiner's body" "$(body_sha)" "$(pattern_sha 1000)"
-expect "collapsed on, the first client reset: origin requests" "$(seen_count cfrst)" \
-    "$([ -n "$CACHE_TEST_SQUID" ] && echo 1 || echo 2)"
+[ -n "$CACHE_TEST_SQUID" ] ||
+    expect "collapsed on, the first client reset: joiner's access.log" "$(log_code cfrst 2)" TCP_CF_MISS/200
+get cfrst
+expect_hit "collapsed on, the first client reset: afterwards" cfrst 3 "$(pattern_sha 1000)"
+expect "collapsed on, the first client reset: origin requests" "$(seen_count cfrst)" 1
 pass_if_ok "collapsed_forwarding on: a shared fetch goes on for its joiners when the first client resets"
 
 # on, a fetch that fails before its head (the origin closes without a

@@ -70,6 +70,7 @@ class TestEntry : public CppUnit::TestFixture {
     CPPUNIT_TEST(keptEntryReleasesNothing);
     CPPUNIT_TEST(lastReaderGoneTellsProducer);
     CPPUNIT_TEST(readerRemovedWhileNotifiedIsSkipped);
+    CPPUNIT_TEST(replacedReaderKeepsItsPlace);
     CPPUNIT_TEST(completeAndFailNotifyOnce);
     CPPUNIT_TEST(replyFieldsAreFoundIgnoringCase);
     CPPUNIT_TEST(smallKeptObjectIsCompactedOnce);
@@ -196,6 +197,43 @@ public:
         CPPUNIT_ASSERT_EQUAL(1, a.notes);
         CPPUNIT_ASSERT_EQUAL(0, b.notes);
         CPPUNIT_ASSERT_EQUAL(size_t(0), e->readerCount());
+    }
+
+    void replacedReaderKeepsItsPlace()
+    {
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        CountingProducer p;
+        e->setProducer(&p);
+        TestReader a(*e), b(*e), successor(*e);
+        // a reader that records which reader was told before it
+        struct Witness : TestReader {
+            Witness(Store::Entry& e, TestReader& f) : TestReader(e), first(f) {}
+            void noteDataAvailable() override
+            {
+                ++notes;
+                firstWasTold = first.notes > 0;
+            }
+            TestReader& first;
+            bool firstWasTold = false;
+        } witness(*e, successor);
+        e->addReader(a);
+        e->addReader(witness);
+        e->replaceReader(a, successor);
+        CPPUNIT_ASSERT(!p.gone);
+        CPPUNIT_ASSERT_EQUAL(size_t(2), e->readerCount());
+        appendBlock(pool, *e, 10, 'z');
+        CPPUNIT_ASSERT_EQUAL(0, a.notes);
+        CPPUNIT_ASSERT_EQUAL(1, successor.notes);
+        CPPUNIT_ASSERT(witness.firstWasTold);
+        // the one replaced is no longer attached; the successor is, once
+        CPPUNIT_ASSERT_THROW(e->replaceReader(a, b), TextException);
+        CPPUNIT_ASSERT_THROW(e->replaceReader(witness, successor), TextException);
+        e->removeReader(witness);
+        CPPUNIT_ASSERT(!p.gone);
+        e->removeReader(successor);
+        CPPUNIT_ASSERT(p.gone);
+        e->setProducer(nullptr);
     }
 
     void completeAndFailNotifyOnce()

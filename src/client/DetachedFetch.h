@@ -1,0 +1,106 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::DetachedFetch: a fetch that no client owns, whose reply is
+/// decided on its head alone: a stored object revalidated in the background
+/// while its stale copy is served (RFC 5861 stale-while-revalidate), or a
+/// fetch whose client left before its head while others wait for it
+/// (collapsed_forwarding). Also Client::FreshenStored(), the RFC 9111 4.3.4
+/// update of a stored head by a 304, and Client::StoreFetched(), the one
+/// decision whether a fetched reply is kept, shared with the client side.
+///
+///     client --TCP_STALE_HIT--> stale stored object (served at once)
+///        \-- DetachedFetch: conditional request (stored ETag / Last-Modified)
+///     client --(resets before the head)--> its fetch, which joiners read
+///        \-- DetachedFetch: takes the client's place among the readers
+///              304 to a revalidation --> FreshenStored(): the stored head takes the new fields
+///              storable (StoreFetched)  --> stored (replacing a stale object); the forwarder
+///                                          goes on for the readers or alone (quick_abort_*)
+///              otherwise                --> nothing changes
+///
+/// Ownership: the client side's Server owns every DetachedFetch and destroys
+/// it once isDone(); a DetachedFetch owns its Forwarder and holds references
+/// to the stale entry (if any) and to the entry its reply goes into.
+#pragma once
+
+#include "client/forward.h"
+#include "server/forward.h"
+#include "store/Entry.h"
+#include "store/Freshness.h"
+
+#include <optional>
+#include <string>
+
+namespace Server {
+struct Request;
+}
+
+namespace Client {
+
+/// Freshens a stored reply head with the fields of a 304 (RFC 9111 4.3.4):
+/// every field the 304 sent replaces the stored ones of that name, never the
+/// framing; the body is untouched.
+void FreshenStored(Store::Entry& stored, const Store::Reply& notModified);
+
+/// What decides whether a fetched reply is stored: the request's facts,
+/// kept apart from the client that sent it.
+struct StoreSpec {
+    Store::EntryRef stale;     ///< the stored object a conditional request asks about, or null
+    std::string staleKey;      ///< its full key in the cache
+    std::string cacheKey;      ///< Store::MakeKey of the URL
+    std::string requestHead;   ///< the client's request head (Vary selects on it)
+    Store::RequestFacts facts; ///< the client's caching directives
+    Store::RefreshRule rule;   ///< the refresh_pattern that matched the URL
+};
+
+/// Stores the reply whose head entry holds when RFC 9111 section 3,
+/// negative_ttl and the object size limits allow: inserts entry under the
+/// variant key that spec's request selects (replacing what was there), and
+/// has forwarder (when given) charge cache_mem for it as its body arrives.
+/// Returns the full key, or nothing when the reply is not stored.
+std::optional<std::string> StoreFetched(Server& server, const StoreSpec& spec, const Store::EntryRef& entry,
+                                        ::Server::Forwarder* forwarder);
+
+/// One fetch that no client owns; see the file comment.
+class DetachedFetch final : public Store::Reader {
+public:
+    /// a background revalidation of spec.stale: sends request (with the
+    /// validators) when started; a replacement worth storing is finished
+    /// without a client
+    DetachedFetch(Server& server, StoreSpec&& spec, ::Server::Request&& request);
+    /// takes over forwarder, which fills reply and has not sent its head to
+    /// owner yet: this fetch takes owner's place among reply's readers
+    /// (owner is no longer told anything), so it decides before them
+    DetachedFetch(Server& server, StoreSpec&& spec, ::Server::ForwarderPtr&& forwarder,
+                  const Store::EntryRef& reply, Store::Reader& owner);
+    ~DetachedFetch() override;
+    DetachedFetch(const DetachedFetch&) = delete;
+    DetachedFetch& operator=(const DetachedFetch&) = delete;
+
+    /// sends the request of a background revalidation (never calls back
+    /// from inside); a fetch taken over is under way already
+    void start();
+    /// whether nothing is left to do
+    bool isDone() const;
+    /// the cache key it fetches
+    const std::string& cacheKey() const { return spec_.cacheKey; }
+
+    /* Store::Reader API (the revalidation's reply) */
+    void noteDataAvailable() override;
+    const Sbuf::Cursor& cursor() const override { return cursor_; }
+
+private:
+    void decide();
+
+    Server& server_;
+    StoreSpec spec_;
+    Store::EntryRef reply_;            ///< where the origin's answer goes
+    ::Server::ForwarderPtr forwarder_; ///< the conditional request
+    Sbuf::Cursor cursor_;              ///< stays at the start: the reply is decided on its head
+    bool started_ = false;             ///< the request is sent (or was, by the client taken over)
+    bool decided_ = false;             ///< the reply head (or the failure) was seen
+};
+
+} // namespace Client

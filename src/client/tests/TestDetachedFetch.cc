@@ -1,0 +1,297 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "client/DetachedFetch.h"
+#include "client/Server.h"
+#include "comm/Loop.h"
+#include "config/Parser.h"
+#include "http/ReplyParser.h"
+#include "http/RequestParser.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
+#include "store/Key.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <ctime>
+#include <memory>
+#include <string>
+
+namespace {
+
+const std::string Url = "http://example.test/object";
+const std::string RequestHead = "GET " + Url + " HTTP/1.1\r\nHost: example.test\r\n\r\n";
+
+/// an entry with no reply head yet, as a fetch makes it
+Store::EntryRef MakeEntry()
+{
+    return MakeRef<Store::Entry>(64 * 1024);
+}
+
+/// the Store::Reply of a whole reply head, as the forwarder makes it
+std::unique_ptr<Store::Reply> MakeReply(const std::string& head)
+{
+    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), head);
+    Http::ReplyParser parser(block->size() + 1);
+    CPPUNIT_ASSERT(parser.parse(block->view()) == Http::ParseResult::Done);
+    auto reply = std::make_unique<Store::Reply>();
+    reply->block = block;
+    reply->head = block->view().substr(0, parser.headSize());
+    reply->status = parser.statusCode();
+    reply->setReason(parser.reason());
+    reply->setFields(parser.fields());
+    reply->requestTime = reply->responseTime = ::time(nullptr);
+    reply->contentLength = parser.contentLength();
+    return reply;
+}
+
+/// a reader that records, when told, whether the entry was stored by then
+class Joiner : public Store::Reader {
+public:
+    explicit Joiner(Store::Entry& e) : entry(e) {}
+    void noteDataAvailable() override
+    {
+        ++notes;
+        keptWhenTold = entry.isKept();
+    }
+    const Sbuf::Cursor& cursor() const override { return cur; }
+    Store::Entry& entry;
+    Sbuf::Cursor cur;
+    int notes = 0;
+    bool keptWhenTold = false;
+};
+
+/// a fetch in flight read by two clients, the first of which left: a
+/// DetachedFetch took its place
+struct TakenOver {
+    TakenOver(Client::Server& server, Client::StoreSpec&& spec)
+        : entry(MakeEntry()), owner(*entry), other(*entry)
+    {
+        entry->addReader(owner);
+        entry->addReader(other);
+        fetch = std::make_unique<Client::DetachedFetch>(server, std::move(spec), nullptr, entry, owner);
+    }
+    ~TakenOver()
+    {
+        fetch.reset();
+        entry->removeReader(other);
+    }
+    Store::EntryRef entry;
+    Joiner owner; ///< the client that left
+    Joiner other; ///< a client still waiting
+    std::unique_ptr<Client::DetachedFetch> fetch;
+};
+
+} // namespace
+
+/// Client::StoreFetched() (whether a fetched reply is kept) and
+/// Client::DetachedFetch taking over a fetch whose client left before its
+/// head, through a configured Client::Server (no origin: the reply heads are
+/// set on the entries as the forwarder would set them).
+class TestDetachedFetch : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestDetachedFetch);
+    CPPUNIT_TEST(freshReplyIsStored);
+    CPPUNIT_TEST(noStoreReplyIsNot);
+    CPPUNIT_TEST(errorIsKeptForNegativeTtl);
+    CPPUNIT_TEST(staleAtOnceIsStoredOnlyWithAValidator);
+    CPPUNIT_TEST(replyOverTheSizeLimitIsNotStored);
+    CPPUNIT_TEST(takenOverFetchIsStoredBeforeTheOthersAreTold);
+    CPPUNIT_TEST(takenOverFetchNotStorableLeavesTheOthersToFetch);
+    CPPUNIT_TEST(takenOverRevalidationFreshensOn304);
+    CPPUNIT_TEST(takenOverRevalidationKeepsTheStaleObjectOn5xx);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void tearDown() override
+    {
+        server_.reset();
+        loop_.reset();
+    }
+
+    void freshReplyIsStored()
+    {
+        start();
+        auto entry = MakeEntry();
+        entry->setReply(
+            MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n"));
+        const auto key = Client::StoreFetched(*server_, spec(), entry, nullptr);
+        CPPUNIT_ASSERT(key);
+        CPPUNIT_ASSERT(entry->isKept());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), server_->cache().objectCount());
+        CPPUNIT_ASSERT(found() == entry);
+    }
+
+    void noStoreReplyIsNot()
+    {
+        start();
+        auto entry = MakeEntry();
+        entry->setReply(MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60, no-store\r\n\r\n"));
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), entry, nullptr));
+        CPPUNIT_ASSERT(!entry->isKept());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), server_->cache().objectCount());
+    }
+
+    void errorIsKeptForNegativeTtl()
+    {
+        start("negative_ttl 30 seconds\n");
+        auto entry = MakeEntry();
+        entry->setReply(MakeReply("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"));
+        const auto before = ::time(nullptr);
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), entry, nullptr));
+        CPPUNIT_ASSERT(entry->negativeUntil() >= before + 30);
+        CPPUNIT_ASSERT(entry->negativeUntil() <= ::time(nullptr) + 30);
+        // with its own freshness it is an ordinary object
+        auto fresh = MakeEntry();
+        fresh->setReply(MakeReply("HTTP/1.1 404 Not Found\r\nCache-Control: max-age=5\r\n\r\n"));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), fresh, nullptr));
+        CPPUNIT_ASSERT_EQUAL(time_t(0), fresh->negativeUntil());
+    }
+
+    void staleAtOnceIsStoredOnlyWithAValidator()
+    {
+        start();
+        auto bare = MakeEntry();
+        bare->setReply(MakeReply("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n"));
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), bare, nullptr));
+        auto tagged = MakeEntry();
+        tagged->setReply(MakeReply("HTTP/1.1 200 OK\r\nETag: \"t\"\r\nContent-Length: 1\r\n\r\n"));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), tagged, nullptr));
+    }
+
+    void replyOverTheSizeLimitIsNotStored()
+    {
+        start("maximum_object_size_in_memory 1 KB\n");
+        auto big = MakeEntry();
+        big->setReply(
+            MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 1025\r\n\r\n"));
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), big, nullptr));
+        auto fits = MakeEntry();
+        fits->setReply(
+            MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 1024\r\n\r\n"));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), fits, nullptr));
+    }
+
+    void takenOverFetchIsStoredBeforeTheOthersAreTold()
+    {
+        start();
+        TakenOver t(*server_, spec());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), t.entry->readerCount());
+        CPPUNIT_ASSERT(!t.fetch->isDone());
+        t.entry->setReply(
+            MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n"));
+        CPPUNIT_ASSERT_EQUAL(0, t.owner.notes);
+        CPPUNIT_ASSERT_EQUAL(1, t.other.notes);
+        CPPUNIT_ASSERT(t.other.keptWhenTold);
+        CPPUNIT_ASSERT(found() == t.entry);
+        // decided (and with no forwarder of its own here, done): it left the readers
+        CPPUNIT_ASSERT(t.fetch->isDone());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), t.entry->readerCount());
+    }
+
+    void takenOverFetchNotStorableLeavesTheOthersToFetch()
+    {
+        start();
+        TakenOver t(*server_, spec());
+        t.entry->setReply(MakeReply("HTTP/1.1 200 OK\r\nCache-Control: private, max-age=60\r\n\r\n"));
+        CPPUNIT_ASSERT_EQUAL(1, t.other.notes);
+        CPPUNIT_ASSERT(!t.other.keptWhenTold);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), server_->cache().objectCount());
+        CPPUNIT_ASSERT(t.fetch->isDone());
+    }
+
+    void takenOverRevalidationFreshensOn304()
+    {
+        start();
+        auto stale = storedStale();
+        auto s = spec();
+        s.stale = stale;
+        s.staleKey = server_->cache().findVariant(Store::MakeKey("GET", Url), requestFields()).key;
+        TakenOver t(*server_, std::move(s));
+        t.entry->setReply(
+            MakeReply("HTTP/1.1 304 Not Modified\r\nETag: \"s\"\r\nCache-Control: max-age=60\r\n\r\n"));
+        CPPUNIT_ASSERT_EQUAL(1, t.other.notes);
+        // the stored head took the 304's fields, and stays what is stored
+        CPPUNIT_ASSERT(found() == stale);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), server_->cache().objectCount());
+        CPPUNIT_ASSERT_EQUAL(std::string("max-age=60"),
+                             std::string(stale->reply()->findField("Cache-Control").value_or("")));
+        CPPUNIT_ASSERT_EQUAL(std::string("3"),
+                             std::string(stale->reply()->findField("Content-Length").value_or("")));
+    }
+
+    void takenOverRevalidationKeepsTheStaleObjectOn5xx()
+    {
+        start();
+        auto stale = storedStale();
+        auto s = spec();
+        s.stale = stale;
+        TakenOver t(*server_, std::move(s));
+        t.entry->setReply(
+            MakeReply("HTTP/1.1 500 Oops\r\nCache-Control: max-age=60\r\nContent-Length: 0\r\n\r\n"));
+        CPPUNIT_ASSERT(found() == stale);
+        CPPUNIT_ASSERT(!t.entry->isKept());
+        CPPUNIT_ASSERT_EQUAL(std::string("max-age=0"),
+                             std::string(stale->reply()->findField("Cache-Control").value_or("")));
+    }
+
+private:
+    /// a Server configured with squid.conf.default's caching and extra lines
+    void start(const std::string& extra = "")
+    {
+        Config::Parser parser;
+        auto settings =
+            parser.parseText("http_port 127.0.0.1:0\ncache_log /dev/null\npid_filename none\n"
+                             "access_log none\nerror_directory " TOP_SRCDIR "/errors/templates\n" +
+                                 extra,
+                             "test.conf");
+        CPPUNIT_ASSERT(settings);
+        loop_ = std::make_unique<Comm::Loop>();
+        server_ = std::make_unique<Client::Server>(*loop_);
+        server_->configure(std::shared_ptr<const Config::Settings>(std::move(settings)), true);
+    }
+
+    /// a GET of Url with no caching directives, under the built-in rule
+    Client::StoreSpec spec() const
+    {
+        Client::StoreSpec s;
+        s.cacheKey = Store::MakeKey("GET", Url);
+        s.requestHead = RequestHead;
+        return s;
+    }
+
+    /// the fields of RequestHead (parser_ holds the bytes they name)
+    std::vector<Http::HeaderField> requestFields()
+    {
+        parser_ = std::make_unique<Http::RequestParser>(RequestHead.size() + 1);
+        parser_->parse(RequestHead);
+        return parser_->fields();
+    }
+
+    /// what the cache holds for a GET of Url, or null
+    Store::EntryRef found()
+    {
+        return server_->cache().findVariant(Store::MakeKey("GET", Url), requestFields()).entry;
+    }
+
+    /// a complete stored object of 3 bytes that is stale at once (ETag "s")
+    Store::EntryRef storedStale()
+    {
+        auto stale = MakeEntry();
+        stale->setReply(MakeReply(
+            "HTTP/1.1 200 OK\r\nETag: \"s\"\r\nCache-Control: max-age=0\r\nContent-Length: 3\r\n\r\n"));
+        auto blob = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), "abc");
+        stale->append(Sbuf::Slice(blob));
+        stale->complete();
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), stale, nullptr));
+        return stale;
+    }
+
+    std::unique_ptr<Comm::Loop> loop_;
+    std::unique_ptr<Client::Server> server_;
+    std::unique_ptr<Http::RequestParser> parser_;
+};
+CPPUNIT_TEST_SUITE_REGISTRATION(TestDetachedFetch);
