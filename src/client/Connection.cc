@@ -891,11 +891,13 @@ void Client::Connection::stopForwarding()
 {
     if (!tx_)
         return;
-    if (tx_->fetch) // collapsed_forwarding: newcomers no longer wait for it
+    const bool handedOver = isHandedOver();
+    if (tx_->fetch && !handedOver) // collapsed_forwarding: newcomers no longer wait for it
         server_.forgetPending(tx_->fetch, tx_->cacheKey, tx_->staleKey);
-    if (isHandedOver()) {
+    if (handedOver) {
         // the reply is decided on its head without this client, for the
-        // others: a DetachedFetch takes this client's place among its readers
+        // others (and newcomers, who may still join it): a DetachedFetch
+        // takes this client's place among its readers
         server_.startDetached(std::make_unique<DetachedFetch>(server_, storeSpec(), std::move(tx_->forwarder),
                                                               tx_->fetch, *this));
     } else if (tx_->reply) {

@@ -163,6 +163,9 @@ void Client::DetachedFetch::noteDataAvailable()
 void Client::DetachedFetch::decide()
 {
     decided_ = true;
+    // newcomers from now on find the index's answer (a fetch taken over
+    // from its client was joinable until its head)
+    server_.forgetPending(reply_, spec_.cacheKey, spec_.staleKey);
     auto& cache = server_.cache();
     const auto* reply = reply_->reply();
     if (!reply) {

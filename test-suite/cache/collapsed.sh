@@ -135,22 +135,31 @@ pass_if_ok "collapsed_forwarding on, private reply: every client gets a correct 
 
 # on, the client whose request went to the origin resets its connection
 # (SO_LINGER 0) before the reply head: the fetch goes on for the client that
-# joined it, and its reply is stored as the first client's would have been
-# (a DetachedFetch takes that client's place), so the joiner reads it and the
-# next client gets a hit: one origin request, as with Squid 5.7
+# joined it, and a client that comes after the reset joins it too. Its reply
+# is stored as the first client's would have been (a DetachedFetch takes that
+# client's place), so both read it and the next client gets a hit: one
+# origin request, as with Squid 5.7
 mark
-script cfrst "cc=max-age=60&s=1000&t=${SLOW}s"
+script cfrst "cc=max-age=60&s=1000&t=$(scaled 2)s"
 reset_after "$(url cfrst)" 0.6 &
 first=$!
 sleep 0.3
+curl -s -o "$T/joiner.body" -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url cfrst)" \
+    > "$T/joiner.code" &
+joiner=$!
+sleep 1
 get cfrst
-wait "$first"
-expect "collapsed on, the first client reset: joiner's status" "$CODE" 200
-expect "collapsed on, the first client reset: joiner's body" "$(body_sha)" "$(pattern_sha 1000)"
+wait "$first" "$joiner"
+expect "collapsed on, the first client reset: joiner's status" "$(cat "$T/joiner.code")" 200
+expect "collapsed on, the first client reset: joiner's body" "$(sha256sum < "$T/joiner.body" | cut -d' ' -f1)" \
+    "$(pattern_sha 1000)"
+expect "collapsed on, the first client reset: a later client's status" "$CODE" 200
+expect "collapsed on, the first client reset: a later client's body" "$(body_sha)" "$(pattern_sha 1000)"
 [ -n "$CACHE_TEST_SQUID" ] ||
-    expect "collapsed on, the first client reset: joiner's access.log" "$(log_code cfrst 2)" TCP_CF_MISS/200
+    expect "collapsed on, the first client reset: the joiners' access.log" "$(log_codes cfrst 3)" \
+        "TCP_MISS_ABORTED/000 TCP_CF_MISS/200 TCP_CF_MISS/200"
 get cfrst
-expect_hit "collapsed on, the first client reset: afterwards" cfrst 3 "$(pattern_sha 1000)"
+expect_hit "collapsed on, the first client reset: afterwards" cfrst 4 "$(pattern_sha 1000)"
 expect "collapsed on, the first client reset: origin requests" "$(seen_count cfrst)" 1
 pass_if_ok "collapsed_forwarding on: a shared fetch goes on for its joiners when the first client resets"
 

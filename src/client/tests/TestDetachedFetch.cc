@@ -179,6 +179,8 @@ public:
     {
         start();
         TakenOver t(*server_, spec());
+        // newcomers may join it until its head
+        server_->setPendingMiss(spec().cacheKey, t.entry);
         CPPUNIT_ASSERT_EQUAL(size_t(2), t.entry->readerCount());
         CPPUNIT_ASSERT(!t.fetch->isDone());
         t.entry->setReply(
@@ -187,6 +189,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(1, t.other.notes);
         CPPUNIT_ASSERT(t.other.keptWhenTold);
         CPPUNIT_ASSERT(found() == t.entry);
+        CPPUNIT_ASSERT(!server_->pendingMiss(spec().cacheKey));
         // decided (and with no forwarder of its own here, done): it left the readers
         CPPUNIT_ASSERT(t.fetch->isDone());
         CPPUNIT_ASSERT_EQUAL(size_t(1), t.entry->readerCount());
