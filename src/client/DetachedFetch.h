@@ -87,17 +87,17 @@ public:
     /// the cache key it fetches
     const std::string& cacheKey() const { return spec_.cacheKey; }
 
-    /* Store::Reader API (the revalidation's reply) */
+    /* Store::Reader API (the fetch's reply) */
     void noteDataAvailable() override;
     const Sbuf::Cursor& cursor() const override { return cursor_; }
 
 private:
     void decide();
 
-    Server& server_;
-    StoreSpec spec_;
+    Server& server_;                   ///< owns this fetch; its cache and settings
+    StoreSpec spec_;                   ///< what decides whether the reply is stored
     Store::EntryRef reply_;            ///< where the origin's answer goes
-    ::Server::ForwarderPtr forwarder_; ///< the conditional request
+    ::Server::ForwarderPtr forwarder_; ///< the origin request (null only in unit tests)
     Sbuf::Cursor cursor_;              ///< stays at the start: the reply is decided on its head
     bool started_ = false;             ///< the request is sent (or was, by the client taken over)
     bool decided_ = false;             ///< the reply head (or the failure) was seen

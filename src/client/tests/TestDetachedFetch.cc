@@ -23,7 +23,9 @@
 
 namespace {
 
+/// the URL every test's request asks for
 const std::string Url = "http://example.test/object";
+/// a plain GET of Url, with no caching directives
 const std::string RequestHead = "GET " + Url + " HTTP/1.1\r\nHost: example.test\r\n\r\n";
 
 /// an entry with no reply head yet, as a fetch makes it
