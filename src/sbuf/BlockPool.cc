@@ -256,11 +256,6 @@ size_t BlockPool::sumOfMappedClasses(uint64_t ClassStats::*field) const
     return bytes;
 }
 
-size_t BlockPool::mappedBytesInUse() const
-{
-    return sumOfMappedClasses(&ClassStats::bytesInUse);
-}
-
 size_t BlockPool::freeMappedBytes() const
 {
     return sumOfMappedClasses(&ClassStats::bytesFree);

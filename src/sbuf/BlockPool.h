@@ -134,8 +134,6 @@ public:
     /// class has no free block (one is always kept, so a steady stream of one
     /// block size does not map and unmap per block)
     void setMaxFreeMappedBytes(size_t bytes);
-    /// bytes of blocks of the mapped classes (64 KB and up) handed out
-    size_t mappedBytesInUse() const;
     /// bytes of free blocks of the mapped classes (64 KB and up), arena blocks aside
     size_t freeMappedBytes() const;
 
@@ -191,7 +189,9 @@ private:
     size_t reserveRoom() const;
     /// tells the reserve its room (after the pool's mapped memory changed)
     void updateReserveRoom();
+    /// the sum of one statistic over the mapped classes (64 KB and up)
     size_t sumOfMappedClasses(uint64_t ClassStats::*field) const;
+    /// unmaps what is left of the reserve chunk being carved
     void dropReserveChunk();
     void systemRelease(char* block, size_t classIndex);
     void shrinkFreeList(size_t classIndex, size_t keep);
