@@ -104,12 +104,14 @@ codes_after() {
 direct_after() { log_lines "$(url "$1")" | sed -n "$(($2 + 1)),\$p" | grep -c HIER_DIRECT/; }
 # repeat N WORD : WORD N times, space-separated
 repeat() { for _ in $(seq 1 "$1"); do printf '%s ' "$2"; done | sed 's/ $//'; }
-# expect_bodies WHAT N STATUS SHA : clients 1..N got STATUS with the body of sha256 SHA
+# expect_bodies WHAT N STATUS SHA [FIELD VALUE] : clients FROM..N (FROM is
+# 1 unless set) got STATUS with the body of sha256 SHA, and FIELD: VALUE
 expect_bodies() {
-    local i=1
+    local i=${FROM:-1}
     while [ $i -le "$2" ]; do
         expect "$1, client $i: status" "$(c_code $i)" "$3"
         expect "$1, client $i: body sha256" "$(c_sha $i)" "$4"
+        [ $# -lt 6 ] || expect "$1, client $i: $5" "$(c_header $i "$5")" "$6"
         i=$((i + 1))
     done
 }
@@ -196,13 +198,8 @@ mark
 script rrst "cc=max-age=0&etag=%22r%22&s=1000" "status=304&etag=%22r%22&cc=max-age=60&t=${SLOW}s" "status=500"
 get rrst
 FIRST=reset overlap rrst 4
-i=2
-while [ $i -le 4 ]; do
-    expect "first client reset, client $i: status" "$(c_code $i)" 200
-    expect "first client reset, client $i: body" "$(c_sha $i)" "$(pattern_sha 1000)"
-    expect "first client reset, client $i: Cache-Control (from the 304)" "$(c_header $i Cache-Control)" max-age=60
-    i=$((i + 1))
-done
+# (Cache-Control from the 304)
+FROM=2 expect_bodies "first client reset" 4 200 "$(pattern_sha 1000)" Cache-Control max-age=60
 expect "first client reset: origin requests" "$(seen_count rrst)" 2
 # the client that reset is logged TCP_MISS_ABORTED by cuttle, as any
 # transaction its client resets before the reply; Squid 5.7 says TCP_REFRESH_ABORTED
@@ -219,13 +216,7 @@ mark
 script rmod "cc=max-age=0&etag=%22a%22&s=1000" "cc=max-age=60&etag=%22b%22&s=2000&t=${SLOW}s" "status=500"
 get rmod
 FIRST=reset overlap rmod 4
-i=2
-while [ $i -le 4 ]; do
-    expect "first client reset, a new 200, client $i: status" "$(c_code $i)" 200
-    expect "first client reset, a new 200, client $i: body" "$(c_sha $i)" "$(pattern_sha 2000)"
-    expect "first client reset, a new 200, client $i: ETag" "$(c_header $i ETag)" '"b"'
-    i=$((i + 1))
-done
+FROM=2 expect_bodies "first client reset, a new 200" 4 200 "$(pattern_sha 2000)" ETag '"b"'
 expect "first client reset, a new 200: origin requests" "$(seen_count rmod)" 2
 [ -n "$CACHE_TEST_SQUID" ] ||
     expect_match "first client reset, a new 200: access.log" "$(codes_after rmod 1 4)" \
