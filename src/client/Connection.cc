@@ -169,6 +169,12 @@ void Client::Connection::drive()
             return;
         case State::Forwarding:
         case State::Streaming:
+            // the head came with part of a body in a read that filled its
+            // block: the rest may already be in the socket, and no new edge
+            // will announce it (comm/Loop.h: the rule for every reader)
+            if (readingBody_ && !bodyPaused_ && readFilled_)
+                readBody();
+            return;
         case State::Tunneling:
         case State::Closed:
             return;
@@ -216,7 +222,8 @@ Client::Connection::ReadResult Client::Connection::readSome()
                 armTimer(server_.settings().requestTimeout);
             }
             buffer_->commit(static_cast<size_t>(n));
-            return static_cast<size_t>(n) < space.size() ? ReadResult::Drained : ReadResult::Some;
+            readFilled_ = static_cast<size_t>(n) == space.size();
+            return readFilled_ ? ReadResult::Some : ReadResult::Drained;
         }
         if (n == 0) {
             debugs(33, 3, "client " << peerHost_ << " closed the connection");
@@ -226,6 +233,7 @@ Client::Connection::ReadResult Client::Connection::readSome()
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            readFilled_ = false;
             dropBufferIfConsumed();
             return ReadResult::Wait;
         }
@@ -596,15 +604,18 @@ void Client::Connection::readBody()
         if (n > 0) {
             buffer_->commit(size_t(n));
             tx_->bodySizer.noteRead(space.size(), size_t(n));
+            readFilled_ = size_t(n) == space.size();
             consumeBody();
-            if (size_t(n) < space.size() && !peerClosed_)
+            if (!readFilled_ && !peerClosed_)
                 return;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            readFilled_ = false;
             return;
+        }
         debugs(33, 2, "client " << peerHost_ << " closed the connection inside the request body");
         endRequestBody(false);
         if (pendingLog_)

@@ -192,7 +192,10 @@ private:
     std::string out_;      ///< the reply being written (error pages only, this issue)
     size_t outOffset_ = 0; ///< bytes of out_ already written
     bool closeAfterReply_ = false;
-    bool peerClosed_ = false;                       ///< EPOLLRDHUP seen: the client sent its FIN
+    bool peerClosed_ = false; ///< EPOLLRDHUP seen: the client sent its FIN
+    /// the last read of the socket filled the space it was offered: more
+    /// bytes may wait there with no new edge to announce them
+    bool readFilled_ = false;
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 

@@ -15,10 +15,17 @@
 ///       +-- iteration hooks (cache.log and access.log flush here)
 ///
 /// - A descriptor is registered ONCE for its whole life, edge-triggered, for
-///   EPOLLIN|EPOLLOUT|EPOLLRDHUP together (watch()). A handler reads until
-///   EAGAIN; it acts on `writable` only after one of its writes returned
-///   EAGAIN; a handler that paused reading resumes by calling read() directly.
-///   Nothing ever calls EPOLL_CTL_MOD.
+///   EPOLLIN|EPOLLOUT|EPOLLRDHUP together (watch()). An edge comes only when
+///   new bytes arrive, so bytes already in the socket never announce
+///   themselves again. The rule for every reader: read until EAGAIN, or
+///   remember that the last read filled the space it was offered (a short
+///   read drained the socket) and read again before waiting -- including when
+///   the reader changes, as when a client connection's head reader hands over
+///   to its body reader with the rest of the body already queued. A handler
+///   acts on `writable` only after one of its writes returned EAGAIN; a
+///   handler that paused reading resumes by calling read() directly. Each
+///   new read site gets a test in which the whole message is already in the
+///   socket when it is first read. Nothing ever calls EPOLL_CTL_MOD.
 /// - Ownership: watch() returns a Registration and schedule() a Timer; both
 ///   are move-only handles that cancel in their destructor, so whoever owns
 ///   the handle (normally the object that owns the descriptor, next to its

@@ -19,6 +19,7 @@
 #include <string>
 
 #include <dirent.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@ class TestConnection : public CppUnit::TestFixture {
     CPPUNIT_TEST(urlOfMaxUrlBytesIsInvalid);
     CPPUNIT_TEST(longRequestLineGets414);
     CPPUNIT_TEST(thousandConnectionsLeaveNothingBehind);
+    CPPUNIT_TEST(bodyAlreadyInSocketIsForwarded);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -68,6 +70,7 @@ public:
     void urlOfMaxUrlBytesIsInvalid();
     void longRequestLineGets414();
     void thousandConnectionsLeaveNothingBehind();
+    void bodyAlreadyInSocketIsForwarded();
 
 private:
     void startServer(const std::string& extraConfig = "");
@@ -496,4 +499,42 @@ void TestConnection::thousandConnectionsLeaveNothingBehind()
     CPPUNIT_ASSERT_EQUAL(size_t(0), loop_->pendingTimers());
     CPPUNIT_ASSERT_EQUAL(fdsBefore, OpenDescriptors());
     CPPUNIT_ASSERT_EQUAL(blocksBefore, Sbuf::DefaultPool().stats().total.blocksInUse);
+}
+
+void TestConnection::bodyAlreadyInSocketIsForwarded()
+{
+    // a whole PUT already in the socket when cuttle first reads it: the
+    // first read fills its 1 KB block (head and part of the body), and
+    // edge-triggered epoll sends no new event for the rest of the body
+    startServer();
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in origin{};
+    origin.sin_family = AF_INET;
+    origin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(origin);
+    CPPUNIT_ASSERT_EQUAL(0, ::bind(listener, reinterpret_cast<sockaddr*>(&origin), sizeof(origin)));
+    CPPUNIT_ASSERT_EQUAL(0, ::listen(listener, 4));
+    CPPUNIT_ASSERT_EQUAL(0, ::getsockname(listener, reinterpret_cast<sockaddr*>(&origin), &length));
+    const std::string body(4000, 'b');
+    const int fd = connectClient(); // cuttle's first read finds nothing
+    send(fd, "PUT http://127.0.0.1:" + std::to_string(ntohs(origin.sin_port)) +
+                 "/up HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n" + body);
+    std::string got;
+    int upstream = -1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < deadline && got.find(body) == std::string::npos) {
+        loop_->runOnce(Comm::Milliseconds(5));
+        if (upstream < 0)
+            upstream = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        char buf[8192];
+        ssize_t n;
+        while (upstream >= 0 && (n = ::read(upstream, buf, sizeof(buf))) > 0)
+            got.append(buf, size_t(n));
+    }
+    const auto headEnd = got.find("\r\n\r\n");
+    CPPUNIT_ASSERT_MESSAGE(got, headEnd != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(body.size(), got.size() - headEnd - 4);
+    ::close(upstream);
+    ::close(listener);
+    ::close(fd);
 }
