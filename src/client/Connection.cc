@@ -966,6 +966,9 @@ void Client::Connection::handleParseError()
     case Http::ParseError::UnsupportedVersion:
         templateName = "ERR_UNSUP_HTTPVERSION";
         break;
+    case Http::ParseError::UnsupportedTransferCoding:
+        templateName = "ERR_UNSUP_REQ";
+        break;
     default:
         break;
     }

@@ -34,6 +34,22 @@ inline std::string_view TrimOws(std::string_view s)
     return s;
 }
 
+/// Calls f(element) for each element of a comma-separated list (RFC 9110
+/// section 5.6.1), trimmed of OWS; empty elements are passed too. Stops and
+/// returns false when f does.
+template <class F>
+bool ForEachListElement(std::string_view list, F f)
+{
+    for (;;) {
+        const auto comma = list.find(',');
+        if (!f(TrimOws(list.substr(0, comma))))
+            return false;
+        if (comma == std::string_view::npos)
+            return true;
+        list.remove_prefix(comma + 1);
+    }
+}
+
 /// RFC 9110 field-value and reason-phrase bytes: VCHAR, obs-text, SP, HTAB;
 /// no other control byte
 inline bool IsFieldValueChar(char c)

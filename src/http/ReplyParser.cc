@@ -11,28 +11,13 @@
 #include <algorithm>
 #include <limits>
 
+using Http::ForEachListElement;
 using Http::IsDigit;
 using Http::IsFieldValueChar;
 using Http::IsOws;
 using Http::TrimOws;
 
 namespace {
-
-/// Calls f(element) for each element of a comma-separated list (RFC 9110
-/// section 5.6.1), trimmed; empty elements are passed too. Stops and returns
-/// false when f does.
-template <class F>
-bool ForEachListElement(std::string_view list, F f)
-{
-    for (;;) {
-        const auto comma = list.find(',');
-        if (!f(TrimOws(list.substr(0, comma))))
-            return false;
-        if (comma == std::string_view::npos)
-            return true;
-        list.remove_prefix(comma + 1);
-    }
-}
 
 constexpr std::string_view VersionPrefix = "HTTP/";
 
@@ -53,7 +38,7 @@ void Http::ReplyParser::reset()
     reason_ = {};
     fields_.clear(); // keeps the capacity for the next reply on this connection
     contentLength_.reset();
-    hasTransferEncoding_ = lastCodingIsChunked_ = sawChunked_ = false;
+    codings_.reset();
 }
 
 Http::ParseResult Http::ReplyParser::fail(ReplyError e)
@@ -237,7 +222,7 @@ Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
 
     if (EqualsIgnoreCase(name, "Content-Length") && !parseContentLength(value))
         return fail(ReplyError::BadContentLength);
-    if (EqualsIgnoreCase(name, "Transfer-Encoding") && !parseTransferEncoding(value))
+    if (EqualsIgnoreCase(name, "Transfer-Encoding") && !codings_.add(value))
         return fail(ReplyError::BadTransferEncoding);
 
     fields_.push_back(HeaderField{name, value});
@@ -265,36 +250,6 @@ bool Http::ReplyParser::parseContentLength(std::string_view value)
         contentLength_ = n;
         return true;
     });
-}
-
-/// RFC 9112 section 6.1: transfer-coding = token *( OWS ";" OWS
-/// transfer-parameter ); the codings of several fields form one list
-bool Http::ReplyParser::parseTransferEncoding(std::string_view value)
-{
-    bool any = false;
-    const bool ok = ForEachListElement(value, [this, &any](std::string_view item) {
-        if (item.empty())
-            return true; // RFC 9110 section 5.6.1: recipients ignore empty elements
-        const auto coding = TrimOws(item.substr(0, item.find(';')));
-        if (coding.empty())
-            return false;
-        for (const char c : coding) {
-            if (!IsTokenChar(c))
-                return false;
-        }
-        const bool chunked = EqualsIgnoreCase(coding, "chunked");
-        if (chunked && sawChunked_)
-            return false; // a sender MUST NOT apply chunked more than once
-        sawChunked_ = sawChunked_ || chunked;
-        lastCodingIsChunked_ = chunked;
-        any = true;
-        return true;
-    });
-    // an empty Transfer-Encoding frames nothing; refusing it is the safe reading
-    if (!ok || !any)
-        return false;
-    hasTransferEncoding_ = true;
-    return true;
 }
 
 std::optional<std::string_view> Http::ReplyParser::findField(std::string_view name) const
@@ -327,14 +282,14 @@ bool Http::ReplyParser::wantsClose() const
     if (versionMajor_ == 1 && versionMinor_ == 0) {
         // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding
         // has faulty framing; decode it, then close
-        return hasTransferEncoding_ || !hasConnectionToken("keep-alive");
+        return codings_.isPresent() || !hasConnectionToken("keep-alive");
     }
     return false;
 }
 
 std::optional<uint64_t> Http::ReplyParser::contentLength() const
 {
-    if (hasTransferEncoding_)
+    if (codings_.isPresent())
         return std::nullopt;
     return contentLength_;
 }
@@ -347,8 +302,8 @@ Http::ReplyParser::Framing Http::ReplyParser::framing(bool requestWasHead, bool 
         return Framing::None;
     if (requestWasConnect && statusCode_ >= 200 && statusCode_ < 300)
         return Framing::None;
-    if (hasTransferEncoding_)
-        return lastCodingIsChunked_ ? Framing::Chunked : Framing::Close;
+    if (codings_.isPresent())
+        return codings_.isChunkedLast() ? Framing::Chunked : Framing::Close;
     if (contentLength_)
         return Framing::Length;
     return Framing::Close;

@@ -48,10 +48,14 @@
 /// - Content-Length must be digits; copies, in one field (`5, 5`) or in
 ///   several, must all be equal (section 6.3 item 5); a value above
 ///   INT64_MAX is an error, so a length always fits in off_t.
-/// - Transfer-Encoding lists codings (tokens, with optional parameters);
-///   chunked applied twice is an error (section 6.1). With Content-Length
-///   too, Transfer-Encoding wins and hadLengthAndTransferEncoding() tells
-///   the forwarder to drop Content-Length (section 6.3 item 3).
+/// - Transfer-Encoding is read by Http::TransferCodings, as requests are: a
+///   malformed list, or chunked twice or with parameters, is an error. A
+///   list whose final coding is not chunked frames the body by the close
+///   (section 6.3 item 3), so the connection is not reused; the forwarder
+///   refuses any coding but chunked, as Squid 5.7 does (it cannot decode
+///   them, and must not pass them on silently). With Content-Length too,
+///   Transfer-Encoding wins and hadLengthAndTransferEncoding() tells the
+///   forwarder to drop Content-Length (section 6.3 item 3).
 ///
 /// Interim replies: parse() of a 1xx head returns Done with headSize() of
 /// that interim head only. The caller drops (or forwards) those bytes,
@@ -64,6 +68,7 @@
 #pragma once
 
 #include "http/RequestParser.h"
+#include "http/TransferCodings.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -84,7 +89,7 @@ enum class ReplyError {
     ObsFold,             ///< a field line starting with whitespace
     BadField,            ///< a field line without a colon, a bad name or value
     BadContentLength,    ///< Content-Length not digits, too big, or copies that differ
-    BadTransferEncoding, ///< an empty or malformed coding list, or chunked twice
+    BadTransferEncoding, ///< an empty or malformed coding list, chunked twice or with parameters
     TooLarge             ///< the head exceeds reply_header_max_size
 };
 
@@ -148,14 +153,12 @@ public:
     /// Transfer-Encoding overrides it (then nullopt). A forwarder writes
     /// this number rather than the value as sent, which may be `5, 5`.
     std::optional<uint64_t> contentLength() const;
-    /// whether a Transfer-Encoding field was sent
-    bool hasTransferEncoding() const { return hasTransferEncoding_; }
-    /// whether the final transfer coding is chunked
-    bool isChunked() const { return hasTransferEncoding_ && lastCodingIsChunked_; }
+    /// the Transfer-Encoding fields, as one list (valid after Done)
+    const TransferCodings& transferCodings() const { return codings_; }
     /// whether both Content-Length and Transfer-Encoding were sent: the
     /// body is framed by Transfer-Encoding and every Content-Length field
     /// MUST be removed before forwarding (RFC 9112 section 6.3 item 3)
-    bool hadLengthAndTransferEncoding() const { return hasTransferEncoding_ && contentLength_.has_value(); }
+    bool hadLengthAndTransferEncoding() const { return codings_.isPresent() && contentLength_.has_value(); }
     /// how the body is delimited, given the request (valid after Done):
     /// none for HEAD, 1xx, 204, 304 and a 2xx to CONNECT; Chunked when the
     /// final coding is chunked; Close for any other Transfer-Encoding;
@@ -168,7 +171,6 @@ private:
     ParseResult parseStatusLine(std::string_view line);
     ParseResult parseFieldLine(std::string_view line);
     bool parseContentLength(std::string_view value);
-    bool parseTransferEncoding(std::string_view value);
 
     size_t maxHeadSize_;
     ParseResult state_ = ParseResult::NeedMore;
@@ -185,9 +187,7 @@ private:
     std::string_view reason_;
     std::vector<HeaderField> fields_;
     std::optional<uint64_t> contentLength_; ///< as sent, even when Transfer-Encoding overrides it
-    bool hasTransferEncoding_ = false;
-    bool lastCodingIsChunked_ = false; ///< of all Transfer-Encoding fields, in order
-    bool sawChunked_ = false;          ///< chunked was listed (a second one is an error)
+    TransferCodings codings_;               ///< every Transfer-Encoding field, in order
 };
 
 } // namespace Http

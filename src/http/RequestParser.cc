@@ -66,6 +66,7 @@ void Http::RequestParser::reset()
     versionMajor_ = versionMinor_ = 0;
     fields_.clear(); // keeps the capacity for the next request on this connection
     contentLength_.reset();
+    codings_.reset();
 }
 
 Http::ParseResult Http::RequestParser::fail(ParseError e)
@@ -86,6 +87,8 @@ Http::StatusCode Http::RequestParser::errorStatus() const
         return haveRequestLine_ ? StatusCode::RequestHeaderFieldsTooLarge : StatusCode::UriTooLong;
     case ParseError::UnsupportedVersion:
         return StatusCode::HttpVersionNotSupported;
+    case ParseError::UnsupportedTransferCoding:
+        return StatusCode::NotImplemented;
     default:
         return StatusCode::BadRequest;
     }
@@ -108,6 +111,8 @@ const char* Http::RequestParser::errorText() const
         return "unsupported HTTP version";
     case ParseError::BareCr:
         return "bare CR";
+    case ParseError::BareLf:
+        return "bare LF";
     case ParseError::ObsFold:
         return "obs-fold in a field line";
     case ParseError::BadField:
@@ -116,6 +121,12 @@ const char* Http::RequestParser::errorText() const
         return "invalid Content-Length";
     case ParseError::LengthAndChunked:
         return "both Content-Length and Transfer-Encoding";
+    case ParseError::BadTransferEncoding:
+        return "invalid Transfer-Encoding, or chunked is not its final coding";
+    case ParseError::TransferEncodingInHttp10:
+        return "Transfer-Encoding in an HTTP/1.0 request";
+    case ParseError::UnsupportedTransferCoding:
+        return "a transfer coding other than chunked";
     case ParseError::TooLarge:
         return "request head too large";
     }
@@ -127,9 +138,8 @@ bool Http::RequestParser::findLineEnd(std::string_view buf, size_t from, size_t&
     for (size_t i = from; i < buf.size(); ++i) {
         const char c = buf[i];
         if (c == '\n') {
-            lineEnd = i;
-            next = i + 1;
-            return true;
+            fail(ParseError::BareLf); // a CRLF's LF is taken with its CR below
+            return false;
         }
         if (c == '\r') {
             if (i + 1 == buf.size()) {
@@ -191,8 +201,16 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
         if (line.empty()) {
             // RFC 9112 section 6.3: a server MAY reject such a request, and a
             // proxy that forwards it invites request smuggling
-            if (contentLength_ && findField("Transfer-Encoding"))
-                return fail(ParseError::LengthAndChunked);
+            if (codings_.isPresent()) {
+                if (contentLength_)
+                    return fail(ParseError::LengthAndChunked);
+                if (versionMajor_ == 1 && versionMinor_ == 0)
+                    return fail(ParseError::TransferEncodingInHttp10);
+                if (!codings_.isChunkedLast())
+                    return fail(ParseError::BadTransferEncoding);
+                if (codings_.hasOtherCodings())
+                    return fail(ParseError::UnsupportedTransferCoding);
+            }
             headSize_ = next;
             state_ = ParseResult::Done;
             return state_;
@@ -274,6 +292,8 @@ Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
             return fail(ParseError::BadContentLength);
         contentLength_ = n;
     }
+    if (EqualsIgnoreCase(name, "Transfer-Encoding") && !codings_.add(value))
+        return fail(ParseError::BadTransferEncoding);
 
     fields_.push_back(HeaderField{name, value});
     return ParseResult::NeedMore;
@@ -318,5 +338,5 @@ bool Http::RequestParser::wantsClose() const
 
 bool Http::RequestParser::hasBody() const
 {
-    return findField("Transfer-Encoding").has_value() || (contentLength_ && *contentLength_ > 0);
+    return codings_.isPresent() || (contentLength_ && *contentLength_ > 0);
 }

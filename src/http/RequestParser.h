@@ -28,13 +28,23 @@
 ///
 /// Strictness (RFC 9112): exactly one SP between the request-line parts; the
 /// version is `HTTP/DIGIT.DIGIT` (2 and later: UnsupportedVersion -> 505);
-/// CRLF ends a line, a bare LF is tolerated (section 2.2), a bare CR is an
-/// error; obs-fold is rejected (section 5.2 allows it, Squid 5 accepts it);
-/// whitespace between a field name and its colon is rejected (section 5.1,
-/// a MUST); a field value may hold no control character but HTAB;
-/// Content-Length must be digits and all copies equal, and may not come with
-/// Transfer-Encoding (section 6.3: a request smuggling vector; Squid 5.7
-/// frames such a request by Transfer-Encoding instead).
+/// CRLF and nothing else ends a line: a bare LF is an error although
+/// section 2.2 lets a recipient take it as a line end, since a hop in front
+/// of cuttle may not agree on where a field ends (Squid 5.7 takes it), and
+/// a bare CR is an error; obs-fold is rejected (section 5.2 allows it,
+/// Squid 5 accepts it); whitespace between a field name and its colon is
+/// rejected (section 5.1, a MUST); a field value may hold no control
+/// character but HTAB; Content-Length must be digits and all copies equal,
+/// and may not come with Transfer-Encoding (section 6.3: a request
+/// smuggling vector; Squid 5.7 frames such a request by Transfer-Encoding
+/// instead). Transfer-Encoding is one list over all its fields
+/// (Http::TransferCodings): a malformed list, a final coding other than
+/// chunked, chunked twice, and any Transfer-Encoding in an HTTP/1.0
+/// request (section 6.1: faulty framing) are 400, after which the
+/// connection must close (section 6.3); a valid list with codings before
+/// chunked (`gzip, chunked`) is 501, as Squid 5.7 answers it: cuttle
+/// removes only the chunked framing it re-applies, so it forwards no other
+/// coding and never drops one silently.
 ///
 /// One parser per connection; reset() before the next request.
 
@@ -43,6 +53,7 @@
 #include "http/Fields.h"
 #include "http/Method.h"
 #include "http/StatusCode.h"
+#include "http/TransferCodings.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -62,17 +73,21 @@ enum class ParseResult {
 /// Why a head was rejected.
 enum class ParseError {
     None,
-    BadRequestLine,     ///< not `token SP target SP HTTP-version` (Squid: ERR_PROTOCOL_UNKNOWN)
-    BadMethod,          ///< method is not a token
-    BadTarget,          ///< empty target or a forbidden byte in it
-    BadVersion,         ///< version is not HTTP/DIGIT.DIGIT
-    UnsupportedVersion, ///< HTTP/2.0 and later in an HTTP/1 head (505)
-    BareCr,             ///< a CR not followed by LF
-    ObsFold,            ///< a field line starting with whitespace
-    BadField,           ///< a field line without a colon, a bad name or value
-    BadContentLength,   ///< Content-Length not digits, or copies that differ
-    LengthAndChunked,   ///< both Content-Length and Transfer-Encoding (RFC 9112 section 6.3)
-    TooLarge            ///< the head exceeds the configured maximum (431)
+    BadRequestLine,            ///< not `token SP target SP HTTP-version` (Squid: ERR_PROTOCOL_UNKNOWN)
+    BadMethod,                 ///< method is not a token
+    BadTarget,                 ///< empty target or a forbidden byte in it
+    BadVersion,                ///< version is not HTTP/DIGIT.DIGIT
+    UnsupportedVersion,        ///< HTTP/2.0 and later in an HTTP/1 head (505)
+    BareCr,                    ///< a CR not followed by LF
+    BareLf,                    ///< an LF not preceded by CR
+    ObsFold,                   ///< a field line starting with whitespace
+    BadField,                  ///< a field line without a colon, a bad name or value
+    BadContentLength,          ///< Content-Length not digits, or copies that differ
+    LengthAndChunked,          ///< both Content-Length and Transfer-Encoding (RFC 9112 section 6.3)
+    BadTransferEncoding,       ///< a malformed Transfer-Encoding, or chunked is not its final coding
+    TransferEncodingInHttp10,  ///< Transfer-Encoding in an HTTP/1.0 request (faulty framing)
+    UnsupportedTransferCoding, ///< a coding before chunked, which cuttle cannot forward (501)
+    TooLarge                   ///< the head exceeds the configured maximum (431)
 };
 
 /// Parses one request head; see the file comment.
@@ -96,7 +111,8 @@ public:
     /// why the last parse() returned Error
     ParseError error() const { return error_; }
     /// the status to answer an error with: 400, 414 (TooLarge within the
-    /// request line), 431 (TooLarge in the fields) or 505
+    /// request line), 431 (TooLarge in the fields), 501
+    /// (UnsupportedTransferCoding) or 505
     StatusCode errorStatus() const;
     /// a short text for cache.log, e.g. "obs-fold in a field line"
     const char* errorText() const;
@@ -127,7 +143,8 @@ public:
     bool wantsClose() const;
     /// the Content-Length value, when one was sent (valid after Done)
     std::optional<uint64_t> contentLength() const { return contentLength_; }
-    /// whether the request has a body: Transfer-Encoding, or Content-Length > 0
+    /// whether the request has a body: Transfer-Encoding (always chunked
+    /// after Done), or Content-Length > 0
     bool hasBody() const;
 
     /// What a log line can say about a rejected head: the token characters
@@ -161,6 +178,7 @@ private:
     int versionMinor_ = 0;
     std::vector<HeaderField> fields_;
     std::optional<uint64_t> contentLength_;
+    TransferCodings codings_; ///< every Transfer-Encoding field, in order
 };
 
 /// Whether c is a tchar of RFC 9110 section 5.6.2.

@@ -487,6 +487,13 @@ bool Server::Forwarder::parseHead()
         reply->requestTime = requestTime_;
         reply->responseTime = ::time(nullptr);
         framing_ = parser_.framing(request_.method == Http::Method::Head, false);
+        if (framing_ != Http::ReplyParser::Framing::None && parser_.transferCodings().isPresent() &&
+            !parser_.transferCodings().isChunkedOnly()) {
+            // a coding cuttle cannot decode: passing it on without its field
+            // would change the body silently (Squid 5.7 answers 502 too)
+            fail(Failure::InvalidReply, "a transfer coding other than chunked");
+            return false;
+        }
         reply->hasBody = framing_ != Http::ReplyParser::Framing::None;
         if (framing_ == Http::ReplyParser::Framing::Length) {
             bodyLeft_ = parser_.contentLength().value_or(0);
