@@ -454,6 +454,10 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
         limits.quickAbortMin = -1; // range_offset_limit none: fetched to the end whatever the client does
     tx.forwarder =
         std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), tx.reply);
+    // RFC 9110 section 15.2: interim replies go to HTTP/1.1 clients, never to 1.0 ones
+    if (clientIsHttp11_)
+        tx.forwarder->setInterimHandler(
+            [this](const Http::ReplyParser& interim) { forwardInterim(interim); });
     tx.fetch = tx.reply;
     // collapsed_forwarding: others may wait for this fetch until its head
     // arrives (a revalidation only for a GET: a HEAD's reply has no body to share)

@@ -307,6 +307,7 @@ void Client::Connection::handleHead(std::string_view head)
     clientIsHttp11_ =
         parser_.versionMajor() > 1 || (parser_.versionMajor() == 1 && parser_.versionMinor() >= 1);
     requestIsHead_ = parser_.method() == Http::Method::Head;
+    sentContinue_ = false;
 
     Errors::PageContext context;
     context.url = record.url;
@@ -530,6 +531,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
             expect && Http::EqualsIgnoreCase(*expect, "100-continue")) {
             static constexpr std::string_view Continue = "HTTP/1.1 100 Continue\r\n\r\n";
             (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
+            sentContinue_ = true;
         }
     }
     startOwnFetch(std::move(request));
@@ -677,6 +679,22 @@ void Client::Connection::noteDataAvailable()
         streamSome();
 }
 
+void Client::Connection::forwardInterim(const Http::ReplyParser& interim)
+{
+    // the origin's own 100 is no news to a client cuttle already told to go on
+    if (interim.statusCode() == 100 && sentContinue_)
+        return;
+    interim_ += BuildInterimReply(interim.statusCode(), interim.reason(), interim.fields());
+    if (interim_.size() > server_.settings().replyHeaderMaxSize) {
+        // an origin that sends 1xx after 1xx must not grow this without bound
+        interim_.clear();
+        return;
+    }
+    const ssize_t n = ::send(fd_.get(), interim_.data(), interim_.size(), MSG_NOSIGNAL);
+    if (n > 0)
+        interim_.erase(0, size_t(n)); // the rest goes out before the final reply
+}
+
 void Client::Connection::startStreaming()
 {
     const auto& settings = server_.settings();
@@ -716,6 +734,8 @@ void Client::Connection::startStreaming()
     auto out = BuildClientReply(spec);
     if (out.closeAfter)
         closeAfterReply_ = true;
+    out.head.insert(0, interim_);
+    std::string().swap(interim_);
     if (!tx_->segments.empty() && !requestIsHead_)
         tx_->writer.startSegments(std::move(out.head), std::move(tx_->segments), *tx_->reply);
     else if (!tx_->segments.empty())
@@ -902,6 +922,8 @@ void Client::Connection::stopForwarding()
 {
     if (!tx_)
         return;
+    if (tx_->forwarder)
+        tx_->forwarder->setInterimHandler({}); // whoever takes it over has no client to tell
     const bool handedOver = isHandedOver();
     if (tx_->fetch && !handedOver) // collapsed_forwarding: newcomers no longer wait for it
         server_.forgetPending(tx_->fetch, tx_->cacheKey, tx_->staleKey);
@@ -1022,6 +1044,8 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     headerEnd += extra.size();
     if (isHead)
         out_.resize(headerEnd + 4); // RFC 9110 section 9.3.2: no content in a reply to HEAD
+    out_.insert(0, interim_);       // an interim reply the socket did not take yet
+    std::string().swap(interim_);
 
     if (pendingLog_) {
         pendingLog_->httpStatus = Http::ToInt(status);

@@ -166,6 +166,9 @@ private:
     void readBody();
     void consumeBody();
     void endRequestBody(bool complete);
+    /// writes an interim reply of this client's fetch, or keeps it for the
+    /// write of the final reply when the socket does not take it now
+    void forwardInterim(const Http::ReplyParser& interim);
     void startStreaming();
     void streamSome();
     void forwardingFailed();
@@ -189,8 +192,10 @@ private:
     timeval requestStart_{}; ///< when the first byte of the current request arrived
     bool requestStarted_ = false;
 
-    std::string out_;      ///< the reply being written (error pages only, this issue)
-    size_t outOffset_ = 0; ///< bytes of out_ already written
+    std::string interim_; ///< interim (1xx) reply bytes the socket did not take yet: go before the reply
+    bool sentContinue_ = false; ///< cuttle answered the request's Expect: 100-continue itself
+    std::string out_;           ///< the reply being written (error pages only, this issue)
+    size_t outOffset_ = 0;      ///< bytes of out_ already written
     bool closeAfterReply_ = false;
     bool peerClosed_ = false; ///< EPOLLRDHUP seen: the client sent its FIN
     /// the last read of the socket filled the space it was offered: more

@@ -173,6 +173,20 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
     return out;
 }
 
+std::string Client::BuildInterimReply(int status, std::string_view reason, Http::FieldsView fields)
+{
+    std::string out = "HTTP/1.1 " + std::to_string(status) + " ";
+    out.append(reason.empty() ? Http::ReasonPhrase(Http::StatusCode(status)) : reason);
+    out.append("\r\n");
+    const HopByHop hopByHop(fields);
+    for (const auto f : fields) {
+        if (!hopByHop.contains(f.name))
+            AppendField(out, f.name, f.value);
+    }
+    out.append("\r\n");
+    return out;
+}
+
 Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
 {
     const auto& reply = *spec.reply;

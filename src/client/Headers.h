@@ -81,6 +81,10 @@ struct ClientReply {
 /// The reply head to send to a client, and how its body is framed.
 ClientReply BuildClientReply(const ClientReplySpec& spec);
 
+/// The head of an interim (1xx) reply to forward to a client: the status
+/// line and the fields that may cross the hop, written anew with CRLF.
+std::string BuildInterimReply(int status, std::string_view reason, Http::FieldsView fields);
+
 /// Whether a 304 made from a stored reply carries this field (RFC 9110 section 15.4.5)
 bool IsNotModifiedField(std::string_view name);
 

@@ -472,6 +472,10 @@ bool Server::Forwarder::parseHead()
                 fail(Failure::InvalidReply, "101 Switching Protocols");
                 return false;
             }
+            if (interimHandler_)
+                interimHandler_(parser_);
+            if (stage_ != Stage::Exchanging)
+                return false;                 // the client went away when told
             headStart_ += parser_.headSize(); // an interim reply: skip it
             parser_.reset();
             continue;

@@ -10,7 +10,8 @@
 ///           --> connect (each address in turn, connect_timeout each)
 ///           --> send the head, then the request body from its entry  ----+
 ///           --> read: the reply head, parsed in place in the read block   |
-///                     (1xx skipped), then the body                        | at once
+///                     (each 1xx told to the interim handler, if any, and  | at once
+///                     skipped), then the body                             |
 ///           --> complete: the connection goes back to the Pool when the   |
 ///               reply was delimited and the origin keeps it open      <---+
 ///
@@ -46,6 +47,7 @@
 #include "store/Index.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -125,6 +127,12 @@ public:
     bool reusedConnection() const { return reused_; }
     /// CONNECT: the connected socket, once the reply entry completed without a reply
     Comm::Descriptor takeTunnelSocket();
+    /// Called with the parsed head of each interim (1xx but 101) reply, valid
+    /// during the call only, before it is skipped: RFC 9110 section 15.2
+    /// asks a proxy to forward them. Interim replies are never stored.
+    using InterimHandler = std::function<void(const Http::ReplyParser& interim)>;
+    /// sets (or, with an empty handler, clears) who gets the interim replies
+    void setInterimHandler(InterimHandler handler) { interimHandler_ = std::move(handler); }
     /// the reply is stored under fullKey in index: charge its growth to the
     /// cache_mem budget as it arrives (Store::Index::update()); a body of
     /// unknown length is dropped from the index once it passes maxObjectSize
@@ -213,6 +221,7 @@ private:
     time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
     void charge();
 
+    InterimHandler interimHandler_;    ///< who forwards 1xx replies (the owning client), or empty
     Comm::Timer timer_;                ///< connect_timeout, then read_timeout (lazily re-armed)
     Comm::Clock::time_point activity_; ///< the last byte moved to or from the origin
 };

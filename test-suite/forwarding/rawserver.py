@@ -10,6 +10,10 @@
 #                        Transfer-Encoding field of its ?te= query
 #                        (percent-decoded) and a chunked body "hello", then
 #                        closes
+#   rawserver.py interim reads a request head and replies 103 Early Hints
+#                        (with a Link field and a field its Connection lists),
+#                        102 Processing, then a storable 200 "hello"; the
+#                        connection stays open for the next request
 import socket
 import struct
 import sys
@@ -63,8 +67,22 @@ def te(conn):
     conn.close()
 
 
+INTERIM = (b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nConnection: X-Hop\r\n"
+           b"X-Hop: 1\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+           b"HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\nhello")
+
+
+def interim(conn):
+    while read_head(conn).endswith(b"\r\n\r\n"):
+        try:
+            conn.sendall(INTERIM)
+        except OSError:
+            break
+    conn.close()
+
+
 def main():
-    handler = {"reset": reset, "echo": echo, "te": te}[sys.argv[1]]
+    handler = {"reset": reset, "echo": echo, "te": te, "interim": interim}[sys.argv[1]]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
