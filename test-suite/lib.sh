@@ -66,6 +66,10 @@ cuttle_setup() {
     [ -x "$CUTTLE" ] || { echo "no cuttle binary at $CUTTLE"; exit 99; }
     T=$(mktemp -d "${TMPDIR:-/tmp}/cuttle-test.XXXXXX")
     trap cuttle_cleanup EXIT
+    # Started as root, cuttle serves as cache_effective_user (proxy by
+    # default) and must then rename its logs and remove its pid file: $T is
+    # the user's, as /var/log/squid is on Debian. The drop itself stays on.
+    [ "$(id -u)" = 0 ] && chown "${CUTTLE_TEST_USER:-proxy}:" "$T"
     trap 'exit 1' INT TERM
 }
 
