@@ -115,7 +115,7 @@ http_port 127.0.0.1:0
 access_log stdio:$nobody_dir/access.log
 cache_log $nobody_dir/cache.log
 pid_filename $nobody_dir/cuttle.pid
-error_directory $top_srcdir/errors/templates
+error_directory $CUTTLE_ERRORS
 shutdown_lifetime 1 second
 http_access allow localhost
 CONF
