@@ -8,6 +8,7 @@
 
 #include "cuttle.h"
 
+#include "base/Privileges.h"
 #include "base/TextException.h"
 #include "client/Server.h"
 #include "sbuf/BlockPool.h"
@@ -223,8 +224,43 @@ void RemovePidFile(const std::string& path)
         return;
     // only our own: a newer copy may have taken over the file
     const auto pid = RunningPid(path);
-    if (pid && *pid == ::getpid())
-        ::unlink(path.c_str());
+    if (!pid || *pid != ::getpid() || ::unlink(path.c_str()) == 0)
+        return;
+    // after the drop, a directory that only root may change (/run) keeps the
+    // file, which is ours: empty it, so that no -k command takes the pid for
+    // a running copy (systemd removes a PIDFile= itself)
+    const int error = errno;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    debugs(1, 1,
+           "Cannot remove the pid file " << path << ": " << std::strerror(error)
+                                         << (fd >= 0 ? "; emptied it instead" : ""));
+    if (fd >= 0)
+        ::close(fd);
+}
+
+/// Notes the files that starting as root may create (see Privileges).
+void NoteFilesToCreate(Privileges& privileges, const Config::Settings& settings)
+{
+    privileges.willCreate(settings.cacheLog);
+    for (const auto& log : settings.accessLogs) {
+        if (log.kind != Config::AccessLogSpec::Kind::None)
+            privileges.willCreate(log.path);
+    }
+    if (settings.pidFilename != "none")
+        privileges.willCreate(settings.pidFilename);
+}
+
+/// Squid's mainSetCwd(): core dumps land in coredump_dir
+void EnterCoredumpDir(const Config::Settings& settings)
+{
+    const auto& dir = settings.coredumpDir;
+    if (dir.empty() || dir == "none")
+        return;
+    if (::chdir(dir.c_str()) == 0)
+        debugs(0, 1, "Set Current Directory to " << dir);
+    else
+        debugs(50, 0,
+               "ERROR: cannot change the current directory to " << dir << ": " << std::strerror(errno));
 }
 
 void ApplyLogSettings(const Config::Settings& settings, const Options& options)
@@ -232,6 +268,15 @@ void ApplyLogSettings(const Config::Settings& settings, const Options& options)
     // -X overrides debug_options, as in Squid
     Log::cacheLog().setOptions(
         Log::DebugOptions::Parse(options.fullDebugging ? "ALL,9" : settings.debugOptions));
+}
+
+/// a start-up failure, in cache.log and (unless -d copies it there) on stderr
+void ReportFatal(const std::string& message)
+{
+    debugs(1, 0, "FATAL: " << message);
+    if (!Log::cacheLog().isOpen() || Log::cacheLog().stderrLevel() < 0)
+        std::cerr << "FATAL: " << message << "\n";
+    Log::cacheLog().flush();
 }
 
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
@@ -243,6 +288,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     const std::string pidFile = settings->pidFilename;
     ApplyLogSettings(*settings, options);
     std::string cacheLogPath = settings->cacheLog;
+    Privileges privileges;
+    NoteFilesToCreate(privileges, *settings);
     try {
         Log::cacheLog().open(cacheLogPath);
     } catch (const std::exception& e) {
@@ -260,10 +307,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         const std::string message = dynamic_cast<const TextException*>(&e)
                                         ? static_cast<const TextException&>(e).message()
                                         : std::string(e.what());
-        debugs(1, 0, "FATAL: " << message);
-        if (!Log::cacheLog().isOpen() || Log::cacheLog().stderrLevel() < 0)
-            std::cerr << "FATAL: " << message << "\n";
-        Log::cacheLog().flush();
+        ReportFatal(message);
         ready(false);
         return 1;
     }
@@ -273,6 +317,16 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         ready(false);
         return 1;
     }
+    // DESIGN.md: bound, logs open, pid file written: never serve a request as root
+    try {
+        debugs(1, 1, privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup));
+    } catch (const std::exception& e) {
+        ReportFatal(std::string("cannot leave root: ") + e.what());
+        RemovePidFile(pidFile);
+        ready(false);
+        return 1;
+    }
+    EnterCoredumpDir(*settings);
 
     Comm::Timer shutdownTimer;
     bool stopping = false;

@@ -66,6 +66,20 @@ cuttle_setup() {
     [ -x "$CUTTLE" ] || { echo "no cuttle binary at $CUTTLE"; exit 99; }
     T=$(mktemp -d "${TMPDIR:-/tmp}/cuttle-test.XXXXXX")
     trap cuttle_cleanup EXIT
+    # Started as root, cuttle serves as cache_effective_user (proxy by
+    # default) and must then rename its logs and remove its pid file: $T is
+    # the user's, as /var/log/squid is on Debian. The drop itself stays on.
+    CUTTLE_ERRORS=$top_srcdir/errors/templates
+    if [ "$(id -u)" = 0 ]; then
+        chown "${CUTTLE_TEST_USER:-proxy}:" "$T"
+        # a reconfigure reloads the templates as that user: a checkout it
+        # cannot read (under /root, say) lends them through $T
+        if ! setpriv --reuid="${CUTTLE_TEST_USER:-proxy}" --regid="${CUTTLE_TEST_USER:-proxy}" --clear-groups \
+            test -r "$CUTTLE_ERRORS/ERR_ACCESS_DENIED" 2> /dev/null; then
+            cp -r "$CUTTLE_ERRORS" "$T/error-templates"
+            CUTTLE_ERRORS=$T/error-templates
+        fi
+    fi
     trap 'exit 1' INT TERM
 }
 
@@ -77,7 +91,7 @@ cuttle_conf() {
         echo "access_log stdio:$T/access.log"
         echo "cache_log $T/cache.log"
         echo "pid_filename $T/cuttle.pid"
-        echo "error_directory $top_srcdir/errors/templates"
+        echo "error_directory $CUTTLE_ERRORS"
         echo "shutdown_lifetime 1 second"
         for line in "$@"; do
             echo "$line"

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 #include "config/Directives.h"
 #include "config/Units.h"
+#include "base/UserAccount.h"
 #include "sbuf/BlockPool.h"
 
 #include <algorithm>
@@ -700,7 +701,33 @@ void CacheEffectiveUserHandler(DirectiveCall& call)
     if (!NeedArgs(call, 1))
         return;
     WarnExtra(call, 2);
-    call.settings.cacheEffectiveUser = call.line.words[1];
+    // Squid 5.7 checks the user at configure time too (getpwnam); a missing
+    // user or root fails here rather than at the drop, so -k parse says so
+    std::string why;
+    const auto user = UserAccount::Find(call.line.words[1], why);
+    if (!user) {
+        call.error("cache_effective_user: " + why);
+        return;
+    }
+    if (user->uid == 0) {
+        call.error("cache_effective_user " + user->name +
+                   " is root (user id 0): cuttle does not serve as root; name an unprivileged user");
+        return;
+    }
+    call.settings.cacheEffectiveUser = user->name;
+}
+
+void CacheEffectiveGroupHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    std::string why;
+    if (!UserAccount::FindGroup(call.line.words[1], why)) {
+        call.error("cache_effective_group: " + why);
+        return;
+    }
+    call.settings.cacheEffectiveGroup = call.line.words[1];
 }
 
 void VisibleHostnameHandler(DirectiveCall& call)
@@ -1243,9 +1270,21 @@ const std::vector<Directive> Table = {
      "directory.",
      PathHandler<&Settings::coredumpDir, true>, false},
     {"cache_effective_user", "USER", "proxy", nullptr, "cacheEffectiveUser",
-     "The user that cuttle runs as when started by root (Debian's Squid default). It is accepted now; the "
-     "privilege drop comes later.",
+     "The user that cuttle serves as when started by root (Debian's Squid default). Once its ports are "
+     "bound, "
+     "its logs open and its pid file written, cuttle sets its groups, group and user (real, effective and "
+     "saved) to this user's and keeps only the capability CAP_NET_BIND_SERVICE (so that a reconfigure can "
+     "bind a port below 1024); the log files, the pid file and the directories it created for them become "
+     "this user's, so that -k rotate and shutdown can rename and remove them. A user that does not exist, or "
+     "root, is an error (-k parse reports it). Started by another user, cuttle stays that user and says so "
+     "in cache.log.",
      CacheEffectiveUserHandler, false},
+    {"cache_effective_group", "GROUP|GID", nullptr, nullptr, "cacheEffectiveGroup",
+     "The only group cuttle serves with when started by root, by name or number, instead of the primary "
+     "group "
+     "and group memberships of cache_effective_user (as in Squid, which does not recommend it); unset, those "
+     "are used. A group that does not exist is an error.",
+     CacheEffectiveGroupHandler, false},
     {"error_directory", "PATH", CUTTLE_DEFAULT_ERROR_DIR, ERROR_DIR_SHOWN, "errorDirectory",
      "The directory of the error page templates (Squid's ERR_* files).",
      PathHandler<&Settings::errorDirectory, false>, false},

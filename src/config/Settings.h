@@ -175,7 +175,8 @@ struct Settings {
     std::vector<std::string> dnsNameservers; ///< "IP" or "IP:PORT" (cuttle extension)
     std::string hostsFile;                   ///< "none" disables it
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
-    std::string cacheEffectiveUser;          ///< accepted; privilege drop comes later
+    std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
+    std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups
     std::string errorDirectory;              ///< error page templates
 
     std::string configFile; ///< path the snapshot was read from

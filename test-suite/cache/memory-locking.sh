@@ -113,7 +113,7 @@ else
     U="$T/unprivileged"
     mkdir -p "$U" && chmod 755 "$T" && chmod 777 "$U"
     printf '%s\n' "http_port 127.0.0.1:0" "access_log stdio:$U/access.log" "cache_log $U/cache.log" \
-        "pid_filename $U/cuttle.pid" "error_directory $top_srcdir/errors/templates" \
+        "pid_filename $U/cuttle.pid" "error_directory $CUTTLE_ERRORS" \
         "cache_mem 16 MB" "shared_memory_locking on" "http_access allow localhost" > "$U/squid.conf"
     chmod 644 "$U/squid.conf"
     out=$( (ulimit -l 0 && run_unprivileged timeout "$(scaled 10)" "$CUTTLE" -N -f "$U/squid.conf") 2>&1)

@@ -10,7 +10,7 @@ http_port 127.0.0.1:0
 access_log stdio:var/log/access.log
 cache_log var/log/cache.log
 pid_filename var/run/cuttle.pid
-error_directory $top_srcdir/errors/templates
+error_directory $CUTTLE_ERRORS
 http_access allow localhost
 CONF
 timeout "$(scaled 10)" "$CUTTLE" -f squid.conf > "$T/stderr" 2>&1

@@ -33,6 +33,8 @@ import os, re, socket, subprocess, sys, time, urllib.request
 cuttle, tmp, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
 notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 notify.bind(os.path.join(tmp, "notify"))
+# anyone may write to it, as to systemd's own: cuttle notifies after leaving root
+os.chmod(os.path.join(tmp, "notify"), 0o777)
 notify.settimeout(limit)
 
 # pick a free port for -a (bind 0, close, reuse: loopback only)

@@ -42,6 +42,7 @@ class TestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(debugOptionsValidation);
     CPPUNIT_TEST(dnsNameserversForms);
     CPPUNIT_TEST(otherWordDirectives);
+    CPPUNIT_TEST(effectiveUserAndGroupMustExist);
     CPPUNIT_TEST(aclAndHttpAccessDelegate);
     CPPUNIT_TEST(httpAccessWithUndefinedAclIsAnError);
     CPPUNIT_TEST(unknownWordIsAnErrorWithSuggestion);
@@ -343,6 +344,25 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("proxy.example.com"), s->visibleHostname);
         CPPUNIT_ASSERT_EQUAL(std::string("nobody"), s->cacheEffectiveUser);
         errors("visible_hostname bad/name\n");
+    }
+
+    /// as Squid's configure step: a user or group the system does not know,
+    /// or root, fails at FILE:LINE (so -k parse says so, not the drop)
+    void effectiveUserAndGroupMustExist()
+    {
+        const auto s = ok("cache_effective_user nobody\ncache_effective_group 4242\n");
+        CPPUNIT_ASSERT_EQUAL(std::string("4242"), s->cacheEffectiveGroup);
+        CPPUNIT_ASSERT(ok("cache_effective_group root\n")->cacheEffectiveUser == "proxy"); // the default
+        CPPUNIT_ASSERT((errors("\ncache_effective_user cuttle-no-such-user\n") ==
+                        std::vector<std::string>{"t.conf:2: cache_effective_user: no such user "
+                                                 "'cuttle-no-such-user' in the user database"}));
+        CPPUNIT_ASSERT(
+            (errors("cache_effective_user root\n") ==
+             std::vector<std::string>{"t.conf:1: cache_effective_user root is root (user id 0): cuttle "
+                                      "does not serve as root; name an unprivileged user"}));
+        CPPUNIT_ASSERT((errors("cache_effective_group cuttle-no-such-group\n") ==
+                        std::vector<std::string>{"t.conf:1: cache_effective_group: no such group "
+                                                 "'cuttle-no-such-group' in the group database"}));
     }
 
     void aclAndHttpAccessDelegate()
