@@ -21,7 +21,7 @@
 # With collapsed_forwarding off, each client revalidates on its own.
 #
 # The first client's conditional waits t=1s at the origin (longer under
-# TIMEOUT_MULT); the other clients start 0.3 s after it.
+# TIMEOUT_MULT); the other clients start once it reached the origin.
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs it against Squid 5.7, which logs
 # every code above. Guarded (deliberate departures, doc/differences.md):
@@ -60,20 +60,21 @@ client() {
 # resetter ID : a client that asks for /s/ID and resets the connection
 # (SO_LINGER 0) 0.6 s later, before the reply
 resetter() { reset_after "$(url "$1")" 0.6; }
-# overlap ID N [CURL ARGS] : client 1 asks for /s/ID, and 0.3 s later (while
-# its request waits at the origin) clients 2..N at once, client N with CURL
-# ARGS; with FIRST=reset, client 1 is a resetter
+# overlap ID N [CURL ARGS] : client 1 asks for /s/ID, and once its request
+# reached the origin (where it waits) clients 2..N at once, client N with
+# CURL ARGS; with FIRST=reset, client 1 is a resetter
 overlap() {
-    local id=$1 n=$2 i=2 pids
+    local id=$1 n=$2 i=2 pids before
     shift 2
     rm -f "$T"/c.*
+    before=$(seen_count "$id")
     if [ "${FIRST:-}" = reset ]; then
         resetter "$id" &
     else
         client 1 "$id" &
     fi
     pids=$!
-    sleep 0.3
+    wait_until 10 seen_reaches "$id" $((before + 1)) || fail "client 1's request for $id did not reach the origin"
     while [ $i -le "$n" ]; do
         if [ $i -eq "$n" ]; then
             client $i "$id" "$@" &

@@ -99,7 +99,7 @@ mark
 script cfinm "cc=max-age=60&s=300k&t=${SLOW}s&etag=%22j%22"
 curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url cfinm)" &
 first=$!
-sleep 0.3
+wait_until 10 seen_reaches cfinm 1 || fail "the first client's request did not reach the origin"
 get cfinm -H 'If-None-Match: "j"'
 wait "$first"
 expect "collapsed on, INM joiner: status" "$CODE" 304
@@ -143,7 +143,7 @@ mark
 script cfrst "cc=max-age=60&s=1000&t=$(scaled 2)s"
 reset_after "$(url cfrst)" 0.6 &
 first=$!
-sleep 0.3
+wait_until 10 seen_reaches cfrst 1 || fail "the first client's request did not reach the origin"
 curl -s -o "$T/joiner.body" -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url cfrst)" \
     > "$T/joiner.code" &
 joiner=$!

@@ -141,6 +141,10 @@ seen_count() {
     seen "$1"
     grep -Ec "^[A-Z]+ [^ ]*/s/$1(\?[^ ]*)? HTTP/" "$T/seen"
 }
+# seen_reaches ID N : whether the origin has received N requests for /s/ID;
+# a test waits for it (wait_until) before its other clients start, so that
+# the first client's request is the one in flight however loaded the machine
+seen_reaches() { [ "$(seen_count "$1")" -ge "$2" ]; }
 # seen_field ID N NAME : the value of NAME in the Nth request the origin got
 # for /s/ID (empty when it had none)
 seen_field() {
