@@ -105,6 +105,7 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(currentAgeNeverNegative);
     CPPUNIT_TEST(currentAgeSaturates);
     CPPUNIT_TEST(invalidAgeIsIgnored);
+    CPPUNIT_TEST(ageListTakesItsFirstMember);
     CPPUNIT_TEST(ageHeaderValue);
     CPPUNIT_TEST(freshWhileLifetimeExceedsAge);
     CPPUNIT_TEST(requestMaxAge);
@@ -196,7 +197,21 @@ public:
                                  std::string(IsStorable(Get(), Reply(s, fresh), Default).reason));
         CPPUNIT_ASSERT(!IsStorable(Get(), Reply(206, fresh), Default));
         CPPUNIT_ASSERT(!IsStorable(Get(), Reply(304, fresh), Default));
-        for (const int s : {299, 306, 418, 499, 599, 600, 1000})
+        // RFC 9111 section 3: a final status the cache does not know is
+        // storable with explicit freshness or public (and no must-understand)
+        for (const int s : {299, 306, 418, 499, 599}) {
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Reply(s, fresh), Default));
+            for (const char* cc : {"s-maxage=60", "public", "max-age=0"})
+                CPPUNIT_ASSERT_MESSAGE(cc, IsStorable(Get(), Reply(s, {{"Cache-Control", cc}}), Default));
+            CPPUNIT_ASSERT(IsStorable(Get(), Reply(s, {{"Expires", "0"}}), Default));
+            // nothing explicit: never heuristically cacheable
+            CPPUNIT_ASSERT(!IsStorable(Get(), Reply(s, {{"Last-Modified", At(-Day)}}), Default));
+            // reused while fresh
+            const auto r = Reply(s, {{"Date", At(0)}, {"Cache-Control", "max-age=60"}});
+            CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 59).use == Reuse::Fresh);
+            CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 60).use == Reuse::Validate);
+        }
+        for (const int s : {600, 999, 1000})
             CPPUNIT_ASSERT_MESSAGE(std::to_string(s), !IsStorable(Get(), Reply(s, fresh), Default));
         for (const int s : {200, 201, 203, 204, 300, 301, 302, 303, 307, 308, 400, 403,
                             404, 410, 414, 421, 426, 500, 501, 502, 503, 504, 505})
@@ -631,6 +646,21 @@ public:
         // the first Age counts
         CPPUNIT_ASSERT_EQUAL(int64_t(3), Reply(200, {{"Age", "3"}, {"Age", "300"}}).age);
         CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "x"}, {"Age", "300"}}).age);
+    }
+
+    void ageListTakesItsFirstMember()
+    {
+        // RFC 9111 5.1: a list-based Age counts by its first member, so a
+        // max-age=3600 reply with "Age: 7200, 0" is stale
+        const auto r = Reply(200, {{"Date", At(0)}, {"Cache-Control", "max-age=3600"}, {"Age", "7200, 0"}});
+        CPPUNIT_ASSERT_EQUAL(int64_t(7200), r.age);
+        CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0).use == Reuse::Validate);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "0, 7200"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", " 5 ,"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", "5,x"}}).age);
+        // a first member that is not delta-seconds: the field is ignored
+        for (const char* bad : {"x, 7200", ", 7200", "-1, 7200", "1.5, 7200"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Reply(200, {{"Age", bad}}).age);
     }
 
     void ageHeaderValue()
