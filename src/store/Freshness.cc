@@ -47,7 +47,7 @@ std::optional<time_t> FirstDate(Http::FieldsView fields, std::string_view name, 
     const auto value = First(fields, name);
     if (!value)
         return std::nullopt;
-    return Http::ParseHttpDate(*value, now);
+    return Http::ParseCacheDate(*value, now);
 }
 
 /// The explicit lifetime of RFC 9111 4.2.1 for a shared cache, or nullopt.

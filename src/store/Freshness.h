@@ -58,6 +58,9 @@
 ///   override-expire raises an explicit lifetime to MIN.
 /// - Among duplicate Date, Expires, Last-Modified and Age fields the first
 ///   counts (RFC 9111 4.2.1); Cache-Control duplicates are Http::CacheControl's.
+///   Dates are read in the three formats of RFC 9110 5.6.7 (IMF-fixdate,
+///   rfc850, asctime) with names and "GMT" in any case (Http::ParseCacheDate,
+///   RFC 9111 4.2).
 ///   An Expires that does not parse means "already expired" (RFC 9111 5.3);
 ///   a Date that does not parse is replaced by response_time (RFC 9110
 ///   6.6.1), as is a missing one. Of an Age with a list value ("7200, 0")

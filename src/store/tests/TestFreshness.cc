@@ -106,6 +106,7 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(currentAgeSaturates);
     CPPUNIT_TEST(invalidAgeIsIgnored);
     CPPUNIT_TEST(ageListTakesItsFirstMember);
+    CPPUNIT_TEST(datesInObsoleteFormsAndAnyCaseCount);
     CPPUNIT_TEST(ageHeaderValue);
     CPPUNIT_TEST(freshWhileLifetimeExceedsAge);
     CPPUNIT_TEST(requestMaxAge);
@@ -646,6 +647,29 @@ public:
         // the first Age counts
         CPPUNIT_ASSERT_EQUAL(int64_t(3), Reply(200, {{"Age", "3"}, {"Age", "300"}}).age);
         CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "x"}, {"Age", "300"}}).age);
+    }
+
+    void datesInObsoleteFormsAndAnyCaseCount()
+    {
+        // RFC 9110 5.6.7's obsolete forms, and any letter case (RFC 9111
+        // 4.2): T0 + 1 h is "Tue, 14 Nov 2023 23:13:20 GMT"
+        for (const char* expires : {"Tue, 14 Nov 2023 23:13:20 GMT", "tue, 14 nov 2023 23:13:20 gmt",
+                                    "Tuesday, 14-Nov-23 23:13:20 GMT", "TUESDAY, 14-NOV-23 23:13:20 GMT",
+                                    "Tue Nov 14 23:13:20 2023", "tue nov 14 23:13:20 2023"}) {
+            const auto r = Ok({{"Expires", expires}});
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(expires, int64_t(Hour), FreshnessLifetime(r, Default));
+        }
+        // an Expires that is not an HTTP-date means already expired (5.3)
+        for (const char* expires : {"Tue, 14 Nov 2023 23:13:20 UTC", "tomorrow", "-1", "0"}) {
+            const auto r = Ok({{"Expires", expires}});
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(expires, int64_t(0), FreshnessLifetime(r, Default));
+            CPPUNIT_ASSERT(IsStorable(Get(), r, Default));
+        }
+        // Date and Last-Modified in any case too: 10% of a day from a lower-case Last-Modified
+        const auto r = Reply(200, {{"date", "tue, 14 nov 2023 22:13:20 gmt"},
+                                   {"Last-Modified", "monday, 13-nov-23 22:13:20 gmt"}});
+        CPPUNIT_ASSERT(r.date && *r.date == T0 && r.lastModified && *r.lastModified == T0 - Day);
+        CPPUNIT_ASSERT_EQUAL(int64_t(Day / 5), FreshnessLifetime(r, Default));
     }
 
     void ageListTakesItsFirstMember()
