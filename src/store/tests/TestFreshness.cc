@@ -751,9 +751,14 @@ public:
         const auto old = Ok({{"Cache-Control", "max-age=60, immutable"}});
         CPPUNIT_ASSERT(IsFresh(Get({{"Cache-Control", "max-age=0"}}), old, Default, T0 + 61).use ==
                        Reuse::Validate);
-        // a reload still reloads
+        // stale, it is validated like any other, with or without request directives
+        CPPUNIT_ASSERT(IsFresh(Get(), old, Default, T0 + 61).use == Reuse::Validate);
+        CPPUNIT_ASSERT(IsFresh(Get(), old, Default, T0 + 59).use == Reuse::Fresh);
+        // a forced reload (no-cache, or Pragma: no-cache alone) still reloads
+        // (RFC 8246 section 2: "unless explicitly overridden by the user"), as in Squid 5.7
         CPPUNIT_ASSERT(IsFresh(Get({{"Cache-Control", "no-cache"}}), r, Default, T0 + 1).use ==
                        Reuse::Reload);
+        CPPUNIT_ASSERT(IsFresh(Get({{"Pragma", "no-cache"}}), r, Default, T0 + 1).use == Reuse::Reload);
     }
 
     void requestMinFresh()
