@@ -187,9 +187,18 @@ Store::Verdict Store::IsStorable(const RequestFacts& request, const ResponseFact
                                  const RefreshRule& rule)
 {
     // Section 3, in its order.
-    if (request.method != Http::Method::Get)
+    if (request.method == Http::Method::Post) {
+        // RFC 9110 9.3.3: only with explicit freshness and a Content-Location
+        // that is the POST's target, and then it answers a later GET
+        if (!response.contentLocationIsTarget)
+            return {false, "POST without a Content-Location naming its target"};
+        if (!response.cc.sMaxAge && !response.cc.sMaxAgeInvalid && !response.cc.maxAge &&
+            !response.cc.maxAgeInvalid && !response.hasExpires)
+            return {false, "POST without explicit freshness"};
+    } else if (request.method != Http::Method::Get) {
         return {false, request.method == Http::Method::Head ? "HEAD (a stored GET answers it)"
                                                             : "the method is not cacheable"};
+    }
     const int status = response.status;
     if (status < 200)
         return {false, "the status is not final"};

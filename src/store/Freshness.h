@@ -38,8 +38,12 @@
 ///
 /// Where cuttle chooses (and why):
 /// - Only GET responses are stored; answering HEAD from a stored GET is the
-///   caller's. 206 and 304 are not stored (the store keeps whole
-///   representations; a 304 updates one). A final status cuttle does not
+///   caller's. The one exception: a response to POST with explicit
+///   freshness and a Content-Location naming the POST's target may be
+///   stored, for a later GET (RFC 9110 section 9.3.3; the caller stores it
+///   under the GET key and sets contentLocationIsTarget).
+///   206 and 304 are not stored (the store keeps whole representations; a
+///   304 updates one). A final status cuttle does not
 ///   know (299, 499, 599) is stored with explicit freshness or public, as
 ///   RFC 9111 section 3 allows (RFC 7231 forbade it), unless the response
 ///   says must-understand; it is never heuristically cacheable. A code
@@ -120,7 +124,9 @@ struct ResponseFacts {
     std::optional<time_t> expires;      ///< the first Expires, when it parses
     std::optional<time_t> lastModified; ///< the first Last-Modified, when it parses
     int64_t age = 0; ///< the first member of the first Age, saturated at MaxAge; 0 when absent or invalid
-    bool hasEtag = false;    ///< an ETag field is present
+    bool hasEtag = false; ///< an ETag field is present
+    bool contentLocationIsTarget =
+        false;               ///< Content-Location names the request's target (the caller sets it)
     time_t requestTime = 0;  ///< request_time: when the request that got it was sent
     time_t responseTime = 0; ///< response_time: when its head was received
 

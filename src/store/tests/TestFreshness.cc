@@ -78,6 +78,7 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(factsComeFromTheFirstFieldOfEachName);
     CPPUNIT_TEST(requestFactsReadAuthorizationAndPragma);
     CPPUNIT_TEST(onlyGetIsStored);
+    CPPUNIT_TEST(postWithContentLocationAndExplicitFreshnessIsStored);
     CPPUNIT_TEST(onlyFinalUnderstoodStatusesAreStored);
     CPPUNIT_TEST(noStoreForbidsStoringUnlessIgnored);
     CPPUNIT_TEST(privateForbidsStoringUnlessIgnored);
@@ -188,6 +189,40 @@ public:
         for (const auto m : {Http::Method::Post, Http::Method::Put, Http::Method::Delete,
                              Http::Method::Options, Http::Method::Connect, Http::Method::Other})
             CPPUNIT_ASSERT(!IsStorable(RequestFacts::FromFields(m, {}), r, Default));
+    }
+
+    void postWithContentLocationAndExplicitFreshnessIsStored()
+    {
+        // RFC 9110 9.3.3: explicit freshness and a Content-Location that is the target
+        const auto post = RequestFacts::FromFields(Http::Method::Post, {});
+        const auto reply = [](const Fields& fields, bool contentLocationIsTarget) {
+            auto r = Ok(fields);
+            r.contentLocationIsTarget = contentLocationIsTarget;
+            return r;
+        };
+        for (const Fields& explicitly :
+             {Fields{{"Cache-Control", "max-age=60"}}, Fields{{"Cache-Control", "s-maxage=60"}},
+              Fields{{"Expires", At(60)}}, Fields{{"Cache-Control", "max-age=0"}}})
+            CPPUNIT_ASSERT(IsStorable(post, reply(explicitly, true), Default));
+        const auto elsewhere = IsStorable(post, reply({{"Cache-Control", "max-age=60"}}, false), Default);
+        CPPUNIT_ASSERT(!elsewhere);
+        CPPUNIT_ASSERT_EQUAL(std::string("POST without a Content-Location naming its target"),
+                             std::string(elsewhere.reason));
+        // public, or a heuristically cacheable status, is not explicit freshness
+        for (const Fields& implicitly :
+             {Fields{}, Fields{{"Cache-Control", "public"}}, Fields{{"Last-Modified", At(-Day)}}}) {
+            const auto v = IsStorable(post, reply(implicitly, true), Default);
+            CPPUNIT_ASSERT_EQUAL(std::string("POST without explicit freshness"), std::string(v.reason));
+        }
+        // the other rules still hold
+        CPPUNIT_ASSERT(!IsStorable(post, reply({{"Cache-Control", "max-age=60, no-store"}}, true), Default));
+        CPPUNIT_ASSERT(!IsStorable(post, reply({{"Cache-Control", "max-age=60, private"}}, true), Default));
+        CPPUNIT_ASSERT(
+            !IsStorable(RequestFacts::FromFields(Http::Method::Post, Head({{"Cache-Control", "no-store"}})),
+                        reply({{"Cache-Control", "max-age=60"}}, true), Default));
+        // only POST: PUT's reply is never stored
+        CPPUNIT_ASSERT(!IsStorable(RequestFacts::FromFields(Http::Method::Put, {}),
+                                   reply({{"Cache-Control", "max-age=60"}}, true), Default));
     }
 
     void onlyFinalUnderstoodStatusesAreStored()
