@@ -71,7 +71,9 @@
 ///   the first member counts; an Age whose first member is not
 ///   delta-seconds is ignored (0), as RFC 9111 5.1 says.
 /// - A request's max-age is ignored while an immutable response (RFC 8246)
-///   is fresh, as Squid does, so a browser reload does not revalidate it.
+///   is fresh, as Squid does, so a browser reload does not revalidate it;
+///   a forced reload (no-cache, Pragma: no-cache) still reloads (RFC 8246
+///   section 2 leaves that to the user), and a stale one is validated.
 /// - must-revalidate, proxy-revalidate, s-maxage and no-cache forbid every
 ///   stale use, stale-if-error and stale-while-revalidate included (RFC 9111
 ///   section 4.2.4 lists them as in-protocol prohibitions).
