@@ -73,6 +73,23 @@ Store::ResponseFacts FactsOf(const Store::Reply& reply)
                                             reply.responseTime);
 }
 
+/// The canonical URL a Location or Content-Location value names when it is
+/// of the same origin as target (an absolute URL, or an absolute path).
+std::optional<std::string> SameOriginUrl(const Http::Url& target, std::string_view value)
+{
+    Http::Url other;
+    if (value.starts_with("/")) {
+        if (other.parse(target.scheme() + "://" + target.authorityHost() +
+                        (target.hasExplicitPort() ? ":" + std::to_string(target.port()) : "") +
+                        std::string(value)))
+            return other.canonical();
+    } else if (other.parse(value) && other.host() == target.host() && other.port() == target.port() &&
+               other.scheme() == target.scheme()) {
+        return other.canonical();
+    }
+    return std::nullopt;
+}
+
 /// Whether a client's conditional GET/HEAD is answered 304 by the stored
 /// reply (RFC 9110 section 13.2.2: If-None-Match, else If-Modified-Since);
 /// sets isInm when If-None-Match decided.
@@ -117,6 +134,14 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     const auto method = parser_.method();
     tx.url = url.canonical();
     auto& cache = server_.cache();
+    if (method == Http::Method::Post && cache.budget() != 0 && settings.mayCache(facts)) {
+        // always forwarded; its reply may be stored for a later GET
+        // (RFC 9110 9.3.3: invalidateAfterUnsafe() decides)
+        tx.requestFacts = Store::RequestFacts::FromFields(method, parser_.fields());
+        tx.mayStore = !tx.requestFacts.cc.noStore;
+        tx.requestHead = tx.pageContext ? tx.pageContext->request : std::string();
+        return false;
+    }
     if ((method != Http::Method::Get && method != Http::Method::Head) || cache.budget() == 0 ||
         !settings.mayCache(facts))
         return false;
@@ -559,30 +584,28 @@ void Client::Connection::invalidateAfterUnsafe()
     // target URI and the same-origin Location and Content-Location
     auto& tx = *tx_;
     const auto* reply = tx.reply->reply();
-    if (!reply || reply->status < 200 || reply->status >= 400 || Http::IsSafe(tx.method))
+    Http::Url target;
+    if (!reply || Http::IsSafe(tx.method) || tx.url.empty() || !target.parse(tx.url))
         return;
     auto& cache = server_.cache();
-    if (tx.url.empty() || cache.objectCount() == 0)
-        return;
-    cache.erase(Store::MakeKey("GET", tx.url));
-    Http::Url target;
-    if (!target.parse(tx.url))
-        return;
-    for (const char* name : {"Location", "Content-Location"}) {
-        const auto value = reply->findField(name);
-        if (!value)
-            continue;
-        Http::Url other;
-        if (value->starts_with("/")) {
-            if (other.parse(target.scheme() + "://" + target.authorityHost() +
-                            (target.hasExplicitPort() ? ":" + std::to_string(target.port()) : "") +
-                            std::string(*value)))
-                cache.erase(Store::MakeKey("GET", other.canonical()));
-        } else if (other.parse(*value) && other.host() == target.host() && other.port() == target.port() &&
-                   other.scheme() == target.scheme()) {
-            cache.erase(Store::MakeKey("GET", other.canonical()));
+    if (reply->status >= 200 && reply->status < 400 && cache.objectCount() != 0) {
+        cache.erase(Store::MakeKey("GET", tx.url));
+        for (const char* name : {"Location", "Content-Location"}) {
+            if (const auto value = reply->findField(name))
+                if (const auto other = SameOriginUrl(target, *value))
+                    cache.erase(Store::MakeKey("GET", *other));
         }
     }
+    // RFC 9110 9.3.3: a POST's reply with explicit freshness whose
+    // Content-Location is its target may answer a later GET (Store::IsStorable)
+    if (tx.method != Http::Method::Post || !tx.mayStore)
+        return;
+    StoreSpec spec{nullptr,        std::string(),   Store::MakeKey("GET", tx.url),
+                   tx.requestHead, tx.requestFacts, RuleOf(server_.settings().refreshPatternFor(tx.url))};
+    const auto location = reply->findField("Content-Location");
+    spec.contentLocationIsTarget = location && SameOriginUrl(target, *location) == tx.url;
+    if (auto fullKey = StoreFetched(server_, spec, tx.reply, tx.forwarder.get()))
+        tx.storedKey = std::move(*fullKey);
 }
 
 void Client::Connection::purge(const Http::Url& url)

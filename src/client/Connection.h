@@ -220,9 +220,11 @@ private:
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL
         Http::Method method = Http::Method::Get; ///< the request method
-        std::string cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none
+        std::string
+            cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none (a POST too)
         Store::RequestFacts requestFacts; ///< the request's caching directives
-        bool mayStore = false;   ///< the reply may be stored (cache rules allow, no request no-store)
+        bool mayStore =
+            false; ///< the reply may be stored (cache rules allow, no request no-store; a POST's: 9.3.3)
         std::string requestHead; ///< a copy of the request head (Vary selects on its fields later)
         Store::EntryRef stale;   ///< a stored object being revalidated, or null
         std::string staleKey;    ///< its full key

@@ -73,14 +73,16 @@ std::optional<std::string> Client::StoreFetched(Server& server, const StoreSpec&
     const auto& reply = *entry->reply();
     const auto& settings = server.settings();
     auto& cache = server.cache();
-    const auto facts =
+    auto facts =
         Store::ResponseFacts::FromFields(reply.status, reply.fields(), reply.requestTime, reply.responseTime);
+    facts.contentLocationIsTarget = spec.contentLocationIsTarget;
     auto verdict = Store::IsStorable(spec.facts, facts, spec.rule);
     // negative_ttl (Squid 5.7): an error reply that says nothing about its
     // own freshness is kept for negative_ttl
     const auto negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
-    const bool isNegative = reply.status >= 400 && negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge &&
-                            !facts.hasExpires && !facts.cc.noStore && !facts.cc.hasPrivate();
+    const bool isNegative = spec.facts.method == Http::Method::Get && reply.status >= 400 &&
+                            negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge && !facts.hasExpires &&
+                            !facts.cc.noStore && !facts.cc.hasPrivate();
     if (isNegative)
         verdict = Store::Verdict{true, "negative_ttl"};
     if (!verdict) {

@@ -47,12 +47,13 @@ void FreshenStored(Store::Entry& stored, const Store::Reply& notModified);
 /// What decides whether a fetched reply is stored: the request's facts,
 /// kept apart from the client that sent it.
 struct StoreSpec {
-    Store::EntryRef stale;     ///< the stored object a conditional request asks about, or null
-    std::string staleKey;      ///< its full key in the cache
-    std::string cacheKey;      ///< Store::MakeKey of the URL
-    std::string requestHead;   ///< the client's request head (Vary selects on it)
-    Store::RequestFacts facts; ///< the client's caching directives
-    Store::RefreshRule rule;   ///< the refresh_pattern that matched the URL
+    Store::EntryRef stale;                ///< the stored object a conditional request asks about, or null
+    std::string staleKey;                 ///< its full key in the cache
+    std::string cacheKey;                 ///< Store::MakeKey of the URL
+    std::string requestHead;              ///< the client's request head (Vary selects on it)
+    Store::RequestFacts facts;            ///< the client's caching directives
+    Store::RefreshRule rule;              ///< the refresh_pattern that matched the URL
+    bool contentLocationIsTarget = false; ///< a POST's reply names its target in Content-Location
 };
 
 /// Stores the reply whose head entry holds when RFC 9111 section 3,

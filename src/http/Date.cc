@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "http/Date.h"
+#include "http/Fields.h"
 
 #include <cstdint>
 #include <limits>
@@ -111,11 +112,12 @@ time_t ToTimeT(int64_t t)
 /// without consuming on a mismatch, and the caller gives up on the first.
 class Scanner {
 public:
-    explicit Scanner(std::string_view s) : s_(s) {}
+    Scanner(std::string_view s, bool anyCase) : s_(s), anyCase_(anyCase) {}
 
     bool literal(std::string_view lit)
     {
-        if (s_.substr(pos_, lit.size()) != lit)
+        const auto here = s_.substr(pos_, lit.size());
+        if (anyCase_ ? !Http::EqualsIgnoreCase(here, lit) : here != lit)
             return false;
         pos_ += lit.size();
         return true;
@@ -138,7 +140,7 @@ public:
         return true;
     }
 
-    /// one of the names (case-sensitive); index is its position
+    /// one of the names (case-sensitive unless anyCase_); index is its position
     template <size_t N>
     bool name(const std::string_view (&names)[N], unsigned& index)
     {
@@ -162,6 +164,7 @@ public:
 
 private:
     std::string_view s_;
+    bool anyCase_ = false; ///< names and "GMT" in any letter case (RFC 9111 section 4.2)
     size_t pos_ = 0;
 };
 
@@ -176,9 +179,9 @@ std::optional<int64_t> ToSeconds(const Civil& c)
 }
 
 /// IMF-fixdate: day-name "," SP 2DIGIT SP month SP 4DIGIT SP time-of-day SP "GMT"
-std::optional<int64_t> ParseImfFixdate(std::string_view text)
+std::optional<int64_t> ParseImfFixdate(std::string_view text, bool anyCase)
 {
-    Scanner s(text);
+    Scanner s(text, anyCase);
     Civil c;
     unsigned ignored = 0, year = 0;
     if (!(s.name(DayNames, ignored) && s.literal(", ") && s.digits(2, c.day) && s.literal(" ") &&
@@ -191,9 +194,9 @@ std::optional<int64_t> ParseImfFixdate(std::string_view text)
 }
 
 /// asctime-date: day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP time-of-day SP 4DIGIT
-std::optional<int64_t> ParseAsctime(std::string_view text)
+std::optional<int64_t> ParseAsctime(std::string_view text, bool anyCase)
 {
-    Scanner s(text);
+    Scanner s(text, anyCase);
     Civil c;
     unsigned ignored = 0, year = 0;
     if (!(s.name(DayNames, ignored) && s.literal(" ") && s.name(MonthNames, c.month) && s.literal(" ")))
@@ -208,9 +211,9 @@ std::optional<int64_t> ParseAsctime(std::string_view text)
 }
 
 /// rfc850-date: day-name-l "," SP 2DIGIT "-" month "-" 2DIGIT SP time-of-day SP "GMT"
-std::optional<int64_t> ParseRfc850(std::string_view text, time_t now)
+std::optional<int64_t> ParseRfc850(std::string_view text, time_t now, bool anyCase)
 {
-    Scanner s(text);
+    Scanner s(text, anyCase);
     Civil c;
     unsigned ignored = 0, yy = 0;
     if (!(s.name(LongDayNames, ignored) && s.literal(", ") && s.digits(2, c.day) && s.literal("-") &&
@@ -238,20 +241,31 @@ void Put2(char* out, unsigned v)
     out[1] = char('0' + v % 10);
 }
 
+/// ParseHttpDate() and ParseCacheDate()
+std::optional<time_t> ParseAny(std::string_view text, time_t now, bool anyCase)
+{
+    std::optional<int64_t> t;
+    if (text.size() == Http::HttpDateLength && text[3] == ',')
+        t = ParseImfFixdate(text, anyCase);
+    else if (text.size() > 3 && text[3] == ' ')
+        t = ParseAsctime(text, anyCase);
+    else
+        t = ParseRfc850(text, now, anyCase);
+    if (!t)
+        return std::nullopt;
+    return ToTimeT(*t);
+}
+
 } // namespace
 
 std::optional<time_t> Http::ParseHttpDate(std::string_view text, time_t now)
 {
-    std::optional<int64_t> t;
-    if (text.size() == HttpDateLength && text[3] == ',')
-        t = ParseImfFixdate(text);
-    else if (text.size() > 3 && text[3] == ' ')
-        t = ParseAsctime(text);
-    else
-        t = ParseRfc850(text, now);
-    if (!t)
-        return std::nullopt;
-    return ToTimeT(*t);
+    return ParseAny(text, now, false);
+}
+
+std::optional<time_t> Http::ParseCacheDate(std::string_view text, time_t now)
+{
+    return ParseAny(text, now, true);
 }
 
 std::optional<time_t> Http::ParseHttpDate(std::string_view text)

@@ -9,7 +9,7 @@
 ///
 /// Three formats are accepted, exactly as the RFC's grammar spells them, and
 /// nothing else (no extra or missing spaces, no other zone than "GMT", names
-/// case-sensitive as section 5.6.7 says):
+/// case-sensitive as section 5.6.7 says, except in ParseCacheDate()):
 ///
 ///     IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT   (the one cuttle sends)
 ///     rfc850-date  Sunday, 06-Nov-94 08:49:37 GMT  (obsolete)
@@ -49,6 +49,13 @@ constexpr size_t HttpDateLength = 29;
 /// Parses an HTTP-date in any of the three formats; two-digit years are
 /// resolved relative to `now`. nullopt when the text is not an HTTP-date.
 std::optional<time_t> ParseHttpDate(std::string_view text, time_t now);
+
+/// ParseHttpDate() as a cache recipient parses Date, Expires and
+/// Last-Modified to compute freshness (RFC 9111 section 4.2: "a cache
+/// recipient SHOULD match the field value case-insensitively"): day and month
+/// names and "GMT" in any letter case ("sun, 06 NOV 1994 08:49:37 gmt"); the
+/// same three formats, nothing else.
+std::optional<time_t> ParseCacheDate(std::string_view text, time_t now);
 
 /// ParseHttpDate(text, now) with the current time as now.
 std::optional<time_t> ParseHttpDate(std::string_view text);

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 #include "store/Freshness.h"
 #include "http/Date.h"
+#include "http/FieldSyntax.h"
 
 #include <algorithm>
 #include <limits>
@@ -46,7 +47,7 @@ std::optional<time_t> FirstDate(Http::FieldsView fields, std::string_view name, 
     const auto value = First(fields, name);
     if (!value)
         return std::nullopt;
-    return Http::ParseHttpDate(*value, now);
+    return Http::ParseCacheDate(*value, now);
 }
 
 /// The explicit lifetime of RFC 9111 4.2.1 for a shared cache, or nullopt.
@@ -126,7 +127,10 @@ Store::ResponseFacts Store::ResponseFacts::FromFields(int status, Http::FieldsVi
     r.expires = FirstDate(fields, "Expires", responseTime);
     r.lastModified = FirstDate(fields, "Last-Modified", responseTime);
     if (const auto age = First(fields, "Age")) {
-        if (const auto seconds = Http::ParseDeltaSeconds(*age))
+        // RFC 9111 5.1: of a list-based value the first member counts; an
+        // invalid value (after that) is ignored
+        const auto first = Http::TrimOws(age->substr(0, age->find(',')));
+        if (const auto seconds = Http::ParseDeltaSeconds(first))
             r.age = Clamp(static_cast<int64_t>(*seconds));
     }
     r.hasEtag = Has(fields, "ETag");
@@ -183,19 +187,32 @@ Store::Verdict Store::IsStorable(const RequestFacts& request, const ResponseFact
                                  const RefreshRule& rule)
 {
     // Section 3, in its order.
-    if (request.method != Http::Method::Get)
+    if (request.method == Http::Method::Post) {
+        // RFC 9110 9.3.3: only with explicit freshness and a Content-Location
+        // that is the POST's target, and then it answers a later GET
+        if (!response.contentLocationIsTarget)
+            return {false, "POST without a Content-Location naming its target"};
+        if (!response.cc.sMaxAge && !response.cc.sMaxAgeInvalid && !response.cc.maxAge &&
+            !response.cc.maxAgeInvalid && !response.hasExpires)
+            return {false, "POST without explicit freshness"};
+    } else if (request.method != Http::Method::Get) {
         return {false, request.method == Http::Method::Head ? "HEAD (a stored GET answers it)"
                                                             : "the method is not cacheable"};
+    }
     const int status = response.status;
     if (status < 200)
         return {false, "the status is not final"};
+    if (status > 599)
+        return {false, "not a status code (RFC 9110 section 15: 100 to 599)"};
     if (status == 206)
         return {false, "206: partial responses are not stored"};
     if (status == 304)
         return {false, "304: it updates a stored response"};
-    if (!IsUnderstoodStatus(status))
-        return {false, response.cc.mustUnderstand ? "must-understand and a status cuttle does not understand"
-                                                  : "a status cuttle does not understand"};
+    // A status cuttle does not know is stored like any other final one, by
+    // the explicit freshness or public it comes with (it is not heuristically
+    // cacheable), unless must-understand asks the cache to know it.
+    if (response.cc.mustUnderstand && !IsUnderstoodStatus(status))
+        return {false, "must-understand and a status cuttle does not understand"};
     if (request.cc.noStore)
         return {false, "no-store in the request"};
     // Section 5.2.2.3: must-understand with an understood status overrides no-store.

@@ -38,9 +38,16 @@
 ///
 /// Where cuttle chooses (and why):
 /// - Only GET responses are stored; answering HEAD from a stored GET is the
-///   caller's. 206 and 304 are not stored (the store keeps whole
-///   representations; a 304 updates one) and neither are status codes
-///   cuttle does not know (RFC 7231 section 6 forbade caching them).
+///   caller's. The one exception: a response to POST with explicit
+///   freshness and a Content-Location naming the POST's target may be
+///   stored, for a later GET (RFC 9110 section 9.3.3; the caller stores it
+///   under the GET key and sets contentLocationIsTarget).
+///   206 and 304 are not stored (the store keeps whole representations; a
+///   304 updates one). A final status cuttle does not
+///   know (299, 499, 599) is stored with explicit freshness or public, as
+///   RFC 9111 section 3 allows (RFC 7231 forbade it), unless the response
+///   says must-understand; it is never heuristically cacheable. A code
+///   outside 100..599 is not a status (RFC 9110 section 15) and not stored.
 /// - no-cache and private with field names are treated as if unqualified:
 ///   the store does not strip the named fields, and RFC 9111 5.2.2.4 and
 ///   5.2.2.7 let a cache be stricter than the qualified forms. Squid does the
@@ -55,11 +62,18 @@
 ///   override-expire raises an explicit lifetime to MIN.
 /// - Among duplicate Date, Expires, Last-Modified and Age fields the first
 ///   counts (RFC 9111 4.2.1); Cache-Control duplicates are Http::CacheControl's.
+///   Dates are read in the three formats of RFC 9110 5.6.7 (IMF-fixdate,
+///   rfc850, asctime) with names and "GMT" in any case (Http::ParseCacheDate,
+///   RFC 9111 4.2).
 ///   An Expires that does not parse means "already expired" (RFC 9111 5.3);
 ///   a Date that does not parse is replaced by response_time (RFC 9110
-///   6.6.1), as is a missing one; an Age that is not delta-seconds is 0.
+///   6.6.1), as is a missing one. Of an Age with a list value ("7200, 0")
+///   the first member counts; an Age whose first member is not
+///   delta-seconds is ignored (0), as RFC 9111 5.1 says.
 /// - A request's max-age is ignored while an immutable response (RFC 8246)
-///   is fresh, as Squid does, so a browser reload does not revalidate it.
+///   is fresh, as Squid does, so a browser reload does not revalidate it;
+///   a forced reload (no-cache, Pragma: no-cache) still reloads (RFC 8246
+///   section 2 leaves that to the user), and a stale one is validated.
 /// - must-revalidate, proxy-revalidate, s-maxage and no-cache forbid every
 ///   stale use, stale-if-error and stale-while-revalidate included (RFC 9111
 ///   section 4.2.4 lists them as in-protocol prohibitions).
@@ -111,10 +125,12 @@ struct ResponseFacts {
     bool hasExpires = false;            ///< an Expires field is present (valid or not)
     std::optional<time_t> expires;      ///< the first Expires, when it parses
     std::optional<time_t> lastModified; ///< the first Last-Modified, when it parses
-    int64_t age = 0;                    ///< the first Age, saturated at MaxAge; 0 when absent or invalid
-    bool hasEtag = false;               ///< an ETag field is present
-    time_t requestTime = 0;             ///< request_time: when the request that got it was sent
-    time_t responseTime = 0;            ///< response_time: when its head was received
+    int64_t age = 0; ///< the first member of the first Age, saturated at MaxAge; 0 when absent or invalid
+    bool hasEtag = false; ///< an ETag field is present
+    bool contentLocationIsTarget =
+        false;               ///< Content-Location names the request's target (the caller sets it)
+    time_t requestTime = 0;  ///< request_time: when the request that got it was sent
+    time_t responseTime = 0; ///< response_time: when its head was received
 
     /// Facts from a reply head's fields; dates resolve two-digit years
     /// against responseTime.
@@ -182,7 +198,7 @@ enum class StaleUse {
 bool IsHeuristicallyCacheable(int status);
 
 /// Status codes whose caching rules cuttle implements: every final status
-/// defined by RFC 9110 except 206 and 304.
+/// defined by RFC 9110 except 206 and 304 (what must-understand asks about).
 bool IsUnderstoodStatus(int status);
 
 /// Whether a shared cache may store the response to this request (RFC 9111

@@ -59,6 +59,107 @@ void AppendNormalisedValue(std::string& out, std::string_view combined)
     });
 }
 
+/// How a field's list is normalised by knowledge of its semantics (RFC 9111
+/// section 4.1): see the file comment in Key.h.
+enum class WeightedList {
+    None,      ///< not a weighted list cuttle knows: the generic normalisation
+    Languages, ///< Accept-Language: members of equal weight keep their order
+    Codings    ///< Accept-Encoding: members of equal weight are sorted too
+};
+
+WeightedList WeightedListOf(std::string_view lowercaseName)
+{
+    if (lowercaseName == "accept-language")
+        return WeightedList::Languages;
+    if (lowercaseName == "accept-encoding")
+        return WeightedList::Codings;
+    return WeightedList::None;
+}
+
+/// A qvalue (RFC 9110 section 12.4.2) in thousandths, or nullopt.
+std::optional<unsigned> ParseQvalue(std::string_view text)
+{
+    if (text.empty() || (text[0] != '0' && text[0] != '1'))
+        return std::nullopt;
+    unsigned q = unsigned(text[0] - '0') * 1000;
+    if (text.size() == 1)
+        return q;
+    if (text[1] != '.' || text.size() > 5)
+        return std::nullopt;
+    unsigned scale = 100;
+    for (const char c : text.substr(2)) {
+        if (c < '0' || c > '9' || (q == 1000 && c != '0'))
+            return std::nullopt;
+        q += unsigned(c - '0') * scale;
+        scale /= 10;
+    }
+    return q;
+}
+
+/// The normalised form of an Accept-Language or Accept-Encoding value, or
+/// nullopt when a member is not `token [ OWS ";" OWS "q=" qvalue ]`.
+std::optional<std::string> NormaliseWeightedList(std::string_view combined, WeightedList kind)
+{
+    struct Member {
+        std::string value;
+        unsigned q;
+    };
+    std::vector<Member> members;
+    bool valid = true;
+    ForEachListElement(combined, [&](std::string_view element) {
+        if (element.empty() || !valid)
+            return;
+        const auto semicolon = element.find(';');
+        const auto value = TrimOws(element.substr(0, semicolon));
+        unsigned q = 1000;
+        if (semicolon != std::string_view::npos) {
+            const auto weight = TrimOws(element.substr(semicolon + 1));
+            const auto parsed =
+                weight.size() > 2 && (weight[0] == 'q' || weight[0] == 'Q') && weight[1] == '='
+                    ? ParseQvalue(weight.substr(2))
+                    : std::nullopt;
+            if (!parsed) {
+                valid = false;
+                return;
+            }
+            q = *parsed;
+        }
+        if (value.empty() || !std::all_of(value.begin(), value.end(), Http::IsTokenChar)) {
+            valid = false;
+            return;
+        }
+        std::string lowered(value);
+        std::transform(lowered.begin(), lowered.end(), lowered.begin(), Lower);
+        // RFC 9110 section 8.4.1: x-gzip and x-compress are gzip and compress
+        if (kind == WeightedList::Codings && (lowered == "x-gzip" || lowered == "x-compress"))
+            lowered.erase(0, 2);
+        members.push_back({std::move(lowered), q});
+    });
+    if (!valid)
+        return std::nullopt;
+    std::stable_sort(members.begin(), members.end(), [kind](const Member& a, const Member& b) {
+        if (a.q != b.q)
+            return a.q > b.q;
+        return kind == WeightedList::Codings && a.value < b.value;
+    });
+    std::string out;
+    for (const auto& m : members) {
+        if (!out.empty())
+            out += ',';
+        out += m.value;
+        if (m.q == 0) {
+            out += ";q=0";
+        } else if (m.q != 1000) {
+            // the shortest form: 0.5, 0.05, 0.125
+            std::string digits{char('0' + m.q / 100), char('0' + m.q / 10 % 10), char('0' + m.q % 10)};
+            digits.erase(digits.find_last_not_of('0') + 1);
+            out += ";q=0.";
+            out += digits;
+        }
+    }
+    return out;
+}
+
 /// The vary key for normalised names (not "*").
 std::string KeyOfNames(std::string_view names, const std::vector<Http::HeaderField>& fields)
 {
@@ -84,7 +185,13 @@ std::string KeyOfNames(std::string_view names, const std::vector<Http::HeaderFie
         key.append(name);
         if (present) {
             key += ':';
-            AppendNormalisedValue(key, combined);
+            const auto kind = WeightedListOf(name);
+            const auto weighted =
+                kind == WeightedList::None ? std::nullopt : NormaliseWeightedList(combined, kind);
+            if (weighted)
+                key += *weighted;
+            else
+                AppendNormalisedValue(key, combined);
         }
         key += '\n';
     }

@@ -35,6 +35,24 @@
 /// elements dropped (RFC 9110 section 5.6.1), quoted strings left as sent.
 /// A field that is present but empty differs from an absent one. `Vary: *`
 /// (or a Vary value that is not a list of field names) never matches.
+///
+/// Two fields are normalised further by knowledge of their semantics (RFC
+/// 9111 section 4.1 allows it), so that equivalent requests share a variant:
+/// Accept-Language and Accept-Encoding, when every member is `token [ OWS
+/// ";" OWS "q=" qvalue ]` (else the generic rule above applies). Members are
+/// lowercased (language ranges, RFC 4647 section 2, and content codings, RFC
+/// 9110 section 8.4.1, are case-insensitive), their weight written in its
+/// shortest form and left out when it is 1 (`q=1.000`, `Q=1` and none are
+/// the same; `q=0.50` is `q=0.5`; `q=0` members stay: they refuse), and they
+/// are ordered by decreasing weight. Among members of equal weight, codings
+/// are sorted by name (a client that weighs gzip and br alike accepts either,
+/// whichever a server picks) and language ranges keep their order (servers
+/// such as Apache's mod_negotiation prefer the first of equal languages, so
+/// "da, en" and "en, da" may get different replies). x-gzip and x-compress
+/// are gzip and compress (RFC 9110 section 8.4.1). Duplicates stay.
+///
+///     Accept-Language: EN-gb;Q=0.80 , da  -->  da,en-gb;q=0.8
+///     Accept-Encoding: gzip, BR;q=1.0, x-gzip;q=0  -->  br,gzip,gzip;q=0
 
 #pragma once
 

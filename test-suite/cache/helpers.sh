@@ -210,6 +210,48 @@ expect_miss() {
     [ -z "${5:-}" ] || expect "$1: body sha256" "$(body_sha)" "$5"
 }
 
+# expect_stored_stale ID WHAT REPLY : a reply REPLY (a script line; an ETag
+# and a 100-byte body are added) is stored stale: the second request for ID
+# is a validation with its ETag, which the origin answers 304, and the client
+# gets the stored body (TCP_REFRESH_UNMODIFIED/200)
+expect_stored_stale() {
+    script "$1" "$3&etag=%22v%22&s=100" "status=304&etag=%22v%22"
+    get "$1"
+    expect_miss "$2, first" "$1" 1 TCP_MISS/200 "$(pattern_sha 100)"
+    get "$1"
+    expect "$2, second: status" "$CODE" 200
+    expect "$2, second: body" "$(body_sha)" "$(pattern_sha 100)"
+    expect "$2, second: access.log" "$(log_code "$1" 2)" TCP_REFRESH_UNMODIFIED/200
+    expect "$2, second: the revalidation's If-None-Match" "$(seen_field "$1" 2 If-None-Match)" '"v"'
+    expect "$2: origin requests" "$(seen_count "$1")" 2
+}
+# expect_stored_fresh ID WHAT REPLY [NOHIT] : a reply REPLY (a script line; a
+# 100-byte body is added) is stored fresh: the second request for ID is a hit
+# and the origin (which would answer 500) sees one request; with NOHIT, only
+# the first request is checked (for a proxy known to differ)
+expect_stored_fresh() {
+    script "$1" "$3&s=100" "status=500"
+    get "$1"
+    expect_miss "$2, first" "$1" 1 TCP_MISS/200 "$(pattern_sha 100)"
+    get "$1"
+    [ -z "${4:-}" ] || return 0
+    expect_hit "$2, second" "$1" 2 "$(pattern_sha 100)"
+    expect "$2: origin requests" "$(seen_count "$1")" 1
+}
+
+# expect_hit_unless_squid WHAT ID N SQUID_CODE : the last reply, the Nth
+# request for ID, was a hit with the 100-byte pattern body, and the origin saw
+# N-1 requests; against Squid 5.7 (CACHE_TEST_SQUID), where cuttle differs,
+# the Nth access.log code is SQUID_CODE instead
+expect_hit_unless_squid() {
+    if [ -z "$CACHE_TEST_SQUID" ]; then
+        expect_hit "$1" "$2" "$3" "$(pattern_sha 100)"
+        expect "$1: origin requests" "$(seen_count "$2")" $(($3 - 1))
+    else
+        expect "$1 (Squid 5.7): access.log" "$(log_code "$2" "$3")" "$4"
+    fi
+}
+
 # cache_log_says REGEX : the store decisions cache.log has (debug section 20)
 cache_log_about() { grep -E "$1" "$T/cache.log" 2>/dev/null | tail -n 5; }
 

@@ -11,7 +11,8 @@
 # private="Set-Cookie" and "public, private" are not stored;
 # must-understand stores a 200 despite no-store but not an unknown status;
 # a fresh immutable reply answers a reload (request max-age=0) without the
-# origin while no-cache still goes there (RFC 8246); directive names are
+# origin while no-cache and Pragma: no-cache still go there, and a stale
+# immutable reply is validated like any other (RFC 8246); directive names are
 # case-insensitive; of duplicate max-age directives the first counts (RFC
 # 9111 4.2.1 allows it); an invalid max-age makes the reply stale and a
 # quoted one is accepted (section 5.2); an invalid or past Expires is
@@ -228,6 +229,24 @@ expect "immutable, forced reload: origin's If-None-Match" "$(seen_field imm1 2 I
 get imm1
 expect_hit "immutable, after the forced reload" imm1 4 "$SHA200"
 pass_if_ok "a fresh immutable reply is not revalidated on a reload (max-age=0), only on a forced one (no-cache)"
+
+# ... Pragma: no-cache is a forced reload too; a stale immutable reply is
+# validated like any other, on a plain request and on a reload
+mark
+script imm3 "cc=max-age=60,%20immutable&etag=%22i3%22&s=100" "cc=max-age=60,%20immutable&etag=%22i4%22&s=200"
+get imm3
+get imm3 -H 'Pragma: no-cache'
+expect "immutable, Pragma: no-cache: body (the origin's new reply)" "$(body_sha)" "$SHA200"
+expect "immutable, Pragma: no-cache: origin requests" "$(seen_count imm3)" 2
+expect "immutable, Pragma: no-cache: origin's If-None-Match" "$(seen_field imm3 2 If-None-Match)" ""
+script imm4 "cc=max-age=1,%20immutable&etag=%22i5%22&s=100&h=Date:$(http_date -10)" \
+    "status=304&etag=%22i5%22&cc=max-age=1,%20immutable&h=Date:$(http_date -10)"
+get imm4
+get imm4
+validated imm4 "stale immutable, plain request" 2 '"i5"' "$SHA100"
+get imm4 -H 'Cache-Control: max-age=0'
+validated imm4 "stale immutable, reload with max-age=0" 3 '"i5"' "$SHA100"
+pass_if_ok "Pragma: no-cache reloads a fresh immutable reply; a stale immutable reply is validated (plain request and reload)"
 
 # --- directive names are case-insensitive (5.2)
 # Squid 5.7 compares them case-sensitively: it ignores MAX-AGE=60 (and

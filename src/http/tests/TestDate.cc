@@ -27,6 +27,7 @@ class TestDate : public CppUnit::TestFixture {
     CPPUNIT_TEST(obsoleteFormatsOfAnyTimeParse);
     CPPUNIT_TEST(twoDigitYearsFollowTheFiftyYearRule);
     CPPUNIT_TEST(rejectsWhatIsNotTheGrammar);
+    CPPUNIT_TEST(cacheDatesMatchAnyLetterCase);
     CPPUNIT_TEST(rejectsDatesThatDoNotExist);
     CPPUNIT_TEST(leapSecondIsTheNextSecond);
     CPPUNIT_TEST(dayNameIsNotCheckedAgainstTheDate);
@@ -45,6 +46,7 @@ public:
     void obsoleteFormatsOfAnyTimeParse();
     void twoDigitYearsFollowTheFiftyYearRule();
     void rejectsWhatIsNotTheGrammar();
+    void cacheDatesMatchAnyLetterCase();
     void rejectsDatesThatDoNotExist();
     void leapSecondIsTheNextSecond();
     void dayNameIsNotCheckedAgainstTheDate();
@@ -271,6 +273,39 @@ void TestDate::rejectsWhatIsNotTheGrammar()
     CPPUNIT_ASSERT(!Parse(std::string("Thu, 01 Jan 1970 00:00:00 GM\0", 29)));
     // a two-digit day in asctime is the grammar too
     CPPUNIT_ASSERT(Parse("Sun Nov 06 08:49:37 1994") == RfcExample);
+}
+
+void TestDate::cacheDatesMatchAnyLetterCase()
+{
+    // RFC 9111 section 4.2: a cache recipient matches HTTP-dates
+    // case-insensitively, in all three formats
+    const char* const anyCase[] = {
+        "Sun, 06 Nov 1994 08:49:37 GMT",  "sun, 06 nov 1994 08:49:37 gmt",  "SUN, 06 NOV 1994 08:49:37 GMT",
+        "sUn, 06 nOv 1994 08:49:37 gMt",  "Sunday, 06-Nov-94 08:49:37 GMT", "SUNDAY, 06-NOV-94 08:49:37 GMT",
+        "sunday, 06-nov-94 08:49:37 gmt", "Sun Nov  6 08:49:37 1994",       "sun nov  6 08:49:37 1994",
+        "SUN NOV 06 08:49:37 1994",
+    };
+    for (const char* text : anyCase)
+        CPPUNIT_ASSERT_MESSAGE(text, Http::ParseCacheDate(text, Jan2026) == RfcExample);
+    // the strict parser keeps RFC 9110 5.6.7's case-sensitivity
+    CPPUNIT_ASSERT(!Parse("sun, 06 nov 1994 08:49:37 gmt"));
+    // everything else is as strict as the grammar
+    const char* const bad[] = {
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        "sun, 6 nov 1994 08:49:37 gmt",
+        "Sun, 06 Nov 1994 08:49:37",
+        "sunday, 06-nov-1994 08:49:37 gmt",
+        "0",
+        "",
+        "Sun, 06 Nov 1994 08:49:37 GMT ",
+        "Sun, 06 Nox 1994 08:49:37 GMT",
+    };
+    for (const char* text : bad)
+        CPPUNIT_ASSERT_MESSAGE(text, !Http::ParseCacheDate(text, Jan2026));
+    // whatever the strict parser accepts, the cache parser reads the same
+    for (const char* text : {"Thu, 01 Jan 2026 00:00:00 GMT", "Thursday, 01-Jan-26 00:00:00 GMT",
+                             "Thu Jan  1 00:00:00 2026", "Sat, 01 Jan 0000 00:00:00 GMT"})
+        CPPUNIT_ASSERT_MESSAGE(text, Http::ParseCacheDate(text, Jan2026) == Parse(text));
 }
 
 void TestDate::rejectsDatesThatDoNotExist()

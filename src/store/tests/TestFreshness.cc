@@ -78,6 +78,7 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(factsComeFromTheFirstFieldOfEachName);
     CPPUNIT_TEST(requestFactsReadAuthorizationAndPragma);
     CPPUNIT_TEST(onlyGetIsStored);
+    CPPUNIT_TEST(postWithContentLocationAndExplicitFreshnessIsStored);
     CPPUNIT_TEST(onlyFinalUnderstoodStatusesAreStored);
     CPPUNIT_TEST(noStoreForbidsStoringUnlessIgnored);
     CPPUNIT_TEST(privateForbidsStoringUnlessIgnored);
@@ -105,6 +106,8 @@ class TestFreshness : public CppUnit::TestFixture {
     CPPUNIT_TEST(currentAgeNeverNegative);
     CPPUNIT_TEST(currentAgeSaturates);
     CPPUNIT_TEST(invalidAgeIsIgnored);
+    CPPUNIT_TEST(ageListTakesItsFirstMember);
+    CPPUNIT_TEST(datesInObsoleteFormsAndAnyCaseCount);
     CPPUNIT_TEST(ageHeaderValue);
     CPPUNIT_TEST(freshWhileLifetimeExceedsAge);
     CPPUNIT_TEST(requestMaxAge);
@@ -188,6 +191,40 @@ public:
             CPPUNIT_ASSERT(!IsStorable(RequestFacts::FromFields(m, {}), r, Default));
     }
 
+    void postWithContentLocationAndExplicitFreshnessIsStored()
+    {
+        // RFC 9110 9.3.3: explicit freshness and a Content-Location that is the target
+        const auto post = RequestFacts::FromFields(Http::Method::Post, {});
+        const auto reply = [](const Fields& fields, bool contentLocationIsTarget) {
+            auto r = Ok(fields);
+            r.contentLocationIsTarget = contentLocationIsTarget;
+            return r;
+        };
+        for (const Fields& explicitly :
+             {Fields{{"Cache-Control", "max-age=60"}}, Fields{{"Cache-Control", "s-maxage=60"}},
+              Fields{{"Expires", At(60)}}, Fields{{"Cache-Control", "max-age=0"}}})
+            CPPUNIT_ASSERT(IsStorable(post, reply(explicitly, true), Default));
+        const auto elsewhere = IsStorable(post, reply({{"Cache-Control", "max-age=60"}}, false), Default);
+        CPPUNIT_ASSERT(!elsewhere);
+        CPPUNIT_ASSERT_EQUAL(std::string("POST without a Content-Location naming its target"),
+                             std::string(elsewhere.reason));
+        // public, or a heuristically cacheable status, is not explicit freshness
+        for (const Fields& implicitly :
+             {Fields{}, Fields{{"Cache-Control", "public"}}, Fields{{"Last-Modified", At(-Day)}}}) {
+            const auto v = IsStorable(post, reply(implicitly, true), Default);
+            CPPUNIT_ASSERT_EQUAL(std::string("POST without explicit freshness"), std::string(v.reason));
+        }
+        // the other rules still hold
+        CPPUNIT_ASSERT(!IsStorable(post, reply({{"Cache-Control", "max-age=60, no-store"}}, true), Default));
+        CPPUNIT_ASSERT(!IsStorable(post, reply({{"Cache-Control", "max-age=60, private"}}, true), Default));
+        CPPUNIT_ASSERT(
+            !IsStorable(RequestFacts::FromFields(Http::Method::Post, Head({{"Cache-Control", "no-store"}})),
+                        reply({{"Cache-Control", "max-age=60"}}, true), Default));
+        // only POST: PUT's reply is never stored
+        CPPUNIT_ASSERT(!IsStorable(RequestFacts::FromFields(Http::Method::Put, {}),
+                                   reply({{"Cache-Control", "max-age=60"}}, true), Default));
+    }
+
     void onlyFinalUnderstoodStatusesAreStored()
     {
         const Fields fresh = {{"Cache-Control", "max-age=60"}};
@@ -196,7 +233,21 @@ public:
                                  std::string(IsStorable(Get(), Reply(s, fresh), Default).reason));
         CPPUNIT_ASSERT(!IsStorable(Get(), Reply(206, fresh), Default));
         CPPUNIT_ASSERT(!IsStorable(Get(), Reply(304, fresh), Default));
-        for (const int s : {299, 306, 418, 499, 599, 600, 1000})
+        // RFC 9111 section 3: a final status the cache does not know is
+        // storable with explicit freshness or public (and no must-understand)
+        for (const int s : {299, 306, 418, 499, 599}) {
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Reply(s, fresh), Default));
+            for (const char* cc : {"s-maxage=60", "public", "max-age=0"})
+                CPPUNIT_ASSERT_MESSAGE(cc, IsStorable(Get(), Reply(s, {{"Cache-Control", cc}}), Default));
+            CPPUNIT_ASSERT(IsStorable(Get(), Reply(s, {{"Expires", "0"}}), Default));
+            // nothing explicit: never heuristically cacheable
+            CPPUNIT_ASSERT(!IsStorable(Get(), Reply(s, {{"Last-Modified", At(-Day)}}), Default));
+            // reused while fresh
+            const auto r = Reply(s, {{"Date", At(0)}, {"Cache-Control", "max-age=60"}});
+            CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 59).use == Reuse::Fresh);
+            CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 60).use == Reuse::Validate);
+        }
+        for (const int s : {600, 999, 1000})
             CPPUNIT_ASSERT_MESSAGE(std::to_string(s), !IsStorable(Get(), Reply(s, fresh), Default));
         for (const int s : {200, 201, 203, 204, 300, 301, 302, 303, 307, 308, 400, 403,
                             404, 410, 414, 421, 426, 500, 501, 502, 503, 504, 505})
@@ -633,6 +684,44 @@ public:
         CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "x"}, {"Age", "300"}}).age);
     }
 
+    void datesInObsoleteFormsAndAnyCaseCount()
+    {
+        // RFC 9110 5.6.7's obsolete forms, and any letter case (RFC 9111
+        // 4.2): T0 + 1 h is "Tue, 14 Nov 2023 23:13:20 GMT"
+        for (const char* expires : {"Tue, 14 Nov 2023 23:13:20 GMT", "tue, 14 nov 2023 23:13:20 gmt",
+                                    "Tuesday, 14-Nov-23 23:13:20 GMT", "TUESDAY, 14-NOV-23 23:13:20 GMT",
+                                    "Tue Nov 14 23:13:20 2023", "tue nov 14 23:13:20 2023"}) {
+            const auto r = Ok({{"Expires", expires}});
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(expires, int64_t(Hour), FreshnessLifetime(r, Default));
+        }
+        // an Expires that is not an HTTP-date means already expired (5.3)
+        for (const char* expires : {"Tue, 14 Nov 2023 23:13:20 UTC", "tomorrow", "-1", "0"}) {
+            const auto r = Ok({{"Expires", expires}});
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(expires, int64_t(0), FreshnessLifetime(r, Default));
+            CPPUNIT_ASSERT(IsStorable(Get(), r, Default));
+        }
+        // Date and Last-Modified in any case too: 10% of a day from a lower-case Last-Modified
+        const auto r = Reply(200, {{"date", "tue, 14 nov 2023 22:13:20 gmt"},
+                                   {"Last-Modified", "monday, 13-nov-23 22:13:20 gmt"}});
+        CPPUNIT_ASSERT(r.date && *r.date == T0 && r.lastModified && *r.lastModified == T0 - Day);
+        CPPUNIT_ASSERT_EQUAL(int64_t(Day / 5), FreshnessLifetime(r, Default));
+    }
+
+    void ageListTakesItsFirstMember()
+    {
+        // RFC 9111 5.1: a list-based Age counts by its first member, so a
+        // max-age=3600 reply with "Age: 7200, 0" is stale
+        const auto r = Reply(200, {{"Date", At(0)}, {"Cache-Control", "max-age=3600"}, {"Age", "7200, 0"}});
+        CPPUNIT_ASSERT_EQUAL(int64_t(7200), r.age);
+        CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0).use == Reuse::Validate);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "0, 7200"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", " 5 ,"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", "5,x"}}).age);
+        // a first member that is not delta-seconds: the field is ignored
+        for (const char* bad : {"x, 7200", ", 7200", "-1, 7200", "1.5, 7200"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Reply(200, {{"Age", bad}}).age);
+    }
+
     void ageHeaderValue()
     {
         CPPUNIT_ASSERT_EQUAL(std::string("0"), AgeHeaderValue(0));
@@ -697,9 +786,14 @@ public:
         const auto old = Ok({{"Cache-Control", "max-age=60, immutable"}});
         CPPUNIT_ASSERT(IsFresh(Get({{"Cache-Control", "max-age=0"}}), old, Default, T0 + 61).use ==
                        Reuse::Validate);
-        // a reload still reloads
+        // stale, it is validated like any other, with or without request directives
+        CPPUNIT_ASSERT(IsFresh(Get(), old, Default, T0 + 61).use == Reuse::Validate);
+        CPPUNIT_ASSERT(IsFresh(Get(), old, Default, T0 + 59).use == Reuse::Fresh);
+        // a forced reload (no-cache, or Pragma: no-cache alone) still reloads
+        // (RFC 8246 section 2: "unless explicitly overridden by the user"), as in Squid 5.7
         CPPUNIT_ASSERT(IsFresh(Get({{"Cache-Control", "no-cache"}}), r, Default, T0 + 1).use ==
                        Reuse::Reload);
+        CPPUNIT_ASSERT(IsFresh(Get({{"Pragma", "no-cache"}}), r, Default, T0 + 1).use == Reuse::Reload);
     }
 
     void requestMinFresh()

@@ -51,6 +51,10 @@ class TestKey : public CppUnit::TestFixture {
     CPPUNIT_TEST(unselectedFieldsDoNotMatter);
     CPPUNIT_TEST(noVaryMatchesEveryRequest);
     CPPUNIT_TEST(randomWhitespaceAndOrderKeepTheKey);
+    CPPUNIT_TEST(acceptLanguageIsNormalisedBySemantics);
+    CPPUNIT_TEST(acceptEncodingIsNormalisedBySemantics);
+    CPPUNIT_TEST(weightedListsThatDoNotParseKeepTheGenericRule);
+    CPPUNIT_TEST(randomEquivalentAcceptLanguagesShareAKey);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -155,9 +159,9 @@ public:
     void orderOfSameNameLinesMatters()
     {
         // RFC 9110 section 5.3: lines combine in order, and list order may be significant
-        const Fields a{{"Accept-Encoding", "gzip"}, {"Accept-Encoding", "br"}};
-        const Fields b{{"Accept-Encoding", "br"}, {"Accept-Encoding", "gzip"}};
-        CPPUNIT_ASSERT(KeyOf("Accept-Encoding", a) != KeyOf("Accept-Encoding", b));
+        const Fields a{{"X-Tag", "gzip"}, {"X-Tag", "br"}};
+        const Fields b{{"X-Tag", "br"}, {"X-Tag", "gzip"}};
+        CPPUNIT_ASSERT(KeyOf("X-Tag", a) != KeyOf("X-Tag", b));
     }
 
     void caseOfNamesDoesNotMatter()
@@ -165,19 +169,17 @@ public:
         const Fields a{{"accept-encoding", "gzip"}};
         const Fields b{{"ACCEPT-ENCODING", "gzip"}};
         CPPUNIT_ASSERT_EQUAL(KeyOf("Accept-Encoding", a), KeyOf("accept-ENCODING", b));
-        // values keep their case: whether it matters is the field's business
-        const Fields c{{"Accept-Encoding", "GZIP"}};
-        CPPUNIT_ASSERT(KeyOf("Accept-Encoding", a) != KeyOf("Accept-Encoding", c));
+        // values keep their case, unless the field is one cuttle knows
+        CPPUNIT_ASSERT(KeyOf("X-Tag", {{"X-Tag", "gzip"}}) != KeyOf("X-Tag", {{"X-Tag", "GZIP"}}));
     }
 
     void whitespaceAroundCommasDoesNotMatter()
     {
-        const std::string expected = KeyOf("Accept-Encoding", {{"Accept-Encoding", "gzip,deflate,br"}});
-        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding:gzip,deflate,br\n"), expected);
+        const std::string expected = KeyOf("X-Tag", {{"X-Tag", "gzip,deflate,br"}});
+        CPPUNIT_ASSERT_EQUAL(std::string("x-tag:gzip,deflate,br\n"), expected);
         for (const auto* value : {"gzip, deflate, br", "gzip ,deflate ,br", "gzip\t,\tdeflate,  br",
                                   "gzip,, deflate, ,br", ", gzip,deflate,br,"}) {
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(value, expected,
-                                         KeyOf("Accept-Encoding", {{"Accept-Encoding", value}}));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(value, expected, KeyOf("X-Tag", {{"X-Tag", value}}));
         }
     }
 
@@ -196,6 +198,98 @@ public:
         CPPUNIT_ASSERT(spaced != KeyOf("X-Tag", {{"X-Tag", "\"a,b\", c"}}));
         CPPUNIT_ASSERT_EQUAL(std::string("x-tag:\"a\\\", b\",c\n"),
                              KeyOf("X-Tag", {{"X-Tag", "\"a\\\", b\" , c"}}));
+    }
+
+    void acceptLanguageIsNormalisedBySemantics()
+    {
+        const auto key = [](const char* value) {
+            return KeyOf("Accept-Language", {{"Accept-Language", value}});
+        };
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-language:da,en-gb;q=0.8,en;q=0.7\n"),
+                             key("da, en-gb;q=0.8, en;q=0.7"));
+        // case, whitespace, the weight's spelling and the order by weight do not matter
+        for (const char* same :
+             {"DA, EN-GB;Q=0.8, en;q=0.7", "da;q=1, en-gb ; q=0.800,en;q=0.70", "en;q=0.7, en-gb;q=0.8, da",
+              "en-GB;q=0.8,da;q=1.000,En;q=0.7", "da,,en-gb;q=0.8,  en;q=0.7 ,"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(same, key("da, en-gb;q=0.8, en;q=0.7"), key(same));
+        // lines combine before the members are ordered
+        CPPUNIT_ASSERT_EQUAL(key("da, en;q=0.5"), KeyOf("Accept-Language", {{"Accept-Language", "en;q=0.5"},
+                                                                            {"Accept-Language", "da"}}));
+        // what differs in meaning still differs: weights, members, equal weights' order, q=0
+        CPPUNIT_ASSERT(key("da, en;q=0.5") != key("da, en;q=0.6"));
+        CPPUNIT_ASSERT(key("da, en") != key("en, da"));
+        CPPUNIT_ASSERT(key("da") != key("da, en;q=0"));
+        CPPUNIT_ASSERT(key("da") != key("da, da"));
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-language:*;q=0.001,en;q=0\n"), key("EN;q=0.000, *;q=0.001"));
+        // absent and empty still differ
+        CPPUNIT_ASSERT(KeyOf("Accept-Language", {}) != key(""));
+    }
+
+    void acceptEncodingIsNormalisedBySemantics()
+    {
+        const auto key = [](const char* value) {
+            return KeyOf("Accept-Encoding", {{"Accept-Encoding", value}});
+        };
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding:br,deflate,gzip\n"), key("gzip, deflate, br"));
+        // equal weights are sorted: any order, case, spelling of the weight or x- alias
+        for (const char* same :
+             {"br, gzip, deflate", "GZIP, Deflate, BR", "deflate;q=1, x-gzip, br;Q=1.0", "br,deflate,gzip"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(same, key("gzip, deflate, br"), key(same));
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding:br,gzip;q=0.5,identity;q=0\n"),
+                             key("identity;q=0, x-gzip;q=0.50, BR"));
+        CPPUNIT_ASSERT(key("gzip") != key("gzip, br"));
+        CPPUNIT_ASSERT(key("gzip;q=0.5, br") != key("gzip, br;q=0.5"));
+        CPPUNIT_ASSERT(key("gzip") != key("gzip, identity;q=0"));
+        CPPUNIT_ASSERT(KeyOf("Accept-Encoding", {}) != key(""));
+    }
+
+    void weightedListsThatDoNotParseKeepTheGenericRule()
+    {
+        // a member that is not token [;q=qvalue]: the whole value is kept as sent
+        // (only whitespace around commas and empty members go)
+        for (const char* odd : {"gzip deflate", "en;q=2", "en;q=0.1234", "en;q=1.1", "en;level=1",
+                                "\"x, y\", gzip", "en;q=", "en;q=.5", ";q=0.5"}) {
+            const std::string expected = std::string("accept-language:") + odd + "\n";
+            const auto key = KeyOf("Accept-Language", {{"Accept-Language", odd}});
+            CPPUNIT_ASSERT_MESSAGE(odd, key.find("accept-language:") == 0);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(odd, KeyOf("X-Tag", {{"X-Tag", odd}}).substr(6), key.substr(16));
+        }
+        CPPUNIT_ASSERT(KeyOf("Accept-Encoding", {{"Accept-Encoding", "gzip deflate"}}) !=
+                       KeyOf("Accept-Encoding", {{"Accept-Encoding", "gzip,deflate"}}));
+    }
+
+    /// property: a shuffle of members with distinct weights, in random case
+    /// and spacing, with the weights written any way, keeps the key
+    void randomEquivalentAcceptLanguagesShareAKey()
+    {
+        std::mt19937 random(7);
+        const std::vector<std::pair<std::string, std::string>> members{
+            {"fr-CH", ""}, {"fr", "0.9"}, {"en", "0.8"}, {"de", "0.7"}, {"*", "0.5"}, {"it", "0"}};
+        const auto expected = KeyOf(
+            "Accept-Language", {{"Accept-Language", "fr-ch, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5, it;q=0"}});
+        const char* spaces[] = {"", " ", "\t", "  "};
+        for (int round = 0; round < 300; ++round) {
+            auto shuffled = members;
+            std::shuffle(shuffled.begin(), shuffled.end(), random);
+            std::string value;
+            for (const auto& [tag, q] : shuffled) {
+                if (!value.empty())
+                    value += std::string(spaces[random() % 4]) + "," + spaces[random() % 4];
+                std::string cased = tag;
+                for (auto& c : cased)
+                    c = random() % 2 ? char(std::toupper(c)) : char(std::tolower(c));
+                value += cased;
+                std::string weight = q.empty() ? (random() % 2 ? "" : "1.000") : q;
+                if (!weight.empty() && weight.find('.') != std::string::npos && weight.size() < 5 &&
+                    random() % 2)
+                    weight += "0";
+                if (!weight.empty())
+                    value += std::string(spaces[random() % 4]) + ";" + spaces[random() % 4] +
+                             (random() % 2 ? "q=" : "Q=") + weight;
+            }
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(value, expected,
+                                         KeyOf("Accept-Language", {{"Accept-Language", value}}));
+        }
     }
 
     void linesCombineAsOneList()
