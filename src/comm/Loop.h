@@ -36,7 +36,7 @@
 ///   IoHandler::handleBug() is called so that it ends only its own
 ///   transaction; the loop goes on.
 /// - Time: CLOCK_MONOTONIC (std::chrono::steady_clock), millisecond timers.
-/// - DNS (next issue): c-ares sockets are watched like any other descriptor
+/// - DNS (Comm::Resolver): c-ares sockets are watched like any other descriptor
 ///   (ARES_OPT_SOCK_STATE_CB -> watch(); handleIo -> ares_process_fd) and
 ///   ares_timeout() feeds one Timer; nothing on the loop ever blocks.
 /// - Threads: one loop per thread; a Loop and everything on it belong to it.

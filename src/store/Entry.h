@@ -19,7 +19,7 @@
 /// The producer reads straight into refcounted blocks and appends slices of
 /// them (no copy); every reader writes from those same slices through its
 /// cursor (DESIGN.md "The store entry, in detail"). When the entry is not
-/// kept (isKept() false: nothing is cached in this release), slices behind
+/// kept (isKept() false: uncacheable, or too big for the memory cache), slices behind
 /// the slowest reader are released at once, so a slow reader of a huge
 /// object holds at most read_ahead_gap plus two blocks (the one it is in,
 /// and the last one read, which may pass the gap by up to one block).
