@@ -6,7 +6,7 @@
 
     python3 test-suite/fakedns.py --listen 127.0.0.1:0 \\
         --record www.example.test=192.0.2.10 --record www.example.test=2001:db8::10 \\
-        [--delay-ms N] [--silent NAME] [--log FILE]
+        [--delay-ms N] [--silent NAME] [--servfail NAME] [--log FILE]
 
 Binds UDP and TCP on one port (port 0: a free one, the same for both), prints
 one line `listening on 127.0.0.1:PORT` (`[::1]:PORT` for IPv6) and flushes,
@@ -17,6 +17,7 @@ then answers until SIGTERM or SIGINT:
   IPv4-only name, MX, ...) gets NOERROR with no answer (NODATA);
 - unknown names get NXDOMAIN;
 - --silent names get no answer at all (the client times out);
+- --servfail names get SERVFAIL (the server could not answer);
 - --delay-ms N sends every answer N milliseconds late;
 - --log FILE appends one line per query, `udp|tcp NAME TYPE`, so a test can
   tell that cuttle asked (or did not ask) DNS.
@@ -106,13 +107,14 @@ def parse_question(query):
 
 
 class FakeDns:
-    def __init__(self, records, silent, delay, log):
+    def __init__(self, records, silent, delay, log, servfail=()):
         self.records = {}  # name -> [ip_address]
         for name, ip in records:
             self.records.setdefault(name, [])
             if ip not in self.records[name]:
                 self.records[name].append(ip)
         self.silent = {normalize(n) for n in silent}
+        self.servfail = {normalize(n) for n in servfail}
         self.delay = delay
         self.log = log
         self.selector = selectors.DefaultSelector()
@@ -159,7 +161,9 @@ class FakeDns:
             return None
         flags = 0x8000 | (struct.unpack("!H", query[2:4])[0] & 0x7900) | 0x0400 | 0x0080  # QR, opcode+RD, AA, RA
         answers = []
-        if name not in self.records:
+        if name in self.servfail:
+            flags |= 2  # SERVFAIL
+        elif name not in self.records:
             flags |= 3  # NXDOMAIN
         else:
             for ip in self.records[name]:
@@ -293,6 +297,7 @@ def main():
                         help="NAME=IP: an A (IPv4) or AAAA (IPv6) record; repeatable")
     parser.add_argument("--delay-ms", type=int, default=0, help="send every answer this late")
     parser.add_argument("--silent", action="append", default=[], help="never answer NAME; repeatable")
+    parser.add_argument("--servfail", action="append", default=[], help="answer SERVFAIL for NAME; repeatable")
     parser.add_argument("--log", help="append 'udp|tcp NAME TYPE' per query to this file")
     args = parser.parse_args()
 
@@ -303,7 +308,7 @@ def main():
     signal.signal(signal.SIGINT, stop)
 
     family, host, port = args.listen
-    server = FakeDns(args.record, args.silent, args.delay_ms, args.log)
+    server = FakeDns(args.record, args.silent, args.delay_ms, args.log, args.servfail)
     port = server.bind(family, host, port)
     shown = "[%s]" % host if family == socket.AF_INET6 else host
     print("listening on %s:%d" % (shown, port), flush=True)

@@ -829,7 +829,16 @@ void Client::Connection::forwardingFailed()
         templateName = "ERR_TOO_BIG";
         break;
     case ::Server::Failure::Aborted:
-        close(); // the client's own body broke off
+        // the client's own body broke off: a miss the client abandoned, sent
+        // to the origin if it was connected (Squid 5.7: TCP_MISS_ABORTED/000)
+        if (pendingLog_) {
+            pendingLog_->resultCode = "TCP_MISS_ABORTED";
+            if (!context.serverAddress.empty()) {
+                pendingLog_->hierarchy = "HIER_DIRECT";
+                pendingLog_->peerAddress = context.serverAddress;
+            }
+        }
+        close();
         return;
     case ::Server::Failure::ReadError:
     case ::Server::Failure::None:

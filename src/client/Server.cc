@@ -40,6 +40,7 @@ void Client::Server::configureForwarding(const Config::Settings& settings, bool 
     Comm::Resolver::Options dns;
     dns.nameservers = settings.dnsNameservers;
     dns.hostsFile = settings.hostsFile;
+    dns.timeout = settings.dnsTimeout;
     try {
         if (!resolver_)
             resolver_ = std::make_unique<Comm::Resolver>(loop_, dns);

@@ -70,16 +70,29 @@ void Comm::Listener::acceptAll()
                 continue;
             if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
                 // edge-triggered: no new event comes for connections already
-                // queued, so come back when descriptors may have been freed
-                debugs(5, 1, "WARNING: cannot accept on " << local_.toString() << ": " << std::strerror(err));
+                // queued, so come back when descriptors may have been freed;
+                // said once an episode, not at every retry
+                if (!isStarved_) {
+                    isStarved_ = true;
+                    ++starvedEpisodes_;
+                    debugs(5, 0,
+                           "WARNING: cannot accept on "
+                               << local_.toString() << ": " << std::strerror(err)
+                               << "; new connections wait until descriptors are freed"
+                               << " (raise ulimit -n, LimitNOFILE= under systemd)");
+                }
                 retry_ = loop_.schedule(
-                    Milliseconds(100), [this] { acceptAll(); }, this);
+                    RetryDelay, [this] { acceptAll(); }, this);
                 return;
             }
             debugs(5, 1, "ERROR: accept on " << local_.toString() << ": " << std::strerror(err));
             return;
         }
         ++accepted_;
+        if (isStarved_) {
+            isStarved_ = false;
+            debugs(5, 0, "accepting on " << local_.toString() << " again: descriptors were freed");
+        }
         Descriptor accepted(fd);
         const Address from = Address::FromSockaddr(reinterpret_cast<sockaddr*>(&peer), len);
         // edge-triggered: a callback that throws must not leave the rest of

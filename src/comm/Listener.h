@@ -42,6 +42,15 @@ public:
     int fd() const { return fd_.get(); }
     /// connections accepted so far
     uint64_t acceptedCount() const { return accepted_; }
+    /// whether the last accept failed for want of descriptors or memory
+    /// (EMFILE, ENFILE, ENOBUFS, ENOMEM): queued connections wait in the
+    /// kernel's backlog and accepting is retried every RetryDelay
+    bool isStarved() const { return isStarved_; }
+    /// how many times accepting started failing for want of descriptors: each
+    /// such episode is reported once in cache.log, and its end once
+    uint64_t starvedEpisodes() const { return starvedEpisodes_; }
+    /// how long a starved listener waits before it tries to accept again
+    static constexpr Milliseconds RetryDelay{100};
 
     /* IoHandler API */
     void handleIo(const IoEvents& events) override;
@@ -56,6 +65,8 @@ private:
     Address local_;             ///< getsockname() after bind
     AcceptCallback onAccept_;
     uint64_t accepted_ = 0;
+    bool isStarved_ = false;       ///< the last accept failed with EMFILE & co
+    uint64_t starvedEpisodes_ = 0; ///< see starvedEpisodes()
 };
 
 } // namespace Comm

@@ -1259,6 +1259,10 @@ const std::vector<Directive> Table = {
      "The DNS servers to ask instead of those of /etc/resolv.conf. A port after the address (IP:PORT, "
      "[::1]:PORT) is a cuttle extension, used by the tests' DNS server. Several lines add servers.",
      DnsNameserversHandler, true},
+    {"dns_timeout", "TIME", "30 seconds", nullptr, "dnsTimeout",
+     "How long a DNS lookup may take, every try of every server included, before the request gets "
+     "ERR_DNS_FAIL.",
+     DurationHandler<&Settings::dnsTimeout>, false},
     {"hosts_file", "PATH|none", "/etc/hosts", nullptr, "hostsFile",
      "A hosts file whose names are resolved without DNS; none reads no file.",
      PathHandler<&Settings::hostsFile, true>, false},

@@ -174,6 +174,7 @@ struct Settings {
 
     std::vector<std::string> dnsNameservers; ///< "IP" or "IP:PORT" (cuttle extension)
     std::string hostsFile;                   ///< "none" disables it
+    Duration dnsTimeout{0};                  ///< dns_timeout: a whole lookup's bound
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
     std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups

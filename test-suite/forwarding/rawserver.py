@@ -14,6 +14,18 @@
 #                        (with a Link field and a field its Connection lists),
 #                        102 Processing, then a storable 200 "hello"; the
 #                        connection stays open for the next request
+#   rawserver.py liar    an origin whose replies break their own
+#                        Content-Length (test-suite/faults/origin-body.sh).
+#                        Every reply names its connection (X-Conn: N, from 1)
+#                        and the request's number on it (X-Request: N); the
+#                        path picks the lie:
+#                        /more: Content-Length: 5 and "hello", then in the
+#                        same write an unrequested reply (X-Smuggled: yes,
+#                        "smuggled"); the connection stays open
+#                        /fewer: Content-Length: 100000, 1000 pattern bytes,
+#                        then close
+#                        anything else: Content-Length: 2 and "ok", kept open
+import itertools
 import socket
 import struct
 import sys
@@ -81,8 +93,50 @@ def interim(conn):
     conn.close()
 
 
+LIAR_CONNECTIONS = itertools.count(1)
+PATTERN = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY"
+
+
+def pattern(n):
+    return bytes(PATTERN[i % len(PATTERN)] for i in range(n))
+
+
+def liar_reply(conn_id, request_no, length, body, extra=b""):
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+            b"X-Conn: %d\r\nX-Request: %d\r\n\r\n" % (length, conn_id, request_no)) + body + extra
+
+
+def liar(conn):
+    conn_id = next(LIAR_CONNECTIONS)
+    conn.settimeout(60)
+    data = b""
+    try:
+        for request_no in itertools.count(1):
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, _, data = data.partition(b"\r\n\r\n")
+            target = head.split(b" ", 2)[1]
+            path = target.split(b"?")[0]
+            path = b"/" + path.split(b"/", 3)[3] if path.startswith(b"http://") else path
+            if path == b"/more":
+                smuggled = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\nX-Smuggled: yes\r\n\r\nsmuggled"
+                conn.sendall(liar_reply(conn_id, request_no, 5, b"hello", smuggled))
+            elif path == b"/fewer":
+                conn.sendall(liar_reply(conn_id, request_no, 100000, pattern(1000)))
+                return
+            else:
+                conn.sendall(liar_reply(conn_id, request_no, 2, b"ok"))
+    except (OSError, IndexError):
+        pass
+    finally:
+        conn.close()
+
+
 def main():
-    handler = {"reset": reset, "echo": echo, "te": te, "interim": interim}[sys.argv[1]]
+    handler = {"reset": reset, "echo": echo, "te": te, "interim": interim, "liar": liar}[sys.argv[1]]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)

@@ -23,10 +23,11 @@ OURL=""
 
 proxy_cleanup() {
     rc=$?
-    for p in $ORIGIN_PIDS; do
+    # FWD_PIDS: test-suite/forwarding/helpers.sh's servers, when both are sourced
+    for p in $ORIGIN_PIDS ${FWD_PIDS:-}; do
         kill -TERM "$p" 2>/dev/null
     done
-    for p in $ORIGIN_PIDS; do
+    for p in $ORIGIN_PIDS ${FWD_PIDS:-}; do
         i=0
         while kill -0 "$p" 2>/dev/null && [ $i -lt 20 ]; do
             sleep 0.1

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ class TestListener : public CppUnit::TestFixture {
     CPPUNIT_TEST(throwingCallbackDoesNotStallTheQueue);
     CPPUNIT_TEST(stopRefusesNewConnections);
     CPPUNIT_TEST(bindingABusyPortThrows);
+    CPPUNIT_TEST(outOfDescriptorsIsOneEpisodeThenRecovers);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -37,6 +39,7 @@ public:
     void throwingCallbackDoesNotStallTheQueue();
     void stopRefusesNewConnections();
     void bindingABusyPortThrows();
+    void outOfDescriptorsIsOneEpisodeThenRecovers();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestListener);
 
@@ -155,4 +158,41 @@ void TestListener::throwingCallbackDoesNotStallTheQueue()
     CPPUNIT_ASSERT_EQUAL(size_t(4), accepted.size());
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), loop.bugCount());
     CPPUNIT_ASSERT(l.isListening());
+}
+
+void TestListener::outOfDescriptorsIsOneEpisodeThenRecovers()
+{
+    Comm::Loop loop;
+    std::vector<Comm::Descriptor> accepted;
+    Comm::Listener l(loop, *Comm::Address::Parse("127.0.0.1", 0),
+                     [&](Comm::Descriptor&& fd, const Comm::Address&) { accepted.push_back(std::move(fd)); });
+    std::vector<Comm::Descriptor> clients;
+    for (int i = 0; i < 3; ++i)
+        clients.push_back(Connect(l.localAddress()));
+    // every descriptor below the lowest free one is in use: a limit there leaves none to make
+    rlimit saved{};
+    CPPUNIT_ASSERT_EQUAL(0, ::getrlimit(RLIMIT_NOFILE, &saved));
+    const int lowestFree = ::fcntl(0, F_DUPFD_CLOEXEC, 0);
+    CPPUNIT_ASSERT(lowestFree >= 0);
+    ::close(lowestFree);
+    rlimit low = saved;
+    low.rlim_cur = rlim_t(lowestFree);
+    CPPUNIT_ASSERT_EQUAL(0, ::setrlimit(RLIMIT_NOFILE, &low));
+    // several retries while starved: one episode, nothing accepted
+    const auto starvedFor = Comm::Listener::RetryDelay * 4;
+    for (auto until = Comm::Clock::now() + starvedFor; Comm::Clock::now() < until;)
+        loop.runOnce(Comm::Milliseconds(10));
+    const bool wasStarved = l.isStarved();
+    const auto episodes = l.starvedEpisodes();
+    const auto acceptedWhileStarved = accepted.size();
+    CPPUNIT_ASSERT_EQUAL(0, ::setrlimit(RLIMIT_NOFILE, &saved));
+    CPPUNIT_ASSERT(wasStarved);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), episodes);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), acceptedWhileStarved);
+    // descriptors back: the retry accepts every queued connection, no new event needed
+    for (int i = 0; i < 50 && accepted.size() < 3; ++i)
+        loop.runOnce(Comm::Milliseconds(10));
+    CPPUNIT_ASSERT_EQUAL(size_t(3), accepted.size());
+    CPPUNIT_ASSERT(!l.isStarved());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), l.starvedEpisodes());
 }
