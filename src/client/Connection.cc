@@ -486,7 +486,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
         if (parser_.hasBody()) {
             tx_->bodyChunked = !parser_.contentLength().has_value();
             tx_->bodyLeft = parser_.contentLength().value_or(0);
-            tx_->bodyDecoder.reset();
+            tx_->bodyDecoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
             request.bodyFraming =
                 tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
             tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
