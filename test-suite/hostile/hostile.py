@@ -77,7 +77,10 @@ class RawOrigin:
                         return
                     buf += d
                 head, buf = buf.split(b"\r\n\r\n", 1)
-                path = head.split(b" ")[1].split(b"/", 3)[-1] if head.count(b" ") >= 2 else b""
+                target = head.split(b" ")[1] if head.count(b" ") >= 2 else b""
+                if b"://" in target:
+                    target = b"/" + target.split(b"/", 3)[-1]
+                path = target[1:]
                 with self.lock:
                     self.seen[path] = self.seen.get(path, 0) + 1
                 case = None
@@ -150,7 +153,12 @@ def check_canary():
 
 def check_miss(url, what):
     """url is not in the cache (no entry was created for it)"""
-    r = proxy_get(url.decode("latin1"))
+    c = connect(PORT)
+    try:
+        c.send(rawhttp.request("GET", url.decode("latin1"), headers=["Connection: close"]))
+        r = c.read_head()  # its body may be cut again
+    finally:
+        c.close()
     need((r.header("X-Cache") or "").startswith("MISS"), "%s came from the cache: %s" % (what, r.header("X-Cache")))
 
 
@@ -258,11 +266,9 @@ def run_reply(n, case, raw):
         c.send(case.method + b" " + url + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % raw.port)
         got, closed, error = read_all(c, case.method.decode(), 1)
         if case.truncated:
-            need(not got and closed or (got and got[0].status == case.status),
-                 "expected a cut reply: %r %s" % (got, error))
-            if not got:
-                # the head went out, the body was cut: the framing never ended
-                pass
+            # the head went out, then the body's framing never ended: the
+            # client sees a close (a last chunk would make it look whole)
+            need(not got and closed, "expected a cut reply and a close: %r %s" % (got, error))
         else:
             need(error is None and got, "reading the reply: %s (got %r)" % (error, got))
             r = got[0]
