@@ -21,12 +21,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import rawhttp  # noqa: E402
-import reply_cases as replies  # noqa: E402
+import reply_cases  # noqa: E402
+
 import request_cases as requests  # noqa: E402
 
 PORT, OPORT, MULT = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 FILTER = sys.argv[4] if len(sys.argv) > 4 else ""
 WAIT = 2.0 * MULT  # the longest any one read may take
+PAUSE = reply_cases.PAUSE
 
 # header fields cuttle adds or rewrites on the way to the origin: every
 # other forwarded field line must be one the client sent, byte for byte
@@ -89,7 +91,11 @@ class RawOrigin:
                 if case is None:
                     conn.sendall(self.FRESH)
                     continue
-                conn.sendall(case.reply)
+                parts = case.reply.split(PAUSE)
+                for i, part in enumerate(parts):
+                    if i:
+                        time.sleep(0.05)  # the rest comes in its own segment, once cuttle is done
+                    conn.sendall(part)
                 if case.then == "close":
                     conn.shutdown(socket.SHUT_WR)
                     while conn.recv(65536):
@@ -282,7 +288,11 @@ def run_reply(n, case, raw):
                 need(not c.buf, "bytes after the reply: %r" % bytes(c.buf[:80]))
     finally:
         c.close()
-    # the origin connection is not reused out of step: the next request gets its own reply
+    # the origin connection is not reused out of step: the next request gets
+    # its own reply (after late bytes have arrived: bytes that come after a
+    # request was sent on a reused connection are its reply, for any proxy)
+    if PAUSE in case.reply:
+        time.sleep(0.2 * MULT)
     r = proxy_get("http://127.0.0.1:%d/r/%d-next" % (raw.port, n))
     need(r.status == 200 and r.body == b"fresh", "the next request got %r %r" % (r, r.body[:80]))
     if case.status >= 500 or case.truncated:
@@ -293,14 +303,14 @@ def run_reply(n, case, raw):
 # ---------------------------------------------------------------- main
 
 def main():
-    reply_cases = replies.CASES
-    raw = RawOrigin(reply_cases)
+    replies = reply_cases.CASES
+    raw = RawOrigin(replies)
     r = proxy_get(CANARY)
     need(r.status == 200, "the canary's first fetch: %r" % r)
     failed = xfailed = 0
     ran_req = ran_rep = 0
     started = time.monotonic()
-    for kind, cases in (("request", requests.CASES), ("reply", reply_cases)):
+    for kind, cases in (("request", requests.CASES), ("reply", replies)):
         for n, case in enumerate(cases):
             if FILTER and FILTER not in case.name:
                 continue

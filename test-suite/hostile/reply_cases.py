@@ -29,6 +29,7 @@ OK = b"HTTP/1.1 200 OK\r\n" + CC
 HELLO = b"5\r\nhello\r\n0\r\n\r\n"
 POISON = b"HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nContent-Length: 6\r\n\r\npoison"
 FINAL = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+PAUSE = b"<pause>"  # the raw origin sends what follows 50 ms later (the next request waits)
 INTERIM = "1xx forwarding is being changed in Forwarder.cc by other work: cuttle drops interim replies"
 
 
@@ -86,6 +87,11 @@ CASES = [
     P("junk after a Content-Length reply", OK + b"Content-Length: 5\r\n\r\nhellojunk", 200, body=b"hello",
       then="keep"),
     P("a reply after a chunked reply", chunked(HELLO + POISON), 200, body=b"hello", then="keep"),
+    P("a reply 50 ms after a Content-Length reply", OK + b"Content-Length: 5\r\n\r\nhello" + PAUSE + POISON, 200,
+      body=b"hello", then="keep"),
+    P("a reply 50 ms after a chunked reply", chunked(HELLO + PAUSE + POISON), 200, body=b"hello", then="keep"),
+    P("a reply 50 ms after a 204", b"HTTP/1.1 204 No Content\r\n\r\n" + PAUSE + POISON, 204, body=b"",
+      then="keep"),
     P("more body than Content-Length", OK + b"Content-Length: 3\r\n\r\nhello", 200, body=b"hel", then="keep"),
     P("a reply after an empty reply", OK + b"Content-Length: 0\r\n\r\n" + POISON, 200, body=b"", then="keep"),
 
@@ -112,6 +118,8 @@ CASES = [
     bad("TE gzip, chunked", OK + b"Transfer-Encoding: gzip, chunked\r\n\r\n" + HELLO),
     bad("TE chunked;x=1", OK + b"Transfer-Encoding: chunked;x=1\r\n\r\n" + HELLO),
     bad("TE folded", OK + b"Transfer-Encoding:\r\n chunked\r\n\r\n" + HELLO),
+    P("CL and TE, a reply 50 ms later", OK + b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n" + HELLO +
+      PAUSE + POISON, 200, body=b"hello", then="keep"),
     P("TE Chunked", OK + b"Transfer-Encoding: Chunked\r\n\r\n" + HELLO, 200, body=b"hello", then="keep"),
     P("Transfer_Encoding is not TE", OK + b"Content-Length: 15\r\nTransfer_Encoding: chunked\r\n\r\n" + HELLO, 200,
       body=HELLO, then="keep"),
