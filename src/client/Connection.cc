@@ -487,7 +487,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
         if (parser_.hasBody()) {
             tx_->bodyChunked = !parser_.contentLength().has_value();
             tx_->bodyLeft = parser_.contentLength().value_or(0);
-            tx_->bodyDecoder.reset();
+            tx_->bodyDecoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
             request.bodyFraming =
                 tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
             tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
@@ -528,7 +528,8 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
         // RFC 9110 section 10.1.1: the request is accepted, so let the body come
         // (cuttle answers for the origin: Expect is not forwarded)
         if (const auto expect = parser_.findField("Expect");
-            expect && Http::EqualsIgnoreCase(*expect, "100-continue")) {
+            clientIsHttp11_ && expect && Http::EqualsIgnoreCase(*expect, "100-continue")) {
+            // RFC 9110 section 10.1.1: an HTTP/1.0 client's 100-continue MUST be ignored
             static constexpr std::string_view Continue = "HTTP/1.1 100 Continue\r\n\r\n";
             (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
             sentContinue_ = true;

@@ -36,8 +36,8 @@ constexpr uint8_t MaxSizeDigits = 16;
 
 static_assert(Http::ChunkedDecoder::MaxSizeLine <= UINT16_MAX, "lineBytes_ holds a size line length");
 
-Http::ChunkedDecoder::ChunkedDecoder(uint64_t maxChunkSize, size_t maxTrailerSize)
-    : maxChunkSize_(maxChunkSize), maxTrailerSize_(maxTrailerSize)
+Http::ChunkedDecoder::ChunkedDecoder(uint64_t maxChunkSize, size_t maxTrailerSize, LineEnds lineEnds)
+    : maxChunkSize_(maxChunkSize), maxTrailerSize_(maxTrailerSize), lineEnds_(lineEnds)
 {}
 
 void Http::ChunkedDecoder::reset()
@@ -78,6 +78,8 @@ const char* Http::ChunkedDecoder::errorText() const
         return "no CRLF after chunk data";
     case ChunkError::BareCr:
         return "bare CR in chunk framing";
+    case ChunkError::BareLf:
+        return "bare LF in chunk framing";
     case ChunkError::BadTrailer:
         return "malformed trailer field";
     case ChunkError::TrailerTooLarge:
@@ -131,6 +133,11 @@ Http::ChunkedDecoder::Piece Http::ChunkedDecoder::next(std::string_view in)
     // follow each other (CRLF after data, the next size line, trailers).
     for (size_t i = 0; i < in.size();) {
         const char c = in[i++];
+        // a CRLF's LF is taken in the states after its CR (SizeLf,
+        // DataEndLf, TrailerLf, TrailerEndLf); any other LF is a bare one
+        if (c == '\n' && refusesBareLf() && state_ != State::SizeLf && state_ != State::DataEndLf &&
+            state_ != State::TrailerLf && state_ != State::TrailerEndLf)
+            return fail(ChunkError::BareLf);
 
         switch (state_) {
         case State::Size:

@@ -30,8 +30,16 @@
 /// chunk-size line with its extensions is at most MaxSizeLine bytes, and
 /// the trailer section at most maxTrailerSize bytes. Chunk extensions are
 /// checked for control bytes and otherwise ignored; trailer fields are
-/// checked as field lines and discarded. CRLF ends a framing line, a bare
-/// LF is tolerated, a bare CR is an error, as in the head parsers.
+/// checked as field lines and discarded. CRLF ends a framing line and a
+/// bare CR is an error. A bare LF (ending a chunk-size line, after chunk
+/// data, or ending a trailer line) depends on the LineEnds given at
+/// construction: replies tolerate it (LineEnds::TolerateBareLf, the
+/// default, as the reply head parser does: old origins send them, and the
+/// forwarder re-frames what it passes on), request bodies refuse it
+/// (LineEnds::CrlfOnly, ChunkError::BareLf): a hop in front of cuttle may
+/// not read a bare LF as a line end, and a body that two hops frame
+/// differently is a request smuggling vector, as a bare LF in a request
+/// head is (doc/differences.md, "Bare LF").
 ///
 /// The encoding direction: ChunkHeader() makes the `1a2b\r\n` that goes
 /// before a payload slice, ChunkEnd the CRLF after it and LastChunk the
@@ -61,6 +69,7 @@ enum class ChunkError {
     SizeLineTooLarge, ///< a chunk-size line (with extensions) over MaxSizeLine
     MissingDataEnd,   ///< no CRLF right after a chunk's data
     BareCr,           ///< a CR not followed by LF
+    BareLf,           ///< an LF not preceded by CR, with LineEnds::CrlfOnly
     BadTrailer,       ///< a trailer line that is not a field line
     TrailerTooLarge   ///< the trailer section exceeds maxTrailerSize
 };
@@ -81,9 +90,23 @@ public:
         size_t length; ///< how many bytes from the start of the buffer
     };
 
+    /// Which line ends a framing line may have; see the file comment.
+    enum class LineEnds : uint8_t {
+        TolerateBareLf, ///< CRLF or a bare LF (replies)
+        CrlfOnly        ///< CRLF only: a bare LF is ChunkError::BareLf (request bodies)
+    };
+
     /// maxChunkSize: the largest chunk accepted; maxTrailerSize: the largest
-    /// trailer section (the fields after the last chunk, final CRLF included)
-    explicit ChunkedDecoder(uint64_t maxChunkSize = DefaultMaxChunkSize, size_t maxTrailerSize = 64 * 1024);
+    /// trailer section (the fields after the last chunk, final CRLF
+    /// included); lineEnds: whether a bare LF ends a framing line
+    explicit ChunkedDecoder(uint64_t maxChunkSize = DefaultMaxChunkSize, size_t maxTrailerSize = 64 * 1024,
+                            LineEnds lineEnds = LineEnds::TolerateBareLf);
+
+    /// a decoder for a request body: CRLF only, default limits
+    static ChunkedDecoder ForRequestBody()
+    {
+        return ChunkedDecoder(DefaultMaxChunkSize, 64 * 1024, LineEnds::CrlfOnly);
+    }
 
     /// Looks at the start of `in`; the caller drops the first `length` bytes
     /// of `in` after every kind and calls again with the rest:
@@ -130,9 +153,11 @@ private:
 
     Piece fail(ChunkError e);
     bool endSizeLine();
+    bool refusesBareLf() const { return lineEnds_ == LineEnds::CrlfOnly; }
 
     uint64_t maxChunkSize_;
     size_t maxTrailerSize_;
+    LineEnds lineEnds_;
     State state_ = State::Size;
     ChunkError error_ = ChunkError::None;
     uint8_t digits_ = 0;     ///< hex digits of the size so far

@@ -25,6 +25,45 @@ bool IsTargetChar(char c)
 
 constexpr size_t MaxFirstWord = 64;
 
+/// RFC 3986 unreserved, pct-encoded (its '%') and sub-delims: the bytes of a reg-name
+bool IsRegNameChar(char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || Http::IsDigit(c))
+        return true;
+    return c != '\0' && std::string_view("-._~%!$&'()*+,;=").find(c) != std::string_view::npos;
+}
+
+/// RFC 9110 section 7.2: Host = uri-host [ ":" port ] (empty allowed)
+bool IsValidHostValue(std::string_view v)
+{
+    size_t i = 0;
+    if (!v.empty() && v.front() == '[') {
+        const auto close = v.find(']');
+        if (close == std::string_view::npos)
+            return false;
+        for (i = 1; i < close; ++i) {
+            if (!IsRegNameChar(v[i]) && v[i] != ':')
+                return false;
+        }
+        i = close + 1;
+    } else {
+        while (i < v.size() && v[i] != ':') {
+            if (!IsRegNameChar(v[i]))
+                return false;
+            ++i;
+        }
+    }
+    if (i == v.size())
+        return true;
+    if (v[i] != ':')
+        return false;
+    for (++i; i < v.size(); ++i) {
+        if (!Http::IsDigit(v[i]))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool Http::IsTokenChar(char c)
@@ -67,6 +106,7 @@ void Http::RequestParser::reset()
     fields_.clear(); // keeps the capacity for the next request on this connection
     contentLength_.reset();
     codings_.reset();
+    sawHost_ = false;
 }
 
 Http::ParseResult Http::RequestParser::fail(ParseError e)
@@ -127,6 +167,8 @@ const char* Http::RequestParser::errorText() const
         return "Transfer-Encoding in an HTTP/1.0 request";
     case ParseError::UnsupportedTransferCoding:
         return "a transfer coding other than chunked";
+    case ParseError::BadHost:
+        return "no Host, Host twice, or an invalid Host";
     case ParseError::TooLarge:
         return "request head too large";
     }
@@ -294,6 +336,13 @@ Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
     }
     if (EqualsIgnoreCase(name, "Transfer-Encoding") && !codings_.add(value))
         return fail(ParseError::BadTransferEncoding);
+    if (EqualsIgnoreCase(name, "Host")) {
+        // RFC 9110 section 7.2 and RFC 9112 section 3.2: which of two Host
+        // values a hop uses is a desync (and a cache key) two hops may disagree on
+        if (sawHost_ || !IsValidHostValue(value))
+            return fail(ParseError::BadHost);
+        sawHost_ = true;
+    }
 
     fields_.push_back(HeaderField{name, value});
     return ParseResult::NeedMore;

@@ -44,7 +44,12 @@
 /// connection must close (section 6.3); a valid list with codings before
 /// chunked (`gzip, chunked`) is 501, as Squid 5.7 answers it: cuttle
 /// removes only the chunked framing it re-applies, so it forwards no other
-/// coding and never drops one silently.
+/// coding and never drops one silently. Host (RFC 9112 section 3.2, RFC
+/// 9110 section 7.2, both MUSTs): a request with two Host field lines, or
+/// with a value that is not `uri-host [":" port]`, is 400 (Squid 5.7 takes
+/// both); the value is only checked, since an absolute-form target decides
+/// the authority (section 3.2.2). An HTTP/1.1 request without Host is still
+/// taken (the RFC's 400 is not enforced yet).
 ///
 /// One parser per connection; reset() before the next request.
 
@@ -87,6 +92,7 @@ enum class ParseError {
     BadTransferEncoding,       ///< a malformed Transfer-Encoding, or chunked is not its final coding
     TransferEncodingInHttp10,  ///< Transfer-Encoding in an HTTP/1.0 request (faulty framing)
     UnsupportedTransferCoding, ///< a coding before chunked, which cuttle cannot forward (501)
+    BadHost,                   ///< Host twice, or a Host that is no uri-host[:port]
     TooLarge                   ///< the head exceeds the configured maximum (431)
 };
 
@@ -179,6 +185,7 @@ private:
     std::vector<HeaderField> fields_;
     std::optional<uint64_t> contentLength_;
     TransferCodings codings_; ///< every Transfer-Encoding field, in order
+    bool sawHost_ = false;    ///< a Host field line was parsed
 };
 
 /// Whether c is a tchar of RFC 9110 section 5.6.2.

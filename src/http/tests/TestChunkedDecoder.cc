@@ -29,6 +29,8 @@ class TestChunkedDecoder : public CppUnit::TestFixture {
     CPPUNIT_TEST(bytesAfterDoneAreNotConsumed);
     CPPUNIT_TEST(trailerIsConsumed);
     CPPUNIT_TEST(toleratesBareLfAndWhitespace);
+    CPPUNIT_TEST(requestBodiesRefuseBareLf);
+    CPPUNIT_TEST(requestBodiesAcceptCrlf);
     CPPUNIT_TEST(extensionsAreSkippedAndBounded);
     CPPUNIT_TEST(trailerIsBounded);
     CPPUNIT_TEST(rejectsOversizeAndOverflow);
@@ -50,6 +52,8 @@ public:
     void bytesAfterDoneAreNotConsumed();
     void trailerIsConsumed();
     void toleratesBareLfAndWhitespace();
+    void requestBodiesRefuseBareLf();
+    void requestBodiesAcceptCrlf();
     void extensionsAreSkippedAndBounded();
     void trailerIsBounded();
     void rejectsOversizeAndOverflow();
@@ -362,6 +366,52 @@ void TestChunkedDecoder::toleratesBareLfAndWhitespace()
     // hex digits in either case
     CPPUNIT_ASSERT_EQUAL(size_t(0xaB),
                          DecodeWhole("aB\r\n" + std::string(0xab, 'z') + "\r\n0\r\n\r\n").payload.size());
+}
+
+void TestChunkedDecoder::requestBodiesRefuseBareLf()
+{
+    // every place where a reply decoder takes a bare LF as a line end:
+    // after the size, after BWS, after an extension, after the data, ending
+    // a trailer line and ending the trailer section
+    const std::vector<std::string> cases = {
+        "3\nabc\r\n0\r\n\r\n", "3 \nabc\r\n0\r\n\r\n", "3;x=1\nabc\r\n0\r\n\r\n",     "3\r\nabc\n0\r\n\r\n",
+        "3\r\nabc\r\n0\n\r\n", "3\r\nabc\r\n0\r\n\n",  "3\r\nabc\r\n0\r\nA: b\n\r\n", "0\r\nA: b\r\n\n",
+    };
+    for (const auto& input : cases) {
+        // the tolerant (reply) decoder takes each of them
+        CPPUNIT_ASSERT_MESSAGE(Printable(input), DecodeWhole(input).end == Kind::Done);
+        for (const bool byteByByte : {false, true}) {
+            auto d = Http::ChunkedDecoder::ForRequestBody();
+            std::vector<std::string_view> buffers;
+            if (byteByByte) {
+                for (size_t i = 0; i < input.size(); ++i)
+                    buffers.push_back(std::string_view(input).substr(i, 1));
+            } else {
+                buffers.push_back(input);
+            }
+            const auto o = Decode(d, buffers);
+            CPPUNIT_ASSERT_MESSAGE(Printable(input), o.end == Kind::Error);
+            CPPUNIT_ASSERT_MESSAGE(Printable(input), o.error == ChunkError::BareLf);
+            CPPUNIT_ASSERT_EQUAL(std::string("bare LF in chunk framing"), std::string(d.errorText()));
+        }
+    }
+    // reset() keeps the strictness
+    auto d = Http::ChunkedDecoder::ForRequestBody();
+    d.reset();
+    CPPUNIT_ASSERT(Decode(d, {"3\nabc\r\n0\r\n\r\n"}).error == ChunkError::BareLf);
+}
+
+void TestChunkedDecoder::requestBodiesAcceptCrlf()
+{
+    // a body with CRLFs, extensions, BWS and trailers decodes the same
+    // either way, and an LF inside the payload is data, not framing
+    const std::string input = "3 ;a=b\r\na\nc\r\n1\r\n\n\r\n0\r\nT: v\r\n\r\nNEXT";
+    auto strict = Http::ChunkedDecoder::ForRequestBody();
+    const auto o = Decode(strict, {input});
+    CPPUNIT_ASSERT(o.end == Kind::Done);
+    CPPUNIT_ASSERT_EQUAL(std::string("a\nc\n"), o.payload);
+    CPPUNIT_ASSERT(o == DecodeWhole(input));
+    CPPUNIT_ASSERT_EQUAL(input.size() - 4, o.consumed);
 }
 
 void TestChunkedDecoder::extensionsAreSkippedAndBounded()

@@ -34,6 +34,7 @@ class TestRequestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(rejectsBareCr);
     CPPUNIT_TEST(rejectsControlInValue);
     CPPUNIT_TEST(rejectsBadContentLength);
+    CPPUNIT_TEST(rejectsTwoOrInvalidHosts);
     CPPUNIT_TEST(tooLargeWithoutEnd);
     CPPUNIT_TEST(tooLargeWhenEndIsPastLimit);
     CPPUNIT_TEST(exactLimitIsAccepted);
@@ -62,6 +63,7 @@ public:
     void rejectsBareCr();
     void rejectsControlInValue();
     void rejectsBadContentLength();
+    void rejectsTwoOrInvalidHosts();
     void tooLargeWithoutEnd();
     void tooLargeWhenEndIsPastLimit();
     void exactLimitIsAccepted();
@@ -422,6 +424,34 @@ void TestRequestParser::firstWordHoldsOnlyTokenCharacters()
         for (const char c : p.firstWord())
             CPPUNIT_ASSERT(Http::IsTokenChar(c));
     }
+}
+
+void TestRequestParser::rejectsTwoOrInvalidHosts()
+{
+    const auto withHost = [](const std::string& fields) {
+        return ErrorOf("GET http://h/ HTTP/1.1\r\n" + fields + "\r\n");
+    };
+    // RFC 9110 section 7.2 and RFC 9112 section 3.2: two Host lines (even
+    // equal ones) or a value that is not uri-host [":" port] is a 400
+    CPPUNIT_ASSERT(withHost("Host: a\r\nHost: b\r\n") == ParseError::BadHost);
+    CPPUNIT_ASSERT(withHost("Host: a\r\nHost: a\r\n") == ParseError::BadHost);
+    CPPUNIT_ASSERT(withHost("Host: a\r\nhost: a\r\n") == ParseError::BadHost);
+    for (const char* bad :
+         {"a b", "a/b", "a@b", "a:8o", "a:80:80", "[::1", "[::1]x", "a\"b", "a#b", "a?b", "\xe9"})
+        CPPUNIT_ASSERT_MESSAGE(bad, withHost(std::string("Host: ") + bad + "\r\n") == ParseError::BadHost);
+    for (const char* good : {"", "a", "a:", "a:80", "127.0.0.1:3128", "[::1]", "[::1]:80", "xn--d-0a.example",
+                             "a_b-c~d.e", "%41", "a!$&'()*+,;=b"})
+        CPPUNIT_ASSERT_MESSAGE(good, withHost(std::string("Host: ") + good + "\r\n") == ParseError::None);
+    // a request without Host is still taken (RFC 9112 section 3.2's 400 is not enforced yet)
+    CPPUNIT_ASSERT(ErrorOf("GET http://h/ HTTP/1.1\r\n\r\n") == ParseError::None);
+    Http::RequestParser p(65536);
+    CPPUNIT_ASSERT(p.parse("GET http://h/ HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n") == ParseResult::Error);
+    CPPUNIT_ASSERT(p.errorStatus() == Http::StatusCode::BadRequest);
+    // reset() forgets the Host of the last request
+    p.reset();
+    CPPUNIT_ASSERT(p.parse("GET http://h/ HTTP/1.1\r\nHost: a\r\n\r\n") == ParseResult::Done);
+    p.reset();
+    CPPUNIT_ASSERT(p.parse("GET http://h/ HTTP/1.1\r\nHost: a\r\n\r\n") == ParseResult::Done);
 }
 
 void TestRequestParser::corpusParsesTheSameWholeAndByteByByte()
