@@ -163,6 +163,8 @@ def check_miss(url, what):
     try:
         c.send(rawhttp.request("GET", url.decode("latin1"), headers=["Connection: close"]))
         r = c.read_head()  # its body may be cut again
+        while 100 <= r.status < 200 and r.status != 101:
+            r = c.read_head()  # an interim reply, forwarded again
     finally:
         c.close()
     need((r.header("X-Cache") or "").startswith("MISS"), "%s came from the cache: %s" % (what, r.header("X-Cache")))

@@ -30,7 +30,6 @@ HELLO = b"5\r\nhello\r\n0\r\n\r\n"
 POISON = b"HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nContent-Length: 6\r\n\r\npoison"
 FINAL = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
 PAUSE = b"<pause>"  # the raw origin sends what follows 50 ms later (the next request waits)
-INTERIM = "1xx forwarding is being changed in Forwarder.cc by other work: cuttle drops interim replies"
 
 
 def bad(name, reply, **kw):
@@ -52,12 +51,11 @@ CASES = [
     P("close-delimited reply", OK + b"\r\nhello", 200, body=b"hello"),
 
     # 1xx, then junk; 101 without an Upgrade asked for
-    P("100 then 200", b"HTTP/1.1 100 Continue\r\n\r\n" + FINAL, 200, body=b"hello", then="keep", interims=[100],
-      xfail=INTERIM),
+    P("100 then 200", b"HTTP/1.1 100 Continue\r\n\r\n" + FINAL, 200, body=b"hello", then="keep", interims=[100]),
     P("103 then 200", b"HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n" + FINAL, 200, body=b"hello",
-      then="keep", interims=[103], xfail=INTERIM),
+      then="keep", interims=[103]),
     P("three 1xx then 200", b"HTTP/1.1 100 Continue\r\n\r\n" * 2 + b"HTTP/1.1 102 Processing\r\n\r\n" + FINAL, 200,
-      body=b"hello", then="keep", interims=[100, 100, 102], xfail=INTERIM),
+      body=b"hello", then="keep", interims=[100, 100, 102]),
     bad("100 then junk", b"HTTP/1.1 100 Continue\r\n\r\nthis is junk\r\n\r\n"),
     bad("100 with a body then a reply", b"HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\nhello" + FINAL),
     bad("100 then close", b"HTTP/1.1 100 Continue\r\n\r\n"),
