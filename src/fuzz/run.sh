@@ -1,13 +1,14 @@
 #!/bin/sh
 # cuttle: runs the libFuzzer harnesses of src/fuzz (doc/fuzzing.md).
 #
-#   run.sh smoke SRCDIR BUILDDIR HARNESS   replays the harness's regressions and
+#   run.sh smoke SRCDIR BUILDDIR HARNESS[.fuzz]   replays the harness's regressions and
 #       corpus (each input once), then fuzzes it for FUZZ_SMOKE_SECONDS (10) from
 #       its corpus in a scratch directory; what `make check-fuzz` and CI run
 #   run.sh fuzz SRCDIR BUILDDIR [NAME...]  fuzzes each harness (all, or those
 #       named) for FUZZ_SECONDS (60), one at a time and niced, on a corpus kept
 #       in BUILDDIR/src/fuzz/work/NAME, then prints a line of execs and coverage
-#       a harness; crashes go to BUILDDIR/src/fuzz/artifacts/NAME
+#       a harness; crashes go to BUILDDIR/src/fuzz/artifacts/NAME. With
+#       FUZZ_RUNS=N a harness stops after N executions, or FUZZ_SECONDS
 #
 # A crash, leak, sanitizer report, broken property or timeout (25 s an input)
 # fails the run; the input is printed in base64 so that a CI log is enough to
@@ -56,11 +57,12 @@ summary() {
         "${cov:-?}" "${ft:-?}" "${corp:-?}"
 }
 
-FLAGS="-timeout=25 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1"
+FLAGS="-timeout=25 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1"
 
 case $mode in
 smoke)
     prog=${1:?}
+    prog=${prog%.fuzz}
     name=$(basename "$prog")
     case $prog in /*) ;; *) prog="$build/$prog" ;; esac
     work=$(mktemp -d) || exit 99
@@ -91,6 +93,7 @@ smoke)
 fuzz)
     names=${*:-$HARNESSES}
     seconds=${FUZZ_SECONDS:-60}
+    runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
     failed=0
     results=""
     for name in $names; do
@@ -101,7 +104,7 @@ fuzz)
         log="$build/src/fuzz/$name.fuzz.log"
         mkdir -p "$work" "$artifacts"
         echo "=== $name: $seconds s (log: $log)"
-        if nice -n 19 "$prog" $FLAGS -max_total_time="$seconds" -dict="$(dict_of "$name")" \
+        if nice -n 19 "$prog" $FLAGS $runs -max_total_time="$seconds" -dict="$(dict_of "$name")" \
             -artifact_prefix="$artifacts/" "$work" "$src/src/fuzz/corpus/$name" >"$log" 2>&1; then
             line=$(summary "$name" "$log")
         else
