@@ -116,6 +116,8 @@ struct Proxy {
     {
         char tmpl[] = "/tmp/cuttle-fuzzconn-XXXXXX";
         dir = ::mkdtemp(tmpl);
+        static const std::string made = dir; // nothing is written there: removed empty at exit
+        std::atexit([] { ::rmdir(made.c_str()); });
         const std::string port = std::to_string(origin.port());
         const std::string conf = "http_port 127.0.0.1:0\n"
                                  "acl origin dst 127.0.0.1\n"
