@@ -4,7 +4,8 @@
 #   ./bootstrap.sh                      generate configure and the Makefile templates
 #   ./bootstrap.sh --install-deps       first install the Debian packages needed to build and run
 #   ./bootstrap.sh --install-test-deps  the same, plus what the tests use (curl, python3,
-#                                       clang-format, Debian's squid for the squid.conf tests)
+#                                       clang-format, Debian's squid for the squid.conf tests,
+#                                       clang-14 and its libFuzzer for the fuzzers of src/fuzz)
 #
 # Packages are installed with apt-get, through sudo when not run as root. Debian's
 # squid is installed with its service kept from starting, so port 3128 stays free.
@@ -12,7 +13,7 @@ set -e
 cd "$(dirname "$0")"
 
 BUILD_PACKAGES="g++ make autoconf automake pkg-config libssl-dev libcap-dev libcppunit-dev libc-ares-dev"
-TEST_PACKAGES="curl python3 clang-format strace procps squid"
+TEST_PACKAGES="curl python3 clang-format strace procps squid clang-14 libclang-rt-14-dev"
 
 install_packages() {
     missing=""

@@ -1,9 +1,13 @@
 #!/bin/sh
-# cuttle: build twice and run every test; the README's test command and CI run this.
+# cuttle: build three times and run every test; the README's test command and CI run this.
 #
 # Pass 1: an optimised build (-O2) runs `make check` (unit and system tests).
 # Pass 2: an ASan+UBSan build runs `make check` too (every unit and system test).
-# The last line sums both passes as `N passed, M failed` (FAIL, XPASS and ERROR
+# Pass 3: a clang build of the libFuzzer harnesses (src/fuzz) runs `make check-fuzz`:
+#         each harness replays its regressions and corpus, then fuzzes for 10 s
+#         (FUZZ_SMOKE_SECONDS); one test a harness. Without clang++-14 (which
+#         ./bootstrap.sh --install-test-deps installs) its build fails: one failure.
+# The last line sums the passes as `N passed, M failed` (FAIL, XPASS and ERROR
 # count as failed) and the exit status is non-zero when anything failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,14 +24,14 @@ tally() {
     done
 }
 
-# pass NAME CONFIGURE_ARGS MAKE_TARGET TIMEOUT_MULT
+# pass NAME CONFIGURE_ARGS MAKE_TARGET TIMEOUT_MULT [BUILD_TARGET]
 pass() {
-    name=$1; args=$2; target=$3; mult=$4
+    name=$1; args=$2; target=$3; mult=$4; build=${5:-all}
     dir="$top/build/$name"
     log="$top/build/$name.check.log"
     mkdir -p "$dir"
-    echo "=== $name: configure $args && make"
-    if ! (cd "$dir" && "$top/configure" -q $args && make -j"$jobs" -s) >"$top/build/$name.build.log" 2>&1; then
+    echo "=== $name: configure $args && make $build"
+    if ! (cd "$dir" && "$top/configure" -q $args && make -j"$jobs" -s $build) >"$top/build/$name.build.log" 2>&1; then
         tail -n 60 "$top/build/$name.build.log"
         echo "=== $name: BUILD FAILED"
         failed=$((failed + 1)); status=1
@@ -49,6 +53,7 @@ cd "$top" || exit 1
 [ -x configure ] || ./bootstrap.sh
 pass release "CXXFLAGS=-O2" check 1
 pass sanitizers "--enable-sanitizers CXXFLAGS=-O1" check 4
+pass fuzzers "--enable-fuzzers CXX=${FUZZ_CXX:-clang++-14} CXXFLAGS=-O1" check-fuzz 1 fuzzers
 
 echo "$passed passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -973,6 +973,8 @@ bool Client::Connection::isHandedOver() const
 
 void Client::Connection::handleParseError()
 {
+    // a head that fails after its request line still names its method
+    requestIsHead_ = parser_.method() == Http::Method::Head && !parser_.methodToken().empty();
     const auto error = parser_.error();
     const auto status = parser_.errorStatus();
     debugs(33, 2, "bad request from " << peerHost_ << ": " << parser_.errorText());
@@ -1036,7 +1038,6 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
 
-    const bool isHead = parser_.method() == Http::Method::Head && !parser_.methodToken().empty();
     out_ =
         Errors::buildReply(Http::ToInt(status), templateName, context, server_.templates(), closeAfterReply_);
     outOffset_ = 0;
@@ -1052,9 +1053,12 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         extra += "\r\nConnection: keep-alive";
     out_.insert(headerEnd, extra);
     headerEnd += extra.size();
-    if (isHead)
-        out_.resize(headerEnd + 4); // RFC 9110 section 9.3.2: no content in a reply to HEAD
-    out_.insert(0, interim_);       // an interim reply the socket did not take yet
+    // RFC 9110 section 9.3.2: no content in a reply to HEAD. requestIsHead_,
+    // not parser_: an origin's failure is answered after parser_ has moved on
+    // to a pipelined request (a 502 body to a HEAD desynchronised the client)
+    if (requestIsHead_)
+        out_.resize(headerEnd + 4);
+    out_.insert(0, interim_); // an interim reply the socket did not take yet
     std::string().swap(interim_);
 
     if (pendingLog_) {

@@ -583,7 +583,8 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
         query->waiters.push_back(id);
         return handle;
     }
-    query = std::make_unique<Query>(*this, key, std::vector<uint64_t>{id});
+    // braces, not make_unique's parentheses: clang 14 has no C++20 aggregate paren-init (P0960)
+    query = std::make_unique<Query>(Query{*this, key, std::vector<uint64_t>{id}});
     startQuery(*query); // may answer (and erase) the query at once
     return handle;
 }

@@ -18,6 +18,7 @@ allowed() {
         tls) echo "base sbuf comm log tls" ;;
         server|tunnel) echo "base sbuf comm http store acl config log errors tls server tunnel" ;;
         client) echo "base sbuf comm http store acl config log errors tls server tunnel client" ;;
+        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac
