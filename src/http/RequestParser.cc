@@ -168,7 +168,7 @@ const char* Http::RequestParser::errorText() const
     case ParseError::UnsupportedTransferCoding:
         return "a transfer coding other than chunked";
     case ParseError::BadHost:
-        return "no Host, Host twice, or an invalid Host";
+        return "Host twice, or an invalid Host";
     case ParseError::TooLarge:
         return "request head too large";
     }
