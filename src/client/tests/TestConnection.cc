@@ -46,6 +46,7 @@ class TestConnection : public CppUnit::TestFixture {
     CPPUNIT_TEST(longRequestLineGets414);
     CPPUNIT_TEST(thousandConnectionsLeaveNothingBehind);
     CPPUNIT_TEST(bodyAlreadyInSocketIsForwarded);
+    CPPUNIT_TEST(errorPageToHeadHasNoBody);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -71,13 +72,19 @@ public:
     void longRequestLineGets414();
     void thousandConnectionsLeaveNothingBehind();
     void bodyAlreadyInSocketIsForwarded();
+    void errorPageToHeadHasNoBody();
 
 private:
+    /// a listening loopback socket for an origin the test plays; its port in port
+    int listenAsOrigin(uint16_t& port);
+    /// spins the loop until the origin's accepted connection (accepted into
+    /// upstream if not yet) has sent bytes holding `until`, or 2 s pass
     void startServer(const std::string& extraConfig = "");
     int connectClient();
     void send(int fd, const std::string& bytes);
     /// reads until `replies` complete replies arrived, EOF, or a bounded wait
     std::string receive(int fd, size_t replies, bool* sawEof = nullptr);
+    std::string readAsOrigin(int listener, int& upstream, const std::string& until);
     void spin(int iterations = 5);
     /// the access.log lines written so far
     std::string accessLog();
@@ -501,12 +508,8 @@ void TestConnection::thousandConnectionsLeaveNothingBehind()
     CPPUNIT_ASSERT_EQUAL(blocksBefore, Sbuf::DefaultPool().stats().total.blocksInUse);
 }
 
-void TestConnection::bodyAlreadyInSocketIsForwarded()
+int TestConnection::listenAsOrigin(uint16_t& port)
 {
-    // a whole PUT already in the socket when cuttle first reads it: the
-    // first read fills its 1 KB block (head and part of the body), and
-    // edge-triggered epoll sends no new event for the rest of the body
-    startServer();
     const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_in origin{};
     origin.sin_family = AF_INET;
@@ -515,14 +518,15 @@ void TestConnection::bodyAlreadyInSocketIsForwarded()
     CPPUNIT_ASSERT_EQUAL(0, ::bind(listener, reinterpret_cast<sockaddr*>(&origin), sizeof(origin)));
     CPPUNIT_ASSERT_EQUAL(0, ::listen(listener, 4));
     CPPUNIT_ASSERT_EQUAL(0, ::getsockname(listener, reinterpret_cast<sockaddr*>(&origin), &length));
-    const std::string body(4000, 'b');
-    const int fd = connectClient(); // cuttle's first read finds nothing
-    send(fd, "PUT http://127.0.0.1:" + std::to_string(ntohs(origin.sin_port)) +
-                 "/up HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n" + body);
+    port = ntohs(origin.sin_port);
+    return listener;
+}
+
+std::string TestConnection::readAsOrigin(int listener, int& upstream, const std::string& until)
+{
     std::string got;
-    int upstream = -1;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (std::chrono::steady_clock::now() < deadline && got.find(body) == std::string::npos) {
+    while (std::chrono::steady_clock::now() < deadline && got.find(until) == std::string::npos) {
         loop_->runOnce(Comm::Milliseconds(5));
         if (upstream < 0)
             upstream = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -531,9 +535,61 @@ void TestConnection::bodyAlreadyInSocketIsForwarded()
         while (upstream >= 0 && (n = ::read(upstream, buf, sizeof(buf))) > 0)
             got.append(buf, size_t(n));
     }
+    return got;
+}
+
+void TestConnection::bodyAlreadyInSocketIsForwarded()
+{
+    // a whole PUT already in the socket when cuttle first reads it: the
+    // first read fills its 1 KB block (head and part of the body), and
+    // edge-triggered epoll sends no new event for the rest of the body
+    startServer();
+    uint16_t port = 0;
+    const int listener = listenAsOrigin(port);
+    const std::string body(4000, 'b');
+    const int fd = connectClient(); // cuttle's first read finds nothing
+    send(fd, "PUT http://127.0.0.1:" + std::to_string(port) +
+                 "/up HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n" + body);
+    int upstream = -1;
+    const auto got = readAsOrigin(listener, upstream, body);
     const auto headEnd = got.find("\r\n\r\n");
     CPPUNIT_ASSERT_MESSAGE(got, headEnd != std::string::npos);
     CPPUNIT_ASSERT_EQUAL(body.size(), got.size() - headEnd - 4);
+    ::close(upstream);
+    ::close(listener);
+    ::close(fd);
+}
+
+void TestConnection::errorPageToHeadHasNoBody()
+{
+    // the origin's failure is answered after the parser was reset for the
+    // next request: the error page to a HEAD must still go without its body
+    // (RFC 9110 section 9.3.2), or the client takes the body for the next reply
+    startServer();
+    uint16_t port = 0;
+    const int listener = listenAsOrigin(port);
+    const int fd = connectClient();
+    send(fd, "HEAD http://127.0.0.1:" + std::to_string(port) + "/h HTTP/1.1\r\nHost: x\r\n\r\n");
+    int upstream = -1;
+    (void)readAsOrigin(listener, upstream, "\r\n\r\n");
+    const std::string junk = "this is no HTTP reply\r\n\r\n";
+    CPPUNIT_ASSERT_EQUAL(ssize_t(junk.size()), ::write(upstream, junk.data(), junk.size()));
+    std::string reply;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < deadline && reply.find("\r\n\r\n") == std::string::npos) {
+        loop_->runOnce(Comm::Milliseconds(5));
+        char buf[8192];
+        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n > 0)
+            reply.append(buf, size_t(n));
+    }
+    spin(20); // a body, if one were sent, would arrive now
+    char buf[8192];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof(buf))) > 0)
+        reply.append(buf, size_t(n));
+    CPPUNIT_ASSERT_MESSAGE(reply, reply.starts_with("HTTP/1.1 502 "));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(reply, reply.find("\r\n\r\n") + 4, reply.size());
     ::close(upstream);
     ::close(listener);
     ::close(fd);
