@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <sys/wait.h>
@@ -263,6 +265,28 @@ void EnterCoredumpDir(const Config::Settings& settings)
                "ERROR: cannot change the current directory to " << dir << ": " << std::strerror(errno));
 }
 
+/// max_filedescriptors, as Squid's setMaxFD(): the soft limit set to it, the
+/// hard one raised too where cuttle may (as root, before the drop)
+void ApplyDescriptorLimit(const Config::Settings& settings)
+{
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return;
+    if (const rlim_t wanted = settings.maxFiledescriptors) {
+        rlimit next{wanted,
+                    limit.rlim_max == RLIM_INFINITY ? RLIM_INFINITY : std::max(wanted, limit.rlim_max)};
+        if (::setrlimit(RLIMIT_NOFILE, &next) != 0) {
+            debugs(50, 0,
+                   "WARNING: max_filedescriptors " << wanted << ": " << std::strerror(errno)
+                                                   << "; at most the hard limit " << limit.rlim_max);
+            next = rlimit{std::min(wanted, limit.rlim_max), limit.rlim_max};
+            (void)::setrlimit(RLIMIT_NOFILE, &next);
+        }
+        (void)::getrlimit(RLIMIT_NOFILE, &limit);
+    }
+    debugs(1, 0, "With " << limit.rlim_cur << " file descriptors available");
+}
+
 void ApplyLogSettings(const Config::Settings& settings, const Options& options)
 {
     // -X overrides debug_options, as in Squid
@@ -298,6 +322,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     }
     debugs(1, 0, "Starting cuttle version " PACKAGE_VERSION "...");
     debugs(1, 0, "Process ID " << ::getpid());
+    ApplyDescriptorLimit(*settings);
 
     Comm::Loop loop;
     Client::Server server(loop);

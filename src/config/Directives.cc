@@ -986,6 +986,22 @@ void QuickAbortMaxHandler(DirectiveCall& call)
     call.settings.quickAbortMax = static_cast<uint64_t>(value);
 }
 
+void MaxFiledescriptorsHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    int64_t value = 0;
+    // at least enough for the listeners, the logs and a few connections
+    if (!ParseInteger(call.line.words[1], value) || (value != 0 && value < 64) ||
+        value > (int64_t(1) << 30)) {
+        call.error("bad max_filedescriptors value '" + call.line.words[1] +
+                   "': use 0 or a whole number from 64 to 1073741824");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.maxFiledescriptors = static_cast<uint64_t>(value);
+}
+
 void QuickAbortPctHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
@@ -1263,6 +1279,12 @@ const std::vector<Directive> Table = {
      "How long a DNS lookup may take, every try of every server included, before the request gets "
      "ERR_DNS_FAIL.",
      DurationHandler<&Settings::dnsTimeout>, false},
+    {"max_filedescriptors", "NUMBER", "0", nullptr, "maxFiledescriptors",
+     "How many descriptors cuttle may hold: the soft limit is set to this at start, and the hard "
+     "limit raised to it when cuttle starts as root. 0 keeps the limit cuttle was started with (ulimit "
+     "-n, or LimitNOFILE= in the systemd unit). Read at start only: a reconfigure does not change it. "
+     "cache.log says how many are available.",
+     MaxFiledescriptorsHandler, false},
     {"hosts_file", "PATH|none", "/etc/hosts", nullptr, "hostsFile",
      "A hosts file whose names are resolved without DNS; none reads no file.",
      PathHandler<&Settings::hostsFile, true>, false},

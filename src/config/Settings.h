@@ -175,6 +175,7 @@ struct Settings {
     std::vector<std::string> dnsNameservers; ///< "IP" or "IP:PORT" (cuttle extension)
     std::string hostsFile;                   ///< "none" disables it
     Duration dnsTimeout{0};                  ///< dns_timeout: a whole lookup's bound
+    uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
     std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Descriptors run out (cuttle started with a soft limit of 64): idle clients
+# Descriptors run out (max_filedescriptors 64): idle clients
 # are opened until cuttle cannot accept; a transfer in progress goes on
 # unharmed, cache.log says clearly why (once, not once per retry: before the
 # fix ten lines a second), cuttle does not spin (its CPU time stays low), a
@@ -10,11 +10,10 @@
 cuttle_setup
 origin_start
 dns_start
-faults_conf
-# only cuttle gets the low limit
-ulimit -Sn 64
+faults_conf "max_filedescriptors 64"
 cuttle_start
-ulimit -Sn "$(ulimit -Hn)"
+grep -q "Max open files *64 " "/proc/$CUTTLE_PID/limits" || fail "max_filedescriptors 64: $(grep 'open files' "/proc/$CUTTLE_PID/limits")"
+grep -q "With 64 file descriptors available" "$T/cache.log" || fail "cache.log does not say 64 descriptors are available"
 
 faults_baseline "$OURL/x?s=1000&first=1"
 
