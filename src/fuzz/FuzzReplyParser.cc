@@ -41,7 +41,7 @@ void CheckSameReply(const Http::ReplyParser& whole, const Http::ReplyParser& oth
 {
     FUZZ_CHECK(other.statusCode() == whole.statusCode());
     FUZZ_CHECK(other.reason() == whole.reason());
-    FUZZ_CHECK(other.isChunked() == whole.isChunked());
+    FUZZ_CHECK(other.transferCodings().isChunkedLast() == whole.transferCodings().isChunkedLast());
 }
 
 /// Every element of a `#1*DIGIT` list value, or nullopt when any is not digits.
@@ -91,7 +91,7 @@ void CheckHead(const Http::ReplyParser& parser, std::string_view text)
         }
     }
     FUZZ_CHECK(length <= std::optional<uint64_t>(uint64_t(INT64_MAX)));
-    if (parser.hasTransferEncoding()) {
+    if (parser.transferCodings().isPresent()) {
         FUZZ_CHECK(!parser.contentLength().has_value());
         FUZZ_CHECK(parser.hadLengthAndTransferEncoding() == length.has_value());
     } else {
@@ -105,10 +105,10 @@ void CheckHead(const Http::ReplyParser& parser, std::string_view text)
             if (head_ || code < 200 || code == 204 || code == 304 || (connect && code < 300))
                 FUZZ_CHECK(framing == Framing::None);
             if (framing == Framing::Chunked)
-                FUZZ_CHECK(parser.isChunked());
+                FUZZ_CHECK(parser.transferCodings().isChunkedLast());
             if (framing == Framing::Length)
                 FUZZ_CHECK(parser.contentLength().has_value());
-            if (framing != Framing::None && parser.isChunked())
+            if (framing != Framing::None && parser.transferCodings().isChunkedLast())
                 FUZZ_CHECK(framing == Framing::Chunked);
         }
     }
