@@ -79,7 +79,7 @@ void Comm::Listener::acceptAll()
                            "WARNING: cannot accept on "
                                << local_.toString() << ": " << std::strerror(err)
                                << "; new connections wait until descriptors are freed"
-                               << " (raise ulimit -n, LimitNOFILE= under systemd)");
+                               << " (raise max_filedescriptors)");
                 }
                 retry_ = loop_.schedule(
                     RetryDelay, [this] { acceptAll(); }, this);
