@@ -35,6 +35,11 @@ and its own configuration in a temp dir:
                   hits with curl against cuttle's uncached rate of the same
                   file, and cache-objects.py's memory per cached 1 KB object
                   (imported), with issue 5's targets.
+  7. load         load.py's runs, cuttle only: 10,000 idle connections held
+                  during a 2 GiB download (its rate against alone); 1,000
+                  wrk clients for 10 minutes, hits and misses (RSS every
+                  5 s, errors, verdicts); 500 slowloris heads cut off by
+                  request_timeout while 50 clients measure the rate.
 
 The processes (installing, starting and stopping each proxy and the origin,
 reading /proc) are targets.py's. It writes OUT/benchmarks.md,
@@ -73,6 +78,7 @@ import time
 
 sys.dont_write_bytecode = True
 
+import load  # noqa: E402  (this directory's load.py: section 7)
 import report  # noqa: E402  (this directory's report.py)
 from report import fmt  # noqa: E402
 from targets import (  # noqa: E402  (this directory's targets.py: the processes)
@@ -93,16 +99,16 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     GiB,
     MiB,
     Origin,
-    RssSampler,
     Squid,
     TrafficServer,
     TrafficServerSetup,
-    cpu_seconds,
+    curl_cmd,
+    download,
     ensure_packages,
     free_port,
     log,
     make_file,
-    minor_faults,
+    parse_curl,
     port_answers,
     run_quiet,
     settle,
@@ -115,6 +121,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     tail,
     threads_of,
     wait_for,
+    wrk_path,
 )
 
 SWEEP_BUFFERS = ["8 KB", "16 KB", "64 KB", "256 KB", "1 MB", "4 MB"]
@@ -127,7 +134,7 @@ HIT_SIZES = ["1k", "64k"]
 # a day of freshness: every object of the cache section is fresh throughout
 CACHEABLE = "cc=max-age=86400"
 
-SECTIONS = ["throughput", "sweep", "small", "connections", "cache"]
+SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load"]
 # the keys of the data that each section writes (a partial run replaces these only)
 SECTION_KEYS = {
     "throughput": ["throughput", "syscalls_perf", "syscalls_strace", "targets"],
@@ -135,6 +142,7 @@ SECTION_KEYS = {
     "small": ["small", "wrk_duration"],
     "connections": ["connections"],
     "cache": ["cache"],
+    "load": ["load"],
 }
 
 
@@ -216,67 +224,6 @@ class AtsIdle(ic.Proxy):
 
 
 # ---------------------------------------------------------------- measuring
-
-
-CURL_FORMAT = "%{http_code} %{size_download} %{speed_download} %{time_total}"
-
-
-def curl_cmd(target, url, out="/dev/null", max_time=600, headers=None):
-    cmd = ["curl", "-s", "-S", "-o", out, "-w", CURL_FORMAT, "--max-time", str(max_time)]
-    if headers:
-        cmd += ["-D", headers]
-    if target.is_proxy:
-        cmd += ["-x", "http://127.0.0.1:%d" % target.port]
-    else:
-        cmd += ["--noproxy", "*"]
-    return cmd + [url]
-
-
-def parse_curl(stdout, expected):
-    parts = stdout.split()
-    if len(parts) != 4:
-        raise BenchError("curl: %s" % stdout.strip()[-300:])
-    code, size, speed = parts[0], int(parts[1]), float(parts[2])
-    if code != "200" or size != expected:
-        raise BenchError("curl got status %s and %d of %d bytes" % (code, size, expected))
-    return speed
-
-
-def download(target, url, size, headers=None):
-    """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS; with
-    headers (a file name), the reply's header fields too, lowercase names."""
-    pids = target.pids()
-    cpu0, faults0 = cpu_seconds(pids), minor_faults(pids)
-    with RssSampler(pids) as sampler:
-        r = run_quiet(curl_cmd(target, url, headers=headers), timeout=900)
-    cpu1, faults1 = cpu_seconds(pids), minor_faults(pids)
-    speed = parse_curl(r.stdout, size)
-    result = {"mbps": speed / MB}
-    if headers:
-        result["fields"] = read_fields(headers)
-    if target.is_proxy:
-        if not target.alive():
-            raise target.died("during the download")
-        result["cpu_s_per_gb"] = (cpu1 - cpu0) / (size / GB)
-        result["faults_per_gb"] = (faults1 - faults0) / (size / GB)
-        result["peak_rss"] = sampler.peak
-    return result
-
-
-def read_fields(path):
-    """The header fields of the last reply head in a `curl -D` file."""
-    fields = {}
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if line.startswith("HTTP/"):
-                    fields = {}
-                elif ":" in line:
-                    name, value = line.split(":", 1)
-                    fields[name.strip().lower()] = value.strip()
-    except OSError:
-        pass
-    return fields
 
 
 # The syscalls that perf counts one by one (the rest is "(other)"): each
@@ -437,43 +384,8 @@ def strace_pass(target, url, size, tmp):
     return result
 
 
-WRK_SCRIPT = """wrk.method = "GET"
-wrk.path = "%s"
-wrk.headers["Host"] = "127.0.0.1:%d"
-"""
-
-
 def wrk_run(target, origin, size_text, duration, tmp):
     return wrk_path(target, origin, "/small?s=%s&cc=no-store" % size_text, duration, tmp, size_text)
-
-
-def wrk_path(target, origin, path, duration, tmp, name):
-    """`wrk -t 1 -c 50` for origin's path through target: the absolute URL
-    in the request line (a Lua script), origin-form for direct."""
-    script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, name))
-    with open(script, "w") as f:
-        f.write(WRK_SCRIPT % (origin.url(path) if target.is_proxy else path, origin.port))
-    port = target.port if target.is_proxy else origin.port
-    pids = target.pids()
-    cpu0 = cpu_seconds(pids)
-    r = run_quiet(
-        ["wrk", "-t", "1", "-c", "50", "-d", "%ds" % duration, "--timeout", "10s", "-s", script, "http://127.0.0.1:%d/" % port],
-        timeout=duration + 60,
-    )
-    cpu1 = cpu_seconds(pids)
-    m = re.search(r"(\d+) requests in ([\d.]+)(\w+)", r.stdout)
-    rps = re.search(r"Requests/sec:\s+([\d.]+)", r.stdout)
-    if not m or not rps:
-        raise BenchError("wrk: " + r.stdout.strip()[-300:])
-    requests = int(m.group(1))
-    result = {"rps": float(rps.group(1)), "requests": requests}
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", r.stdout)
-    errors = re.search(r"Socket errors: (.*)", r.stdout)
-    result["non_2xx"] = int(bad.group(1)) if bad else 0
-    result["socket_errors"] = errors.group(1).strip() if errors else ""
-    if target.is_proxy and requests:
-        result["cpu_s_per_10k"] = (cpu1 - cpu0) / (requests / 10000)
-    return result
 
 
 # ---------------------------------------------------------------- reporting helpers
@@ -589,7 +501,7 @@ class Bench:
         self.big_name = "body-%s" % short_size(self.big)
         self.sweep_name = "body-%s" % short_size(self.sweep_size)
         files = {}
-        if "throughput" in self.sections:
+        if "throughput" in self.sections or "load" in self.sections:
             files[self.big_name] = self.big
         if "sweep" in self.sections or "cache" in self.sections:
             files[self.sweep_name] = self.sweep_size
@@ -1096,6 +1008,14 @@ class Bench:
 
     # -- the whole run
 
+    # -- 7
+
+    def section_load(self):
+        if not shutil.which("wrk"):
+            self.not_measured["load"] = "wrk is not installed"
+            return
+        self.data["load"] = load.run(self, self.big_name, self.big)
+
     def run(self):
         self.data["started"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         self.data["machine"] = machine_info()
@@ -1114,6 +1034,7 @@ class Bench:
                 ("small", self.section_small),
                 ("connections", self.section_connections),
                 ("cache", self.section_cache),
+                ("load", self.section_load),
             ):
                 if name not in sections:
                     continue

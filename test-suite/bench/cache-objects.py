@@ -30,7 +30,7 @@ in front of a storage file) on a loopback port, against cuttle-origin. Then:
 It prints, per target, (after - before) / N (RSS per object) and that minus
 the body and the reply head as they came from the origin (the head measured
 on a few of the same URLs fetched straight from the origin): what the proxy
-spends per object beyond the bytes it has to keep. DESIGN.md aims at <= 0.5
+spends per object beyond the bytes it has to keep. doc/design.md "Budgets" aims at <= 0.5
 kB; Squid is about 6.6 kB and Traffic Server about 3 kB.
 
 All traffic is on 127.0.0.1; every loop and wait is bounded; the processes

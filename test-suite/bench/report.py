@@ -99,7 +99,7 @@ def plots(data, out_dir, notes):
     if not shutil.which("gnuplot"):
         notes.append("gnuplot is not installed: no plots")
         return []
-    return sweep_plots(data, out_dir, notes) + cache_plot(data, out_dir, notes)
+    return sweep_plots(data, out_dir, notes) + cache_plot(data, out_dir, notes) + load_plot(data, out_dir, notes)
 
 
 def gnuplot(script, png, made, notes):
@@ -151,6 +151,39 @@ def cache_plot(data, out_dir, notes):
                 # a label on two lines at its comma ("cuttle,\nshared_memory_locking on")
                 "set xtics (%s)" % ", ".join('"%s" %d' % (label.replace(", ", ",\\n"), i) for i, label in enumerate(labels)),
                 "plot " + ", ".join("'%s' using %d" % (datafile, i + 2) for i in range(len(CACHE_PLOT_KINDS))),
+            ]
+        )
+        gnuplot(script, png, made, notes)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return made
+
+
+def load_plot(data, out_dir, notes):
+    """bench-load.png: cuttle's RSS through the mixed load run."""
+    mixed = (data.get("load") or {}).get("mixed") or {}
+    points = mixed.get("rss_points")
+    if not points:
+        return []
+    tmp = tempfile.mkdtemp(prefix="cuttle-bench-plot.")
+    made = []
+    try:
+        datafile = os.path.join(tmp, "load.dat")
+        with open(datafile, "w") as f:
+            for at, rss in points:
+                f.write("%.1f %.2f\n" % (at, rss / MB))
+        png = "bench-load.png"
+        script = "\n".join(
+            [
+                "set terminal png size 960,480 font ',11' noenhanced",
+                "set output '%s'" % os.path.join(out_dir, png),
+                "set title 'cuttle: RSS during %d s of %d clients, hits and misses (cache_mem %s)'" % (mixed["duration"], mixed["clients"], mixed["cache_mem"]),
+                "set xlabel 'seconds'",
+                "set ylabel 'VmRSS (MB)'",
+                "set yrange [0:*]",
+                "set grid",
+                "set key off",
+                "plot '%s' using 1:2 with lines lw 2" % datafile,
             ]
         )
         gnuplot(script, png, made, notes)
@@ -521,6 +554,99 @@ def short_human(n):
     return "body-%d" % n
 
 
+def load_section(d, w, not_measured, pngs):
+    """Section 7: load.py's three runs."""
+    ld = d.get("load")
+    w("")
+    w("## 7. Load")
+    w("")
+    if provenance(d, "load"):
+        w(provenance(d, "load"))
+        w("")
+    if not ld:
+        w("Not measured: %s" % not_measured.get("load", "section skipped"))
+        return
+    w("`load.py` (see test-suite/bench/README.md), cuttle only, a fresh cuttle for each run.")
+    idle = ld.get("idle") or {}
+    w("")
+    w("**Idle connections during a download.** %s idle client connections held open while a %s download runs, against the same download alone, the two alternated." % (fmt(idle.get("conns")), human_size(idle.get("size") or 0)))
+    w("")
+    if "error" in idle or not idle:
+        w("Not measured: %s" % idle.get("error", "run skipped"))
+    else:
+        w(
+            md_table(
+                ["alone (MB/s)", "with the idle connections (MB/s)", "ratio (target >= 0.9)", "RSS with them held (MB)"],
+                [[", ".join(fmt(x) for x in idle["alone_mbps"]), ", ".join(fmt(x) for x in idle["held_mbps"]), fmt(idle["ratio"], 2), fmt(idle["rss_held"] / MB, 1)]],
+            )
+        )
+    mixed = ld.get("mixed") or {}
+    w("")
+    w(
+        "**Many clients, hits and misses.** `wrk -t 2 -c %s -d %ss --timeout 10s` through cuttle (`cache_mem %s`): 70%% of the requests for %d hot objects "
+        "of 1 to 64 KiB (`max-age=86400`: memory hits once fetched), 20%% for a new 4 KiB URL each (a miss that is stored, and once `cache_mem` is full "
+        "evicts), 10%% for a 16 KiB `no-store` reply. VmRSS every 5 s; growth is from the first sample of the run's second half to the last."
+        % (mixed.get("clients"), mixed.get("duration"), mixed.get("cache_mem"), 2000)
+    )
+    w("")
+    if "error" in mixed or not mixed:
+        w("Not measured: %s" % mixed.get("error", "run skipped"))
+    else:
+        lat = mixed.get("latency", {})
+        verdicts = mixed.get("verdicts", {})
+        w(
+            md_table(
+                ["requests", "requests/s", "latency p50 / p90 / p99", "non-2xx", "socket errors", "cuttle CPU-s", "RSS at half time (MB)", "RSS at the end (MB)", "growth in the second half (MB)"],
+                [
+                    [
+                        fmt(mixed["requests"]),
+                        fmt(mixed["rps"]),
+                        "%s / %s / %s" % (lat.get("50", "?"), lat.get("90", "?"), lat.get("99", "?")),
+                        fmt(mixed["non_2xx"]),
+                        mixed["socket_errors"] or "none",
+                        fmt(mixed["cpu_s"], 1),
+                        fmt(mixed["rss_half"] / MB, 1),
+                        fmt(mixed["rss_end"] / MB, 1),
+                        fmt(mixed["rss_growth_second_half"] / MB, 2),
+                    ]
+                ],
+            )
+        )
+        w("")
+        w(
+            "access.log's verdicts: %s. The `_ABORTED` and `NONE_NONE/000` lines are the requests wrk had in flight when it stopped at the end of the run."
+            % ", ".join("%s %s" % (k, fmt(v)) for k, v in sorted(verdicts.items(), key=lambda kv: -kv[1]))
+        )
+        if "bench-load.png" in pngs:
+            w("")
+            w("![cuttle's RSS during the mixed load](bench-load.png)")
+    slow = ld.get("slowloris") or {}
+    w("")
+    w(
+        "**Slowloris.** %s clients each send a request head one byte every %s s and never finish it, with `request_timeout %s seconds`; "
+        "meanwhile `wrk -t 1 -c 50` fetches a 4 KiB `no-store` object, against the same wrk run just before without them."
+        % (fmt(slow.get("clients")), slow.get("step"), slow.get("request_timeout"))
+    )
+    w("")
+    if "error" in slow or not slow:
+        w("Not measured: %s" % slow.get("error", "run skipped"))
+    else:
+        w(
+            md_table(
+                ["requests/s alone", "requests/s during", "ratio", "slow heads cut off", "cut off after (s): min / median / max"],
+                [
+                    [
+                        ", ".join(fmt(x) for x in slow["rps_alone"]),
+                        ", ".join(fmt(x) for x in slow["rps_during"]),
+                        fmt(slow["ratio"], 2),
+                        "%s of %s" % (fmt(slow["cut_off"]), fmt(slow["attempted"])),
+                        "%s / %s / %s" % (fmt(slow["cut_min"], 1), fmt(slow["cut_median"], 1), fmt(slow["cut_max"], 1)),
+                    ]
+                ],
+            )
+        )
+
+
 def report(d, out_dir, pngs):
     """Writes OUT/benchmarks.md from bench.py's data."""
     not_measured = d.get("not_measured", {})
@@ -799,6 +925,8 @@ def report(d, out_dir, pngs):
         w("Not measured: %s" % not_measured.get("connections", "section skipped"))
 
     cache_section(d, w, not_measured, pngs)
+
+    load_section(d, w, not_measured, pngs)
 
     # ratios
     w("")

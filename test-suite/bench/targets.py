@@ -395,6 +395,105 @@ def tail(path, lines=15):
         return ""
 
 
+# ---------------------------------------------------------------- measuring
+
+
+CURL_FORMAT = "%{http_code} %{size_download} %{speed_download} %{time_total}"
+
+
+def curl_cmd(target, url, out="/dev/null", max_time=600, headers=None):
+    cmd = ["curl", "-s", "-S", "-o", out, "-w", CURL_FORMAT, "--max-time", str(max_time)]
+    if headers:
+        cmd += ["-D", headers]
+    if target.is_proxy:
+        cmd += ["-x", "http://127.0.0.1:%d" % target.port]
+    else:
+        cmd += ["--noproxy", "*"]
+    return cmd + [url]
+
+
+def parse_curl(stdout, expected):
+    parts = stdout.split()
+    if len(parts) != 4:
+        raise BenchError("curl: %s" % stdout.strip()[-300:])
+    code, size, speed = parts[0], int(parts[1]), float(parts[2])
+    if code != "200" or size != expected:
+        raise BenchError("curl got status %s and %d of %d bytes" % (code, size, expected))
+    return speed
+
+
+def download(target, url, size, headers=None):
+    """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS; with
+    headers (a file name), the reply's header fields too, lowercase names."""
+    pids = target.pids()
+    cpu0, faults0 = cpu_seconds(pids), minor_faults(pids)
+    with RssSampler(pids) as sampler:
+        r = run_quiet(curl_cmd(target, url, headers=headers), timeout=900)
+    cpu1, faults1 = cpu_seconds(pids), minor_faults(pids)
+    speed = parse_curl(r.stdout, size)
+    result = {"mbps": speed / MB}
+    if headers:
+        result["fields"] = read_fields(headers)
+    if target.is_proxy:
+        if not target.alive():
+            raise target.died("during the download")
+        result["cpu_s_per_gb"] = (cpu1 - cpu0) / (size / GB)
+        result["faults_per_gb"] = (faults1 - faults0) / (size / GB)
+        result["peak_rss"] = sampler.peak
+    return result
+
+
+def read_fields(path):
+    """The header fields of the last reply head in a `curl -D` file."""
+    fields = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if line.startswith("HTTP/"):
+                    fields = {}
+                elif ":" in line:
+                    name, value = line.split(":", 1)
+                    fields[name.strip().lower()] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+WRK_SCRIPT = """wrk.method = "GET"
+wrk.path = "%s"
+wrk.headers["Host"] = "127.0.0.1:%d"
+"""
+
+
+def wrk_path(target, origin, path, duration, tmp, name):
+    """`wrk -t 1 -c 50` for origin's path through target: the absolute URL
+    in the request line (a Lua script), origin-form for direct."""
+    script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, name))
+    with open(script, "w") as f:
+        f.write(WRK_SCRIPT % (origin.url(path) if target.is_proxy else path, origin.port))
+    port = target.port if target.is_proxy else origin.port
+    pids = target.pids()
+    cpu0 = cpu_seconds(pids)
+    r = run_quiet(
+        ["wrk", "-t", "1", "-c", "50", "-d", "%ds" % duration, "--timeout", "10s", "-s", script, "http://127.0.0.1:%d/" % port],
+        timeout=duration + 60,
+    )
+    cpu1 = cpu_seconds(pids)
+    m = re.search(r"(\d+) requests in ([\d.]+)(\w+)", r.stdout)
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", r.stdout)
+    if not m or not rps:
+        raise BenchError("wrk: " + r.stdout.strip()[-300:])
+    requests = int(m.group(1))
+    result = {"rps": float(rps.group(1)), "requests": requests}
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", r.stdout)
+    errors = re.search(r"Socket errors: (.*)", r.stdout)
+    result["non_2xx"] = int(bad.group(1)) if bad else 0
+    result["socket_errors"] = errors.group(1).strip() if errors else ""
+    if target.is_proxy and requests:
+        result["cpu_s_per_10k"] = (cpu1 - cpu0) / (requests / 10000)
+    return result
+
+
 # ---------------------------------------------------------------- targets
 
 
