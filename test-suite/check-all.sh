@@ -51,6 +51,12 @@ pass() {
 
 cd "$top" || exit 1
 [ -x configure ] || ./bootstrap.sh
+# The builds below are out of the source tree, which automake refuses while
+# the tree itself is configured (`./configure && make` run in it).
+if [ -f config.status ]; then
+    echo "=== the source tree is configured in place: make distclean there first"
+    make -s distclean >/dev/null 2>&1 || rm -f config.status
+fi
 pass release "CXXFLAGS=-O2" check 1
 pass sanitizers "--enable-sanitizers CXXFLAGS=-O1" check 4
 pass fuzzers "--enable-fuzzers CXX=${FUZZ_CXX:-clang++-14} CXXFLAGS=-O1" check-fuzz 1 fuzzers
