@@ -18,7 +18,7 @@
 ///
 /// so the server side appends exactly the Payload ranges of its blocks to
 /// the store as slices, and chunk framing never enters the stored body
-/// (DESIGN.md, "The store entry, in detail"). Buffers are independent: a
+/// (doc/design.md "The path of a body byte"). Buffers are independent: a
 /// chunk-size line, a CRLF or a trailer may be split anywhere between two
 /// calls, down to one byte per call, and the result is the same payload
 /// bytes and the same end. Every byte is looked at once, so the cost is
@@ -44,7 +44,7 @@
 /// The encoding direction: ChunkHeader() makes the `1a2b\r\n` that goes
 /// before a payload slice, ChunkEnd the CRLF after it and LastChunk the
 /// end, so a client writer can interleave small framing blocks with the
-/// stored payload slices in one iovec.
+/// stored payload slices in one iovec (Store::BodyWriter frames with them).
 ///
 /// One decoder per body; reset() before the next.
 

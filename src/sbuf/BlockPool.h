@@ -10,7 +10,7 @@
 /// A request is rounded up to its class; a request over 4 MB is refused with a
 /// TextException. Blocks under 64 KB come from operator new; blocks of 64 KB
 /// and up come from mmap(2) and go back with munmap(2), so the resident size
-/// drops after a burst (DESIGN.md "Pool and RSS"; MADV_FREE would not lower it).
+/// drops after a burst (doc/design.md "Budgets"; MADV_FREE would not lower it).
 ///
 /// A freed block goes onto its class's free list unless the list is at its
 /// cap (maxFreeBytesPerClass / class size, at least one block), in which case
@@ -38,11 +38,13 @@
 namespace Sbuf {
 
 /// Counts of body bytes copied in user space. Body bytes should travel from
-/// read(2) to writev(2) without a copy; code that memcpy's body bytes anyway
-/// counts it here, and tests assert the count stays 0 on the plain paths.
+/// read(2) to writev(2) without a copy. Store::BodyWriter counts, as it sends
+/// them, body bytes that sit below their block's MemBlob::copiedEnd() (put
+/// there by MemBlob::append or MakeCopy, not by a read); the tunnel counts
+/// its fallback copies. Tests assert the count stays 0 on the plain paths.
 struct CopyStats {
-    uint64_t bodyCopies = 0;      ///< memcpy calls of body bytes (per-client or server-to-store)
-    uint64_t bodyBytesCopied = 0; ///< bytes those calls copied
+    uint64_t bodyCopies = 0;      ///< writes (or tunnel copies) that carried copied body bytes
+    uint64_t bodyBytesCopied = 0; ///< the copied body bytes they carried
     uint64_t compactions = 0;     ///< the one permitted copy: a small kept body compacted once
     uint64_t compactedBytes = 0;  ///< bytes those compactions copied
 

@@ -46,7 +46,7 @@ Position Cursor::normalized(const SliceSequence& seq) const
 }
 
 size_t Cursor::gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov, size_t maxBytes,
-                      size_t* bytes) const
+                      size_t* bytes, size_t* copied) const
 {
     const Position p = normalized(seq);
     maxIov = std::min<size_t>(maxIov, IOV_MAX);
@@ -58,7 +58,10 @@ size_t Cursor::gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov
     for (size_t i = p.sequence - seq.firstSeq_; n < maxIov && total < maxBytes && i < seq.count_; ++i) {
         const Slice& slice = seq.at(i).slice;
         const size_t take = std::min(slice.length() - off, maxBytes - total);
-        iov[n].iov_base = const_cast<char*>(slice.blob()->data() + slice.offset() + off);
+        const size_t at = slice.offset() + off;
+        if (copied && slice.blob()->copiedEnd() > at)
+            *copied += std::min(take, slice.blob()->copiedEnd() - at);
+        iov[n].iov_base = const_cast<char*>(slice.blob()->data() + at);
         iov[n].iov_len = take;
         ++n;
         total += take;

@@ -41,9 +41,11 @@ public:
     /// fills up to maxIov entries of iov (maxIov <= IOV_MAX) with the bytes
     /// after the cursor, at most maxBytes in total, without copying; stops at
     /// the end of seq. Returns the number of entries filled (0 at the end) and,
-    /// when bytes is not null, stores their total length there.
+    /// when bytes is not null, stores their total length there; when copied
+    /// is not null, adds how many of them lie below their block's
+    /// MemBlob::copiedEnd() (bytes some code copied in user space).
     size_t gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov, size_t maxBytes,
-                  size_t* bytes = nullptr) const;
+                  size_t* bytes = nullptr, size_t* copied = nullptr) const;
     /// moves forward by n bytes (what writev took), possibly into the middle
     /// of a slice; n must not pass the end. O(1) amortised: no search.
     void advance(const SliceSequence& seq, size_t n);

@@ -73,9 +73,11 @@ void MemBlob::commit(size_t n)
 size_t MemBlob::append(std::string_view bytes)
 {
     const size_t n = std::min(bytes.size(), spaceSize());
-    if (n)
+    if (n) {
         std::memcpy(space(), bytes.data(), n);
-    size_ += static_cast<uint32_t>(n);
+        size_ += static_cast<uint32_t>(n);
+        copiedEnd_ = size_;
+    }
     return n;
 }
 

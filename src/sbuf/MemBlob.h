@@ -92,6 +92,11 @@ public:
     /// copies bytes into the space and publishes them; returns how many fit
     /// (less than bytes.size() when the block fills up)
     size_t append(std::string_view bytes);
+    /// The published bytes below this offset may have been copied in by
+    /// append() (a user-space copy); those above it came through commit()
+    /// (a read). Store::BodyWriter counts body bytes it sends from below it
+    /// in CopyStats, so that a body copied on its way is seen (doc/design.md).
+    size_t copiedEnd() const { return copiedEnd_; }
 
     /// the pool the block came from; must not be called for a MakeExact() blob
     BlockPool& pool() const { return *pool_; }
@@ -106,10 +111,11 @@ public:
 private:
     MemBlob(BlockPool* pool, char* data, size_t capacity);
 
-    BlockPool* pool_;   ///< where the block goes back to; null for a MakeExact() blob
-    char* data_;        ///< the block; owned
-    uint32_t capacity_; ///< the block size (at most 4 MB)
-    uint32_t size_ = 0; ///< published bytes, from data_
+    uint32_t copiedEnd_ = 0; ///< see copiedEnd()
+    BlockPool* pool_;        ///< where the block goes back to; null for a MakeExact() blob
+    char* data_;             ///< the block; owned
+    uint32_t capacity_;      ///< the block size (at most 4 MB)
+    uint32_t size_ = 0;      ///< published bytes, from data_
 };
 
 } // namespace Sbuf

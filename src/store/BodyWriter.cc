@@ -6,21 +6,19 @@
 #include "cuttle.h"
 
 #include "store/BodyWriter.h"
-#include "base/TextException.h"
+#include "http/ChunkedDecoder.h"
+#include "sbuf/BlockPool.h"
 #include "store/Entry.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 
 #include <sys/uio.h>
 
 namespace {
 
-constexpr char Crlf[] = "\r\n";
-constexpr char LastChunk[] = "0\r\n\r\n";
-constexpr size_t LastChunkSize = sizeof(LastChunk) - 1;
+constexpr size_t LastChunkSize = Http::LastChunk.size();
 
 /// adds bytes to iov unless there are none
 void push(iovec* iov, size_t& n, const char* data, size_t size)
@@ -33,6 +31,15 @@ void push(iovec* iov, size_t& n, const char* data, size_t size)
 }
 
 /// takes up to *w bytes of a piece of `size` bytes of which `offset` were written
+/// counts, of the body bytes a writev took, those that some code had copied
+/// into their block in user space (at most `copied`, what was gathered from
+/// below MemBlob::copiedEnd()): on the HTTP paths that count must stay 0
+void countCopied(size_t copied, uint64_t taken)
+{
+    if (const auto n = std::min<uint64_t>(copied, taken))
+        Sbuf::DefaultPool().copyStats().countBodyCopy(n);
+}
+
 void take(uint64_t& w, size_t& offset, size_t size)
 {
     const size_t n = std::min<uint64_t>(w, size - offset);
@@ -87,6 +94,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
         size_t s = segment_;
         uint64_t done = segmentDone_;
         uint64_t budget = maxBytes_ ? maxBytes_ : UINT64_MAX; // body bytes this writev may still carry
+        size_t copied = 0;
         while (s < segments_.size() && n + 1 < IOV_MAX && budget > 0) {
             const auto& seg = segments_[s];
             if (!seg.text.empty()) {
@@ -99,7 +107,8 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
                 if (held) {
                     Sbuf::Cursor at;
                     at.seek(body, from);
-                    n += at.gather(body, iov + n, IOV_MAX - n - 1, std::min({want, held, budget}), &got);
+                    n += at.gather(body, iov + n, IOV_MAX - n - 1, std::min({want, held, budget}), &got,
+                                   &copied);
                 }
                 budget -= got;
                 if (got < want)
@@ -121,6 +130,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
         if (const auto stop = writeOnce(fd, iov, n, w, offered))
             return *stop;
         const uint64_t took = w;
+        const uint64_t bodyBefore = bodyWritten_;
         take(w, headOffset_, head_.size());
         while (w > 0 && segment_ < segments_.size()) {
             const auto& seg = segments_[segment_];
@@ -135,6 +145,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeSegments(int fd, Entry& entry)
                 segmentDone_ = 0;
             }
         }
+        countCopied(copied, bodyWritten_ - bodyBefore);
         // empty pieces after the last byte written are done too
         while (segment_ < segments_.size() && segments_[segment_].text.empty() &&
                segments_[segment_].length == 0)
@@ -190,13 +201,14 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
         size_t n = 0;
         push(iov, n, head_.data() + headOffset_, head_.size() - headOffset_);
         size_t bodyBytes = 0;
+        size_t copied = 0;
         bool lastChunkOffered = false;
 
         switch (framing_) {
         case Framing::None:
             break;
         case Framing::Raw:
-            n += cursor_.gather(body, iov + n, IOV_MAX - n, maxBytes, &bodyBytes);
+            n += cursor_.gather(body, iov + n, IOV_MAX - n, maxBytes, &bodyBytes, &copied);
             break;
         case Framing::Chunked:
             if (chunkTailOffset_ >= 2 && cursor_.available(body) > 0) {
@@ -206,20 +218,19 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
                 size_t size = 0;
                 (void)cursor_.gather(body, probe, IOV_MAX - n - 2, maxBytes, &size);
                 chunkLeft_ = size;
-                const int len = std::snprintf(chunkHead_, sizeof(chunkHead_), "%zx\r\n", size);
-                Must(len > 0 && size_t(len) < sizeof(chunkHead_));
-                chunkHeadSize_ = size_t(len);
+                chunkHeadSize_ = Http::WriteChunkHeader(size, chunkHead_);
                 chunkHeadOffset_ = 0;
                 chunkTailOffset_ = 0;
             }
             if (chunkTailOffset_ < 2) {
                 push(iov, n, chunkHead_ + chunkHeadOffset_, chunkHeadSize_ - chunkHeadOffset_);
                 if (chunkLeft_ > 0)
-                    n += cursor_.gather(body, iov + n, IOV_MAX - n - 1, chunkLeft_, &bodyBytes);
+                    n += cursor_.gather(body, iov + n, IOV_MAX - n - 1, chunkLeft_, &bodyBytes, &copied);
                 if (bodyBytes == chunkLeft_)
-                    push(iov, n, Crlf + chunkTailOffset_, 2 - chunkTailOffset_);
+                    push(iov, n, Http::ChunkEnd.data() + chunkTailOffset_,
+                         Http::ChunkEnd.size() - chunkTailOffset_);
             } else if (entry.isComplete() && lastChunkOffset_ < LastChunkSize) {
-                push(iov, n, LastChunk + lastChunkOffset_, LastChunkSize - lastChunkOffset_);
+                push(iov, n, Http::LastChunk.data() + lastChunkOffset_, LastChunkSize - lastChunkOffset_);
                 lastChunkOffered = true;
             }
             break;
@@ -247,6 +258,7 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
             take(w, chunkHeadOffset_, chunkHeadSize_);
         const uint64_t bodyTaken = std::min<uint64_t>(w, bodyBytes);
         if (bodyTaken > 0) {
+            countCopied(copied, bodyTaken);
             cursor_.advance(body, bodyTaken);
             bodyWritten_ += bodyTaken;
             w -= bodyTaken;

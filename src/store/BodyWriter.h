@@ -17,13 +17,14 @@
 /// (possibly into the middle of a slice). A chunk covers exactly the bytes
 /// gathered when it was opened, so a partial write resumes inside the same
 /// chunk; the last-chunk `0 CRLF CRLF` goes out once the entry is complete.
-/// The head is the one per-client header block (DESIGN.md "Headers"); the
+/// The head is the one per-client header block (doc/design.md "The path of a body byte"); the
 /// body is never copied.
 ///
 /// Ownership: the writer owns the head bytes and its cursor; it does not own
 /// the socket or the entry (the caller passes both).
 #pragma once
 
+#include "http/ChunkedDecoder.h"
 #include "sbuf/Cursor.h"
 #include "sbuf/MemBlob.h"
 #include "store/forward.h"
@@ -118,9 +119,9 @@ private:
     std::string head_;              ///< the message head (status or request line and fields)
     size_t headOffset_ = 0;         ///< bytes of head_ written
     Framing framing_ = Framing::None;
-    Sbuf::Cursor cursor_;     ///< where the next body byte to write is
-    uint64_t chunkLeft_ = 0;  ///< body bytes of the open chunk not yet written
-    char chunkHead_[24] = {}; ///< "hex CRLF" of the open chunk
+    Sbuf::Cursor cursor_;                           ///< where the next body byte to write is
+    uint64_t chunkLeft_ = 0;                        ///< body bytes of the open chunk not yet written
+    char chunkHead_[Http::MaxChunkHeaderSize] = {}; ///< "hex CRLF" of the open chunk (Http::WriteChunkHeader)
     size_t chunkHeadSize_ = 0;
     size_t chunkHeadOffset_ = 0; ///< bytes of chunkHead_ written
     size_t chunkTailOffset_ = 2; ///< bytes of the chunk's closing CRLF written (2: none open)

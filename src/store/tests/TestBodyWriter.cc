@@ -13,6 +13,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,7 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(segmentsPastAShortBodyAreAnError);
     CPPUNIT_TEST(eachWriteCarriesAtMostTheDefaultBound);
     CPPUNIT_TEST(segmentWritesCarryAtMostTheBound);
+    CPPUNIT_TEST(copiedBodyBytesAreCounted);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -200,6 +202,40 @@ public:
         const auto all = pattern(100000);
         CPPUNIT_ASSERT(sink.contents() ==
                        "H\r\n\r\n" + all.substr(5000, 60000) + "--x\r\n" + all.substr(90000));
+    }
+
+    /// body bytes that reached their block by MemBlob::append (a user-space
+    /// copy) are counted as they are sent, by every framing; read ones
+    /// (commit) are not, nor is a head copied into the same block before them
+    void copiedBodyBytesAreCounted()
+    {
+        for (const auto framing : {Store::BodyWriter::Framing::Raw, Store::BodyWriter::Framing::Chunked}) {
+            for (const bool segments : {false, true}) {
+                if (segments && framing == Store::BodyWriter::Framing::Chunked)
+                    continue;
+                Sbuf::BlockPool pool;
+                auto e = MakeRef<Store::Entry>(1 << 30);
+                e->setKept(true);
+                appendPattern(pool, *e, 3000); // read: not counted
+                auto copy = Sbuf::MemBlob::MakeCopy(pool, pattern(700));
+                e->append(Sbuf::Slice(copy)); // copied: 700 bytes
+                auto mixed = Sbuf::MemBlob::Make(pool, 1000);
+                mixed->append("HEAD"); // a copied head, then read body bytes after it
+                std::memcpy(mixed->space(), "abcdef", 6);
+                mixed->commit(6);
+                e->append(Sbuf::Slice(mixed, 4, 6));
+                e->complete();
+                const auto before = Sbuf::DefaultPool().copyStats().bodyBytesCopied;
+                FileSink sink;
+                Store::BodyWriter w;
+                if (segments)
+                    w.startSegments("H\r\n\r\n", {{"", 0, 3706}}, *e);
+                else
+                    w.start("H\r\n\r\n", framing, *e);
+                CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Done);
+                CPPUNIT_ASSERT_EQUAL(uint64_t(700), Sbuf::DefaultPool().copyStats().bodyBytesCopied - before);
+            }
+        }
     }
 
     void rawBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Raw); }
