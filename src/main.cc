@@ -342,7 +342,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         ready(false);
         return 1;
     }
-    // DESIGN.md: bound, logs open, pid file written: never serve a request as root
+    // never serve a request as root: bound, logs open, pid file written
+    // (doc/design.md "Daemon and privileges")
     try {
         debugs(1, 1, privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup));
     } catch (const std::exception& e) {
@@ -444,7 +445,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     server.closeAll();
     loop.runOnce(Comm::Milliseconds(0)); // destroys the closed connections, which log their last lines
     {
-        // DESIGN.md: body bytes travel without a user-space copy; say so (tests read it)
+        // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
         const auto& copies = Sbuf::DefaultPool().copyStats();
         debugs(1, 1,
                "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied

@@ -33,6 +33,7 @@
 #include "http/CacheControl.h"
 #include "http/Date.h"
 #include "http/ETag.h"
+#include "http/Head.h"
 #include "http/Range.h"
 #include "http/ReplyParser.h"
 #include "log/AccessRecord.h"
@@ -618,8 +619,11 @@ void Client::Connection::purge(const Http::Url& url)
         pendingLog_->httpStatus = status;
         pendingLog_->hierarchy = "HIER_NONE";
     }
-    out_ = std::string("HTTP/1.1 ") + (erased ? "200 OK" : "404 Not Found") +
-           "\r\nContent-Length: 0\r\nConnection: " + (closeAfterReply_ ? "close" : "keep-alive") + "\r\n\r\n";
+    out_.clear();
+    Http::AppendStatusLine(out_, status);
+    Http::AppendField(out_, "Content-Length", "0");
+    Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
+    Http::EndHead(out_);
     outOffset_ = 0;
     state_ = State::Writing;
     armTimer(server_.settings().readTimeout);

@@ -13,6 +13,7 @@
 #include "client/Server.h"
 #include "errors/Page.h"
 #include "errors/PageContext.h"
+#include "http/Head.h"
 #include "http/Url.h"
 #include "log/AccessRecord.h"
 #include "log/CacheLog.h"
@@ -31,7 +32,7 @@
 namespace {
 
 /// the first read block of a request: most heads fit in 1 KB, and a
-/// partial head then costs one small block (DESIGN.md: <= 2 kB per connection)
+/// partial head then costs one small block (doc/design.md "Budgets": <= 2 kB per connection)
 constexpr size_t FirstBlockSize = 1024;
 
 /// how long a connection we close after an error keeps draining what the
@@ -444,10 +445,13 @@ void Client::Connection::serveManager(const std::string& path)
         pendingLog_->httpStatus = known ? 200 : 404;
         pendingLog_->mimeType = "text/plain";
     }
-    out_ = std::string("HTTP/1.1 ") + (known ? "200 OK" : "404 Not Found") +
-           "\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\nConnection: " + (closeAfterReply_ ? "close" : "keep-alive") +
-           "\r\n\r\n";
+    out_.clear();
+    Http::AppendStatusLine(out_, known ? 200 : 404);
+    Http::AppendField(out_, "Content-Type", "text/plain");
+    Http::AppendField(out_, "Cache-Control", "no-store");
+    Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
+    Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
+    Http::EndHead(out_);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;
@@ -696,6 +700,12 @@ void Client::Connection::forwardInterim(const Http::ReplyParser& interim)
         interim_.erase(0, size_t(n)); // the rest goes out before the final reply
 }
 
+void Client::Connection::prependInterim(std::string& head)
+{
+    head.insert(0, interim_);
+    std::string().swap(interim_);
+}
+
 void Client::Connection::startStreaming()
 {
     const auto& settings = server_.settings();
@@ -735,8 +745,7 @@ void Client::Connection::startStreaming()
     auto out = BuildClientReply(spec);
     if (out.closeAfter)
         closeAfterReply_ = true;
-    out.head.insert(0, interim_);
-    std::string().swap(interim_);
+    prependInterim(out.head);
     if (!tx_->segments.empty() && !requestIsHead_)
         tx_->writer.startSegments(std::move(out.head), std::move(tx_->segments), *tx_->reply);
     else if (!tx_->segments.empty())
@@ -1038,28 +1047,21 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
 
-    out_ =
-        Errors::buildReply(Http::ToInt(status), templateName, context, server_.templates(), closeAfterReply_);
-    outOffset_ = 0;
-
-    auto headerEnd = out_.find("\r\n\r\n");
-    Must(headerEnd != std::string::npos);
-    std::string extra;
-    const auto& host = server_.visibleHostname();
-    extra += "\r\nX-Cache: MISS from " + host;
-    if (server_.settings().via)
-        extra += "\r\nVia: 1.1 " + host + " (" + Errors::SoftwareName() + ")";
-    if (!closeAfterReply_)
-        extra += "\r\nConnection: keep-alive";
-    out_.insert(headerEnd, extra);
-    headerEnd += extra.size();
+    Errors::ReplyOptions options;
+    options.close = closeAfterReply_;
     // RFC 9110 section 9.3.2: no content in a reply to HEAD. requestIsHead_,
     // not parser_: an origin's failure is answered after parser_ has moved on
     // to a pipelined request (a 502 body to a HEAD desynchronised the client)
-    if (requestIsHead_)
-        out_.resize(headerEnd + 4);
-    out_.insert(0, interim_); // an interim reply the socket did not take yet
-    std::string().swap(interim_);
+    options.headOnly = requestIsHead_;
+    const auto& host = server_.visibleHostname();
+    options.extraFields.emplace_back("X-Cache", "MISS from " + host);
+    if (server_.settings().via)
+        options.extraFields.emplace_back("Via", "1.1 " + host + " (" + Errors::SoftwareName() + ")");
+    if (!closeAfterReply_)
+        options.extraFields.emplace_back("Connection", "keep-alive");
+    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, server_.templates(), options);
+    outOffset_ = 0;
+    prependInterim(out_);
 
     if (pendingLog_) {
         pendingLog_->httpStatus = Http::ToInt(status);

@@ -20,7 +20,7 @@
 /// block and are parsed once the reply to the previous request has been
 /// written, so replies go out in request order.
 ///
-/// Forwarding (DESIGN.md "The path of a body byte"): an allowed request gets
+/// Forwarding (doc/design.md "The path of a body byte"): an allowed request gets
 /// a reply Store::Entry and a ::Server::Forwarder that fills it; this
 /// connection is a Store::Reader of the entry and writes the reply head (its
 /// own small block) and then the body slices with one writev per attempt
@@ -169,6 +169,9 @@ private:
     /// writes an interim reply of this client's fetch, or keeps it for the
     /// write of the final reply when the socket does not take it now
     void forwardInterim(const Http::ReplyParser& interim);
+    /// puts the interim reply bytes the socket did not take yet in front of
+    /// a final reply's head (they go first)
+    void prependInterim(std::string& head);
     void startStreaming();
     void streamSome();
     void forwardingFailed();
@@ -194,7 +197,7 @@ private:
 
     std::string interim_; ///< interim (1xx) reply bytes the socket did not take yet: go before the reply
     bool sentContinue_ = false; ///< cuttle answered the request's Expect: 100-continue itself
-    std::string out_;           ///< the reply being written (error pages only, this issue)
+    std::string out_;           ///< the reply being written (error pages only)
     size_t outOffset_ = 0;      ///< bytes of out_ already written
     bool closeAfterReply_ = false;
     bool peerClosed_ = false; ///< EPOLLRDHUP seen: the client sent its FIN

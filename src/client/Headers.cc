@@ -7,6 +7,7 @@
 
 #include "client/Headers.h"
 #include "http/FieldSyntax.h"
+#include "http/Head.h"
 #include "http/StatusCode.h"
 #include "store/Entry.h"
 
@@ -33,14 +34,6 @@ bool ListHas(std::string_view list, std::string_view token)
         pos = comma + 1;
     }
     return false;
-}
-
-void AppendField(std::string& out, std::string_view name, std::string_view value)
-{
-    out.append(name);
-    out.append(": ");
-    out.append(value);
-    out.append("\r\n");
 }
 
 } // namespace
@@ -98,7 +91,7 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
     out.push_back(' ');
     out.append(spec.path);
     out.append(" HTTP/1.1\r\n");
-    AppendField(out, "Host", spec.hostField);
+    Http::AppendField(out, "Host", spec.hostField);
 
     std::string via;
     std::string xff;
@@ -128,27 +121,28 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
             sawXff = true;
             continue;
         }
-        AppendField(out, f.name, f.value);
+        Http::AppendField(out, f.name, f.value);
     }
     if (!spec.viaName.empty())
         via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
     if (!via.empty())
-        AppendField(out, "Via", via);
+        Http::AppendField(out, "Via", via);
 
     // squid.conf forwarded_for, as Squid 5.7 applies it
     switch (spec.forwardedFor) {
     case Config::ForwardedFor::On:
-        AppendField(out, "X-Forwarded-For", sawXff ? xff + ", " + spec.clientAddress : spec.clientAddress);
+        Http::AppendField(out, "X-Forwarded-For",
+                          sawXff ? xff + ", " + spec.clientAddress : spec.clientAddress);
         break;
     case Config::ForwardedFor::Off:
-        AppendField(out, "X-Forwarded-For", sawXff ? xff + ", unknown" : std::string("unknown"));
+        Http::AppendField(out, "X-Forwarded-For", sawXff ? xff + ", unknown" : std::string("unknown"));
         break;
     case Config::ForwardedFor::Transparent:
         if (sawXff)
-            AppendField(out, "X-Forwarded-For", xff);
+            Http::AppendField(out, "X-Forwarded-For", xff);
         break;
     case Config::ForwardedFor::Truncate:
-        AppendField(out, "X-Forwarded-For", spec.clientAddress);
+        Http::AppendField(out, "X-Forwarded-For", spec.clientAddress);
         break;
     case Config::ForwardedFor::Delete:
         break;
@@ -157,33 +151,32 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
     switch (spec.bodyFraming) {
     case Store::BodyWriter::Framing::None:
         if (spec.hasZeroLength)
-            AppendField(out, "Content-Length", "0");
+            Http::AppendField(out, "Content-Length", "0");
         break;
     case Store::BodyWriter::Framing::Raw:
-        AppendField(out, "Content-Length", std::to_string(spec.contentLength));
+        Http::AppendField(out, "Content-Length", std::to_string(spec.contentLength));
         break;
     case Store::BodyWriter::Framing::Chunked:
-        AppendField(out, "Transfer-Encoding", "chunked");
+        Http::AppendField(out, "Transfer-Encoding", "chunked");
         break;
     }
     for (const auto& [name, value] : spec.extraFields)
-        AppendField(out, name, value);
-    AppendField(out, "Connection", "keep-alive");
-    out.append("\r\n");
+        Http::AppendField(out, name, value);
+    Http::AppendField(out, "Connection", "keep-alive");
+    Http::EndHead(out);
     return out;
 }
 
 std::string Client::BuildInterimReply(int status, std::string_view reason, Http::FieldsView fields)
 {
-    std::string out = "HTTP/1.1 " + std::to_string(status) + " ";
-    out.append(reason.empty() ? Http::ReasonPhrase(Http::StatusCode(status)) : reason);
-    out.append("\r\n");
+    std::string out;
+    Http::AppendStatusLine(out, status, reason);
     const HopByHop hopByHop(fields);
     for (const auto f : fields) {
         if (!hopByHop.contains(f.name))
-            AppendField(out, f.name, f.value);
+            Http::AppendField(out, f.name, f.value);
     }
-    out.append("\r\n");
+    Http::EndHead(out);
     return out;
 }
 
@@ -195,22 +188,12 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
 
     std::string& out = result.head;
     out.reserve(reply.head.size() + 256);
-    out.append("HTTP/1.1 ");
-    if (spec.notModified) {
-        out.append("304 Not Modified");
-    } else if (spec.status) {
-        out.append(std::to_string(spec.status));
-        out.push_back(' ');
-        out.append(Http::ReasonPhrase(Http::StatusCode(spec.status)));
-    } else {
-        out.append(std::to_string(reply.status));
-        out.push_back(' ');
-        if (!reply.reason().empty())
-            out.append(reply.reason());
-        else
-            out.append(Http::ReasonPhrase(Http::StatusCode(reply.status)));
-    }
-    out.append("\r\n");
+    if (spec.notModified)
+        Http::AppendStatusLine(out, Http::ToInt(Http::StatusCode::NotModified));
+    else if (spec.status)
+        Http::AppendStatusLine(out, spec.status);
+    else
+        Http::AppendStatusLine(out, reply.status, reply.reason());
 
     std::string via;
     const HopByHop hopByHop(reply.fields());
@@ -225,7 +208,7 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
         if (Http::EqualsIgnoreCase(f.name, "Content-Length") && !reply.hasBody) {
             // HEAD and 304: the length of the body that was not sent, kept as is
             if (!reply.contentLength)
-                AppendField(out, f.name, f.value);
+                Http::AppendField(out, f.name, f.value);
             continue;
         }
         if (hopByHop.contains(f.name))
@@ -234,33 +217,33 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
             via += (via.empty() ? "" : ", ") + std::string(f.value);
             continue;
         }
-        AppendField(out, f.name, f.value);
+        Http::AppendField(out, f.name, f.value);
     }
     if (!spec.viaName.empty())
         via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
     if (!via.empty())
-        AppendField(out, "Via", via);
+        Http::AppendField(out, "Via", via);
 
     if (spec.age)
-        AppendField(out, "Age", std::to_string(*spec.age));
+        Http::AppendField(out, "Age", std::to_string(*spec.age));
     for (const auto& [name, value] : spec.extraFields)
-        AppendField(out, name, value);
+        Http::AppendField(out, name, value);
     if (spec.notModified) {
         result.framing = Store::BodyWriter::Framing::None;
     } else if (!reply.hasBody || spec.requestWasHead) {
         result.framing = Store::BodyWriter::Framing::None;
         // a HEAD answered from a stored GET: the length of the body it would get
         if (reply.hasBody && reply.contentLength)
-            AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
+            Http::AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
     } else if (spec.bodyLength) {
         result.framing = Store::BodyWriter::Framing::Raw;
-        AppendField(out, "Content-Length", std::to_string(*spec.bodyLength));
+        Http::AppendField(out, "Content-Length", std::to_string(*spec.bodyLength));
     } else if (reply.contentLength) {
         result.framing = Store::BodyWriter::Framing::Raw;
-        AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
+        Http::AppendField(out, "Content-Length", std::to_string(*reply.contentLength));
     } else if (spec.clientIsHttp11) {
         result.framing = Store::BodyWriter::Framing::Chunked;
-        AppendField(out, "Transfer-Encoding", "chunked");
+        Http::AppendField(out, "Transfer-Encoding", "chunked");
     } else {
         // an HTTP/1.0 client never gets chunked: the end of the body is the close
         result.framing = Store::BodyWriter::Framing::Raw;
@@ -268,10 +251,10 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
     }
     if (!spec.cacheName.empty()) {
         const char* verdict = spec.isHit ? "HIT from " : "MISS from ";
-        AppendField(out, "X-Cache", verdict + spec.cacheName);
-        AppendField(out, "X-Cache-Lookup", verdict + spec.cacheLookupName);
+        Http::AppendField(out, "X-Cache", verdict + spec.cacheName);
+        Http::AppendField(out, "X-Cache-Lookup", verdict + spec.cacheLookupName);
     }
-    AppendField(out, "Connection", result.closeAfter ? "close" : "keep-alive");
-    out.append("\r\n");
+    Http::AppendField(out, "Connection", result.closeAfter ? "close" : "keep-alive");
+    Http::EndHead(out);
     return result;
 }

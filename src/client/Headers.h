@@ -9,7 +9,7 @@
 /// and Via / X-Forwarded-For as squid.conf's `via` and `forwarded_for` say.
 ///
 /// Heads are not body: each client's reply head is serialized into its own
-/// small string once (DESIGN.md "Headers"); body bytes are never touched here.
+/// small string once (doc/design.md "The path of a body byte"); body bytes are never touched here.
 #pragma once
 
 #include "config/Settings.h"

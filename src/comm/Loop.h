@@ -5,7 +5,7 @@
 
 /// \file Comm::Loop: the event loop every connection, timer and signal runs on.
 ///
-/// Shape (DESIGN.md "Conventions that keep it whole"):
+/// Shape (doc/design.md "The event loop"):
 ///
 ///     run():  forever until stop()
 ///       +-> epoll_wait(timeout = time to the next timer)

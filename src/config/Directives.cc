@@ -65,7 +65,7 @@ namespace {
 
 using namespace Config;
 
-/// The block pool's size classes bound request_buffer_size (DESIGN.md).
+/// The block pool's size classes bound request_buffer_size (doc/design.md "The path of a body byte").
 constexpr uint64_t MinBlock = Sbuf::BlockPool::MinBlockSize;
 constexpr uint64_t MaxBlock = Sbuf::BlockPool::MaxBlockSize;
 

@@ -6,6 +6,8 @@
 #include "cuttle.h"
 #include "errors/Page.h"
 #include "errors/Templates.h"
+#include "http/Date.h"
+#include "http/Head.h"
 
 #include <climits>
 #include <cstring>
@@ -64,15 +66,6 @@ std::string escapePart(std::string_view s)
         }
     }
     return out;
-}
-
-std::string rfc1123(std::time_t t)
-{
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    char buf[64];
-    const size_t n = std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    return std::string(buf, n);
 }
 
 std::string localClf(std::time_t t)
@@ -142,7 +135,7 @@ std::string mailtoDetails(const Errors::PageContext& c)
     body += c.xerrno ? "Err: " + errnoText(c.xerrno) + "\r\n" : std::string("Err: [none]\r\n");
     if (!c.dnsError.empty())
         body += "DNS ErrMsg: " + c.dnsError + "\r\n";
-    body += "TimeStamp: " + rfc1123(whenOf(c)) + "\r\n\r\n";
+    body += "TimeStamp: " + Http::FormatHttpDate(whenOf(c)) + "\r\n\r\n";
     body += "ClientIP: " + (c.clientAddress.empty() ? std::string("[unknown]") : c.clientAddress) + "\r\n";
     if (!c.serverAddress.empty())
         body += "ServerIP: " + c.serverAddress + "\r\n";
@@ -249,7 +242,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         text(localClf(whenOf(c)));
         return true;
     case 'T':
-        text(rfc1123(whenOf(c)));
+        text(Http::FormatHttpDate(whenOf(c)));
         return true;
     case 'u':
         textOr(c.url, "[no URL]");
@@ -308,98 +301,8 @@ std::string Errors::render(const std::string& templateText, const PageContext& c
     return renderImpl(templateText, context, true);
 }
 
-const char* Errors::ReasonPhrase(int code)
-{
-    switch (code) {
-    case 100:
-        return "Continue";
-    case 200:
-        return "OK";
-    case 201:
-        return "Created";
-    case 204:
-        return "No Content";
-    case 206:
-        return "Partial Content";
-    case 301:
-        return "Moved Permanently";
-    case 302:
-        return "Found";
-    case 303:
-        return "See Other";
-    case 304:
-        return "Not Modified";
-    case 307:
-        return "Temporary Redirect";
-    case 308:
-        return "Permanent Redirect";
-    case 400:
-        return "Bad Request";
-    case 401:
-        return "Unauthorized";
-    case 403:
-        return "Forbidden";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 406:
-        return "Not Acceptable";
-    case 407:
-        return "Proxy Authentication Required";
-    case 408:
-        return "Request Timeout";
-    case 409:
-        return "Conflict";
-    case 410:
-        return "Gone";
-    case 411:
-        return "Length Required";
-    case 412:
-        return "Precondition Failed";
-    case 413:
-        return "Payload Too Large";
-    case 414:
-        return "URI Too Long";
-    case 415:
-        return "Unsupported Media Type";
-    case 416:
-        return "Requested Range Not Satisfiable";
-    case 417:
-        return "Expectation Failed";
-    case 421:
-        return "Misdirected Request";
-    case 422:
-        return "Unprocessable Entity";
-    case 426:
-        return "Upgrade Required";
-    case 428:
-        return "Precondition Required";
-    case 429:
-        return "Too Many Requests";
-    case 431:
-        return "Request Header Fields Too Large";
-    case 500:
-        return "Internal Server Error";
-    case 501:
-        return "Not Implemented";
-    case 502:
-        return "Bad Gateway";
-    case 503:
-        return "Service Unavailable";
-    case 504:
-        return "Gateway Timeout";
-    case 505:
-        return "HTTP Version not supported";
-    case 511:
-        return "Network Authentication Required";
-    default:
-        return "Unknown";
-    }
-}
-
 std::string Errors::buildReply(int statusCode, const std::string& templateName, const PageContext& context,
-                               const Templates& templates, bool close)
+                               const Templates& templates, const ReplyOptions& options)
 {
     PageContext c = context;
     if (c.errorName.empty())
@@ -408,18 +311,22 @@ std::string Errors::buildReply(int statusCode, const std::string& templateName, 
         c.timestamp = std::time(nullptr);
     const std::string body = render(templates.get(templateName), c);
 
-    std::string reply = "HTTP/1.1 " + std::to_string(statusCode) + " " + ReasonPhrase(statusCode) + "\r\n";
-    reply += "Server: " + (c.software.empty() ? SoftwareName() : c.software) + "\r\n";
-    reply += "Mime-Version: 1.0\r\n";
-    reply += "Date: " + rfc1123(c.timestamp) + "\r\n";
-    reply += "Content-Type: text/html;charset=utf-8\r\n";
-    reply += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    reply += "X-Squid-Error: " + c.errorName + " " + std::to_string(c.xerrno) + "\r\n";
-    reply += "Vary: Accept-Language\r\n";
-    reply += "Content-Language: en\r\n";
-    if (close)
-        reply += "Connection: close\r\n";
-    reply += "\r\n";
-    reply += body;
+    std::string reply;
+    Http::AppendStatusLine(reply, statusCode);
+    Http::AppendField(reply, "Server", c.software.empty() ? SoftwareName() : c.software);
+    Http::AppendField(reply, "Mime-Version", "1.0");
+    Http::AppendField(reply, "Date", Http::FormatHttpDate(c.timestamp));
+    Http::AppendField(reply, "Content-Type", "text/html;charset=utf-8");
+    Http::AppendField(reply, "Content-Length", std::to_string(body.size()));
+    Http::AppendField(reply, "X-Squid-Error", c.errorName + " " + std::to_string(c.xerrno));
+    Http::AppendField(reply, "Vary", "Accept-Language");
+    Http::AppendField(reply, "Content-Language", "en");
+    if (options.close)
+        Http::AppendField(reply, "Connection", "close");
+    for (const auto& [name, value] : options.extraFields)
+        Http::AppendField(reply, name, value);
+    Http::EndHead(reply);
+    if (!options.headOnly)
+        reply += body;
     return reply;
 }

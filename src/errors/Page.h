@@ -36,6 +36,8 @@
 #include "errors/PageContext.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace Errors {
 
@@ -44,8 +46,13 @@ class Templates;
 /// TEMPLATE_TEXT with every %-code replaced from CONTEXT (see the file comment).
 std::string render(const std::string& templateText, const PageContext& context);
 
-/// The reason phrase Squid sends with CODE ("Forbidden"); "Unknown" for others.
-const char* ReasonPhrase(int code);
+/// How the client side frames an error reply.
+struct ReplyOptions {
+    bool close = false;    ///< add `Connection: close`
+    bool headOnly = false; ///< the head without the page (a reply to HEAD)
+    /// fields after Squid's own (the client side's X-Cache, Via, Connection: keep-alive)
+    std::vector<std::pair<std::string, std::string>> extraFields;
+};
 
 /// The whole HTTP/1.1 reply for an error: status line, Squid's error headers, the page.
 ///
@@ -58,12 +65,14 @@ const char* ReasonPhrase(int code);
 ///     X-Squid-Error: ERR_ACCESS_DENIED 0
 ///     Vary: Accept-Language
 ///     Content-Language: en
-///     Connection: close                (only when CLOSE is true)
+///     Connection: close                (only when options.close)
+///     ...                              (options.extraFields, in order)
 ///
 /// The page is TEMPLATES.get(TEMPLATE_NAME) rendered with CONTEXT (whose
-/// errorName defaults to TEMPLATE_NAME). The client side adds Via and X-Cache,
-/// and Connection: keep-alive if it keeps the connection.
+/// errorName defaults to TEMPLATE_NAME); it follows the head unless
+/// options.headOnly (a reply to HEAD: RFC 9110 section 9.3.2), and
+/// Content-Length is its length either way.
 std::string buildReply(int statusCode, const std::string& templateName, const PageContext& context,
-                       const Templates& templates, bool close = false);
+                       const Templates& templates, const ReplyOptions& options = {});
 
 } // namespace Errors

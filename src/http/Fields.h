@@ -11,8 +11,8 @@
 /// offsets and lengths of its name and value in the head's bytes, in one
 /// array (8 bytes a field for a head under 64 KB, reply_header_max_size's
 /// default; 16 bytes for a larger one), so a cached object's headers cost
-/// their serialized bytes plus this index (DESIGN.md "What each thing
-/// costs"), and moving the head to another block (compaction) leaves the
+/// their serialized bytes plus this index (doc/design.md
+/// "Budgets"), and moving the head to another block (compaction) leaves the
 /// index as it is.
 ///
 ///     head:  "HTTP/1.1 200 OK\r\nDate: Mon, ...\r\nContent-Length: 1024\r\n\r\n"

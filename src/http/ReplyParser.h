@@ -13,7 +13,7 @@
 /// parser returns (reason phrase, field names and values) points into the
 /// caller's buffer and is valid while those bytes are. The store keeps the
 /// head's bytes and this index of them; the body's first slice starts at
-/// headSize() in the same block (DESIGN.md, "The store entry, in detail").
+/// headSize() in the same block (doc/design.md "The path of a body byte").
 ///
 ///     buffer: [CRLF*][status-line CRLF][field-line CRLF]...[CRLF][body...]
 ///             |<--------------------- headSize() -------------------->|

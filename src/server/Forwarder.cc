@@ -614,8 +614,9 @@ void Server::Forwarder::onReadError(int error)
 
 bool Server::Forwarder::mayRetry() const
 {
-    // DESIGN.md: once, on a reused persistent connection, before any reply
-    // byte, for an idempotent method whose body (if any) is still held whole
+    // the retry rule (doc/design.md "The origin side"): once, on a reused
+    // persistent connection, before any reply byte, for an idempotent method
+    // whose body (if any) is still held whole
     return reused_ && !retried_ && replyBytes_ == 0 && Http::IsIdempotent(request_.method) &&
            body_->body().startOffset() == 0 &&
            (request_.bodyFraming == Store::BodyWriter::Framing::None ||

@@ -15,7 +15,7 @@
 ///           --> complete: the connection goes back to the Pool when the   |
 ///               reply was delimited and the origin keeps it open      <---+
 ///
-/// The data path (DESIGN.md): each read goes into the tail of a block from
+/// The data path (doc/design.md "The path of a body byte"): each read goes into the tail of a block from
 /// the pool (reserve/commit), of request_buffer_size bytes (Sbuf::ReadSizer,
 /// fixed or auto); the head is parsed in place and the reply's field views
 /// keep that block alive; the body's bytes are appended to the reply entry
@@ -26,7 +26,7 @@
 /// Failures are told through the entry (Entry::fail) and failure(), which
 /// picks the client's error page; before any reply byte arrived on a reused
 /// persistent connection, an idempotent request whose body is held whole is
-/// retried once on a new connection (DESIGN.md's retry rule).
+/// retried once on a new connection (the retry rule, doc/design.md "The origin side").
 ///
 /// Ownership: the client side owns the Forwarder; the Forwarder owns its
 /// origin connection (until it gives it back to the Pool), its timers and

@@ -7,7 +7,7 @@
 /// and the idle persistent ones kept for reuse.
 ///
 /// An OriginConnection owns its socket and its one loop registration for its
-/// whole life (DESIGN.md: one registration per descriptor); events go to
+/// whole life (doc/design.md "The event loop": one registration per descriptor); events go to
 /// whoever uses it now: a Forwarder during a transaction, the Pool while it
 /// is idle. Moving a connection between them never touches epoll.
 ///
@@ -16,7 +16,7 @@
 /// server_idle_pconn_timeout timer. An idle connection that becomes readable
 /// (the origin closed it, or sent bytes no request asked for) is closed at
 /// once. A connection taken from the pool may still have been closed by the
-/// origin an instant before: the retry rule of DESIGN.md covers that.
+/// origin an instant before: the retry rule (doc/design.md "The origin side") covers that.
 #pragma once
 
 #include "comm/Address.h"

@@ -18,7 +18,7 @@
 ///
 /// The producer reads straight into refcounted blocks and appends slices of
 /// them (no copy); every reader writes from those same slices through its
-/// cursor (DESIGN.md "The store entry, in detail"). When the entry is not
+/// cursor (doc/design.md "The path of a body byte"). When the entry is not
 /// kept (isKept() false: uncacheable, or too big for the memory cache), slices behind
 /// the slowest reader are released at once, so a slow reader of a huge
 /// object holds at most read_ahead_gap plus two blocks (the one it is in,
@@ -189,7 +189,7 @@ public:
     /// Copies a small, complete, kept object (head and body) into one block
     /// of exactly its size (Sbuf::MemBlob::MakeExact(): the bytes share the
     /// MemBlob's allocation, no size class rounds them up): the one permitted
-    /// body copy (DESIGN.md "What each thing costs"), counted as a
+    /// body copy (doc/design.md "Budgets"), counted as a
     /// compaction, not as a per-client copy. A 1 KB object with a 170-byte
     /// head then holds 1,194 bytes instead of the read block it arrived in.
     /// Done only when no reader is attached (cursors name slices) and the

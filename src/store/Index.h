@@ -77,8 +77,8 @@
 /// Threading: one event loop, no lock. Every public method is one complete
 /// operation that returns values (EntryRef, strings, a stats copy), never a
 /// pointer into the index, so a mutex taken at the top of each public method
-/// is all that `workers N` sharing one index needs (DESIGN.md "Threads and
-/// scale"; with CUTTLE_ATOMIC_REFCOUNT, and Entry::setKept() made atomic).
+/// is all that `workers N` sharing one index needs (with
+/// CUTTLE_ATOMIC_REFCOUNT, and Entry::setKept() made atomic).
 
 #pragma once
 

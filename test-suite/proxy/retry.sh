@@ -1,5 +1,5 @@
 #!/bin/sh
-# DESIGN.md's retry rule: a request is retried on a new origin connection at
+# The retry rule (doc/design.md "The origin side"): a request is retried on a new origin connection at
 # most once, only when the failed connection was a reused persistent one, no
 # reply byte had arrived, and the method is idempotent (RFC 9110 section
 # 9.2.2). The origin's script for /s/ID answers 10 bytes (the connection

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Flow control (DESIGN.md): a slow client of an uncacheable 1 GiB object
+# Flow control (doc/design.md "The path of a body byte"): a slow client of an uncacheable 1 GiB object
 # holds about read_ahead_gap + one read block of cuttle's memory. curl reads
 # at 20 MB/s for 8 seconds while cuttle's VmRSS is sampled; the peak must stay
 # under the RSS after a first small request + read_ahead_gap +

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Dependencies point one way (DESIGN.md "Parts and where they live"):
+# Dependencies point one way (doc/design.md "Parts and where they live"):
 # each part may include headers of the parts listed for it here and no others.
 set -u
 cd "${top_srcdir:?}/src" || exit 99
@@ -10,13 +10,14 @@ allowed() {
         sbuf) echo "base sbuf" ;;
         acl) echo "base acl" ;;
         log) echo "base log" ;;
-        errors) echo "base log errors" ;;
+        errors) echo "base sbuf log http errors" ;;
         config) echo "base sbuf acl config" ;;
         http) echo "base sbuf http" ;;
         comm) echo "base sbuf log comm" ;;
         store) echo "base sbuf http log store" ;;
         tls) echo "base sbuf comm log tls" ;;
-        server|tunnel) echo "base sbuf comm http store acl config log errors tls server tunnel" ;;
+        server) echo "base sbuf comm http store acl config log errors tls server" ;;
+        tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
         client) echo "base sbuf comm http store acl config log errors tls server tunnel client" ;;
         fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client fuzz" ;;
         tests) echo "" ;;
@@ -31,7 +32,7 @@ for part in */; do
     ok=$(allowed "$part")
     [ "$part" = tests ] && continue
     if [ "$ok" = UNKNOWN ]; then
-        echo "FAIL: src/$part is not a known part: add it to test-suite/source/layering.sh and DESIGN.md"
+        echo "FAIL: src/$part is not a known part: add it to test-suite/source/layering.sh and doc/design.md"
         bad=$((bad + 1))
         continue
     fi

@@ -90,7 +90,7 @@ class TestPage : public CppUnit::TestFixture {
     CPPUNIT_TEST(replyHasSquidHeaders);
     CPPUNIT_TEST(contentLengthMatchesBody);
     CPPUNIT_TEST(connectionCloseOnlyWhenAsked);
-    CPPUNIT_TEST(reasonPhrases);
+    CPPUNIT_TEST(headOnlyAndExtraFields);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -275,16 +275,34 @@ public:
         const auto c = fullContext();
         CPPUNIT_ASSERT(Errors::buildReply(400, "ERR_INVALID_REQ", c, none).find("Connection:") ==
                        std::string::npos);
-        const std::string closing = Errors::buildReply(400, "ERR_INVALID_REQ", c, none, true);
+        Errors::ReplyOptions options;
+        options.close = true;
+        const std::string closing = Errors::buildReply(400, "ERR_INVALID_REQ", c, none, options);
         CPPUNIT_ASSERT(headersOf(closing).find("\r\nConnection: close\r\n") != std::string::npos);
     }
 
-    void reasonPhrases()
+    /// a reply to HEAD has the head only, with the page's length; extra
+    /// fields follow Squid's own, in order
+    void headOnlyAndExtraFields()
     {
-        CPPUNIT_ASSERT_EQUAL(std::string("Forbidden"), std::string(Errors::ReasonPhrase(403)));
-        CPPUNIT_ASSERT_EQUAL(std::string("Service Unavailable"), std::string(Errors::ReasonPhrase(503)));
-        CPPUNIT_ASSERT_EQUAL(std::string("Gateway Timeout"), std::string(Errors::ReasonPhrase(504)));
-        CPPUNIT_ASSERT_EQUAL(std::string("Unknown"), std::string(Errors::ReasonPhrase(599)));
+        Errors::Templates none;
+        const auto c = fullContext();
+        const std::string whole = Errors::buildReply(502, "ERR_READ_ERROR", c, none);
+        Errors::ReplyOptions options;
+        options.headOnly = true;
+        options.extraFields = {{"X-Cache", "MISS from proxy"}, {"Connection", "keep-alive"}};
+        const std::string head = Errors::buildReply(502, "ERR_READ_ERROR", c, none, options);
+        CPPUNIT_ASSERT(head.size() > 4 && head.compare(head.size() - 4, 4, "\r\n\r\n") == 0);
+        CPPUNIT_ASSERT_EQUAL(head.size(), head.find("\r\n\r\n") + 4); // nothing after the head
+        const auto lengthAt = head.find("\r\nContent-Length: ");
+        CPPUNIT_ASSERT(lengthAt != std::string::npos);
+        const auto bodySize = whole.size() - (whole.find("\r\n\r\n") + 4);
+        CPPUNIT_ASSERT_EQUAL(std::to_string(bodySize),
+                             head.substr(lengthAt + 18, head.find("\r\n", lengthAt + 2) - lengthAt - 18));
+        CPPUNIT_ASSERT(
+            head.find(
+                "\r\nContent-Language: en\r\nX-Cache: MISS from proxy\r\nConnection: keep-alive\r\n\r\n") !=
+            std::string::npos);
     }
 
 private:

@@ -124,7 +124,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().total.blocksFree);
     }
 
-    /// per-block and per-slice bookkeeping stays small (DESIGN.md "What each thing costs")
+    /// per-block and per-slice bookkeeping stays small (doc/design.md "Budgets")
     void bookkeepingIsSmall()
     {
         CPPUNIT_ASSERT(sizeof(Sbuf::MemBlob) <= 40);

@@ -787,7 +787,7 @@ public:
     }
 
     /// What a cached 1 KB object costs beyond its body and head bytes, the
-    /// target being 0.5 kB (DESIGN.md "What each thing costs"), measured with
+    /// target being 0.5 kB (doc/design.md "Budgets"), measured with
     /// malloc's own count: each object arrives as the Forwarder reads it (head
     /// and body in one 16 KB read block, the fields parsed), is stored,
     /// completes and is compacted as the client side does; what is left is the
@@ -871,8 +871,7 @@ public:
                         sizeof(Store::Reply), sizeof(Sbuf::MemBlob),
                         parser.fields().size() * sizeof(Http::NarrowField));
             CPPUNIT_ASSERT(indexPerObject <= double(96 + keys[0].size()));
-            CPPUNIT_ASSERT(overhead <=
-                           520.0); // DESIGN.md's aim is 0.5 kB; malloc's count varies by a few bytes
+            CPPUNIT_ASSERT(overhead <= 520.0); // the budget is 0.5 kB; malloc's count varies by a few bytes
         }
     }
 };
