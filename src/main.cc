@@ -10,7 +10,7 @@
 
 #include "base/Privileges.h"
 #include "base/TextException.h"
-#include "client/Server.h"
+#include "proxy/Instance.h"
 #include "sbuf/BlockPool.h"
 #include "comm/Loop.h"
 #include "comm/SignalSource.h"
@@ -325,9 +325,9 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     ApplyDescriptorLimit(*settings);
 
     Comm::Loop loop;
-    Client::Server server(loop);
+    Proxy::Instance proxy(loop);
     try {
-        server.configure(settings, true);
+        proxy.configure(settings, true);
     } catch (const std::exception& e) {
         const std::string message = dynamic_cast<const TextException*>(&e)
                                         ? static_cast<const TextException&>(e).message()
@@ -360,12 +360,12 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         if (!stopping) {
             stopping = true;
             Comm::NotifySystemd("STOPPING=1");
-            debugs(1, 1, "Preparing for shutdown after " << server.connectionCount() << " open connections");
-            server.startShutdown();
+            debugs(1, 1, "Preparing for shutdown after " << proxy.connectionCount() << " open connections");
+            proxy.side().startShutdown();
         }
-        const auto lifetime = server.settings().shutdownLifetime;
+        const auto lifetime = proxy.settings().shutdownLifetime;
         if (immediately || lifetime <= Comm::Milliseconds(0)) {
-            server.closeAll();
+            proxy.side().closeAll();
             loop.stop();
             return;
         }
@@ -373,7 +373,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
                "Waiting " << std::chrono::duration_cast<std::chrono::seconds>(lifetime).count()
                           << " seconds for active connections to finish");
         shutdownTimer = loop.schedule(lifetime, [&] {
-            server.closeAll();
+            proxy.side().closeAll();
             loop.stop();
         });
     };
@@ -405,7 +405,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
                 std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what() << "\n";
             }
         }
-        server.configure(next, false);
+        proxy.configure(next, false);
         debugs(1, 1, "Reconfigured");
         Comm::NotifySystemd("READY=1\nSTATUS=serving");
     };
@@ -417,8 +417,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             break;
         case SIGUSR1:
             debugs(1, 1, "Rotating logs");
-            Log::cacheLog().rotate(static_cast<int>(server.settings().logfileRotate));
-            server.rotateLogs();
+            Log::cacheLog().rotate(static_cast<int>(proxy.settings().logfileRotate));
+            proxy.rotateLogs();
             break;
         case SIGTERM:
             shutdown(false);
@@ -430,9 +430,9 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     });
 
     loop.addIterationHook([&] {
-        server.flushLogs();
+        proxy.flushLogs();
         Log::cacheLog().flush();
-        if (stopping && server.connectionCount() == 0)
+        if (stopping && proxy.connectionCount() == 0)
             loop.stop();
     });
 
@@ -442,7 +442,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     loop.run();
 
     debugs(1, 1, "Shutting down...");
-    server.closeAll();
+    proxy.side().closeAll();
     loop.runOnce(Comm::Milliseconds(0)); // destroys the closed connections, which log their last lines
     {
         // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
@@ -451,7 +451,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
                "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied
                                           << " bytes)");
     }
-    server.flushLogs();
+    proxy.flushLogs();
     RemovePidFile(pidFile);
     debugs(1, 0, "cuttle (Version " PACKAGE_VERSION "): Exiting normally.");
     Log::cacheLog().flush();

@@ -27,7 +27,14 @@
 #include "base/TextException.h"
 #include "client/DetachedFetch.h"
 #include "client/Headers.h"
-#include "client/Server.h"
+#include "client/Services.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+#include "errors/Templates.h"
+#include "log/AccessLog.h"
+#include "server/Forwarder.h"
+#include "store/InFlight.h"
+#include "store/Index.h"
 #include "errors/Page.h"
 #include "errors/PageContext.h"
 #include "http/CacheControl.h"
@@ -131,10 +138,10 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
                                      Store::EntryRef& joinable)
 {
     auto& tx = *tx_;
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     const auto method = parser_.method();
     tx.url = url.canonical();
-    auto& cache = server_.cache();
+    auto& cache = services_.cache();
     if (method == Http::Method::Post && cache.budget() != 0 && settings.mayCache(facts)) {
         // always forwarded; its reply may be stored for a later GET
         // (RFC 9110 9.3.3: invalidateAfterUnsafe() decides)
@@ -155,7 +162,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     const auto found = cache.findVariant(tx.cacheKey, parser_.fields());
     if (!found.entry) {
         if (settings.collapsedForwarding && !parser_.hasBody())
-            joinable = server_.pendingMiss(tx.cacheKey);
+            joinable = services_.inFlight().pendingMiss(tx.cacheKey);
         if (!joinable && tx.requestFacts.cc.onlyIfCached) {
             // RFC 9111 5.2.1.7: nothing usable is stored; Squid answers 504
             tx.resultCode = "TCP_MISS";
@@ -201,7 +208,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     const auto now = ::time(nullptr);
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     if (reuse.use == Store::Reuse::Validate && reuse.lifetime <= reuse.age &&
-        !server_.isFetchingDetached(tx.cacheKey) &&
+        !services_.isFetchingDetached(tx.cacheKey) &&
         Store::MayServeStale(Store::StaleUse::WhileRevalidating, tx.requestFacts, response, rule, now,
                              maxStale)) {
         // RFC 5861: serve the stale object now and ask the origin in the background
@@ -224,7 +231,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     // collapsed_forwarding: another client's conditional request for this
     // very object answers this one too
     if (settings.collapsedForwarding && !parser_.hasBody())
-        joinable = server_.pendingRevalidation(found.key, entry);
+        joinable = services_.inFlight().pendingRevalidation(found.key, entry);
     return false;
 }
 
@@ -323,7 +330,7 @@ int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
     Http::ByteRangeSet set;
     if (!set.parse(values.front()))
         return 0;
-    const int64_t limit = server_.settings().rangeOffsetLimitFor(facts);
+    const int64_t limit = services_.settings().rangeOffsetLimitFor(facts);
     if (limit == 0)
         return 0;
     uint64_t first = UINT64_MAX;
@@ -340,14 +347,14 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
 {
     auto spec = originSpec(url, "GET"); // the stored object is a GET's, whatever asked for it
     AddValidators(spec, *entry->reply());
-    ::Server::Request request;
+    Server::Request request;
     request.method = Http::Method::Get;
     request.host = url.host();
     request.port = url.port();
     request.head = BuildOriginRequest(spec);
 
     StoreSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
-    server_.startDetached(std::make_unique<DetachedFetch>(server_, std::move(what), std::move(request)));
+    services_.startDetached(std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request)));
 }
 
 void Client::Connection::joinMiss(const Store::EntryRef& entry)
@@ -398,7 +405,7 @@ bool Client::Connection::joinedRevalidationIsUsable()
     auto& tx = *tx_;
     const auto& reply = *tx.reply->reply();
     const auto* stored = tx.stale->reply();
-    auto& cache = server_.cache();
+    auto& cache = services_.cache();
     Http::RequestParser again(tx.requestHead.size() + 1);
     const auto fields = requestFieldsCopy(again);
     bool isInm = false;
@@ -465,21 +472,21 @@ void Client::Connection::refuseOnlyIfCached()
         pendingLog_->resultCode = "TCP_MISS";
     reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
     // written from the loop, not from inside the entry's notification
-    kick_ = server_.loop().schedule(
+    kick_ = services_.loop().schedule(
         Comm::Milliseconds(0), [this] { drive(); }, this);
 }
 
-void Client::Connection::startOwnFetch(::Server::Request&& request)
+void Client::Connection::startOwnFetch(Server::Request&& request)
 {
     auto& tx = *tx_;
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     tx.reply = MakeRef<Store::Entry>(settings.readAheadGap);
     tx.reply->addReader(*this);
-    auto limits = server_.forwardLimits();
+    auto limits = services_.forwardLimits();
     if (tx.wholeForRange && tx.wholeLimit < 0)
         limits.quickAbortMin = -1; // range_offset_limit none: fetched to the end whatever the client does
     tx.forwarder =
-        std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), tx.reply);
+        std::make_unique<Server::Forwarder>(services_.forwarding(), limits, std::move(request), tx.reply);
     // RFC 9110 section 15.2: interim replies go to HTTP/1.1 clients, never to 1.0 ones
     if (clientIsHttp11_)
         tx.forwarder->setInterimHandler(
@@ -489,9 +496,9 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
     // arrives (a revalidation only for a GET: a HEAD's reply has no body to share)
     if (!tx.cacheKey.empty() && settings.collapsedForwarding) {
         if (!tx.stale)
-            server_.setPendingMiss(tx.cacheKey, tx.reply);
+            services_.inFlight().setPendingMiss(tx.cacheKey, tx.reply);
         else if (tx.method == Http::Method::Get)
-            server_.setPendingRevalidation(tx.staleKey, tx.stale, tx.reply);
+            services_.inFlight().setPendingRevalidation(tx.staleKey, tx.stale, tx.reply);
     }
     tx.forwarder->start();
 }
@@ -499,8 +506,9 @@ void Client::Connection::startOwnFetch(::Server::Request&& request)
 bool Client::Connection::decideStore()
 {
     auto& tx = *tx_;
-    auto& cache = server_.cache();
-    server_.forgetPending(tx.fetch, tx.cacheKey, tx.staleKey); // joiners from now on find the index's answer
+    auto& cache = services_.cache();
+    services_.inFlight().forget(tx.fetch, tx.cacheKey,
+                                tx.staleKey); // joiners from now on find the index's answer
     const auto& reply = *tx.reply->reply();
 
     if (tx.stale) {
@@ -531,7 +539,7 @@ bool Client::Connection::decideStore()
 
     if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
         return false;
-    if (auto fullKey = StoreFetched(server_, storeSpec(), tx.reply, tx.forwarder.get()))
+    if (auto fullKey = StoreFetched(services_, storeSpec(), tx.reply, tx.forwarder.get()))
         tx.storedKey = std::move(*fullKey);
     return false;
 }
@@ -540,7 +548,7 @@ Client::StoreSpec Client::Connection::storeSpec() const
 {
     const auto& tx = *tx_;
     return StoreSpec{tx.stale,       tx.staleKey,     tx.cacheKey,
-                     tx.requestHead, tx.requestFacts, RuleOf(server_.settings().refreshPatternFor(tx.url))};
+                     tx.requestHead, tx.requestFacts, RuleOf(services_.settings().refreshPatternFor(tx.url))};
 }
 
 bool Client::Connection::serveStaleOnError()
@@ -562,7 +570,7 @@ bool Client::Connection::mayServeStaleOnError() const
     const auto* stored = tx.stale ? tx.stale->reply() : nullptr;
     if (!stored)
         return false;
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     return bool(Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
                                      RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale));
@@ -588,7 +596,7 @@ void Client::Connection::invalidateAfterUnsafe()
     Http::Url target;
     if (!reply || Http::IsSafe(tx.method) || tx.url.empty() || !target.parse(tx.url))
         return;
-    auto& cache = server_.cache();
+    auto& cache = services_.cache();
     if (reply->status >= 200 && reply->status < 400 && cache.objectCount() != 0) {
         cache.erase(Store::MakeKey("GET", tx.url));
         for (const char* name : {"Location", "Content-Location"}) {
@@ -602,17 +610,17 @@ void Client::Connection::invalidateAfterUnsafe()
     if (tx.method != Http::Method::Post || !tx.mayStore)
         return;
     StoreSpec spec{nullptr,        std::string(),   Store::MakeKey("GET", tx.url),
-                   tx.requestHead, tx.requestFacts, RuleOf(server_.settings().refreshPatternFor(tx.url))};
+                   tx.requestHead, tx.requestFacts, RuleOf(services_.settings().refreshPatternFor(tx.url))};
     const auto location = reply->findField("Content-Location");
     spec.contentLocationIsTarget = location && SameOriginUrl(target, *location) == tx.url;
-    if (auto fullKey = StoreFetched(server_, spec, tx.reply, tx.forwarder.get()))
+    if (auto fullKey = StoreFetched(services_, spec, tx.reply, tx.forwarder.get()))
         tx.storedKey = std::move(*fullKey);
 }
 
 void Client::Connection::purge(const Http::Url& url)
 {
     // Squid's PURGE: 200 when something was removed, 404 otherwise
-    const auto erased = server_.cache().erase(Store::MakeKey("GET", url.canonical()));
+    const auto erased = services_.cache().erase(Store::MakeKey("GET", url.canonical()));
     const int status = erased ? 200 : 404;
     if (pendingLog_) {
         pendingLog_->resultCode = "TCP_MISS";
@@ -626,5 +634,5 @@ void Client::Connection::purge(const Http::Url& url)
     Http::EndHead(out_);
     outOffset_ = 0;
     state_ = State::Writing;
-    armTimer(server_.settings().readTimeout);
+    armTimer(services_.settings().readTimeout);
 }

@@ -10,7 +10,14 @@
 #include "acl/Address.h"
 #include "base/TextException.h"
 #include "client/Headers.h"
-#include "client/Server.h"
+#include "client/Services.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+#include "errors/Templates.h"
+#include "log/AccessLog.h"
+#include "server/Forwarder.h"
+#include "store/InFlight.h"
+#include "store/Index.h"
 #include "errors/Page.h"
 #include "errors/PageContext.h"
 #include "http/Head.h"
@@ -52,10 +59,10 @@ timeval Now()
 
 } // namespace
 
-Client::Connection::Connection(Server& server, Comm::Descriptor&& fd, const Comm::Address& peer,
+Client::Connection::Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
                                const Comm::Address& local)
-    : server_(server), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
-      localPort_(local.port()), parser_(server.settings().requestHeaderMaxSize)
+    : services_(services), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
+      localPort_(local.port()), parser_(services.settings().requestHeaderMaxSize)
 {}
 
 Client::Connection::~Connection()
@@ -80,8 +87,8 @@ void Client::Connection::start()
     // delayed ACK, 40 ms per small reply (the benchmark saw 1,100 req/s)
     const int one = 1;
     (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    registration_ = server_.loop().watch(fd_.get(), *this);
-    armTimer(server_.settings().requestTimeout);
+    registration_ = services_.loop().watch(fd_.get(), *this);
+    armTimer(services_.settings().requestTimeout);
     drive();
 }
 
@@ -220,7 +227,7 @@ Client::Connection::ReadResult Client::Connection::readSome()
             if (!requestStarted_) {
                 requestStarted_ = true;
                 requestStart_ = Now();
-                armTimer(server_.settings().requestTimeout);
+                armTimer(services_.settings().requestTimeout);
             }
             buffer_->commit(static_cast<size_t>(n));
             readFilled_ = static_cast<size_t>(n) == space.size();
@@ -259,7 +266,7 @@ void Client::Connection::processBuffered()
             // pipelined bytes that arrived with an earlier request
             requestStarted_ = true;
             requestStart_ = Now();
-            armTimer(server_.settings().requestTimeout);
+            armTimer(services_.settings().requestTimeout);
         }
         const auto view = buffer_->view().substr(parsedOffset_);
         const auto result = parser_.parse(view);
@@ -287,7 +294,7 @@ void Client::Connection::processBuffered()
 
 void Client::Connection::handleHead(std::string_view head)
 {
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     const auto target = parser_.target();
 
     pendingLog_ = std::make_unique<Log::AccessRecord>();
@@ -407,8 +414,8 @@ void Client::Connection::serveManager(const std::string& path)
     if (page == "counters" || page == "info") {
         const auto stats = Sbuf::DefaultPool().stats();
         const auto& copies = Sbuf::DefaultPool().copyStats();
-        auto& fwd = server_.forwarding();
-        body += "client_connections: " + std::to_string(server_.connectionCount()) + "\n";
+        auto& fwd = services_.forwarding();
+        body += "client_connections: " + std::to_string(services_.connectionCount()) + "\n";
         body += "blocks_in_use: " + std::to_string(stats.total.blocksInUse) + "\n";
         body += "bytes_in_use: " + std::to_string(stats.total.bytesInUse) + "\n";
         body += "blocks_free: " + std::to_string(stats.total.blocksFree) + "\n";
@@ -424,7 +431,7 @@ void Client::Connection::serveManager(const std::string& path)
         body += "page_reserve_chunks_dropped: " + std::to_string(stats.reserve.chunksDropped) + "\n";
         body += "body_copies: " + std::to_string(copies.bodyCopies) + "\n";
         body += "body_bytes_copied: " + std::to_string(copies.bodyBytesCopied) + "\n";
-        body += "origin_connections_idle: " + std::to_string(server_.originPool().idleCount()) + "\n";
+        body += "origin_connections_idle: " + std::to_string(services_.idleOriginConnections()) + "\n";
         body += "origin_connections_opened: " + std::to_string(fwd.connectionsOpened) + "\n";
         body += "forward_retries: " + std::to_string(fwd.retries) + "\n";
         for (size_t i = 0; i < Sbuf::BlockPool::ClassCount; ++i) {
@@ -456,12 +463,12 @@ void Client::Connection::serveManager(const std::string& path)
         out_ += body;
     outOffset_ = 0;
     state_ = State::Writing;
-    armTimer(server_.settings().readTimeout);
+    armTimer(services_.settings().readTimeout);
 }
 
 Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, std::string_view method) const
 {
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     OriginRequestSpec spec;
     spec.method = method;
     spec.path = url.path();
@@ -471,7 +478,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
     if (settings.via)
-        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+        spec.viaName = services_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
     spec.forwardedFor = settings.forwardedFor;
     return spec;
 }
@@ -479,10 +486,10 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
 void Client::Connection::forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable)
 {
     (void)head;
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     const bool isConnect = parser_.method() == Http::Method::Connect;
 
-    ::Server::Request request;
+    Server::Request request;
     request.method = parser_.method();
     request.host = url.host();
     request.port = url.port();
@@ -690,7 +697,7 @@ void Client::Connection::forwardInterim(const Http::ReplyParser& interim)
     if (interim.statusCode() == 100 && sentContinue_)
         return;
     interim_ += BuildInterimReply(interim.statusCode(), interim.reason(), interim.fields());
-    if (interim_.size() > server_.settings().replyHeaderMaxSize) {
+    if (interim_.size() > services_.settings().replyHeaderMaxSize) {
         // an origin that sends 1xx after 1xx must not grow this without bound
         interim_.clear();
         return;
@@ -708,7 +715,7 @@ void Client::Connection::prependInterim(std::string& head)
 
 void Client::Connection::startStreaming()
 {
-    const auto& settings = server_.settings();
+    const auto& settings = services_.settings();
     const bool isOwner = tx_->forwarder && !tx_->isJoiner;
     if (isOwner && !tx_->cacheKey.empty() && !tx_->isDecided)
         decideStore(); // may switch to the stored reply (a revalidation)
@@ -737,11 +744,11 @@ void Client::Connection::startStreaming()
     spec.requestWasHead = requestIsHead_;
     // a body the client is still sending when the reply is done would be
     // taken for the next request: such a connection closes after the reply
-    spec.keepAlive = !closeAfterReply_ && !server_.isShuttingDown();
+    spec.keepAlive = !closeAfterReply_ && !services_.isShuttingDown();
     if (settings.via)
-        spec.viaName = server_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
-    spec.cacheName = server_.visibleHostname();
-    spec.cacheLookupName = server_.visibleHostname() + ":" + std::to_string(localPort_);
+        spec.viaName = services_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+    spec.cacheName = services_.visibleHostname();
+    spec.cacheLookupName = services_.visibleHostname() + ":" + std::to_string(localPort_);
     auto out = BuildClientReply(spec);
     if (out.closeAfter)
         closeAfterReply_ = true;
@@ -804,7 +811,7 @@ void Client::Connection::streamSome()
 
 void Client::Connection::forwardingFailed()
 {
-    if (tx_->stale && tx_->forwarder->failure() != ::Server::Failure::Aborted && serveStaleOnError())
+    if (tx_->stale && tx_->forwarder->failure() != Server::Failure::Aborted && serveStaleOnError())
         return;
     Http::StatusCode status = Http::StatusCode::BadGateway;
     std::string templateName = "ERR_READ_ERROR";
@@ -813,32 +820,32 @@ void Client::Connection::forwardingFailed()
     context.serverAddress = tx_->forwarder->peerHost();
     context.xerrno = tx_->forwarder->failureErrno(); // %E: "Connection refused", as Squid shows
     switch (tx_->forwarder->failure()) {
-    case ::Server::Failure::DnsFail:
+    case Server::Failure::DnsFail:
         status = Http::StatusCode::ServiceUnavailable;
         templateName = "ERR_DNS_FAIL";
         context.dnsError = tx_->reply->failure();
         break;
-    case ::Server::Failure::ConnectFail:
+    case Server::Failure::ConnectFail:
         status = Http::StatusCode::ServiceUnavailable;
         templateName = "ERR_CONNECT_FAIL";
         break;
-    case ::Server::Failure::ReadTimeout:
+    case Server::Failure::ReadTimeout:
         status = Http::StatusCode::GatewayTimeout;
         templateName = "ERR_READ_TIMEOUT";
         break;
-    case ::Server::Failure::WriteError:
+    case Server::Failure::WriteError:
         templateName = "ERR_WRITE_ERROR";
         break;
-    case ::Server::Failure::InvalidReply:
+    case Server::Failure::InvalidReply:
         templateName = "ERR_INVALID_RESP";
         break;
-    case ::Server::Failure::ZeroSize:
+    case Server::Failure::ZeroSize:
         templateName = "ERR_ZERO_SIZE_OBJECT";
         break;
-    case ::Server::Failure::ReplyTooBig:
+    case Server::Failure::ReplyTooBig:
         templateName = "ERR_TOO_BIG";
         break;
-    case ::Server::Failure::Aborted:
+    case Server::Failure::Aborted:
         // the client's own body broke off: a miss the client abandoned, sent
         // to the origin if it was connected (Squid 5.7: TCP_MISS_ABORTED/000)
         if (pendingLog_) {
@@ -850,8 +857,8 @@ void Client::Connection::forwardingFailed()
         }
         close();
         return;
-    case ::Server::Failure::ReadError:
-    case ::Server::Failure::None:
+    case Server::Failure::ReadError:
+    case Server::Failure::None:
         break;
     }
     if (pendingLog_) {
@@ -876,7 +883,7 @@ void Client::Connection::forwardingFailed()
     if (pendingLog_ && !peer.empty())
         pendingLog_->hierarchy = "HIER_DIRECT";
     // written from the loop, not from inside the forwarder that just failed
-    kick_ = server_.loop().schedule(
+    kick_ = services_.loop().schedule(
         Comm::Milliseconds(0), [this] { drive(); }, this);
 }
 
@@ -906,7 +913,7 @@ void Client::Connection::startTunnel()
     state_ = State::Tunneling;
     timer_.cancel();
     tunnel_ = std::make_unique<Tunnel::Tunnel>(
-        server_.loop(), std::move(fd_), std::move(serverFd), server_.settings().readTimeout,
+        services_.loop(), std::move(fd_), std::move(serverFd), services_.settings().readTimeout,
         [this](const Tunnel::Tunnel::Stats& stats, const std::string& error) {
             if (!error.empty())
                 debugs(26, 3, "tunnel for " << peerHost_ << " ended: " << error);
@@ -932,7 +939,7 @@ void Client::Connection::endTransaction()
     if (state_ == State::ReadingHead) {
         // the next request (pipelined, or still in the socket) is read from
         // the loop, not from inside the forwarder that just finished
-        kick_ = server_.loop().schedule(
+        kick_ = services_.loop().schedule(
             Comm::Milliseconds(0), [this] { drive(); }, this);
     }
 }
@@ -945,23 +952,23 @@ void Client::Connection::stopForwarding()
         tx_->forwarder->setInterimHandler({}); // whoever takes it over has no client to tell
     const bool handedOver = isHandedOver();
     if (tx_->fetch && !handedOver) // collapsed_forwarding: newcomers no longer wait for it
-        server_.forgetPending(tx_->fetch, tx_->cacheKey, tx_->staleKey);
+        services_.inFlight().forget(tx_->fetch, tx_->cacheKey, tx_->staleKey);
     if (handedOver) {
         // the reply is decided on its head without this client, for the
         // others (and newcomers, who may still join it): a DetachedFetch
         // takes this client's place among its readers
-        server_.startDetached(std::make_unique<DetachedFetch>(server_, storeSpec(), std::move(tx_->forwarder),
-                                                              tx_->fetch, *this));
+        services_.startDetached(std::make_unique<DetachedFetch>(
+            services_, storeSpec(), std::move(tx_->forwarder), tx_->fetch, *this));
     } else if (tx_->reply) {
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
     }
     // ... unless it finishes storing the object, or other clients wait for it
     if (tx_->forwarder && (tx_->forwarder->isFinishingAlone() ||
                            (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
-        server_.adoptFinishing(std::move(tx_->forwarder));
+        services_.adoptFinishing(std::move(tx_->forwarder));
     // a small stored object leaves its read block for one that fits it
     if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
-        server_.cache().update(tx_->storedKey, *tx_->reply);
+        services_.cache().update(tx_->storedKey, *tx_->reply);
     if (tx_->requestBody) {
         if (readingBody_)
             endRequestBody(false);
@@ -1042,7 +1049,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
                                Errors::PageContext& context)
 {
     context.clientAddress = peerHost_;
-    context.visibleHostname = server_.visibleHostname();
+    context.visibleHostname = services_.visibleHostname();
     context.localAddress = localHost_;
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
@@ -1053,13 +1060,13 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     // not parser_: an origin's failure is answered after parser_ has moved on
     // to a pipelined request (a 502 body to a HEAD desynchronised the client)
     options.headOnly = requestIsHead_;
-    const auto& host = server_.visibleHostname();
+    const auto& host = services_.visibleHostname();
     options.extraFields.emplace_back("X-Cache", "MISS from " + host);
-    if (server_.settings().via)
+    if (services_.settings().via)
         options.extraFields.emplace_back("Via", "1.1 " + host + " (" + Errors::SoftwareName() + ")");
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
-    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, server_.templates(), options);
+    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.templates(), options);
     outOffset_ = 0;
     prependInterim(out_);
 
@@ -1069,7 +1076,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         pendingLog_->hierarchy = "HIER_NONE";
     }
     state_ = State::Writing;
-    armTimer(server_.settings().readTimeout);
+    armTimer(services_.settings().readTimeout);
 }
 
 bool Client::Connection::writeSome()
@@ -1102,7 +1109,7 @@ void Client::Connection::afterReply()
     std::string().swap(out_); // give the reply's memory back
     outOffset_ = 0;
     requestStarted_ = false;
-    if (closeAfterReply_ || server_.isShuttingDown()) {
+    if (closeAfterReply_ || services_.isShuttingDown()) {
         startLingering();
         return;
     }
@@ -1112,8 +1119,8 @@ void Client::Connection::afterReply()
     // Idle until the next request: give back the parser's field index too
     // (reset() keeps its capacity, 32 bytes a field: 512 B for a 10-field
     // head, which doubled the cost of an idle kept-alive connection).
-    parser_ = Http::RequestParser(server_.settings().requestHeaderMaxSize);
-    armTimer(server_.settings().clientIdlePconnTimeout);
+    parser_ = Http::RequestParser(services_.settings().requestHeaderMaxSize);
+    armTimer(services_.settings().clientIdlePconnTimeout);
 }
 
 void Client::Connection::startLingering()
@@ -1147,7 +1154,7 @@ void Client::Connection::armTimer(Comm::Milliseconds timeout)
         timer_.cancel();
         return;
     }
-    timer_ = server_.loop().schedule(
+    timer_ = services_.loop().schedule(
         timeout, [this] { onTimeout(); }, this);
 }
 
@@ -1180,7 +1187,7 @@ void Client::Connection::close()
     }
     if (pendingLog_)
         logTransaction(); // an aborted reply is logged too, with the bytes sent
-    server_.release(*this);
+    services_.release(*this);
 }
 
 void Client::Connection::logTransaction()
@@ -1188,6 +1195,6 @@ void Client::Connection::logTransaction()
     if (!pendingLog_)
         return;
     pendingLog_->finish(Now());
-    server_.accessLog().log(*pendingLog_);
+    services_.accessLog().log(*pendingLog_);
     pendingLog_.reset();
 }

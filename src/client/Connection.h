@@ -21,7 +21,7 @@
 /// written, so replies go out in request order.
 ///
 /// Forwarding (doc/design.md "The path of a body byte"): an allowed request gets
-/// a reply Store::Entry and a ::Server::Forwarder that fills it; this
+/// a reply Store::Entry and a Server::Forwarder that fills it; this
 /// connection is a Store::Reader of the entry and writes the reply head (its
 /// own small block) and then the body slices with one writev per attempt
 /// (Store::BodyWriter), re-framed for this client (Content-Length, chunked
@@ -83,7 +83,8 @@ public:
     enum class State { ReadingHead, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
 
     /// takes the accepted descriptor; call start() next
-    Connection(Server& server, Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local);
+    Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
+               const Comm::Address& local);
     ~Connection() override;
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -100,7 +101,7 @@ public:
     /// requests answered on this connection
     uint64_t requestCount() const { return requests_; }
 
-    /// closes now (shutdown, tests); the Server destroys it after the callback
+    /// closes now (shutdown, tests); the Side destroys it after the callback
     void close();
 
     /* Comm::IoHandler API */
@@ -147,7 +148,7 @@ private:
     void fetchAlone();
     int64_t wholeFetchLimit(const Acl::Checklist& facts) const;
     void refuseOnlyIfCached();
-    void startOwnFetch(::Server::Request&& request);
+    void startOwnFetch(Server::Request&& request);
     bool decideStore();
     /// what decides whether this request's reply is stored (a copy of its facts)
     StoreSpec storeSpec() const;
@@ -179,7 +180,7 @@ private:
     void endTransaction();
     void stopForwarding();
 
-    Server& server_;
+    Services& services_;
     Comm::Descriptor fd_;             ///< the client socket
     Comm::Registration registration_; ///< after fd_: cancelled before it closes
     Comm::Timer timer_;               ///< the one timeout in force
@@ -210,7 +211,7 @@ private:
     /// The state of one forwarded request: allocated when it starts and
     /// given up when it ends, so that an idle connection does not carry it.
     struct Transaction {
-        ::Server::ForwarderPtr forwarder;                 ///< the origin side
+        Server::ForwarderPtr forwarder;                   ///< the origin side
         Store::EntryRef reply;                            ///< the reply, being streamed from
         Store::BodyWriter writer;                         ///< writes the reply head and body
         Store::EntryRef requestBody;                      ///< the request body on its way, or null
@@ -233,7 +234,7 @@ private:
         std::string staleKey;    ///< its full key
         std::string storedKey;   ///< the full key of the stored object this client reads
         Store::EntryRef fetch;   ///< what this client's forwarder fills (reply may move off it)
-        std::optional<::Server::Request>
+        std::optional<Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight fetch (collapsed_forwarding)
         bool isHit = false;         ///< served from the store

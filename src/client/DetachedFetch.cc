@@ -7,7 +7,14 @@
 
 #include "client/DetachedFetch.h"
 #include "base/TextException.h"
-#include "client/Server.h"
+#include "client/Services.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+#include "errors/Templates.h"
+#include "log/AccessLog.h"
+#include "server/Forwarder.h"
+#include "store/InFlight.h"
+#include "store/Index.h"
 #include "config/Settings.h"
 #include "http/RequestParser.h"
 #include "http/ReplyParser.h"
@@ -67,12 +74,12 @@ void Client::FreshenStored(Store::Entry& stored, const Store::Reply& notModified
     stored.replaceReply(std::move(merged));
 }
 
-std::optional<std::string> Client::StoreFetched(Server& server, const StoreSpec& spec,
-                                                const Store::EntryRef& entry, ::Server::Forwarder* forwarder)
+std::optional<std::string> Client::StoreFetched(Services& services, const StoreSpec& spec,
+                                                const Store::EntryRef& entry, Server::Forwarder* forwarder)
 {
     const auto& reply = *entry->reply();
-    const auto& settings = server.settings();
-    auto& cache = server.cache();
+    const auto& settings = services.settings();
+    auto& cache = services.cache();
     auto facts =
         Store::ResponseFacts::FromFields(reply.status, reply.fields(), reply.requestTime, reply.responseTime);
     facts.contentLocationIsTarget = spec.contentLocationIsTarget;
@@ -114,19 +121,19 @@ std::optional<std::string> Client::StoreFetched(Server& server, const StoreSpec&
     return fullKey;
 }
 
-Client::DetachedFetch::DetachedFetch(Server& server, StoreSpec&& spec, ::Server::Request&& request)
-    : server_(server), spec_(std::move(spec))
+Client::DetachedFetch::DetachedFetch(Services& services, StoreSpec&& spec, Server::Request&& request)
+    : services_(services), spec_(std::move(spec))
 {
-    reply_ = MakeRef<Store::Entry>(server_.settings().readAheadGap);
-    auto limits = server_.forwardLimits();
+    reply_ = MakeRef<Store::Entry>(services_.settings().readAheadGap);
+    auto limits = services_.forwardLimits();
     limits.quickAbortMin = -1; // a replacement worth storing is finished without a client
     forwarder_ =
-        std::make_unique<::Server::Forwarder>(server_.forwarding(), limits, std::move(request), reply_);
+        std::make_unique<Server::Forwarder>(services_.forwarding(), limits, std::move(request), reply_);
 }
 
-Client::DetachedFetch::DetachedFetch(Server& server, StoreSpec&& spec, ::Server::ForwarderPtr&& forwarder,
+Client::DetachedFetch::DetachedFetch(Services& services, StoreSpec&& spec, Server::ForwarderPtr&& forwarder,
                                      const Store::EntryRef& reply, Store::Reader& owner)
-    : server_(server), spec_(std::move(spec)), reply_(reply), forwarder_(std::move(forwarder))
+    : services_(services), spec_(std::move(spec)), reply_(reply), forwarder_(std::move(forwarder))
 {
     Must(!reply_->reply());
     reply_->replaceReader(owner, *this);
@@ -154,6 +161,23 @@ bool Client::DetachedFetch::isDone() const
     return decided_ && (!forwarder_ || forwarder_->isDone());
 }
 
+void Client::DetachedFetch::setDoneHandler(std::function<void()> handler)
+{
+    doneHandler_ = std::move(handler);
+    if (forwarder_)
+        forwarder_->setDoneHandler([this] { noteMaybeDone(); });
+    noteMaybeDone();
+}
+
+void Client::DetachedFetch::noteMaybeDone()
+{
+    if (!doneHandler_ || !isDone())
+        return;
+    const auto handler = std::move(doneHandler_);
+    doneHandler_ = nullptr;
+    handler();
+}
+
 void Client::DetachedFetch::noteDataAvailable()
 {
     if (decided_)
@@ -167,8 +191,8 @@ void Client::DetachedFetch::decide()
     decided_ = true;
     // newcomers from now on find the index's answer (a fetch taken over
     // from its client was joinable until its head)
-    server_.forgetPending(reply_, spec_.cacheKey, spec_.staleKey);
-    auto& cache = server_.cache();
+    services_.inFlight().forget(reply_, spec_.cacheKey, spec_.staleKey);
+    auto& cache = services_.cache();
     const auto* reply = reply_->reply();
     if (!reply) {
         debugs(20, 3, "detached fetch of " << spec_.cacheKey << " failed: " << reply_->failure());
@@ -180,10 +204,11 @@ void Client::DetachedFetch::decide()
         // never replaces the stale object: the clients reading this fetch
         // each choose between it and the stale object (max_stale, stale-if-error)
         debugs(20, 3, "revalidation of " << spec_.cacheKey << ": status " << reply->status);
-    } else if (StoreFetched(server_, spec_, reply_, forwarder_.get())) {
+    } else if (StoreFetched(services_, spec_, reply_, forwarder_.get())) {
         debugs(20, 3, "detached fetch of " << spec_.cacheKey << ": stored");
     }
     // the forwarder goes on for the other readers, finishes a stored object
     // alone (quick_abort_*), or stops
     reply_->removeReader(*this);
+    noteMaybeDone();
 }

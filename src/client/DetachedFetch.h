@@ -20,7 +20,7 @@
 ///                                          goes on for the readers or alone (quick_abort_*)
 ///              otherwise                --> nothing changes
 ///
-/// Ownership: the client side's Server owns every DetachedFetch and destroys
+/// Ownership: Proxy::Instance (Client::Services) owns every DetachedFetch and destroys
 /// it once isDone(); a DetachedFetch owns its Forwarder and holds references
 /// to the stale entry (if any) and to the entry its reply goes into.
 #pragma once
@@ -30,6 +30,7 @@
 #include "store/Entry.h"
 #include "store/Freshness.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -61,8 +62,8 @@ struct StoreSpec {
 /// variant key that spec's request selects (replacing what was there), and
 /// has forwarder (when given) charge cache_mem for it as its body arrives.
 /// Returns the full key, or nothing when the reply is not stored.
-std::optional<std::string> StoreFetched(Server& server, const StoreSpec& spec, const Store::EntryRef& entry,
-                                        ::Server::Forwarder* forwarder);
+std::optional<std::string> StoreFetched(Services& services, const StoreSpec& spec,
+                                        const Store::EntryRef& entry, Server::Forwarder* forwarder);
 
 /// One fetch that no client owns; see the file comment.
 class DetachedFetch final : public Store::Reader {
@@ -70,11 +71,11 @@ public:
     /// a background revalidation of spec.stale: sends request (with the
     /// validators) when started; a replacement worth storing is finished
     /// without a client
-    DetachedFetch(Server& server, StoreSpec&& spec, ::Server::Request&& request);
+    DetachedFetch(Services& services, StoreSpec&& spec, Server::Request&& request);
     /// takes over forwarder, which fills reply and has not sent its head to
     /// owner yet: this fetch takes owner's place among reply's readers
     /// (owner is no longer told anything), so it decides before them
-    DetachedFetch(Server& server, StoreSpec&& spec, ::Server::ForwarderPtr&& forwarder,
+    DetachedFetch(Services& services, StoreSpec&& spec, Server::ForwarderPtr&& forwarder,
                   const Store::EntryRef& reply, Store::Reader& owner);
     ~DetachedFetch() override;
     DetachedFetch(const DetachedFetch&) = delete;
@@ -85,6 +86,10 @@ public:
     void start();
     /// whether nothing is left to do
     bool isDone() const;
+    /// who is told once when isDone() turns true, from inside the fetch (so
+    /// it must not destroy it; Proxy::Instance defers that); called at once
+    /// when the fetch is done already
+    void setDoneHandler(std::function<void()> handler);
     /// the cache key it fetches
     const std::string& cacheKey() const { return spec_.cacheKey; }
 
@@ -94,14 +99,17 @@ public:
 
 private:
     void decide();
+    /// tells the done handler once the fetch is done
+    void noteMaybeDone();
 
-    Server& server_;                   ///< owns this fetch; its cache and settings
-    StoreSpec spec_;                   ///< what decides whether the reply is stored
-    Store::EntryRef reply_;            ///< where the origin's answer goes
-    ::Server::ForwarderPtr forwarder_; ///< the origin request (null only in unit tests)
-    Sbuf::Cursor cursor_;              ///< stays at the start: the reply is decided on its head
-    bool started_ = false;             ///< the request is sent (or was, by the client taken over)
-    bool decided_ = false;             ///< the reply head (or the failure) was seen
+    Services& services_;                ///< owns this fetch; its cache and settings
+    StoreSpec spec_;                    ///< what decides whether the reply is stored
+    Store::EntryRef reply_;             ///< where the origin's answer goes
+    Server::ForwarderPtr forwarder_;    ///< the origin request (null only in unit tests)
+    Sbuf::Cursor cursor_;               ///< stays at the start: the reply is decided on its head
+    bool started_ = false;              ///< the request is sent (or was, by the client taken over)
+    bool decided_ = false;              ///< the reply head (or the failure) was seen
+    std::function<void()> doneHandler_; ///< see setDoneHandler()
 };
 
 } // namespace Client

@@ -11,7 +11,8 @@
 
 namespace Client {
 class Connection;
-class Server;
+class Services;
+class Side;
 class DetachedFetch;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client

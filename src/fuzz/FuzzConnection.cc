@@ -4,7 +4,7 @@
  */
 
 /// \file libFuzzer harness of a whole client connection: the real
-/// Client::Server and its Connection, on a real event loop, read a fuzzed
+/// Proxy::Instance and a client Connection, on a real event loop, read a fuzzed
 /// request stream from a loopback client and forward what they allow to a
 /// loopback origin that answers with fuzzed bytes.
 ///
@@ -26,7 +26,7 @@
 
 #include "cuttle.h"
 
-#include "client/Server.h"
+#include "proxy/Instance.h"
 #include "comm/Loop.h"
 #include "config/Parser.h"
 #include "fuzz/Check.h"
@@ -142,16 +142,16 @@ struct Proxy {
                 std::fprintf(stderr, "%s\n", d.format().c_str());
             std::abort();
         }
-        server = std::make_unique<Client::Server>(loop);
+        server = std::make_unique<Proxy::Instance>(loop);
         server->configure(std::shared_ptr<const Config::Settings>(std::move(settings)), true);
-        listening = server->listeningAddresses().front();
+        listening = server->side().listeningAddresses().front();
         originAuthority = "127.0.0.1:" + port;
     }
 
     std::string dir;
     Origin origin;
     Comm::Loop loop;
-    std::unique_ptr<Client::Server> server;
+    std::unique_ptr<Proxy::Instance> server;
     Comm::Address listening;
     std::string originAuthority;
 };

@@ -218,6 +218,7 @@ void Server::Forwarder::onConnected()
         timer_.cancel();
         connection_->setUser(nullptr);
         reply_->complete(); // no reply: the client side takes the socket
+        noteDone();
         return;
     }
     stage_ = Stage::Exchanging;
@@ -346,6 +347,7 @@ void Server::Forwarder::noteReadersGone()
     // object in flight that never completes (a collapsed request would wait on it)
     reply_->fail("every client left");
     charge();
+    noteDone();
 }
 
 bool Server::Forwarder::shouldFinishAlone() const
@@ -650,6 +652,7 @@ void Server::Forwarder::finish()
     charge();
     // a half-read block is not kept for the next reply: each reply starts fresh
     releaseConnection(reusable_ && requestSent_ && !peerClosed_);
+    noteDone();
 }
 
 void Server::Forwarder::fail(Failure why, const std::string& text, int error)
@@ -666,6 +669,23 @@ void Server::Forwarder::fail(Failure why, const std::string& text, int error)
     releaseConnection(false);
     reply_->fail(text);
     charge();
+    noteDone();
+}
+
+void Server::Forwarder::setDoneHandler(DoneHandler handler)
+{
+    doneHandler_ = std::move(handler);
+    if (isDone())
+        noteDone();
+}
+
+void Server::Forwarder::noteDone()
+{
+    if (!doneHandler_)
+        return;
+    const auto handler = std::move(doneHandler_);
+    doneHandler_ = nullptr;
+    handler();
 }
 
 void Server::Forwarder::releaseConnection(bool reusable)

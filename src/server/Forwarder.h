@@ -133,6 +133,12 @@ public:
     using InterimHandler = std::function<void(const Http::ReplyParser& interim)>;
     /// sets (or, with an empty handler, clears) who gets the interim replies
     void setInterimHandler(InterimHandler handler) { interimHandler_ = std::move(handler); }
+    /// Called once when the forwarder is done (isDone() turns true), from
+    /// inside it: the handler must not destroy the forwarder (its owner
+    /// defers that to the loop). Set on a forwarder that is done already, it
+    /// is called at once.
+    using DoneHandler = std::function<void()>;
+    void setDoneHandler(DoneHandler handler);
     /// the reply is stored under fullKey in index: charge its growth to the
     /// cache_mem budget as it arrives (Store::Index::update()); a body of
     /// unknown length is dropped from the index once it passes maxObjectSize
@@ -221,7 +227,11 @@ private:
     time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
     void charge();
 
+    /// tells the done handler, once (see setDoneHandler())
+    void noteDone();
+
     InterimHandler interimHandler_;    ///< who forwards 1xx replies (the owning client), or empty
+    DoneHandler doneHandler_;          ///< who is told when the forwarder is done, or empty
     Comm::Timer timer_;                ///< connect_timeout, then read_timeout (lazily re-armed)
     Comm::Clock::time_point activity_; ///< the last byte moved to or from the origin
 };

@@ -62,7 +62,6 @@ MB and GB here are 10^6 and 10^9 bytes; MiB and GiB 2^20 and 2^30.
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -88,7 +87,6 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     CUTTLE_LOCKED_LINES,
     GB,
     MAX_IN_MEMORY,
-    HERE,
     MB,
     SRCDIR,
     START,
@@ -114,6 +112,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     settle,
     short_size,
     size_bytes,
+    load_script,
     spawn,
     stop_everything,
     stop_packaged_services,
@@ -144,14 +143,6 @@ SECTION_KEYS = {
     "cache": ["cache"],
     "load": ["load"],
 }
-
-
-def load_script(name, file_name):
-    """A sibling script whose file name is not a module name (idle-conns.py), imported as name."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file_name))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 ic = load_script("idle_conns", "idle-conns.py")

@@ -34,6 +34,7 @@ from targets import (  # this directory's targets.py
     Cuttle,
     cpu_seconds,
     download,
+    load_script,
     log,
     rss_bytes,
     run_quiet,
@@ -41,6 +42,8 @@ from targets import (  # this directory's targets.py
     wait_for,
     wrk_path,
 )
+
+ic = load_script("idle_conns", "idle-conns.py")
 
 SLOWLORIS_TIMEOUT = 20  # request_timeout of the slowloris run, seconds
 SLOWLORIS_STEP = 2.0  # seconds between two bytes of a slow head
@@ -75,34 +78,6 @@ def start_cuttle(bench, name, lines):
 # ---------------------------------------------------------------- idle connections and a download
 
 
-def open_idle(port, n, limit):
-    socks = []
-    deadline = time.monotonic() + limit
-    try:
-        for _ in range(n):
-            if time.monotonic() > deadline:
-                raise BenchError("opening %d connections took over %.0f s" % (n, limit))
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            socks.append(s)
-            s.settimeout(5)
-            s.connect(("127.0.0.1", port))
-    except BaseException:
-        close_all(socks)
-        raise
-    return socks
-
-
-def close_all(socks):
-    for s in socks:
-        try:
-            # a reset, not thousands of TIME_WAIT entries
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-            s.close()
-        except OSError:
-            pass
-    socks.clear()
-
-
 def idle_run(bench, n, url, size, rounds):
     raise_nofile(n + 1024)
     t = start_cuttle(bench, "load-idle", ["max_filedescriptors %d" % (n + 2048), "client_idle_pconn_timeout 10 minutes", "request_timeout 10 minutes"])
@@ -113,7 +88,7 @@ def idle_run(bench, n, url, size, rounds):
         for r in range(rounds):
             a = download(t, url, size)
             alone.append(a["mbps"])
-            socks = open_idle(t.port, n, 120)
+            socks = ic.open_connections(t.port, n, 120)
             try:
                 wait_for("cuttle to accept %d connections" % n, lambda: fd_count(pid) >= base_fds + n, 60)
                 h = download(t, url, size)
@@ -122,7 +97,7 @@ def idle_run(bench, n, url, size, rounds):
                 if fd_count(pid) < base_fds + n:
                     raise BenchError("cuttle dropped idle connections during the download")
             finally:
-                close_all(socks)
+                ic.close_connections(socks)
             wait_for("cuttle to close the idle connections", lambda: fd_count(pid) <= base_fds + 8, 60)
             log("  round %d: alone %.0f MB/s, with %d idle connections %.0f MB/s" % (r + 1, a["mbps"], n, h["mbps"]))
         return {
@@ -303,7 +278,7 @@ def slowloris(port, n, step, limit, started):
         return [closed.get(s) for s in socks]
     finally:
         started.set()
-        close_all(socks)
+        ic.close_connections(socks)
 
 
 def slowloris_run(bench, n, rounds, wrk_seconds):

@@ -15,6 +15,7 @@ so a caller that ends in a `finally: stop_everything()` leaves nothing
 behind, even on failure or Ctrl-C.
 """
 
+import importlib.util
 import os
 import pwd
 import re
@@ -393,6 +394,15 @@ def tail(path, lines=15):
             return "".join(f.readlines()[-lines:])
     except OSError:
         return ""
+
+
+def load_script(name, file_name):
+    """A sibling script whose file name is not a module name (idle-conns.py), imported as name."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file_name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 
 # ---------------------------------------------------------------- measuring

@@ -19,7 +19,8 @@ allowed() {
         server) echo "base sbuf comm http store acl config log errors tls server" ;;
         tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
         client) echo "base sbuf comm http store acl config log errors tls server tunnel client" ;;
-        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client fuzz" ;;
+        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy" ;;
+        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac

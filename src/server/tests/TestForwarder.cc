@@ -67,6 +67,7 @@ class TestForwarder : public CppUnit::TestFixture {
     CPPUNIT_TEST(requestBodyStreamsChunked);
     CPPUNIT_TEST(readerLeavingAbortsAndClosesConnection);
     CPPUNIT_TEST(bodyBytesAreNeverCopied);
+    CPPUNIT_TEST(doneHandlerIsToldOnce);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -100,6 +101,7 @@ public:
     void requestBodyStreamsChunked();
     void readerLeavingAbortsAndClosesConnection();
     void bodyBytesAreNeverCopied();
+    void doneHandlerIsToldOnce();
 
 private:
     /// fails when a test copied body bytes in user space
@@ -749,6 +751,36 @@ void TestForwarder::badFramingFailsInvalidReply()
         ASSERT_FAILURE(Failure::InvalidReply, *f);
         CPPUNIT_ASSERT(reply->hasFailed());
         CPPUNIT_ASSERT_EQUAL(size_t(0), rig.pool.idleCount());
+    }
+}
+
+void TestForwarder::doneHandlerIsToldOnce()
+{
+    // whoever owns a forwarder no client reads learns that it is done when
+    // it is, success or failure, once; set on a done forwarder, at once
+    Rig rig;
+    // the failure first: the success would leave its connection pooled
+    for (const bool succeed : {false, true}) {
+        auto reply = NewReply();
+        TestReader reader(reply, true);
+        auto f = rig.start(rig.get(succeed ? "/done" : "/broken"), reply);
+        int told = 0;
+        f->setDoneHandler([&] {
+            CPPUNIT_ASSERT(f->isDone());
+            ++told;
+        });
+        auto origin = rig.accept();
+        rig.readRequest(origin.get());
+        CPPUNIT_ASSERT_EQUAL(0, told);
+        if (succeed)
+            rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc");
+        else
+            origin.reset();
+        CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
+        CPPUNIT_ASSERT_EQUAL(1, told);
+        CPPUNIT_ASSERT_EQUAL(succeed, !reply->hasFailed());
+        f->setDoneHandler([&] { told += 10; });
+        CPPUNIT_ASSERT_EQUAL(11, told);
     }
 }
 

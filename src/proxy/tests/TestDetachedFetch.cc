@@ -6,7 +6,7 @@
 #include "cuttle.h"
 
 #include "client/DetachedFetch.h"
-#include "client/Server.h"
+#include "proxy/Instance.h"
 #include "comm/Loop.h"
 #include "config/Parser.h"
 #include "http/ReplyParser.h"
@@ -70,7 +70,7 @@ public:
 /// a fetch in flight read by two clients, the first of which left: a
 /// DetachedFetch took its place
 struct TakenOver {
-    TakenOver(Client::Server& server, Client::StoreSpec&& spec)
+    TakenOver(Proxy::Instance& server, Client::StoreSpec&& spec)
         : entry(MakeEntry()), owner(*entry), other(*entry)
     {
         entry->addReader(owner);
@@ -92,7 +92,7 @@ struct TakenOver {
 
 /// Client::StoreFetched() (whether a fetched reply is kept) and
 /// Client::DetachedFetch taking over a fetch whose client left before its
-/// head, through a configured Client::Server (no origin: the reply heads are
+/// head, through a configured Proxy::Instance (no origin: the reply heads are
 /// set on the entries as the forwarder would set them).
 class TestDetachedFetch : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestDetachedFetch);
@@ -181,19 +181,26 @@ public:
     {
         start();
         TakenOver t(*server_, spec());
+        int doneCalls = 0;
+        t.fetch->setDoneHandler([&doneCalls] { ++doneCalls; });
         // newcomers may join it until its head
-        server_->setPendingMiss(spec().cacheKey, t.entry);
+        server_->inFlight().setPendingMiss(spec().cacheKey, t.entry);
         CPPUNIT_ASSERT_EQUAL(size_t(2), t.entry->readerCount());
         CPPUNIT_ASSERT(!t.fetch->isDone());
+        CPPUNIT_ASSERT_EQUAL(0, doneCalls);
         t.entry->setReply(
             MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n"));
         CPPUNIT_ASSERT_EQUAL(0, t.owner.notes);
         CPPUNIT_ASSERT_EQUAL(1, t.other.notes);
         CPPUNIT_ASSERT(t.other.keptWhenTold);
         CPPUNIT_ASSERT(found() == t.entry);
-        CPPUNIT_ASSERT(!server_->pendingMiss(spec().cacheKey));
-        // decided (and with no forwarder of its own here, done): it left the readers
+        CPPUNIT_ASSERT(!server_->inFlight().pendingMiss(spec().cacheKey));
+        // decided (and with no forwarder of its own here, done): it left the
+        // readers and said so once, which is when its owner destroys it
         CPPUNIT_ASSERT(t.fetch->isDone());
+        CPPUNIT_ASSERT_EQUAL(1, doneCalls);
+        t.fetch->setDoneHandler([&doneCalls] { doneCalls += 10; }); // set when done: called at once
+        CPPUNIT_ASSERT_EQUAL(11, doneCalls);
         CPPUNIT_ASSERT_EQUAL(size_t(1), t.entry->readerCount());
     }
 
@@ -255,7 +262,7 @@ private:
                              "test.conf");
         CPPUNIT_ASSERT(settings);
         loop_ = std::make_unique<Comm::Loop>();
-        server_ = std::make_unique<Client::Server>(*loop_);
+        server_ = std::make_unique<Proxy::Instance>(*loop_);
         server_->configure(std::shared_ptr<const Config::Settings>(std::move(settings)), true);
     }
 
@@ -296,7 +303,7 @@ private:
     }
 
     std::unique_ptr<Comm::Loop> loop_;
-    std::unique_ptr<Client::Server> server_;
+    std::unique_ptr<Proxy::Instance> server_;
     std::unique_ptr<Http::RequestParser> parser_;
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestDetachedFetch);

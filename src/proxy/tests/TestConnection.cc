@@ -6,7 +6,7 @@
 #include "cuttle.h"
 
 #include "client/Connection.h"
-#include "client/Server.h"
+#include "proxy/Instance.h"
 #include "config/Parser.h"
 #include "sbuf/BlockPool.h"
 
@@ -90,7 +90,7 @@ private:
     std::string accessLog();
 
     std::unique_ptr<Comm::Loop> loop_;
-    std::unique_ptr<Client::Server> server_;
+    std::unique_ptr<Proxy::Instance> server_; ///< the proxy under test
     std::string dir_;
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestConnection);
@@ -165,14 +165,14 @@ void TestConnection::startServer(const std::string& extraConfig)
         problems += d.format() + "\n";
     CPPUNIT_ASSERT_MESSAGE(problems, settings);
     loop_ = std::make_unique<Comm::Loop>();
-    server_ = std::make_unique<Client::Server>(*loop_);
+    server_ = std::make_unique<Proxy::Instance>(*loop_);
     server_->configure(std::shared_ptr<const Config::Settings>(std::move(settings)), true);
-    CPPUNIT_ASSERT_EQUAL(size_t(1), server_->listeningAddresses().size());
+    CPPUNIT_ASSERT_EQUAL(size_t(1), server_->side().listeningAddresses().size());
 }
 
 int TestConnection::connectClient()
 {
-    const auto where = server_->listeningAddresses().front();
+    const auto where = server_->side().listeningAddresses().front();
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     const int rc = ::connect(fd, where.raw(), where.length());
     CPPUNIT_ASSERT(rc == 0 || errno == EINPROGRESS);
@@ -359,10 +359,10 @@ void TestConnection::shutdownClosesIdleConnections()
     startServer();
     const int fd = connectClient();
     CPPUNIT_ASSERT_EQUAL(size_t(1), server_->connectionCount());
-    server_->startShutdown();
+    server_->side().startShutdown();
     spin();
     CPPUNIT_ASSERT_EQUAL(size_t(0), server_->connectionCount());
-    CPPUNIT_ASSERT(server_->listeningAddresses().empty());
+    CPPUNIT_ASSERT(server_->side().listeningAddresses().empty());
     ::close(fd);
 }
 

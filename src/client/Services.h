@@ -1,0 +1,100 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::Services: what a client Connection and a DetachedFetch may
+/// use of the proxy they run in, and nothing else: the configuration in
+/// force and what it made (access.log, the error templates, the visible
+/// host name), forwarding (the origin side's context and limits), the cache
+/// (the index, the fetches in flight that others may join, fetches no
+/// client owns), and the client side itself (releasing a connection,
+/// whether it is shutting down).
+///
+/// Proxy::Instance implements it (doc/design.md "Parts and where they
+/// live"); the client side does not know the composition root above it.
+/// Every reference it returns stays valid while the connection or fetch
+/// lives, but settings(), accessLog() and templates() may be replaced
+/// between two loop callbacks by a reconfigure: ask again, do not keep them.
+
+#pragma once
+
+#include "client/forward.h"
+#include "server/forward.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace Comm {
+class Loop;
+}
+namespace Config {
+struct Settings;
+}
+namespace Errors {
+class Templates;
+}
+namespace Log {
+class AccessLog;
+}
+namespace Store {
+class Index;
+class InFlight;
+} // namespace Store
+
+namespace Client {
+
+/// The services of the proxy a client connection uses (see the file comment).
+class Services {
+public:
+    virtual ~Services() = default;
+
+    /* the configuration in force and what it made */
+
+    /// the configuration snapshot
+    virtual const Config::Settings& settings() const = 0;
+    /// the event loop this side runs on
+    virtual Comm::Loop& loop() = 0;
+    /// access.log destinations
+    virtual Log::AccessLog& accessLog() = 0;
+    /// the error page templates
+    virtual const Errors::Templates& templates() const = 0;
+    /// visible_hostname, or the host's name
+    virtual const std::string& visibleHostname() const = 0;
+
+    /* forwarding */
+
+    /// what every forwarder shares: the loop, DNS, the origin connection pool
+    virtual Server::Context& forwarding() = 0;
+    /// the forwarding knobs of the configuration in force
+    virtual const Server::Limits& forwardLimits() const = 0;
+    /// idle origin connections (for the manager page)
+    virtual size_t idleOriginConnections() const = 0;
+
+    /* the cache */
+
+    /// the memory cache
+    virtual Store::Index& cache() = 0;
+    /// the fetches others may join (collapsed_forwarding)
+    virtual Store::InFlight& inFlight() = 0;
+    /// keeps a forwarder whose clients all left while it finishes storing
+    /// its object (quick_abort_*); it is destroyed once done
+    virtual void adoptFinishing(Server::ForwarderPtr&& forwarder) = 0;
+    /// keeps and starts a fetch that no client owns (a stale-while-revalidate
+    /// revalidation, or a fetch taken over from a client that left)
+    virtual void startDetached(std::unique_ptr<DetachedFetch>&& fetch) = 0;
+    /// whether a fetch of cacheKey that no client owns is under way
+    virtual bool isFetchingDetached(const std::string& cacheKey) const = 0;
+
+    /* the client side */
+
+    /// ends a connection: it is destroyed after the current callback
+    virtual void release(Connection& connection) = 0;
+    /// whether shutdown has begun (connections close after their reply)
+    virtual bool isShuttingDown() const = 0;
+    /// the open client connections (for the manager page)
+    virtual size_t connectionCount() const = 0;
+};
+
+} // namespace Client

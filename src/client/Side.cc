@@ -1,0 +1,162 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "client/Side.h"
+#include "base/TextException.h"
+#include "client/Connection.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+#include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+
+#include <malloc.h>
+#include <sys/socket.h>
+
+Client::Side::Side(Comm::Loop& loop, Services& services) : loop_(loop), services_(services) {}
+
+Client::Side::~Side()
+{
+    connections_.clear(); // before the services they use
+}
+
+void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
+{
+    std::vector<Port> bound;
+    for (const auto& wanted : settings.httpPorts) {
+        // a port configured before keeps its socket (and its real port when it was 0)
+        auto old = std::find_if(ports_.begin(), ports_.end(), [&](const Port& p) {
+            return p.listener && p.host == wanted.host && p.port == wanted.port;
+        });
+        if (old != ports_.end()) {
+            bound.push_back(std::move(*old));
+            ports_.erase(old);
+            continue;
+        }
+        const auto address = Comm::Address::Parse(wanted.host, wanted.port);
+        std::string problem;
+        std::unique_ptr<Comm::Listener> listener;
+        if (!address) {
+            problem = "http_port " + wanted.host + ":" + std::to_string(wanted.port) +
+                      ": the address is not an IP address literal";
+        } else {
+            try {
+                const auto local = *address;
+                listener = std::make_unique<Comm::Listener>(
+                    loop_, local, [this](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        // the listener's own address is looked up by the connection
+                        (void)adopt(std::move(fd), peer, Comm::Address());
+                    });
+            } catch (const TextException& e) {
+                problem = e.message();
+            }
+        }
+        if (!listener) {
+            if (isStartup)
+                Throw(problem + (wanted.origin.empty() ? "" : " (" + wanted.origin + ")"));
+            debugs(5, 0, "ERROR: " << problem);
+            continue;
+        }
+        ++connectionsSeen_;
+        // Squid 5's wording, which tests and admins grep for
+        debugs(5, 1,
+               "Accepting HTTP Socket connections at conn"
+                   << connectionsSeen_ << " local=" << listener->localAddress().toString()
+                   << " remote=[::] FD " << listener->fd() << " flags=9");
+        bound.push_back(Port{wanted.host, wanted.port, std::move(listener)});
+    }
+    for (const auto& gone : ports_) {
+        if (gone.listener)
+            debugs(5, 1, "Closing HTTP(S) port " << gone.listener->localAddress().toString());
+    }
+    ports_ = std::move(bound); // listeners no longer configured close here
+}
+
+Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
+                                        const Comm::Address& local)
+{
+    Comm::Address where = local;
+    if (where.port() == 0) {
+        sockaddr_storage ss{};
+        socklen_t len = sizeof(ss);
+        if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) == 0)
+            where = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    }
+    auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where);
+    Connection& c = *connection;
+    connections_.emplace(&c, std::move(connection));
+    connectionPeak_ = std::max(connectionPeak_, connections_.size());
+    // a throw here is this connection's bug: it closes (and is released)
+    // while the listener goes on draining its accept queue
+    loop_.guard(&c, [&c] { c.start(); });
+    return c;
+}
+
+void Client::Side::release(Connection& connection)
+{
+    Connection* key = &connection;
+    // destroyed after the current callback: the connection may still be on the stack
+    loop_.callSoon([this, key] {
+        connections_.erase(key);
+        giveBackMemory();
+    });
+}
+
+void Client::Side::giveBackMemory()
+{
+    // After a burst of connections, glibc keeps the freed connection objects
+    // and small blocks in its heap (free() only trims the top of the heap),
+    // so RSS stayed at its peak. Once the open connections have halved since
+    // the last peak, hand the free pages back: malloc_trim() walks the heap
+    // (milliseconds for tens of MB) and happens at most log2(peak) times per
+    // burst, never for a small server.
+    constexpr size_t MinPeak = 1024;
+    if (connectionPeak_ < MinPeak || connections_.size() > connectionPeak_ / 2)
+        return;
+    connectionPeak_ = connections_.size();
+    Sbuf::DefaultPool().trim();
+#if defined(__GLIBC__)
+    (void)::malloc_trim(0);
+#endif
+}
+
+void Client::Side::stopAccepting()
+{
+    for (auto& p : ports_) {
+        if (p.listener && p.listener->isListening()) {
+            debugs(5, 1, "Closing HTTP(S) port " << p.listener->localAddress().toString());
+            p.listener->stop();
+        }
+    }
+}
+
+void Client::Side::startShutdown()
+{
+    shuttingDown_ = true;
+    stopAccepting();
+    for (auto& [raw, connection] : connections_) {
+        if (connection->isIdle())
+            connection->close();
+    }
+}
+
+void Client::Side::closeAll()
+{
+    for (auto& [raw, connection] : connections_)
+        connection->close();
+}
+
+std::vector<Comm::Address> Client::Side::listeningAddresses() const
+{
+    std::vector<Comm::Address> result;
+    for (const auto& p : ports_) {
+        if (p.listener && p.listener->isListening())
+            result.push_back(p.listener->localAddress());
+    }
+    return result;
+}

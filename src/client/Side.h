@@ -1,0 +1,95 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::Side: the client side of the proxy: the http_port
+/// listeners and every client Connection.
+///
+/// Ownership: Proxy::Instance owns the Side; the Side owns its listeners and
+/// connections (by unique_ptr). A Connection that ends asks to be
+/// release()d and is destroyed after the current loop callback
+/// (Loop::callSoon), never by itself. Connections reach the rest of the
+/// proxy through Client::Services only.
+
+#pragma once
+
+#include "client/forward.h"
+#include "comm/Address.h"
+#include "comm/Descriptor.h"
+#include "comm/Listener.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace Comm {
+class Loop;
+}
+namespace Config {
+struct Settings;
+}
+
+namespace Client {
+
+class Services;
+
+/// The listeners and the connections (see the file comment).
+class Side {
+public:
+    /// a side with no port yet: bindPorts() opens them
+    Side(Comm::Loop& loop, Services& services);
+    ~Side();
+    Side(const Side&) = delete;
+    Side& operator=(const Side&) = delete;
+
+    /// Binds each http_port of settings that is not bound yet and closes
+    /// listeners for ports no longer configured. At start-up (isStartup) a
+    /// port that cannot be bound throws (the daemon exits with the message);
+    /// on reconfigure it is logged and the others apply.
+    void bindPorts(const Config::Settings& settings, bool isStartup);
+
+    /// Takes an accepted client connection and starts serving it.
+    /// `local` is the address it was accepted on (error pages show it).
+    Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local);
+    /// Ends a connection: it is destroyed after the current callback.
+    void release(Connection& connection);
+
+    /// Stops accepting (closes every listener); open connections go on.
+    void stopAccepting();
+    /// Shutdown: stops accepting, closes idle connections now, and makes the
+    /// others close after their current reply.
+    void startShutdown();
+    /// Closes every connection now (the end of shutdown_lifetime).
+    void closeAll();
+    /// Whether startShutdown() was called.
+    bool isShuttingDown() const { return shuttingDown_; }
+
+    /// the open client connections
+    size_t connectionCount() const { return connections_.size(); }
+    /// the addresses being listened on (real ports after binding port 0)
+    std::vector<Comm::Address> listeningAddresses() const;
+
+private:
+    /// one http_port and its socket
+    struct Port {
+        std::string host;                         ///< as configured
+        uint16_t port = 0;                        ///< as configured (0: any)
+        std::unique_ptr<Comm::Listener> listener; ///< the bound socket
+    };
+
+    void giveBackMemory();
+
+    Comm::Loop& loop_;
+    Services& services_;
+    std::vector<Port> ports_;
+    std::unordered_map<Connection*, ConnectionPtr> connections_;
+    uint64_t connectionsSeen_ = 0; ///< for Squid's "connN" labels
+    size_t connectionPeak_ = 0;    ///< most connections open since memory was last given back
+    bool shuttingDown_ = false;
+};
+
+} // namespace Client

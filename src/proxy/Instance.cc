@@ -1,0 +1,204 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "proxy/Instance.h"
+#include "base/TextException.h"
+#include "client/DetachedFetch.h"
+#include "log/CacheLog.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <unistd.h>
+
+Proxy::Instance::Instance(Comm::Loop& loop)
+    : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0),
+      accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
+{}
+
+// the members go in reverse order: the side (its connections) first, while
+// everything they use is still there, then the fetches no client owns, the
+// cache, and the forwarding context before the resolver and the pool it uses
+Proxy::Instance::~Instance() = default;
+
+void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool isStartup)
+{
+    Comm::Resolver::Options dns;
+    dns.nameservers = settings.dnsNameservers;
+    dns.hostsFile = settings.hostsFile;
+    dns.timeout = settings.dnsTimeout;
+    try {
+        if (!resolver_)
+            resolver_ = std::make_unique<Comm::Resolver>(loop_, dns);
+        else
+            resolver_->reconfigure(dns);
+    } catch (const std::exception& e) {
+        if (isStartup)
+            throw;
+        debugs(78, 0, "ERROR: cannot apply the new DNS settings: " << e.what() << "; keeping the old ones");
+    }
+    if (!forwarding_)
+        forwarding_ = std::make_unique<Server::Context>(Server::Context{loop_, resolver_.get(), pool_});
+    forwarding_->resolver = resolver_.get();
+    pool_.setIdleTimeout(settings.serverIdlePconnTimeout);
+
+    const auto& rbs = settings.requestBufferSize;
+    limits_.readSizer =
+        rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
+    limits_.readAheadGap = settings.readAheadGap;
+    limits_.replyHeaderMaxSize = settings.replyHeaderMaxSize;
+    limits_.connectTimeout = settings.connectTimeout;
+    limits_.readTimeout = settings.readTimeout;
+    limits_.quickAbortMin = settings.quickAbortMin;
+    limits_.quickAbortMax = settings.quickAbortMax;
+    limits_.quickAbortPct = settings.quickAbortPct;
+
+    static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
+    const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];
+    if (cache_.policyName() != policy)
+        cache_.setPolicy(Store::MakePolicy(policy));
+    cache_.setBudget(settings.cacheMem);
+}
+
+void Proxy::Instance::adoptFinishing(Server::ForwarderPtr&& forwarder)
+{
+    finishing_.push_back(std::move(forwarder));
+    finishing_.back()->setDoneHandler([this] { reapSoon(); });
+}
+
+void Proxy::Instance::startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch)
+{
+    detached_.push_back(std::move(fetch));
+    detached_.back()->setDoneHandler([this] { reapSoon(); });
+    detached_.back()->start();
+}
+
+void Proxy::Instance::reapSoon()
+{
+    // not from inside the fetch that is done: after the current callback
+    if (!reapTimer_.isPending())
+        reapTimer_ = loop_.schedule(Comm::Milliseconds(0), [this] { reapFinishing(); });
+}
+
+bool Proxy::Instance::isFetchingDetached(const std::string& cacheKey) const
+{
+    return std::any_of(detached_.begin(), detached_.end(),
+                       [&](const auto& r) { return !r->isDone() && r->cacheKey() == cacheKey; });
+}
+
+void Proxy::Instance::reapFinishing()
+{
+    std::erase_if(finishing_, [](const Server::ForwarderPtr& f) { return f->isDone(); });
+    std::erase_if(detached_, [](const std::unique_ptr<Client::DetachedFetch>& r) { return r->isDone(); });
+}
+
+void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings, bool isStartup)
+{
+    Must(settings);
+
+    std::unique_ptr<Log::AccessLog> logs;
+    try {
+        logs = openAccessLogs(*settings);
+    } catch (const std::exception& e) {
+        if (isStartup)
+            Throw(std::string("cannot open access log: ") + e.what());
+        debugs(46, 0, "ERROR: cannot open access log: " << e.what() << "; keeping the old access logs");
+    }
+    if (logs) {
+        accessLog_->flush();
+        accessLog_ = std::move(logs);
+    }
+
+    templates_.load(settings->errorDirectory.empty() ? std::string(CUTTLE_DEFAULT_ERROR_DIR)
+                                                     : settings->errorDirectory);
+
+    visibleHostname_ = settings->visibleHostname;
+    if (visibleHostname_.empty()) {
+        char name[256] = "";
+        if (::gethostname(name, sizeof(name) - 1) == 0 && name[0])
+            visibleHostname_ = name;
+        else
+            visibleHostname_ = "localhost";
+    }
+
+    configureForwarding(*settings, isStartup);
+    configureMemory(*settings, isStartup);
+    settings_ = std::move(settings);
+    if (!side_.isShuttingDown())
+        side_.bindPorts(*settings_, isStartup);
+}
+
+uint64_t Proxy::Instance::PopulateAhead(const Config::Settings& settings)
+{
+    if (settings.memoryPopulateAhead)
+        return *settings.memoryPopulateAhead;
+    // auto: room for one object of the largest size kept, in whole chunks
+    // (objects under a chunk cost few fresh pages: no thread for them)
+    const uint64_t largest = std::min(settings.maximumObjectSizeInMemory, settings.cacheMem);
+    return largest / Sbuf::PageReserve::ChunkSize * Sbuf::PageReserve::ChunkSize;
+}
+
+void Proxy::Instance::configureMemory(const Config::Settings& settings, bool isStartup)
+{
+    auto& pool = Sbuf::DefaultPool();
+    if (isStartup) {
+        if (settings.sharedMemoryLocking && settings.cacheMem > 0) {
+            pool.reserveArena(settings.cacheMem, true);
+            debugs(20, 1,
+                   "Locked " << pool.arenaBytes()
+                             << " bytes of memory for cache_mem "
+                                "(shared_memory_locking)");
+        }
+    }
+    // a locked arena was populated whole at start: nothing to populate ahead
+    pool.setPageReserve(pool.arenaBytes() > 0 ? 0 : PopulateAhead(settings), settings.cacheMem);
+    if (isStartup)
+        return;
+    // the arena is made once: mapping and locking a new one under objects in
+    // use would need both at once (Squid's shared memory also waits for a restart)
+    const bool wanted = settings.sharedMemoryLocking && settings.cacheMem > 0;
+    if (wanted != (pool.arenaBytes() > 0) || (wanted && settings.cacheMem > pool.arenaBytes()))
+        debugs(20, 1,
+               "WARNING: a change of shared_memory_locking or of the cache_mem it locks takes effect "
+               "at the next start");
+}
+
+std::unique_ptr<Log::AccessLog> Proxy::Instance::openAccessLogs(const Config::Settings& settings) const
+{
+    auto logs = std::make_unique<Log::AccessLog>();
+    for (const auto& spec : settings.accessLogs) {
+        Log::AccessFormat format = Log::AccessFormat::Squid;
+        try {
+            format = Log::ParseFormatName(spec.format);
+        } catch (const std::invalid_argument&) {
+            debugs(46, 1, "WARNING: logformat " << spec.format << " is not supported; using squid");
+        }
+        switch (spec.kind) {
+        case Config::AccessLogSpec::Kind::None:
+            break;
+        case Config::AccessLogSpec::Kind::Stdio:
+            logs->add("stdio:" + spec.path, format);
+            break;
+        case Config::AccessLogSpec::Kind::Daemon:
+            logs->add("daemon:" + spec.path, format);
+            break;
+        }
+    }
+    return logs;
+}
+
+void Proxy::Instance::rotateLogs()
+{
+    // logfile_rotate N keeps N old files (access.log.0 ...); 0 just reopens, for logrotate
+    accessLog_->rotate(static_cast<int>(settings_->logfileRotate));
+}
+
+void Proxy::Instance::flushLogs()
+{
+    accessLog_->flush();
+}

@@ -1,0 +1,126 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Proxy::Instance: the composition root. One running proxy on one
+/// event loop: it owns every loop-wide service, applies configurations to
+/// them, and hands the client side only Client::Services.
+///
+/// What it owns, and what will be per thread or shared once several loops
+/// run (`workers`, not built yet: doc/design.md "Not built yet"):
+///
+/// | member | what | with several loops |
+/// |---|---|---|
+/// | side_ | http_port listeners and client connections (Client::Side) | per loop |
+/// | pool_, forwarding_, limits_ | idle origin connections, the forwarders' context and knobs | per loop |
+/// | resolver_ | DNS (c-ares channel) | per loop |
+/// | finishing_, detached_ | fetches no client owns | per loop |
+/// | cache_, inFlight_ | the memory cache and the joinable fetches | shared (Store::Index is built for one
+/// mutex) | | settings_, templates_, visibleHostname_ | the configuration snapshot and what it made | shared,
+/// immutable between reconfigures | | accessLog_ | access.log destinations | shared (needs a lock or one
+/// buffer per loop) |
+///
+/// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
+/// Instance only sizes its arena and page reserve (configureMemory()).
+///
+/// Destruction order: the side (connections) first, then the fetches no
+/// client owns, the origin pool, the in-flight registry and the cache.
+
+#pragma once
+
+#include "client/Services.h"
+#include "client/Side.h"
+#include "comm/Loop.h"
+#include "comm/Resolver.h"
+#include "config/Settings.h"
+#include "errors/Templates.h"
+#include "log/AccessLog.h"
+#include "server/Forwarder.h"
+#include "server/Pool.h"
+#include "store/InFlight.h"
+#include "store/Index.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace Proxy {
+
+/// One running proxy: the services and the client side (see the file comment).
+class Instance final : public Client::Services {
+public:
+    /// an instance with no configuration yet: call configure() before use
+    explicit Instance(Comm::Loop& loop);
+    ~Instance() override;
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    /// Applies a configuration snapshot: opens its access logs, loads its
+    /// error templates, sets up DNS, forwarding, the cache and memory, and
+    /// binds each http_port that is not bound yet (closing listeners for
+    /// ports no longer configured). At start-up (isStartup) any failure
+    /// throws (the daemon exits with the message); on reconfigure a log or
+    /// port that cannot be opened is logged and the rest applies (old access
+    /// logs are kept when the new ones fail).
+    void configure(std::shared_ptr<const Config::Settings> settings, bool isStartup);
+
+    /// `-k rotate`: rotates every access log keeping logfile_rotate old files
+    /// (0: just reopens the path, after logrotate renamed the file).
+    void rotateLogs();
+    /// Writes buffered access.log lines (the loop calls it every iteration).
+    void flushLogs();
+
+    /// the client side: listeners and connections (shutdown, tests)
+    Client::Side& side() { return side_; }
+    const Client::Side& side() const { return side_; }
+
+    /* Client::Services API */
+    const Config::Settings& settings() const override { return *settings_; }
+    Comm::Loop& loop() override { return loop_; }
+    Log::AccessLog& accessLog() override { return *accessLog_; }
+    const Errors::Templates& templates() const override { return templates_; }
+    const std::string& visibleHostname() const override { return visibleHostname_; }
+    Server::Context& forwarding() override { return *forwarding_; }
+    const Server::Limits& forwardLimits() const override { return limits_; }
+    size_t idleOriginConnections() const override { return pool_.idleCount(); }
+    Store::Index& cache() override { return cache_; }
+    Store::InFlight& inFlight() override { return inFlight_; }
+    void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
+    void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
+    bool isFetchingDetached(const std::string& cacheKey) const override;
+    void release(Client::Connection& connection) override { side_.release(connection); }
+    bool isShuttingDown() const override { return side_.isShuttingDown(); }
+    size_t connectionCount() const override { return side_.connectionCount(); }
+
+private:
+    std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
+    void configureForwarding(const Config::Settings& settings, bool isStartup);
+    /// shared_memory_locking: the block pool's arena, made at start-up only;
+    /// memory_populate_ahead: its page reserve
+    void configureMemory(const Config::Settings& settings, bool isStartup);
+    /// the bytes memory_populate_ahead asks for (auto worked out)
+    static uint64_t PopulateAhead(const Config::Settings& settings);
+    /// destroys the finished fetches no client owns
+    void reapFinishing();
+    /// reapFinishing() after the current callback (a fetch said it is done)
+    void reapSoon();
+
+    Comm::Loop& loop_;
+    Server::Pool pool_;                                            ///< idle origin connections
+    std::unique_ptr<Comm::Resolver> resolver_;                     ///< DNS (c-ares)
+    std::unique_ptr<Server::Context> forwarding_;                  ///< shared by every forwarder
+    Server::Limits limits_;                                        ///< from the configuration in force
+    Store::Index cache_;                                           ///< the memory cache (cache_mem)
+    Store::InFlight inFlight_;                                     ///< joinable fetches
+    std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
+    std::vector<std::unique_ptr<Client::DetachedFetch>> detached_; ///< see startDetached()
+    Comm::Timer reapTimer_;                                        ///< see reapSoon()
+    std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
+    std::unique_ptr<Log::AccessLog> accessLog_;                    ///< see accessLog()
+    Errors::Templates templates_;                                  ///< see templates()
+    std::string visibleHostname_;                                  ///< see visibleHostname()
+    Client::Side side_;                                            ///< last member: destroyed first
+};
+
+} // namespace Proxy

@@ -1,0 +1,52 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/InFlight.h"
+
+Store::EntryRef Store::InFlight::pendingMiss(const std::string& key) const
+{
+    // a fetch that failed has nothing more to tell a new joiner (it would wait forever)
+    const auto it = misses_.find(key);
+    return it == misses_.end() || it->second->hasFailed() ? EntryRef() : it->second;
+}
+
+void Store::InFlight::setPendingMiss(const std::string& key, const EntryRef& entry)
+{
+    misses_[key] = entry;
+}
+
+Store::EntryRef Store::InFlight::pendingRevalidation(const std::string& fullKey, const EntryRef& stale) const
+{
+    const auto it = revalidations_.find(fullKey);
+    if (it == revalidations_.end() || it->second.stale != stale)
+        return EntryRef(); // another object is stored there now
+    const auto& reply = it->second.reply;
+    return reply->hasFailed() || reply->reply() ? EntryRef() : reply;
+}
+
+void Store::InFlight::setPendingRevalidation(const std::string& fullKey, const EntryRef& stale,
+                                             const EntryRef& reply)
+{
+    revalidations_[fullKey] = Revalidation{stale, reply};
+}
+
+void Store::InFlight::forget(const EntryRef& fetch, const std::string& cacheKey, const std::string& staleKey)
+{
+    if (!fetch)
+        return;
+    if (const auto it = misses_.find(cacheKey); it != misses_.end() && it->second == fetch)
+        misses_.erase(it);
+    if (const auto it = revalidations_.find(staleKey);
+        it != revalidations_.end() && it->second.reply == fetch)
+        revalidations_.erase(it);
+}
+
+void Store::InFlight::clear()
+{
+    misses_.clear();
+    revalidations_.clear();
+}

@@ -1,0 +1,63 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Store::InFlight: the fetches others may join (collapsed_forwarding).
+///
+/// Two kinds are registered, each until its reply head arrives (or it
+/// fails): a pending miss, under the cache key of the object it fetches, and
+/// a pending revalidation, a conditional request about a stale stored
+/// object, under that object's full key (with its Vary variant). A request
+/// that finds one waits for its reply instead of asking the origin itself.
+/// A fetch that failed, or whose head has arrived (then the index has the
+/// answer), is not offered to new joiners.
+///
+/// Ownership: it holds references to the entries only; whoever started the
+/// fetch forgets it (forget()) when its head arrived or it ended.
+
+#pragma once
+
+#include "store/Entry.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace Store {
+
+/// The fetches in flight that other requests may join (see the file comment).
+class InFlight {
+public:
+    /// the in-flight miss for key whose reply head has not arrived yet, or null
+    EntryRef pendingMiss(const std::string& key) const;
+    /// registers entry as the in-flight miss for key
+    void setPendingMiss(const std::string& key, const EntryRef& entry);
+
+    /// the conditional request in flight about the stale stored object
+    /// `stale` (stored under fullKey) whose reply head has not arrived yet,
+    /// or null (also when another object is stored under fullKey now)
+    EntryRef pendingRevalidation(const std::string& fullKey, const EntryRef& stale) const;
+    /// registers reply as the conditional request in flight about `stale`
+    void setPendingRevalidation(const std::string& fullKey, const EntryRef& stale, const EntryRef& reply);
+
+    /// forgets fetch wherever it is registered (a pending miss under
+    /// cacheKey, a pending revalidation under staleKey); others stay
+    void forget(const EntryRef& fetch, const std::string& cacheKey, const std::string& staleKey);
+
+    /// registered fetches of both kinds
+    size_t size() const { return misses_.size() + revalidations_.size(); }
+    /// forgets everything (at shutdown)
+    void clear();
+
+private:
+    /// a conditional request others may wait for, and the stale object it asks about
+    struct Revalidation {
+        EntryRef stale; ///< the stored object being revalidated
+        EntryRef reply; ///< where the origin's answer goes
+    };
+
+    std::unordered_map<std::string, EntryRef> misses_;            ///< see pendingMiss()
+    std::unordered_map<std::string, Revalidation> revalidations_; ///< see pendingRevalidation()
+};
+
+} // namespace Store

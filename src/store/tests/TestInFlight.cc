@@ -1,0 +1,92 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/InFlight.h"
+#include "store/Entry.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <memory>
+#include <string>
+
+namespace {
+
+Store::EntryRef NewEntry()
+{
+    return MakeRef<Store::Entry>(1 << 20);
+}
+
+/// gives e a reply head (what it carries does not matter here)
+void GiveHead(Store::Entry& e)
+{
+    auto reply = std::make_unique<Store::Reply>();
+    reply->status = 200;
+    e.setReply(std::move(reply));
+}
+
+} // namespace
+
+/// Tests of Store::InFlight: which fetches a new request may join.
+class TestInFlight : public CppUnit::TestFixture {
+    CPPUNIT_TEST_SUITE(TestInFlight);
+    CPPUNIT_TEST(missIsOfferedUntilItFails);
+    CPPUNIT_TEST(revalidationIsOfferedForItsStaleObjectUntilItsHeadArrives);
+    CPPUNIT_TEST(forgetRemovesOnlyThatFetch);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void missIsOfferedUntilItFails()
+    {
+        Store::InFlight f;
+        const auto fetch = NewEntry();
+        CPPUNIT_ASSERT(!f.pendingMiss("k"));
+        f.setPendingMiss("k", fetch);
+        CPPUNIT_ASSERT(f.pendingMiss("k") == fetch);
+        CPPUNIT_ASSERT(!f.pendingMiss("other"));
+        fetch->fail("origin went away");
+        CPPUNIT_ASSERT(!f.pendingMiss("k")); // a joiner would wait forever
+    }
+
+    void revalidationIsOfferedForItsStaleObjectUntilItsHeadArrives()
+    {
+        Store::InFlight f;
+        const auto stale = NewEntry();
+        const auto newer = NewEntry();
+        const auto reply = NewEntry();
+        f.setPendingRevalidation("full", stale, reply);
+        CPPUNIT_ASSERT(f.pendingRevalidation("full", stale) == reply);
+        CPPUNIT_ASSERT(!f.pendingRevalidation("full", newer)); // another object is stored there now
+        CPPUNIT_ASSERT(!f.pendingRevalidation("elsewhere", stale));
+        GiveHead(*reply);
+        CPPUNIT_ASSERT(!f.pendingRevalidation("full", stale)); // the index has the answer now
+        const auto failed = NewEntry();
+        f.setPendingRevalidation("full", stale, failed);
+        failed->fail("timeout");
+        CPPUNIT_ASSERT(!f.pendingRevalidation("full", stale));
+    }
+
+    void forgetRemovesOnlyThatFetch()
+    {
+        Store::InFlight f;
+        const auto mine = NewEntry();
+        const auto theirs = NewEntry();
+        const auto stale = NewEntry();
+        f.setPendingMiss("k", theirs);
+        f.setPendingRevalidation("full", stale, mine);
+        CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
+        f.forget(mine, "k", "full"); // the miss under k is another fetch: it stays
+        CPPUNIT_ASSERT(f.pendingMiss("k") == theirs);
+        CPPUNIT_ASSERT(!f.pendingRevalidation("full", stale));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
+        f.forget(Store::EntryRef(), "k", "full"); // no fetch: nothing
+        CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
+        f.forget(theirs, "k", "");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+    }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TestInFlight);
