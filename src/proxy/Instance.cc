@@ -21,9 +21,7 @@ Proxy::Instance::Instance(Comm::Loop& loop)
       accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
 {}
 
-// the members go in reverse order: the side (its connections) first, while
-// everything they use is still there, then the fetches no client owns, the
-// cache, and the forwarding context before the resolver and the pool it uses
+// the members go in reverse order (see the header)
 Proxy::Instance::~Instance() = default;
 
 void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool isStartup)

@@ -7,25 +7,25 @@
 /// event loop: it owns every loop-wide service, applies configurations to
 /// them, and hands the client side only Client::Services.
 ///
-/// What it owns, and what will be per thread or shared once several loops
-/// run (`workers`, not built yet: doc/design.md "Not built yet"):
+/// What it owns, and what each becomes once several loops run (`workers`,
+/// not built yet: doc/design.md "Not built yet"):
 ///
-/// | member | what | with several loops |
-/// |---|---|---|
-/// | side_ | http_port listeners and client connections (Client::Side) | per loop |
-/// | pool_, forwarding_, limits_ | idle origin connections, the forwarders' context and knobs | per loop |
-/// | resolver_ | DNS (c-ares channel) | per loop |
-/// | finishing_, detached_ | fetches no client owns | per loop |
-/// | cache_, inFlight_ | the memory cache and the joinable fetches | shared (Store::Index is built for one
-/// mutex) | | settings_, templates_, visibleHostname_ | the configuration snapshot and what it made | shared,
-/// immutable between reconfigures | | accessLog_ | access.log destinations | shared (needs a lock or one
-/// buffer per loop) |
+/// - per loop: side_ (http_port listeners and client connections), pool_,
+///   forwarding_ and limits_ (idle origin connections, the forwarders'
+///   context and knobs), resolver_ (a c-ares channel), finishing_ and
+///   detached_ (fetches no client owns);
+/// - shared: cache_ and inFlight_ (the memory cache and the joinable
+///   fetches; Store::Index is built for one mutex), settings_, templates_
+///   and visibleHostname_ (immutable between reconfigures), accessLog_
+///   (needs a lock or a buffer per loop).
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
 /// Instance only sizes its arena and page reserve (configureMemory()).
 ///
-/// Destruction order: the side (connections) first, then the fetches no
-/// client owns, the origin pool, the in-flight registry and the cache.
+/// Destruction is in reverse member order: the side (its connections) first,
+/// while all they use is there, then the fetches no client owns, the
+/// in-flight registry and the cache, the forwarders' context, the resolver
+/// and the origin pool.
 
 #pragma once
 
