@@ -48,6 +48,7 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Key.h"
+#include "store/Revalidation.h"
 
 #include <ctime>
 
@@ -193,7 +194,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         cache.erase(found.key);
         return false;
     }
-    const auto rule = RuleOf(settings.refreshPatternFor(tx.url));
+    const auto& rule = refreshRule();
     const auto response = FactsOf(*entry->reply());
     const auto reuse = Store::IsFresh(tx.requestFacts, response, rule, ::time(nullptr));
     debugs(20, 3,
@@ -404,41 +405,38 @@ bool Client::Connection::joinedRevalidationIsUsable()
     // stored (private, no-store, a HEAD's...) is the other client's alone.
     auto& tx = *tx_;
     const auto& reply = *tx.reply->reply();
-    const auto* stored = tx.stale->reply();
     auto& cache = services_.cache();
     Http::RequestParser again(tx.requestHead.size() + 1);
     const auto fields = requestFieldsCopy(again);
     bool isInm = false;
-    if (reply.status == 304 && stored) {
-        // RFC 9111 4.3.4: the client that asked freshened the stored head
-        // already, unless it left before the 304 came
-        if (stored->responseTime != reply.responseTime || stored->requestTime != reply.requestTime) {
-            FreshenStored(*tx.stale, reply);
-            cache.touch(tx.staleKey, *tx.stale);
-        }
+    switch (Store::Revalidate(cache, tx.staleKey, *tx.stale, reply,
+                              reply.status >= 500 && mayServeStaleOnError())) {
+    case Store::Revalidated::Unmodified:
         switchToStale("TCP_CF_REFRESH_UNMODIFIED");
         tx.storedKey = tx.staleKey;
         tx.notModified = IsNotModified(fields, *tx.reply->reply(), isInm);
         return true;
-    }
-    if (reply.status >= 500) {
-        // max_stale or stale-if-error (RFC 5861) for this request, as for a lone revalidation
-        if (mayServeStaleOnError()) {
-            switchToStale("TCP_CF_REFRESH_FAIL_OLD");
-            return true;
-        }
+    case Store::Revalidated::ServeStale:
+        switchToStale("TCP_CF_REFRESH_FAIL_OLD");
+        return true;
+    case Store::Revalidated::Error: {
         // the origin's error, as the client that asked gets it (Squid 5.7 shares it too)
         const auto facts = FactsOf(reply);
         if (!facts.cc.hasPrivate() && !facts.cc.noStore) {
             tx.resultCode = "TCP_CF_REFRESH_FAIL_ERR";
             return true;
         }
-    } else if (tx.reply->isKept() && cache.findVariant(tx.cacheKey, fields).entry == tx.reply) {
-        // the new reply replaced the stored object (and is what this
-        // request selects from it): read it as it arrives
-        tx.resultCode = "TCP_CF_REFRESH_MODIFIED";
-        tx.notModified = reply.status == 200 && IsNotModified(fields, reply, isInm);
-        return true;
+        break;
+    }
+    case Store::Revalidated::Modified:
+        if (tx.reply->isKept() && cache.findVariant(tx.cacheKey, fields).entry == tx.reply) {
+            // the new reply replaced the stored object (and is what this
+            // request selects from it): read it as it arrives
+            tx.resultCode = "TCP_CF_REFRESH_MODIFIED";
+            tx.notModified = reply.status == 200 && IsNotModified(fields, reply, isInm);
+            return true;
+        }
+        break;
     }
     debugs(20, 3, "the shared revalidation of " << tx.url << " cannot answer this request; asking again");
     fetchAlone();
@@ -512,11 +510,10 @@ bool Client::Connection::decideStore()
     const auto& reply = *tx.reply->reply();
 
     if (tx.stale) {
-        const auto* stored = tx.stale->reply();
-        if (reply.status == 304 && stored) {
-            // RFC 9111 4.3.4: freshen the stored head, serve the stored body
-            FreshenStored(*tx.stale, reply);
-            cache.touch(tx.staleKey, *tx.stale);
+        switch (Store::Revalidate(cache, tx.staleKey, *tx.stale, reply,
+                                  reply.status >= 500 && mayServeStaleOnError())) {
+        case Store::Revalidated::Unmodified: {
+            // RFC 9111 4.3.4: the freshened stored head, with the stored body
             tx.storedKey = tx.staleKey;
             switchToStale("TCP_REFRESH_UNMODIFIED");
             Http::RequestParser again(tx.requestHead.size() + 1);
@@ -524,16 +521,15 @@ bool Client::Connection::decideStore()
             tx.notModified = IsNotModified(requestFieldsCopy(again), *tx.reply->reply(), isInm);
             return true;
         }
-        if (reply.status >= 500) {
-            // a 5xx is forwarded (TCP_REFRESH_FAIL_ERR, as Squid 5.7) unless
-            // max_stale or stale-if-error (RFC 5861) lets the stored object answer
-            if (mayServeStaleOnError()) {
-                switchToStale("TCP_REFRESH_FAIL_OLD");
-                return true;
-            }
-            tx.resultCode = "TCP_REFRESH_FAIL_ERR";
-        } else {
+        case Store::Revalidated::ServeStale:
+            switchToStale("TCP_REFRESH_FAIL_OLD");
+            return true;
+        case Store::Revalidated::Error:
+            tx.resultCode = "TCP_REFRESH_FAIL_ERR"; // forwarded, as Squid 5.7
+            break;
+        case Store::Revalidated::Modified:
             tx.resultCode = "TCP_REFRESH_MODIFIED";
+            break;
         }
     }
 
@@ -544,11 +540,19 @@ bool Client::Connection::decideStore()
     return false;
 }
 
+const Store::RefreshRule& Client::Connection::refreshRule() const
+{
+    // the regex walk of refresh_pattern, once per request
+    auto& tx = *tx_;
+    if (!tx.rule)
+        tx.rule = RuleOf(services_.settings().refreshPatternFor(tx.url));
+    return *tx.rule;
+}
+
 Client::StoreSpec Client::Connection::storeSpec() const
 {
     const auto& tx = *tx_;
-    return StoreSpec{tx.stale,       tx.staleKey,     tx.cacheKey,
-                     tx.requestHead, tx.requestFacts, RuleOf(services_.settings().refreshPatternFor(tx.url))};
+    return StoreSpec{tx.stale, tx.staleKey, tx.cacheKey, tx.requestHead, tx.requestFacts, refreshRule()};
 }
 
 bool Client::Connection::serveStaleOnError()
@@ -573,7 +577,7 @@ bool Client::Connection::mayServeStaleOnError() const
     const auto& settings = services_.settings();
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     return bool(Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
-                                     RuleOf(settings.refreshPatternFor(tx.url)), ::time(nullptr), maxStale));
+                                     refreshRule(), ::time(nullptr), maxStale));
 }
 
 void Client::Connection::switchToStale(const char* resultCode)
@@ -610,7 +614,7 @@ void Client::Connection::invalidateAfterUnsafe()
     if (tx.method != Http::Method::Post || !tx.mayStore)
         return;
     StoreSpec spec{nullptr,        std::string(),   Store::MakeKey("GET", tx.url),
-                   tx.requestHead, tx.requestFacts, RuleOf(services_.settings().refreshPatternFor(tx.url))};
+                   tx.requestHead, tx.requestFacts, refreshRule()};
     const auto location = reply->findField("Content-Location");
     spec.contentLocationIsTarget = location && SameOriginUrl(target, *location) == tx.url;
     if (auto fullKey = StoreFetched(services_, spec, tx.reply, tx.forwarder.get()))

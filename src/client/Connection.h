@@ -152,6 +152,8 @@ private:
     bool decideStore();
     /// what decides whether this request's reply is stored (a copy of its facts)
     StoreSpec storeSpec() const;
+    /// the refresh_pattern line that matches the request's URL, matched once per request
+    const Store::RefreshRule& refreshRule() const;
     /// whether the forwarder should go on without this client, which leaves
     /// before the reply head while others wait for its fetch (collapsed_forwarding)
     bool isHandedOver() const;
@@ -226,7 +228,8 @@ private:
         Http::Method method = Http::Method::Get; ///< the request method
         std::string
             cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none (a POST too)
-        Store::RequestFacts requestFacts; ///< the request's caching directives
+        Store::RequestFacts requestFacts;       ///< the request's caching directives
+        std::optional<Store::RefreshRule> rule; ///< the refresh_pattern that matches url (see refreshRule())
         bool mayStore =
             false; ///< the reply may be stored (cache rules allow, no request no-store; a POST's: 9.3.3)
         std::string requestHead; ///< a copy of the request head (Vary selects on its fields later)

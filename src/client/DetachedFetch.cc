@@ -8,71 +8,16 @@
 #include "client/DetachedFetch.h"
 #include "base/TextException.h"
 #include "client/Services.h"
-#include "comm/Loop.h"
 #include "config/Settings.h"
-#include "errors/Templates.h"
-#include "log/AccessLog.h"
+#include "http/RequestParser.h"
+#include "log/CacheLog.h"
 #include "server/Forwarder.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
-#include "config/Settings.h"
-#include "http/RequestParser.h"
-#include "http/ReplyParser.h"
-#include "log/CacheLog.h"
-#include "sbuf/BlockPool.h"
-#include "sbuf/MemBlob.h"
-#include "server/Forwarder.h"
+#include "store/Revalidation.h"
 
+#include <chrono>
 #include <ctime>
-
-namespace {
-
-/// the stored head with every field the 304 sent in place of the stored
-/// ones of that name (never the framing)
-std::string MergedHead(const Store::Reply& stored, const Store::Reply& fresh)
-{
-    auto replaced = [&](std::string_view name) {
-        if (Http::EqualsIgnoreCase(name, "Content-Length") ||
-            Http::EqualsIgnoreCase(name, "Transfer-Encoding"))
-            return false;
-        return fresh.findField(name).has_value();
-    };
-    std::string head = "HTTP/" + std::to_string(stored.versionMajor) + "." +
-                       std::to_string(stored.versionMinor) + " " + std::to_string(stored.status) + " " +
-                       std::string(stored.reason()) + "\r\n";
-    for (const auto f : stored.fields()) {
-        if (!replaced(f.name))
-            head.append(f.name).append(": ").append(f.value).append("\r\n");
-    }
-    for (const auto f : fresh.fields()) {
-        if (replaced(f.name))
-            head.append(f.name).append(": ").append(f.value).append("\r\n");
-    }
-    head.append("\r\n");
-    return head;
-}
-
-} // namespace
-
-void Client::FreshenStored(Store::Entry& stored, const Store::Reply& notModified)
-{
-    const auto* old = stored.reply();
-    if (!old)
-        return;
-    // the merged head is the one permitted header copy: a new small block
-    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), MergedHead(*old, notModified));
-    Http::ReplyParser parser(block->size() + 1);
-    if (parser.parse(block->view()) != Http::ParseResult::Done)
-        return;
-    auto merged = std::make_unique<Store::Reply>(*old);
-    merged->block = block;
-    merged->head = block->view();
-    merged->setReason(parser.reason());
-    merged->setFields(parser.fields());
-    merged->requestTime = notModified.requestTime;
-    merged->responseTime = notModified.responseTime;
-    stored.replaceReply(std::move(merged));
-}
 
 std::optional<std::string> Client::StoreFetched(Services& services, const StoreSpec& spec,
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder)
@@ -186,6 +131,19 @@ void Client::DetachedFetch::noteDataAvailable()
         decide();
 }
 
+bool Client::DetachedFetch::staleMayAnswerErrors() const
+{
+    const auto* stored = spec_.stale ? spec_.stale->reply() : nullptr;
+    if (!stored)
+        return false;
+    const auto response = Store::ResponseFacts::FromFields(stored->status, stored->fields(),
+                                                           stored->requestTime, stored->responseTime);
+    const auto maxStale =
+        std::chrono::duration_cast<std::chrono::seconds>(services_.settings().maxStale).count();
+    return bool(Store::MayServeStale(Store::StaleUse::OnError, spec_.facts, response, spec_.rule,
+                                     ::time(nullptr), maxStale));
+}
+
 void Client::DetachedFetch::decide()
 {
     decided_ = true;
@@ -196,14 +154,19 @@ void Client::DetachedFetch::decide()
     const auto* reply = reply_->reply();
     if (!reply) {
         debugs(20, 3, "detached fetch of " << spec_.cacheKey << " failed: " << reply_->failure());
-    } else if (reply->status == 304 && spec_.stale) {
-        FreshenStored(*spec_.stale, *reply);
-        cache.touch(spec_.staleKey, *spec_.stale);
-        debugs(20, 3, "revalidation of " << spec_.cacheKey << ": unmodified");
-    } else if (spec_.stale && reply->status >= 500) {
-        // never replaces the stale object: the clients reading this fetch
-        // each choose between it and the stale object (max_stale, stale-if-error)
-        debugs(20, 3, "revalidation of " << spec_.cacheKey << ": status " << reply->status);
+    } else if (spec_.stale) {
+        // the clients reading this fetch each choose between its reply and
+        // the stale object; what the reply means for the store is Revalidate()'s
+        const auto outcome = Store::Revalidate(cache, spec_.staleKey, *spec_.stale, *reply,
+                                               reply->status >= 500 && staleMayAnswerErrors());
+        if (outcome == Store::Revalidated::Unmodified)
+            debugs(20, 3, "revalidation of " << spec_.cacheKey << ": unmodified");
+        else if (outcome == Store::Revalidated::ServeStale)
+            debugs(20, 3,
+                   "revalidation of " << spec_.cacheKey << ": status " << reply->status
+                                      << "; the stale object stays");
+        else if (StoreFetched(services_, spec_, reply_, forwarder_.get()))
+            debugs(20, 3, "revalidation of " << spec_.cacheKey << ": stored the new reply");
     } else if (StoreFetched(services_, spec_, reply_, forwarder_.get())) {
         debugs(20, 3, "detached fetch of " << spec_.cacheKey << ": stored");
     }

@@ -7,15 +7,16 @@
 /// decided on its head alone: a stored object revalidated in the background
 /// while its stale copy is served (RFC 5861 stale-while-revalidate), or a
 /// fetch whose client left before its head while others wait for it
-/// (collapsed_forwarding). Also Client::FreshenStored(), the RFC 9111 4.3.4
-/// update of a stored head by a 304, and Client::StoreFetched(), the one
-/// decision whether a fetched reply is kept, shared with the client side.
+/// (collapsed_forwarding). Also Client::StoreFetched(), the one decision
+/// whether a fetched reply is kept, shared with the client side. What a
+/// revalidation's reply means is Store::Revalidate()'s.
 ///
 ///     client --TCP_STALE_HIT--> stale stored object (served at once)
 ///        \-- DetachedFetch: conditional request (stored ETag / Last-Modified)
 ///     client --(resets before the head)--> its fetch, which joiners read
 ///        \-- DetachedFetch: takes the client's place among the readers
-///              304 to a revalidation --> FreshenStored(): the stored head takes the new fields
+///              304 to a revalidation --> Store::Revalidate() freshened the stored head
+///              5xx the stale object may answer (stale-if-error, max_stale) --> nothing changes
 ///              storable (StoreFetched)  --> stored (replacing a stale object); the forwarder
 ///                                          goes on for the readers or alone (quick_abort_*)
 ///              otherwise                --> nothing changes
@@ -39,11 +40,6 @@ struct Request;
 }
 
 namespace Client {
-
-/// Freshens a stored reply head with the fields of a 304 (RFC 9111 4.3.4):
-/// every field the 304 sent replaces the stored ones of that name, never the
-/// framing; the body is untouched.
-void FreshenStored(Store::Entry& stored, const Store::Reply& notModified);
 
 /// What decides whether a fetched reply is stored: the request's facts,
 /// kept apart from the client that sent it.
@@ -99,6 +95,8 @@ public:
 
 private:
     void decide();
+    /// whether the stale object may answer a 5xx (stale-if-error, max_stale)
+    bool staleMayAnswerErrors() const;
     /// tells the done handler once the fetch is done
     void noteMaybeDone();
 

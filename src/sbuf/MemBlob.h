@@ -18,12 +18,12 @@
 /// Filling (Envoy's reserve/commit): the writer asks for the space after the
 /// published bytes (reserveSpace(), or space() + spaceSize()), read(2)s into
 /// it, then commit(n)s what the read returned. Committed bytes are published:
-/// no one may change them again, so any number of Slices and SBufs may point
+/// no one may change them again, so any number of Slices may point
 /// at them with no copy and no lock. A short read leaves the rest of the space
 /// open for the next read; the block is full when spaceSize() is 0.
 ///
 /// Ownership and sharing: a MemBlob is reached only through MemBlobRef
-/// (RefCount<MemBlob>). Slices, SBufs and the writer each hold one reference;
+/// (RefCount<MemBlob>). Slices and the writer each hold one reference;
 /// when the last goes, the block goes back to the pool it came from. Only one
 /// writer may fill a blob (the one that made it, e.g. the origin side).
 ///
@@ -51,7 +51,8 @@ public:
     /// throws TextException when minCapacity > BlockPool::MaxBlockSize
     static MemBlobRef Make(BlockPool& pool, size_t minCapacity);
     /// a new blob from pool holding a copy of bytes (for small non-body data
-    /// such as serialized headers; a body copy must be counted by the caller)
+    /// such as serialized headers; body bytes sent from it count as copies,
+    /// see copiedEnd())
     static MemBlobRef MakeCopy(BlockPool& pool, std::string_view bytes);
     /// a new empty blob of exactly this capacity, made with its bytes in the
     /// same allocation as the MemBlob itself and from no pool (pool() must not

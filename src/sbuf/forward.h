@@ -19,7 +19,6 @@ class MemBlob;
 class Slice;
 class SliceSequence;
 class Cursor;
-class SBuf;
 
 /// a shared reference to a block
 using MemBlobRef = RefCount<MemBlob>;

@@ -80,6 +80,10 @@ struct Reply {
     uint8_t versionMajor = 1;              ///< the origin's HTTP version
     uint8_t versionMinor = 1;              ///< the origin's HTTP version
     bool hasBody = true;                   ///< false for HEAD, 1xx, 204, 304
+    /// a 304 to a revalidation: Store::Revalidate() applied it to the stored
+    /// object already (every requester that joined the conditional request
+    /// reads this same reply; only the first freshens)
+    mutable bool appliedToStored = false;
     /// the reason phrase, in head
     std::string_view reason() const { return head.substr(reasonOffset, reasonLength); }
     /// sets the reason phrase, which must lie within head (set head first)
