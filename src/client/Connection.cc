@@ -11,6 +11,7 @@
 #include "base/TextException.h"
 #include "client/Headers.h"
 #include "client/Services.h"
+#include "comm/Connector.h"
 #include "comm/Loop.h"
 #include "config/Settings.h"
 #include "errors/Templates.h"
@@ -487,43 +488,45 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
 {
     (void)head;
     const auto& settings = services_.settings();
-    const bool isConnect = parser_.method() == Http::Method::Connect;
+    if (parser_.method() == Http::Method::Connect) {
+        state_ = State::Forwarding;
+        timer_.cancel(); // the dialer has its own timeouts now
+        dialTunnel(url);
+        return;
+    }
 
     Server::Request request;
     request.method = parser_.method();
     request.host = url.host();
     request.port = url.port();
-    request.isTunnel = isConnect;
-    if (!isConnect) {
-        if (parser_.hasBody()) {
-            tx_->bodyChunked = !parser_.contentLength().has_value();
-            tx_->bodyLeft = parser_.contentLength().value_or(0);
-            tx_->bodyDecoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
-            request.bodyFraming =
-                tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
-            tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
-            tx_->requestBody->setProducer(this);
-            request.body = tx_->requestBody;
-            readingBody_ = true;
-            bodyPaused_ = false;
-            closeAfterReply_ = parser_.wantsClose();
-            const auto& rbs = settings.requestBufferSize;
-            tx_->bodySizer =
-                rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
-        }
-        auto spec = originSpec(url, parser_.methodToken());
-        spec.dropRange = tx_->wholeForRange;
-        spec.bodyFraming = request.bodyFraming;
-        spec.contentLength = tx_->bodyLeft;
-        // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
-        spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
-        if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
-            AddValidators(spec, *stored); // RFC 9111 4.3.1
-            if (spec.extraFields.empty())
-                tx_->stale = nullptr; // nothing to validate with: an ordinary miss
-        }
-        request.head = BuildOriginRequest(spec);
+    if (parser_.hasBody()) {
+        tx_->bodyChunked = !parser_.contentLength().has_value();
+        tx_->bodyLeft = parser_.contentLength().value_or(0);
+        tx_->bodyDecoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
+        request.bodyFraming =
+            tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
+        tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
+        tx_->requestBody->setProducer(this);
+        request.body = tx_->requestBody;
+        readingBody_ = true;
+        bodyPaused_ = false;
+        closeAfterReply_ = parser_.wantsClose();
+        const auto& rbs = settings.requestBufferSize;
+        tx_->bodySizer =
+            rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
     }
+    auto spec = originSpec(url, parser_.methodToken());
+    spec.dropRange = tx_->wholeForRange;
+    spec.bodyFraming = request.bodyFraming;
+    spec.contentLength = tx_->bodyLeft;
+    // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
+    spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
+    if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
+        AddValidators(spec, *stored); // RFC 9111 4.3.1
+        if (spec.extraFields.empty())
+            tx_->stale = nullptr; // nothing to validate with: an ordinary miss
+    }
+    request.head = BuildOriginRequest(spec);
 
     state_ = State::Forwarding;
     timer_.cancel(); // the origin side has its own timeouts now
@@ -683,8 +686,6 @@ void Client::Connection::noteDataAvailable()
                 fetchAlone();
         } else if (tx_->reply->hasFailed())
             forwardingFailed();
-        else if (tx_->reply->isComplete() && tx_->forwarder)
-            startTunnel();
         return;
     }
     if (state_ == State::Streaming)
@@ -811,19 +812,26 @@ void Client::Connection::streamSome()
 
 void Client::Connection::forwardingFailed()
 {
-    if (tx_->stale && tx_->forwarder->failure() != Server::Failure::Aborted && serveStaleOnError())
+    const auto& forwarder = *tx_->forwarder;
+    if (tx_->stale && forwarder.failure() != Server::Failure::Aborted && serveStaleOnError())
         return;
+    answerFailure(forwarder.failure(), forwarder.peerHost(), forwarder.failureErrno(), tx_->reply->failure());
+}
+
+void Client::Connection::answerFailure(Server::Failure why, std::string peer, int xerrno,
+                                       const std::string& text)
+{
     Http::StatusCode status = Http::StatusCode::BadGateway;
     std::string templateName = "ERR_READ_ERROR";
     const auto contextHolder = std::move(tx_->pageContext);
     auto& context = *contextHolder;
-    context.serverAddress = tx_->forwarder->peerHost();
-    context.xerrno = tx_->forwarder->failureErrno(); // %E: "Connection refused", as Squid shows
-    switch (tx_->forwarder->failure()) {
+    context.serverAddress = peer;
+    context.xerrno = xerrno; // %E: "Connection refused", as Squid shows
+    switch (why) {
     case Server::Failure::DnsFail:
         status = Http::StatusCode::ServiceUnavailable;
         templateName = "ERR_DNS_FAIL";
-        context.dnsError = tx_->reply->failure();
+        context.dnsError = text;
         break;
     case Server::Failure::ConnectFail:
         status = Http::StatusCode::ServiceUnavailable;
@@ -872,7 +880,6 @@ void Client::Connection::forwardingFailed()
         if (pendingLog_)
             pendingLog_->resultCode = "TCP_REFRESH_FAIL_ERR";
     }
-    const std::string peer = context.serverAddress;
     if (readingBody_) {
         // the rest of the body cannot be told from the next request
         endRequestBody(false);
@@ -887,10 +894,36 @@ void Client::Connection::forwardingFailed()
         Comm::Milliseconds(0), [this] { drive(); }, this);
 }
 
-void Client::Connection::startTunnel()
+void Client::Connection::dialTunnel(const Http::Url& url)
 {
-    auto serverFd = tx_->forwarder->takeTunnelSocket();
-    const std::string peer = tx_->forwarder->peerHost();
+    // CONNECT: the origin is dialed as for any request (Comm::Connector);
+    // the tunnel starts once the socket is connected
+    auto& forwarding = services_.forwarding();
+    Comm::Connector::Target target{url.host(), url.port(), services_.forwardLimits().connectTimeout,
+                                   &forwarding.connectionsOpened};
+    tx_->dialer = std::make_unique<Comm::Connector>(
+        services_.loop(), forwarding.resolver, std::move(target),
+        [this](Comm::Connector::Result&& result) { onTunnelDialed(std::move(result)); });
+    tx_->dialer->start();
+}
+
+void Client::Connection::onTunnelDialed(Comm::Connector::Result&& result)
+{
+    switch (result.error) {
+    case Comm::Connector::Error::None:
+        startTunnel(std::move(result.fd), result.peer.host());
+        return;
+    case Comm::Connector::Error::Dns:
+        answerFailure(Server::Failure::DnsFail, std::string(), 0, result.text);
+        return;
+    case Comm::Connector::Error::Connect:
+        answerFailure(Server::Failure::ConnectFail, result.peer.host(), result.xerrno, result.text);
+        return;
+    }
+}
+
+void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::string& peer)
+{
     static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
@@ -948,6 +981,7 @@ void Client::Connection::stopForwarding()
 {
     if (!tx_)
         return;
+    tx_->dialer.reset(); // a CONNECT's dial, if any: no callback after this
     if (tx_->forwarder)
         tx_->forwarder->setInterimHandler({}); // whoever takes it over has no client to tell
     const bool handedOver = isHandedOver();

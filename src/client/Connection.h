@@ -45,6 +45,7 @@
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "comm/Address.h"
+#include "comm/Connector.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
 #include "http/ChunkedDecoder.h"
@@ -177,8 +178,16 @@ private:
     void prependInterim(std::string& head);
     void startStreaming();
     void streamSome();
+    /// the forwarder failed: its failure, or the stale object, answers
     void forwardingFailed();
-    void startTunnel();
+    /// answers a failure to reach or read the origin with its error page
+    /// (text: the DNS error for DnsFail) and logs it
+    void answerFailure(Server::Failure why, std::string peer, int xerrno, const std::string& text);
+    /// CONNECT: dials the origin (Comm::Connector)
+    void dialTunnel(const Http::Url& url);
+    void onTunnelDialed(Comm::Connector::Result&& result);
+    /// CONNECT: the 200 and the tunnel over the connected socket to peer
+    void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
     void endTransaction();
     void stopForwarding();
 
@@ -214,6 +223,7 @@ private:
     /// given up when it ends, so that an idle connection does not carry it.
     struct Transaction {
         Server::ForwarderPtr forwarder;                   ///< the origin side
+        std::unique_ptr<Comm::Connector> dialer;          ///< CONNECT: the origin being dialed
         Store::EntryRef reply;                            ///< the reply, being streamed from
         Store::BodyWriter writer;                         ///< writes the reply head and body
         Store::EntryRef requestBody;                      ///< the request body on its way, or null

@@ -43,7 +43,6 @@ Server::Forwarder::Forwarder(Context& context, const Limits& limits, Request&& r
 Server::Forwarder::~Forwarder()
 {
     timer_.cancel();
-    lookup_.cancel();
     reply_->setProducer(nullptr);
     body_->removeReader(*this);
     body_->setProducer(nullptr);
@@ -62,10 +61,6 @@ void Server::Forwarder::start()
     body_->addReader(*this);
     reply_->setReadAheadGap(limits_.readAheadGap);
     // a persistent connection needs no DNS lookup
-    if (request_.isTunnel) {
-        resolve();
-        return;
-    }
     if (auto pooled = context_.pool.take(PoolKey(request_.host, request_.port))) {
         connection_ = std::move(pooled);
         reused_ = true;
@@ -77,96 +72,39 @@ void Server::Forwarder::start()
             Comm::Milliseconds(0), [this] { onConnected(); }, this);
         return;
     }
-    resolve();
+    dial();
 }
 
-void Server::Forwarder::resolve()
-{
-    stage_ = Stage::Resolving;
-    if (const auto literal = Comm::Address::Parse(request_.host, request_.port)) {
-        addresses_ = {*literal};
-        timer_ = context_.loop.schedule(
-            Comm::Milliseconds(0), [this] { connectNext(); }, this);
-        return;
-    }
-    if (!context_.resolver) {
-        timer_ = context_.loop.schedule(
-            Comm::Milliseconds(0), [this] { fail(Failure::DnsFail, "no DNS resolver"); }, this);
-        return;
-    }
-    lookup_ = context_.resolver->resolve(request_.host, request_.port,
-                                         [this](const Comm::Resolver::Answer& a) { onResolved(a); });
-}
-
-void Server::Forwarder::onResolved(const Comm::Resolver::Answer& answer)
-{
-    if (answer.addresses.empty()) {
-        fail(Failure::DnsFail, answer.error.empty() ? "Name not found" : answer.error);
-        return;
-    }
-    addresses_ = answer.addresses;
-    nextAddress_ = 0;
-    connectNext();
-}
-
-void Server::Forwarder::connectNext()
+void Server::Forwarder::dial()
 {
     stage_ = Stage::Connecting;
     releaseConnection(false);
-    while (nextAddress_ < addresses_.size()) {
-        const auto& to = addresses_[nextAddress_++];
-        peerHost_ = to.host();
-        Comm::Descriptor fd(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-        if (!fd.isOpen()) {
-            lastConnectErrno_ = errno;
-            continue;
-        }
-        const int one = 1;
-        (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        const int rc = ::connect(fd.get(), to.raw(), to.length());
-        if (rc != 0 && errno != EINPROGRESS) {
-            lastConnectErrno_ = errno;
-            debugs(11, 3, "connect to " << to.toString() << ": " << std::strerror(errno));
-            continue;
-        }
-        ++context_.connectionsOpened;
-        connection_ = std::make_unique<OriginConnection>(context_.loop, std::move(fd), to);
-        connection_->setUser(this);
-        reused_ = false;
-        if (rc == 0) {
-            timer_ = context_.loop.schedule(
-                Comm::Milliseconds(0), [this] { onConnected(); }, this);
-        } else if (limits_.connectTimeout > Comm::Milliseconds(0)) {
-            timer_ = context_.loop.schedule(
-                limits_.connectTimeout,
-                [this] {
-                    lastConnectErrno_ = ETIMEDOUT;
-                    debugs(11, 3, "connect to " << connection_->peer().toString() << ": connect_timeout");
-                    connectNext();
-                },
-                this);
-        }
-        return; // the connection's writability (or error) says how it went
-    }
-    const std::string why = lastConnectErrno_ ? std::strerror(lastConnectErrno_) : "no address";
-    fail(Failure::ConnectFail, why, lastConnectErrno_);
+    Comm::Connector::Target target{request_.host, request_.port, limits_.connectTimeout,
+                                   &context_.connectionsOpened};
+    dialer_ =
+        std::make_unique<Comm::Connector>(context_.loop, context_.resolver, std::move(target),
+                                          [this](Comm::Connector::Result&& r) { onDialed(std::move(r)); });
+    dialer_->start();
 }
 
-void Server::Forwarder::onConnectEvent()
+void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 {
-    int error = 0;
-    socklen_t len = sizeof(error);
-    if (::getsockopt(connection_->fd(), SOL_SOCKET, SO_ERROR, &error, &len) != 0)
-        error = errno;
-    if (error == 0) {
-        timer_.cancel();
-        onConnected();
+    if (result.error != Comm::Connector::Error::Dns)
+        peerHost_ = result.peer.host(); // the address connected to, or the last one tried
+    switch (result.error) {
+    case Comm::Connector::Error::Dns:
+        fail(Failure::DnsFail, result.text);
         return;
+    case Comm::Connector::Error::Connect:
+        fail(Failure::ConnectFail, result.text, result.xerrno);
+        return;
+    case Comm::Connector::Error::None:
+        break;
     }
-    lastConnectErrno_ = error;
-    debugs(11, 3, "connect to " << connection_->peer().toString() << ": " << std::strerror(error));
-    timer_.cancel();
-    connectNext();
+    connection_ = std::make_unique<OriginConnection>(context_.loop, std::move(result.fd), result.peer);
+    connection_->setUser(this);
+    reused_ = false;
+    onConnected();
 }
 
 void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize,
@@ -203,24 +141,9 @@ void Server::Forwarder::charge()
         index_ = nullptr; // evicted or abandoned: the entry streams on, unkept
 }
 
-Comm::Descriptor Server::Forwarder::takeTunnelSocket()
-{
-    Must(request_.isTunnel && connection_);
-    auto fd = connection_->releaseDescriptor();
-    connection_.reset();
-    return fd;
-}
-
 void Server::Forwarder::onConnected()
 {
-    if (request_.isTunnel) {
-        stage_ = Stage::Done;
-        timer_.cancel();
-        connection_->setUser(nullptr);
-        reply_->complete(); // no reply: the client side takes the socket
-        noteDone();
-        return;
-    }
+    dialer_.reset(); // from the loop: not inside its own callback any more
     stage_ = Stage::Exchanging;
     connection_->noteUse();
     activity_ = context_.loop.now();
@@ -234,11 +157,6 @@ void Server::Forwarder::onConnected()
 
 void Server::Forwarder::handleIo(const Comm::IoEvents& events)
 {
-    if (stage_ == Stage::Connecting) {
-        if (events.writable || events.error || events.hangup)
-            onConnectEvent();
-        return;
-    }
     if (stage_ != Stage::Exchanging)
         return;
     if (events.hangup)
@@ -261,9 +179,17 @@ void Server::Forwarder::sendMore()
 {
     if (requestSent_ || stage_ != Stage::Exchanging)
         return;
+    // store/Entry.h's rule: the write below tells the body entry it moved
+    // (noteConsumed), which may resume the client, which appends more body
+    // and calls noteDataAvailable() -> here again: the write in progress
+    // takes those bytes in its own loop, so the inner call does nothing
+    if (sending_)
+        return;
+    sending_ = true;
     sendBlocked_ = false;
     const auto before = sender_.bytesWritten();
     const auto result = sender_.write(connection_->fd(), *body_);
+    sending_ = false;
     if (sender_.bytesWritten() != before)
         activity_ = context_.loop.now();
     switch (result) {
@@ -341,7 +267,7 @@ void Server::Forwarder::noteReadersGone()
     failure_ = Failure::Aborted;
     stage_ = Stage::Done;
     timer_.cancel();
-    lookup_.cancel();
+    dialer_.reset(); // no callback after this, even from inside it
     releaseConnection(false);
     // a stored object left half-fetched must not stay in the cache as an
     // object in flight that never completes (a collapsed request would wait on it)
@@ -639,7 +565,7 @@ void Server::Forwarder::retry()
     parser_.reset();
     block_ = nullptr;
     headStart_ = 0;
-    resolve();
+    dial();
 }
 
 void Server::Forwarder::finish()
@@ -665,7 +591,7 @@ void Server::Forwarder::fail(Failure why, const std::string& text, int error)
     failureErrno_ = error;
     stage_ = Stage::Done;
     timer_.cancel();
-    lookup_.cancel();
+    dialer_.reset(); // no callback after this, even from inside it
     releaseConnection(false);
     reply_->fail(text);
     charge();

@@ -6,8 +6,8 @@
 /// \file Server::Forwarder: one request forwarded to its origin, and the
 /// reply read from it into a store entry.
 ///
-///     start --> resolve (c-ares, unless an IP literal or a pooled connection)
-///           --> connect (each address in turn, connect_timeout each)
+///     start --> dial (Comm::Connector: resolve, then each address in turn,
+///                     connect_timeout each), unless a pooled connection
 ///           --> send the head, then the request body from its entry  ----+
 ///           --> read: the reply head, parsed in place in the read block   |
 ///                     (each 1xx told to the interim handler, if any, and  | at once
@@ -30,10 +30,11 @@
 ///
 /// Ownership: the client side owns the Forwarder; the Forwarder owns its
 /// origin connection (until it gives it back to the Pool), its timers and
-/// its DNS lookup, and holds references to both entries.
+/// its dialer (Comm::Connector), and holds references to both entries.
 #pragma once
 
 #include "comm/Address.h"
+#include "comm/Connector.h"
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
 #include "http/ChunkedDecoder.h"
@@ -98,7 +99,6 @@ struct Request {
     std::string head;                        ///< the request head to send, already serialized
     Store::EntryRef body;                    ///< the request body, or null
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how to send it
-    bool isTunnel = false; ///< CONNECT: only connect; the reply entry completes with no reply once connected
 };
 
 /// One forwarded request; see the file comment.
@@ -110,7 +110,7 @@ public:
     Forwarder(const Forwarder&) = delete;
     Forwarder& operator=(const Forwarder&) = delete;
 
-    /// starts resolving or connecting; never calls back from inside
+    /// starts dialing (or takes a pooled connection); never calls back from inside
     void start();
     /// why it failed (None while it has not)
     Failure failure() const { return failure_; }
@@ -125,8 +125,6 @@ public:
     bool isFinishingAlone() const { return finishingAlone_ && stage_ != Stage::Done; }
     /// whether the reply came over a pooled connection (for tests and logs)
     bool reusedConnection() const { return reused_; }
-    /// CONNECT: the connected socket, once the reply entry completed without a reply
-    Comm::Descriptor takeTunnelSocket();
     /// Called with the parsed head of each interim (1xx but 101) reply, valid
     /// during the call only, before it is skipped: RFC 9110 section 15.2
     /// asks a proxy to forward them. Interim replies are never stored.
@@ -157,12 +155,10 @@ public:
     const Sbuf::Cursor& cursor() const override { return sender_.cursor(); }
 
 private:
-    enum class Stage { Idle, Resolving, Connecting, Exchanging, Done };
+    enum class Stage { Idle, Connecting, Exchanging, Done };
 
-    void resolve();
-    void onResolved(const Comm::Resolver::Answer& answer);
-    void connectNext();
-    void onConnectEvent();
+    void dial();
+    void onDialed(Comm::Connector::Result&& result);
     void onConnected();
     void sendMore();
     void readMore();
@@ -193,15 +189,12 @@ private:
     int failureErrno_ = 0;
     std::string failureText_;
 
-    Comm::Lookup lookup_;
-    std::vector<Comm::Address> addresses_; ///< from DNS, tried in turn
-    size_t nextAddress_ = 0;
+    std::unique_ptr<Comm::Connector> dialer_; ///< while a new connection is dialed
     OriginConnectionPtr connection_;
     bool reused_ = false;         ///< connection_ came from the Pool
     bool finishingAlone_ = false; ///< no reader left; storing the object anyway (quick_abort)
     bool retried_ = false;        ///< the one retry was spent
-    int lastConnectErrno_ = 0;
-    std::string peerHost_; ///< the address last connected to (or tried), for %<a
+    std::string peerHost_;        ///< the address last connected to (or tried), for %<a
 
     Store::BodyWriter sender_; ///< the request head and body
     bool sendBlocked_ = false; ///< the last write hit a full socket
@@ -217,6 +210,7 @@ private:
     uint64_t replyBytes_ = 0; ///< bytes read from the origin for this reply
     bool reusable_ = true;    ///< no stray bytes after the reply
     bool reading_ = false;    ///< inside readMore()
+    bool sending_ = false;    ///< inside sendMore()
     bool paused_ = false;     ///< reads stopped at read_ahead_gap
     bool peerClosed_ = false; ///< EPOLLRDHUP seen
 

@@ -34,7 +34,7 @@ namespace Server {
 /// One connection to an origin; see the file comment.
 class OriginConnection : public Comm::IoHandler {
 public:
-    /// takes a connected (or connecting) socket to peer and watches it
+    /// takes a connected socket to peer (Comm::Connector's) and watches it
     OriginConnection(Comm::Loop& loop, Comm::Descriptor&& fd, const Comm::Address& peer);
     ~OriginConnection() override;
     OriginConnection(const OriginConnection&) = delete;

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/BodyWriter.h"
+#include "base/TextException.h"
 #include "http/ChunkedDecoder.h"
 #include "sbuf/BlockPool.h"
 #include "store/Entry.h"
@@ -192,8 +193,18 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
 
 Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
 {
-    if (!segments_.empty())
-        return writeSegments(fd, entry);
+    // store/Entry.h's rule: a writer is never called back into from inside its own write
+    Must2(!inWrite_, "BodyWriter::write() re-entered from inside itself");
+    inWrite_ = true;
+    struct Leave {
+        bool& inWrite;
+        ~Leave() { inWrite = false; }
+    } leave{inWrite_};
+    return segments_.empty() ? writeFramed(fd, entry) : writeSegments(fd, entry);
+}
+
+Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
+{
     const auto& body = entry.body();
     const size_t maxBytes = maxBytes_ ? maxBytes_ : SIZE_MAX;
     for (;;) {

@@ -77,7 +77,9 @@ public:
     void startSegments(std::string head, std::vector<Segment> segments, const Entry& entry);
 
     /// writes as much as the socket takes (looping while writev takes all it
-    /// was offered) and reports why it stopped
+    /// was offered) and reports why it stopped. Never re-entered: the call
+    /// back it makes (Entry::noteConsumed) must not lead into write() again
+    /// on this writer (store/Entry.h's rule); that throws.
     Result write(int fd, Entry& entry);
     /// the cursor in the body
     const Sbuf::Cursor& cursor() const { return cursor_; }
@@ -104,6 +106,7 @@ public:
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
 private:
+    Result writeFramed(int fd, Entry& entry);
     Result writeSegments(int fd, Entry& entry);
     /// moves the cursor to the first body byte the pieces left still need
     /// (or to the end of what has arrived), telling the entry
@@ -129,6 +132,7 @@ private:
     uint64_t written_ = 0;
     uint64_t bodyWritten_ = 0;
     uint64_t writes_ = 0;                       ///< see writeCount()
+    bool inWrite_ = false;                      ///< inside write(): it is not re-entered
     size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
     int errno_ = 0;
 };

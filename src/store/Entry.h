@@ -27,10 +27,23 @@
 /// Flow control: the producer asks canProduce() before each read and stops
 /// when it is false; a reader that moved forward calls noteConsumed(), which
 /// releases what no one needs and calls the producer's resumeProducing() when
-/// room appeared. append() calls each reader's noteDataAvailable(). These
-/// calls are direct: a producer and a reader must each tolerate being called
-/// back while inside their own I/O (the producer re-checks canProduce() in
-/// its read loop, and its resumeProducing() does nothing while it is reading).
+/// room appeared. append() calls each reader's noteDataAvailable().
+///
+/// The re-entrancy rule. Those calls are direct, not deferred to the loop
+/// (a deferral per block would cost a loop iteration per read), so a side
+/// can be called back while inside its own I/O: a client's write moves its
+/// cursor (noteConsumed), which resumes the producer, whose read appends,
+/// which tells the readers (noteDataAvailable), back into that same client;
+/// and the other way for uploads, the forwarder's send resuming the client's
+/// body reader, whose append tells the forwarder. So every I/O method of a
+/// producer or a reader is guarded the same way: called back from inside
+/// itself, it does nothing, because the I/O in progress loops and takes the
+/// news itself (it gathers again after noteConsumed(), re-checks
+/// canProduce() before each read). The guards: Server::Forwarder's
+/// readMore() (reading_) and sendMore() (sending_), Client::Connection's
+/// streamSome() (writing_) and its body reader (it resumes only when
+/// paused). Store::BodyWriter::write() throws when re-entered, so a missing
+/// guard fails at once (TestBodyWriter, TestForwarder's upload past the gap).
 ///
 /// Ownership: an Entry is refcounted (EntryRef); the producer and every
 /// reader hold a reference. Producer and readers register raw pointers and

@@ -68,6 +68,7 @@ class TestForwarder : public CppUnit::TestFixture {
     CPPUNIT_TEST(readerLeavingAbortsAndClosesConnection);
     CPPUNIT_TEST(bodyBytesAreNeverCopied);
     CPPUNIT_TEST(doneHandlerIsToldOnce);
+    CPPUNIT_TEST(uploadPastTheGapFromInsideTheSend);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -102,6 +103,7 @@ public:
     void readerLeavingAbortsAndClosesConnection();
     void bodyBytesAreNeverCopied();
     void doneHandlerIsToldOnce();
+    void uploadPastTheGapFromInsideTheSend();
 
 private:
     /// fails when a test copied body bytes in user space
@@ -752,6 +754,68 @@ void TestForwarder::badFramingFailsInvalidReply()
         CPPUNIT_ASSERT(reply->hasFailed());
         CPPUNIT_ASSERT_EQUAL(size_t(0), rig.pool.idleCount());
     }
+}
+
+namespace {
+
+/// a client side that appends body bytes whenever the entry has room, from
+/// inside resumeProducing() (as Client::Connection's body reader does): the
+/// forwarder's send is then called back from inside its own write
+struct EagerUploader : Store::Producer {
+    EagerUploader(Store::Entry& e, size_t size) : entry(e), total(size) { entry.setProducer(this); }
+    ~EagerUploader() override { entry.setProducer(nullptr); }
+    void resumeProducing() override { fill(); }
+    void fill()
+    {
+        while (appended < total && entry.canProduce()) {
+            const size_t n = std::min<size_t>(7 * 1024 + 13, total - appended);
+            AppendPattern(entry, appended, n);
+            appended += n;
+            if (appended == total)
+                entry.complete();
+        }
+    }
+    Store::Entry& entry;
+    size_t total;
+    uint64_t appended = 0;
+};
+
+} // namespace
+
+void TestForwarder::uploadPastTheGapFromInsideTheSend()
+{
+    // store/Entry.h's re-entrancy rule: an upload larger than read_ahead_gap
+    // resumes the client from inside the forwarder's write, which appends and
+    // tells the forwarder again; the write in progress must take those bytes
+    // (BodyWriter::write() throws if re-entered)
+    Rig rig;
+    const size_t size = 1024 * 1024;
+    auto body = MakeRef<Store::Entry>(16 * 1024);
+    EagerUploader client(*body, size);
+    client.fill();
+    auto reply = NewReply();
+    TestReader reader(reply, true);
+    Server::Request put;
+    put.method = Http::Method::Put;
+    put.host = "127.0.0.1";
+    put.port = rig.port;
+    put.head = rig.headFor("PUT", "/eager", "Content-Length: " + std::to_string(size) + "\r\n");
+    put.body = body;
+    put.bodyFraming = Store::BodyWriter::Framing::Raw;
+    auto f = rig.start(std::move(put), reply);
+    auto origin = rig.accept();
+    std::string received;
+    CPPUNIT_ASSERT(rig.runUntil([&] {
+        Rig::readSome(origin.get(), received);
+        const auto end = received.find("\r\n\r\n");
+        return f->isDone() || (end != std::string::npos && received.size() - end - 4 >= size);
+    }));
+    ASSERT_FAILURE(Failure::None, *f); // not ended by a broken invariant
+    const auto end = received.find("\r\n\r\n");
+    CPPUNIT_ASSERT(received.substr(end + 4) == Pattern(0, size));
+    rig.send(origin.get(), "HTTP/1.1 204 No Content\r\n\r\n");
+    CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
+    ASSERT_FAILURE(Failure::None, *f);
 }
 
 void TestForwarder::doneHandlerIsToldOnce()

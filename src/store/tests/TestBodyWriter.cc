@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/BodyWriter.h"
+#include "base/TextException.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
@@ -124,6 +125,7 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(eachWriteCarriesAtMostTheDefaultBound);
     CPPUNIT_TEST(segmentWritesCarryAtMostTheBound);
     CPPUNIT_TEST(copiedBodyBytesAreCounted);
+    CPPUNIT_TEST(reenteredWriteThrows);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -236,6 +238,40 @@ public:
                 CPPUNIT_ASSERT_EQUAL(uint64_t(700), Sbuf::DefaultPool().copyStats().bodyBytesCopied - before);
             }
         }
+    }
+
+    /// store/Entry.h's re-entrancy rule, enforced: a producer that writes
+    /// with the same writer from inside the write that resumed it breaks it
+    void reenteredWriteThrows()
+    {
+        struct Reentering : Store::Producer {
+            void resumeProducing() override
+            {
+                ++calls;
+                (void)writer->write(fd, *entry);
+            }
+            Store::BodyWriter* writer = nullptr;
+            Store::Entry* entry = nullptr;
+            int fd = -1;
+            int calls = 0;
+        };
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(4096);
+        Store::BodyWriter w;
+        WriterReader reader(w);
+        e->addReader(reader);
+        FileSink sink;
+        Reentering producer;
+        producer.writer = &w;
+        producer.entry = e.getRaw();
+        producer.fd = sink.fd;
+        e->setProducer(&producer);
+        appendPattern(pool, *e, 8192); // past the gap: the write makes room and resumes it
+        w.start("H\r\n\r\n", Store::BodyWriter::Framing::Raw, *e);
+        CPPUNIT_ASSERT_THROW(w.write(sink.fd, *e), TextException);
+        CPPUNIT_ASSERT_EQUAL(1, producer.calls);
+        e->setProducer(nullptr);
+        e->removeReader(reader);
     }
 
     void rawBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Raw); }
