@@ -16,11 +16,3 @@ void Http::AppendStatusLine(std::string& out, int status, std::string_view reaso
     out.append(reason.empty() ? std::string_view(ReasonPhrase(StatusCode(status))) : reason);
     out.append("\r\n");
 }
-
-void Http::AppendField(std::string& out, std::string_view name, std::string_view value)
-{
-    out.append(name);
-    out.append(": ");
-    out.append(value);
-    out.append("\r\n");
-}

@@ -23,8 +23,14 @@ namespace Http {
 /// appends `HTTP/1.1 STATUS REASON` CRLF; an empty reason takes ReasonPhrase(status)
 void AppendStatusLine(std::string& out, int status, std::string_view reason = {});
 
-/// appends `NAME: VALUE` CRLF
-void AppendField(std::string& out, std::string_view name, std::string_view value);
+/// appends `NAME: VALUE` CRLF (inline: a head has many fields)
+inline void AppendField(std::string& out, std::string_view name, std::string_view value)
+{
+    out.append(name);
+    out.append(": ");
+    out.append(value);
+    out.append("\r\n");
+}
 
 /// appends the empty line that ends a head
 inline void EndHead(std::string& out)
