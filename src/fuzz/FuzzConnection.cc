@@ -111,8 +111,8 @@ private:
 };
 
 /// The proxy, its loop and the origin, made once per process.
-struct Proxy {
-    Proxy()
+struct Rig {
+    Rig()
     {
         char tmpl[] = "/tmp/cuttle-fuzzconn-XXXXXX";
         dir = ::mkdtemp(tmpl);
@@ -156,10 +156,10 @@ struct Proxy {
     std::string originAuthority;
 };
 
-Proxy& TheProxy()
+Rig& TheRig()
 {
-    static Proxy* proxy = new Proxy; // lives as long as the process
-    return *proxy;
+    static Rig* rig = new Rig; // lives as long as the process
+    return *rig;
 }
 
 /// The methods of the requests at the start of `stream` that parse, in
@@ -222,7 +222,7 @@ void CheckReplies(std::string_view out, std::string_view request, bool closed)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    Proxy& proxy = TheProxy();
+    Rig& proxy = TheRig();
     const auto input = Fuzz::AsText(data, size);
     const auto separator = input.find("@@@@");
     std::string request(input.substr(0, separator));
