@@ -30,7 +30,11 @@
 ///   are move-only handles that cancel in their destructor, so whoever owns
 ///   the handle (normally the object that owns the descriptor, next to its
 ///   Comm::Descriptor) owns the event source. Declare the Registration after
-///   the Descriptor so it goes first. The Loop must outlive every handle.
+///   the Descriptor so it goes first. The Loop must outlive every handle. A
+///   descriptor is registered again only when it changes owner (a connected
+///   socket from Comm::Connector to its user, a client socket to a tunnel):
+///   the old owner cancels, the new one watches, and the first edge of the
+///   new registration reports what is already there.
 /// - Exceptions: a callback that throws is caught around that one callback,
 ///   logged as a bug (cache.log, level 0 with "BUG:"), and its owner's
 ///   IoHandler::handleBug() is called so that it ends only its own

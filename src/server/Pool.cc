@@ -21,13 +21,6 @@ Server::OriginConnection::~OriginConnection()
     registration_.cancel();
 }
 
-Comm::Descriptor Server::OriginConnection::releaseDescriptor()
-{
-    registration_.cancel();
-    user_ = nullptr;
-    return std::move(fd_);
-}
-
 void Server::OriginConnection::handleIo(const Comm::IoEvents& events)
 {
     if (user_)

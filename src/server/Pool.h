@@ -50,8 +50,6 @@ public:
     uint64_t useCount() const { return uses_; }
     /// counts one more transaction
     void noteUse() { ++uses_; }
-    /// stops watching the socket and hands it over (to a CONNECT tunnel)
-    Comm::Descriptor releaseDescriptor();
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
