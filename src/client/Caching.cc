@@ -571,13 +571,8 @@ bool Client::Connection::serveStaleOnError()
 bool Client::Connection::mayServeStaleOnError() const
 {
     const auto& tx = *tx_;
-    const auto* stored = tx.stale ? tx.stale->reply() : nullptr;
-    if (!stored)
-        return false;
-    const auto& settings = services_.settings();
-    const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-    return bool(Store::MayServeStale(Store::StaleUse::OnError, tx.requestFacts, FactsOf(*stored),
-                                     refreshRule(), ::time(nullptr), maxStale));
+    return tx.stale &&
+           StaleMayAnswerErrors(services_.settings(), tx.stale.getRaw(), tx.requestFacts, refreshRule());
 }
 
 void Client::Connection::switchToStale(const char* resultCode)

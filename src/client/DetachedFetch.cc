@@ -131,17 +131,17 @@ void Client::DetachedFetch::noteDataAvailable()
         decide();
 }
 
-bool Client::DetachedFetch::staleMayAnswerErrors() const
+bool Client::StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* stale,
+                                  const Store::RequestFacts& request, const Store::RefreshRule& rule)
 {
-    const auto* stored = spec_.stale ? spec_.stale->reply() : nullptr;
+    const auto* stored = stale ? stale->reply() : nullptr;
     if (!stored)
         return false;
     const auto response = Store::ResponseFacts::FromFields(stored->status, stored->fields(),
                                                            stored->requestTime, stored->responseTime);
-    const auto maxStale =
-        std::chrono::duration_cast<std::chrono::seconds>(services_.settings().maxStale).count();
-    return bool(Store::MayServeStale(Store::StaleUse::OnError, spec_.facts, response, spec_.rule,
-                                     ::time(nullptr), maxStale));
+    const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+    return bool(
+        Store::MayServeStale(Store::StaleUse::OnError, request, response, rule, ::time(nullptr), maxStale));
 }
 
 void Client::DetachedFetch::decide()
@@ -157,8 +157,10 @@ void Client::DetachedFetch::decide()
     } else if (spec_.stale) {
         // the clients reading this fetch each choose between its reply and
         // the stale object; what the reply means for the store is Revalidate()'s
-        const auto outcome = Store::Revalidate(cache, spec_.staleKey, *spec_.stale, *reply,
-                                               reply->status >= 500 && staleMayAnswerErrors());
+        const auto outcome = Store::Revalidate(
+            cache, spec_.staleKey, *spec_.stale, *reply,
+            reply->status >= 500 &&
+                StaleMayAnswerErrors(services_.settings(), spec_.stale.getRaw(), spec_.facts, spec_.rule));
         if (outcome == Store::Revalidated::Unmodified)
             debugs(20, 3, "revalidation of " << spec_.cacheKey << ": unmodified");
         else if (outcome == Store::Revalidated::ServeStale)

@@ -35,6 +35,9 @@
 #include <optional>
 #include <string>
 
+namespace Config {
+struct Settings;
+}
 namespace Server {
 struct Request;
 }
@@ -52,6 +55,12 @@ struct StoreSpec {
     Store::RefreshRule rule;              ///< the refresh_pattern that matched the URL
     bool contentLocationIsTarget = false; ///< a POST's reply names its target in Content-Location
 };
+
+/// Whether the stored object `stale` (null: none) may answer a 5xx or a
+/// failed validation for this request (StaleUse::OnError: stale-if-error,
+/// and max_stale from settings), now.
+bool StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* stale,
+                          const Store::RequestFacts& request, const Store::RefreshRule& rule);
 
 /// Stores the reply whose head entry holds when RFC 9111 section 3,
 /// negative_ttl and the object size limits allow: inserts entry under the
@@ -95,8 +104,6 @@ public:
 
 private:
     void decide();
-    /// whether the stale object may answer a 5xx (stale-if-error, max_stale)
-    bool staleMayAnswerErrors() const;
     /// tells the done handler once the fetch is done
     void noteMaybeDone();
 
