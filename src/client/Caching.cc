@@ -5,21 +5,22 @@
 
 /// \file The client side's use of the memory cache (Client::Connection's
 /// methods that look up, serve, join, store and invalidate; the rest of the
-/// class is in Connection.cc).
+/// class is in Connection.cc). The decisions are the store's
+/// (doc/design.md "The cache transaction"); these methods act on them.
 ///
 ///     GET/HEAD allowed by http_access and `cache`
-///       lookupCache:  found, complete, fresh (Store::IsFresh) --> serveStored (TCP_MEM_HIT,
-///                                                     or a 304 for a matching conditional: TCP_INM_HIT /
-///                                                     TCP_IMS_HIT)
-///                     found, stale                     --> forward with If-None-Match / If-Modified-Since
-///                     ... its conditional in flight + collapsed_forwarding --> joinMiss (waits for that
-///                                                     answer: TCP_CF_REFRESH_*)
-///                     in flight + collapsed_forwarding --> joinMiss (reads the same blocks from offset 0)
-///                     nothing, only-if-cached          --> 504 ERR_ONLY_IF_CACHED_MISS
-///       reply head:   decideStore: 304 to a revalidation --> update the stored head, serve it
-///       (TCP_REFRESH_UNMODIFIED)
-///                     storable (Store::IsStorable)       --> Store::Index::insert, the forwarder charges
-///                     cache_mem
+///       lookupCache: Store::LookUp() says
+///         Hit, NegativeHit, StaleHit --> serveStored (TCP_MEM_HIT, TCP_NEGATIVE_HIT, TCP_STALE_HIT
+///                                        with a DetachedFetch revalidating; a 304 for a matching
+///                                        conditional: TCP_INM_HIT / TCP_IMS_HIT)
+///         Join                       --> joinMiss (reads the same blocks from offset 0)
+///         Validate                   --> forward with If-None-Match / If-Modified-Since, or
+///                                        joinMiss of another client's (TCP_CF_REFRESH_*)
+///         Reload, Miss               --> forward (TCP_CLIENT_REFRESH_MISS, TCP_MISS)
+///         Unavailable                --> 504 ERR_ONLY_IF_CACHED_MISS
+///       reply head: decideStore: to a revalidation, Store::Revalidate() (304: the freshened
+///                   stored object answers, TCP_REFRESH_UNMODIFIED); storable (Store::Admit())
+///                   --> inserted, the forwarder charges cache_mem
 
 #include "cuttle.h"
 
@@ -48,6 +49,7 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Key.h"
+#include "store/Lookup.h"
 #include "store/Revalidation.h"
 
 #include <ctime>
@@ -73,13 +75,6 @@ Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
     // its built-in rule (no line matched) allows no stale answer on errors
     r.maxStale = p.regex ? p.maxStale : 0;
     return r;
-}
-
-/// the facts of a stored reply
-Store::ResponseFacts FactsOf(const Store::Reply& reply)
-{
-    return Store::ResponseFacts::FromFields(reply.status, reply.fields(), reply.requestTime,
-                                            reply.responseTime);
 }
 
 /// The canonical URL a Location or Content-Location value names when it is
@@ -160,79 +155,50 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     tx.mayStore = !tx.requestFacts.cc.noStore; // RFC 9111 5.2.1.5
     tx.requestHead = tx.pageContext ? tx.pageContext->request : std::string();
 
-    const auto found = cache.findVariant(tx.cacheKey, parser_.fields());
-    if (!found.entry) {
-        if (settings.collapsedForwarding && !parser_.hasBody())
-            joinable = services_.inFlight().pendingMiss(tx.cacheKey);
-        if (!joinable && tx.requestFacts.cc.onlyIfCached) {
-            // RFC 9111 5.2.1.7: nothing usable is stored; Squid answers 504
-            tx.resultCode = "TCP_MISS";
-            if (pendingLog_)
-                pendingLog_->resultCode = "TCP_MISS";
-            reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
-            return true;
-        }
-        return false;
-    }
-    const auto& entry = found.entry;
-    if (!entry->isComplete()) {
-        // an object being stored: read it as it arrives, from offset 0; a
-        // request that forbids contacting the origin (only-if-cached, RFC
-        // 9111 5.2.1.7) reads it whatever collapsed_forwarding says, as Squid does
-        if ((settings.collapsedForwarding || tx.requestFacts.cc.onlyIfCached) && !parser_.hasBody())
-            joinable = entry;
-        return false;
-    }
-
-    if (entry->negativeUntil()) {
-        // negative_ttl: an error reply without freshness of its own, kept briefly as Squid does
-        if (::time(nullptr) < entry->negativeUntil() && !tx.requestFacts.wantsReload()) {
-            cache.touch(found.key, *entry);
-            serveStored(entry, ::time(nullptr) - entry->reply()->responseTime, "TCP_NEGATIVE_HIT");
-            return true;
-        }
-        cache.erase(found.key);
-        return false;
-    }
+    Store::LookupOptions options;
+    options.now = ::time(nullptr);
+    options.maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
+    options.collapsedForwarding = settings.collapsedForwarding;
+    options.hasBody = parser_.hasBody();
+    options.isRevalidatingInBackground = services_.isFetchingDetached(tx.cacheKey);
     const auto& rule = refreshRule();
-    const auto response = FactsOf(*entry->reply());
-    const auto reuse = Store::IsFresh(tx.requestFacts, response, rule, ::time(nullptr));
-    debugs(20, 3,
-           "stored " << tx.url << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
-                     << reuse.lifetime << ")");
-    if (reuse.isServable()) {
-        cache.touch(found.key, *entry);
-        tx.storedKey = found.key;
-        serveStored(entry, reuse.age);
-        return true;
-    }
-    const auto now = ::time(nullptr);
-    const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
-    if (reuse.use == Store::Reuse::Validate && reuse.lifetime <= reuse.age &&
-        !services_.isFetchingDetached(tx.cacheKey) &&
-        Store::MayServeStale(Store::StaleUse::WhileRevalidating, tx.requestFacts, response, rule, now,
-                             maxStale)) {
-        // RFC 5861: serve the stale object now and ask the origin in the background
-        revalidateInBackground(url, entry, found.key, rule);
-        cache.touch(found.key, *entry);
-        tx.storedKey = found.key;
-        serveStored(entry, reuse.age, "TCP_STALE_HIT");
-        return true;
-    }
-    if (tx.requestFacts.cc.onlyIfCached) {
+    auto found = Store::LookUp(cache, services_.inFlight(), tx.cacheKey, parser_.fields(), tx.requestFacts,
+                               rule, options);
+    switch (found.kind) {
+    case Store::Lookup::Kind::Miss:
+        return false;
+    case Store::Lookup::Kind::Join:
+        joinable = std::move(found.entry);
+        return false;
+    case Store::Lookup::Kind::Unavailable:
+        // RFC 9111 5.2.1.7: nothing stored may answer, and the origin may not; Squid answers 504
+        tx.resultCode = "TCP_MISS";
+        if (pendingLog_)
+            pendingLog_->resultCode = "TCP_MISS";
         reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
         return true;
-    }
-    if (reuse.use == Store::Reuse::Reload) {
+    case Store::Lookup::Kind::Hit:
+        tx.storedKey = std::move(found.fullKey);
+        serveStored(found.entry, found.age);
+        return true;
+    case Store::Lookup::Kind::NegativeHit:
+        serveStored(found.entry, found.age, "TCP_NEGATIVE_HIT");
+        return true;
+    case Store::Lookup::Kind::StaleHit:
+        // RFC 5861: the stale object now; a DetachedFetch asks the origin
+        revalidateInBackground(url, found.entry, found.fullKey, rule);
+        tx.storedKey = std::move(found.fullKey);
+        serveStored(found.entry, found.age, "TCP_STALE_HIT");
+        return true;
+    case Store::Lookup::Kind::Reload:
         tx.resultCode = "TCP_CLIENT_REFRESH_MISS";
         return false;
+    case Store::Lookup::Kind::Validate:
+        tx.stale = std::move(found.entry); // forward() asks the origin whether it changed
+        tx.staleKey = std::move(found.fullKey);
+        joinable = std::move(found.revalidation);
+        return false;
     }
-    tx.stale = entry; // forward() asks the origin whether it changed
-    tx.staleKey = found.key;
-    // collapsed_forwarding: another client's conditional request for this
-    // very object answers this one too
-    if (settings.collapsedForwarding && !parser_.hasBody())
-        joinable = services_.inFlight().pendingRevalidation(found.key, entry);
     return false;
 }
 
@@ -354,7 +320,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     request.port = url.port();
     request.head = BuildOriginRequest(spec);
 
-    StoreSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
+    Store::FetchSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
     services_.startDetached(std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request)));
 }
 
@@ -421,7 +387,7 @@ bool Client::Connection::joinedRevalidationIsUsable()
         return true;
     case Store::Revalidated::Error: {
         // the origin's error, as the client that asked gets it (Squid 5.7 shares it too)
-        const auto facts = FactsOf(reply);
+        const auto facts = Store::ResponseFacts::Of(reply);
         if (!facts.cc.hasPrivate() && !facts.cc.noStore) {
             tx.resultCode = "TCP_CF_REFRESH_FAIL_ERR";
             return true;
@@ -549,10 +515,11 @@ const Store::RefreshRule& Client::Connection::refreshRule() const
     return *tx.rule;
 }
 
-Client::StoreSpec Client::Connection::storeSpec() const
+Store::FetchSpec Client::Connection::storeSpec() const
 {
     const auto& tx = *tx_;
-    return StoreSpec{tx.stale, tx.staleKey, tx.cacheKey, tx.requestHead, tx.requestFacts, refreshRule()};
+    return Store::FetchSpec{tx.stale,       tx.staleKey,     tx.cacheKey,
+                            tx.requestHead, tx.requestFacts, refreshRule()};
 }
 
 bool Client::Connection::serveStaleOnError()
@@ -583,7 +550,7 @@ void Client::Connection::switchToStale(const char* resultCode)
     tx.reply->removeReader(*this);
     tx.reply = tx.stale;
     tx.reply->addReader(*this);
-    tx.age = Store::CurrentAge(FactsOf(*tx.reply->reply()), ::time(nullptr));
+    tx.age = Store::CurrentAge(Store::ResponseFacts::Of(*tx.reply->reply()), ::time(nullptr));
 }
 
 void Client::Connection::invalidateAfterUnsafe()
@@ -608,8 +575,8 @@ void Client::Connection::invalidateAfterUnsafe()
     // Content-Location is its target may answer a later GET (Store::IsStorable)
     if (tx.method != Http::Method::Post || !tx.mayStore)
         return;
-    StoreSpec spec{nullptr,        std::string(),   Store::MakeKey("GET", tx.url),
-                   tx.requestHead, tx.requestFacts, refreshRule()};
+    Store::FetchSpec spec{nullptr,        std::string(),   Store::MakeKey("GET", tx.url),
+                          tx.requestHead, tx.requestFacts, refreshRule()};
     const auto location = reply->findField("Content-Location");
     spec.contentLocationIsTarget = location && SameOriginUrl(target, *location) == tx.url;
     if (auto fullKey = StoreFetched(services_, spec, tx.reply, tx.forwarder.get()))

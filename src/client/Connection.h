@@ -152,7 +152,7 @@ private:
     void startOwnFetch(Server::Request&& request);
     bool decideStore();
     /// what decides whether this request's reply is stored (a copy of its facts)
-    StoreSpec storeSpec() const;
+    Store::FetchSpec storeSpec() const;
     /// the refresh_pattern line that matches the request's URL, matched once per request
     const Store::RefreshRule& refreshRule() const;
     /// whether the forwarder should go on without this client, which leaves

@@ -9,9 +9,9 @@
 #include "base/TextException.h"
 #include "client/Services.h"
 #include "config/Settings.h"
-#include "http/RequestParser.h"
 #include "log/CacheLog.h"
 #include "server/Forwarder.h"
+#include "store/Admission.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
 #include "store/Revalidation.h"
@@ -19,54 +19,24 @@
 #include <chrono>
 #include <ctime>
 
-std::optional<std::string> Client::StoreFetched(Services& services, const StoreSpec& spec,
+std::optional<std::string> Client::StoreFetched(Services& services, const Store::FetchSpec& spec,
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder)
 {
-    const auto& reply = *entry->reply();
     const auto& settings = services.settings();
-    auto& cache = services.cache();
-    auto facts =
-        Store::ResponseFacts::FromFields(reply.status, reply.fields(), reply.requestTime, reply.responseTime);
-    facts.contentLocationIsTarget = spec.contentLocationIsTarget;
-    auto verdict = Store::IsStorable(spec.facts, facts, spec.rule);
-    // negative_ttl (Squid 5.7): an error reply that says nothing about its
-    // own freshness is kept for negative_ttl
-    const auto negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
-    const bool isNegative = spec.facts.method == Http::Method::Get && reply.status >= 400 &&
-                            negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge && !facts.hasExpires &&
-                            !facts.cc.noStore && !facts.cc.hasPrivate();
-    if (isNegative)
-        verdict = Store::Verdict{true, "negative_ttl"};
-    if (!verdict) {
-        debugs(20, 3, "not storing " << spec.cacheKey << ": " << verdict.reason);
+    Store::AdmissionLimits limits;
+    limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
+    limits.maxObjectSize = settings.maximumObjectSizeInMemory;
+    limits.minObjectSize = settings.minimumObjectSize;
+    auto charge = Store::Admit(services.cache(), limits, spec, entry);
+    if (!charge)
         return std::nullopt;
-    }
-    // an object that is stale at once and has no validator could never be
-    // served nor revalidated: keeping it only costs memory
-    if (!isNegative && !spec.rule.storeStale && !facts.hasEtag && !facts.lastModified &&
-        Store::FreshnessLifetime(facts, spec.rule) <= 0) {
-        debugs(20, 3, "not storing " << spec.cacheKey << ": stale at once, with no validator");
-        return std::nullopt;
-    }
-    if (reply.contentLength && (*reply.contentLength > settings.maximumObjectSizeInMemory ||
-                                *reply.contentLength < settings.minimumObjectSize)) {
-        debugs(20, 3, "not storing " << spec.cacheKey << ": its size is outside the object size limits");
-        return std::nullopt;
-    }
-    Http::RequestParser parser(spec.requestHead.size() + 1);
-    parser.parse(spec.requestHead);
-    const auto fullKey = cache.insert(spec.cacheKey, entry, parser.fields());
-    if (!fullKey)
-        return std::nullopt;
-    debugs(20, 3, "storing " << spec.cacheKey << " as " << *fullKey);
-    if (isNegative)
-        entry->setNegativeUntil(reply.responseTime + negativeTtl);
+    auto fullKey = charge->key();
     if (forwarder)
-        forwarder->chargeTo(cache, *fullKey, settings.maximumObjectSizeInMemory, settings.minimumObjectSize);
+        forwarder->chargeTo(std::move(*charge));
     return fullKey;
 }
 
-Client::DetachedFetch::DetachedFetch(Services& services, StoreSpec&& spec, Server::Request&& request)
+Client::DetachedFetch::DetachedFetch(Services& services, Store::FetchSpec&& spec, Server::Request&& request)
     : services_(services), spec_(std::move(spec))
 {
     reply_ = MakeRef<Store::Entry>(services_.settings().readAheadGap);
@@ -76,8 +46,9 @@ Client::DetachedFetch::DetachedFetch(Services& services, StoreSpec&& spec, Serve
         std::make_unique<Server::Forwarder>(services_.forwarding(), limits, std::move(request), reply_);
 }
 
-Client::DetachedFetch::DetachedFetch(Services& services, StoreSpec&& spec, Server::ForwarderPtr&& forwarder,
-                                     const Store::EntryRef& reply, Store::Reader& owner)
+Client::DetachedFetch::DetachedFetch(Services& services, Store::FetchSpec&& spec,
+                                     Server::ForwarderPtr&& forwarder, const Store::EntryRef& reply,
+                                     Store::Reader& owner)
     : services_(services), spec_(std::move(spec)), reply_(reply), forwarder_(std::move(forwarder))
 {
     Must(!reply_->reply());
@@ -137,8 +108,7 @@ bool Client::StaleMayAnswerErrors(const Config::Settings& settings, const Store:
     const auto* stored = stale ? stale->reply() : nullptr;
     if (!stored)
         return false;
-    const auto response = Store::ResponseFacts::FromFields(stored->status, stored->fields(),
-                                                           stored->requestTime, stored->responseTime);
+    const auto response = Store::ResponseFacts::Of(*stored);
     const auto maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     return bool(
         Store::MayServeStale(Store::StaleUse::OnError, request, response, rule, ::time(nullptr), maxStale));

@@ -7,9 +7,10 @@
 /// decided on its head alone: a stored object revalidated in the background
 /// while its stale copy is served (RFC 5861 stale-while-revalidate), or a
 /// fetch whose client left before its head while others wait for it
-/// (collapsed_forwarding). Also Client::StoreFetched(), the one decision
-/// whether a fetched reply is kept, shared with the client side. What a
-/// revalidation's reply means is Store::Revalidate()'s.
+/// (collapsed_forwarding). Also Client::StoreFetched(), which stores a
+/// fetched reply when Store::Admit() (the one admission decision) allows it,
+/// for the client side too. What a revalidation's reply means is
+/// Store::Revalidate()'s.
 ///
 ///     client --TCP_STALE_HIT--> stale stored object (served at once)
 ///        \-- DetachedFetch: conditional request (stored ETag / Last-Modified)
@@ -28,6 +29,7 @@
 
 #include "client/forward.h"
 #include "server/forward.h"
+#include "store/Admission.h"
 #include "store/Entry.h"
 #include "store/Freshness.h"
 
@@ -44,30 +46,17 @@ struct Request;
 
 namespace Client {
 
-/// What decides whether a fetched reply is stored: the request's facts,
-/// kept apart from the client that sent it.
-struct StoreSpec {
-    Store::EntryRef stale;                ///< the stored object a conditional request asks about, or null
-    std::string staleKey;                 ///< its full key in the cache
-    std::string cacheKey;                 ///< Store::MakeKey of the URL
-    std::string requestHead;              ///< the client's request head (Vary selects on it)
-    Store::RequestFacts facts;            ///< the client's caching directives
-    Store::RefreshRule rule;              ///< the refresh_pattern that matched the URL
-    bool contentLocationIsTarget = false; ///< a POST's reply names its target in Content-Location
-};
-
 /// Whether the stored object `stale` (null: none) may answer a 5xx or a
 /// failed validation for this request (StaleUse::OnError: stale-if-error,
 /// and max_stale from settings), now.
 bool StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* stale,
                           const Store::RequestFacts& request, const Store::RefreshRule& rule);
 
-/// Stores the reply whose head entry holds when RFC 9111 section 3,
-/// negative_ttl and the object size limits allow: inserts entry under the
-/// variant key that spec's request selects (replacing what was there), and
-/// has forwarder (when given) charge cache_mem for it as its body arrives.
-/// Returns the full key, or nothing when the reply is not stored.
-std::optional<std::string> StoreFetched(Services& services, const StoreSpec& spec,
+/// Stores the reply whose head entry holds when Store::Admit() allows it,
+/// with squid.conf's negative_ttl and object size limits, and has forwarder
+/// (when given) charge cache_mem for it as its body arrives. Returns the
+/// full key, or nothing when the reply is not stored.
+std::optional<std::string> StoreFetched(Services& services, const Store::FetchSpec& spec,
                                         const Store::EntryRef& entry, Server::Forwarder* forwarder);
 
 /// One fetch that no client owns; see the file comment.
@@ -76,11 +65,11 @@ public:
     /// a background revalidation of spec.stale: sends request (with the
     /// validators) when started; a replacement worth storing is finished
     /// without a client
-    DetachedFetch(Services& services, StoreSpec&& spec, Server::Request&& request);
+    DetachedFetch(Services& services, Store::FetchSpec&& spec, Server::Request&& request);
     /// takes over forwarder, which fills reply and has not sent its head to
     /// owner yet: this fetch takes owner's place among reply's readers
     /// (owner is no longer told anything), so it decides before them
-    DetachedFetch(Services& services, StoreSpec&& spec, Server::ForwarderPtr&& forwarder,
+    DetachedFetch(Services& services, Store::FetchSpec&& spec, Server::ForwarderPtr&& forwarder,
                   const Store::EntryRef& reply, Store::Reader& owner);
     ~DetachedFetch() override;
     DetachedFetch(const DetachedFetch&) = delete;
@@ -108,7 +97,7 @@ private:
     void noteMaybeDone();
 
     Services& services_;                ///< owns this fetch; its cache and settings
-    StoreSpec spec_;                    ///< what decides whether the reply is stored
+    Store::FetchSpec spec_;             ///< what decides whether the reply is stored
     Store::EntryRef reply_;             ///< where the origin's answer goes
     Server::ForwarderPtr forwarder_;    ///< the origin request (null only in unit tests)
     Sbuf::Cursor cursor_;               ///< stays at the start: the reply is decided on its head

@@ -107,38 +107,10 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
     onConnected();
 }
 
-void Server::Forwarder::chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize,
-                                 uint64_t minObjectSize)
+void Server::Forwarder::chargeTo(Store::Charge&& stored)
 {
-    index_ = &index;
-    storeKey_ = std::move(fullKey);
-    maxObjectSize_ = maxObjectSize;
-    minObjectSize_ = minObjectSize;
+    charge_ = std::move(stored);
     charge();
-}
-
-void Server::Forwarder::charge()
-{
-    if (!index_)
-        return;
-    if (reply_->body().endOffset() > maxObjectSize_) {
-        // a body of unknown length grew past maximum_object_size_in_memory:
-        // it streams on without being kept (blocks released behind the readers)
-        index_->erase(storeKey_);
-        reply_->setKept(false);
-        reply_->noteConsumed();
-        index_ = nullptr;
-        return;
-    }
-    if (reply_->isComplete() && reply_->body().endOffset() < minObjectSize_) {
-        // a body of unknown length ended under minimum_object_size (a known
-        // Content-Length is weighed before storing): not kept
-        index_->erase(storeKey_);
-        index_ = nullptr;
-        return;
-    }
-    if (!index_->update(storeKey_, *reply_))
-        index_ = nullptr; // evicted or abandoned: the entry streams on, unkept
 }
 
 void Server::Forwarder::onConnected()

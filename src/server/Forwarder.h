@@ -45,7 +45,7 @@
 #include "server/Pool.h"
 #include "store/BodyWriter.h"
 #include "store/Entry.h"
-#include "store/Index.h"
+#include "store/Admission.h"
 
 #include <cstdint>
 #include <functional>
@@ -137,12 +137,9 @@ public:
     /// is called at once.
     using DoneHandler = std::function<void()>;
     void setDoneHandler(DoneHandler handler);
-    /// the reply is stored under fullKey in index: charge its growth to the
-    /// cache_mem budget as it arrives (Store::Index::update()); a body of
-    /// unknown length is dropped from the index once it passes maxObjectSize
-    /// or when it ends under minObjectSize
-    void chargeTo(Store::Index& index, std::string fullKey, uint64_t maxObjectSize,
-                  uint64_t minObjectSize = 0);
+    /// the reply was stored (Store::Admit()): its growth is charged as it
+    /// arrives (Store::Charge::update(), after each append and at the end)
+    void chargeTo(Store::Charge&& charge);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -214,12 +211,10 @@ private:
     bool paused_ = false;     ///< reads stopped at read_ahead_gap
     bool peerClosed_ = false; ///< EPOLLRDHUP seen
 
-    Store::Index* index_ = nullptr; ///< where the reply is stored, if it is
-    std::string storeKey_;          ///< its full key there
-    uint64_t maxObjectSize_ = 0;    ///< maximum_object_size_in_memory: past it the object is not kept
-    uint64_t minObjectSize_ = 0;    ///< minimum_object_size: a complete body under it is not kept
-    time_t requestTime_ = 0;        ///< when the request went out (RFC 9111 request_time)
-    void charge();
+    Store::Charge charge_;   ///< the stored reply's charge to the cache (none when not stored)
+    time_t requestTime_ = 0; ///< when the request went out (RFC 9111 request_time)
+    /// charges the reply's growth (charge_)
+    void charge() { charge_.update(*reply_); }
 
     /// tells the done handler, once (see setDoneHandler())
     void noteDone();

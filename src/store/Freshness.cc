@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "store/Freshness.h"
+#include "store/Entry.h"
 #include "http/Date.h"
 #include "http/FieldSyntax.h"
 
@@ -115,6 +116,11 @@ const char* StaleForbidden(const Store::ResponseFacts& r)
 }
 
 } // namespace
+
+Store::ResponseFacts Store::ResponseFacts::Of(const Reply& reply)
+{
+    return FromFields(reply.status, reply.fields(), reply.requestTime, reply.responseTime);
+}
 
 Store::ResponseFacts Store::ResponseFacts::FromFields(int status, Http::FieldsView fields, time_t requestTime,
                                                       time_t responseTime)

@@ -96,6 +96,8 @@
 
 namespace Store {
 
+struct Reply;
+
 /// The largest age and lifetime in seconds: 2^31 (RFC 9111 sections 1.2.2
 /// and 5.1: a cache that cannot represent an age sends 2147483648).
 constexpr int64_t MaxAge = 2147483648LL;
@@ -136,6 +138,8 @@ struct ResponseFacts {
     /// against responseTime.
     static ResponseFacts FromFields(int status, Http::FieldsView fields, time_t requestTime,
                                     time_t responseTime);
+    /// Facts of a reply the store holds (FromFields() of its head and times).
+    static ResponseFacts Of(const Reply& reply);
 
     /// The Date used in computations: the Date field, or response_time
     /// without a valid one (RFC 9110 section 6.6.1).

@@ -36,7 +36,7 @@ std::vector<Http::HeaderField> Head(const Fields& fields)
 }
 
 /// A reply received at `received` for a request sent at `sent`.
-ResponseFacts Reply(int status, const Fields& fields, time_t sent = T0, time_t received = T0)
+ResponseFacts Response(int status, const Fields& fields, time_t sent = T0, time_t received = T0)
 {
     return ResponseFacts::FromFields(status, Head(fields), sent, received);
 }
@@ -45,7 +45,7 @@ ResponseFacts Reply(int status, const Fields& fields, time_t sent = T0, time_t r
 ResponseFacts Ok(Fields fields)
 {
     fields.insert(fields.begin(), {"Date", Http::FormatHttpDate(T0)});
-    return Reply(200, fields);
+    return Response(200, fields);
 }
 
 RequestFacts Get(const Fields& fields = {})
@@ -129,19 +129,19 @@ class TestFreshness : public CppUnit::TestFixture {
 public:
     void factsComeFromTheFirstFieldOfEachName()
     {
-        const auto r = Reply(203,
-                             {{"date", At(-10)},
-                              {"DATE", At(-999)},
-                              {"Expires", At(100)},
-                              {"expires", At(5000)},
-                              {"Last-Modified", At(-Day)},
-                              {"last-modified", At(-2 * Day)},
-                              {"Age", "7"},
-                              {"AGE", "700"},
-                              {"Cache-Control", "public"},
-                              {"cache-control", "max-age=30, must-revalidate"},
-                              {"ETag", "\"x\""}},
-                             T0 - 1, T0);
+        const auto r = Response(203,
+                                {{"date", At(-10)},
+                                 {"DATE", At(-999)},
+                                 {"Expires", At(100)},
+                                 {"expires", At(5000)},
+                                 {"Last-Modified", At(-Day)},
+                                 {"last-modified", At(-2 * Day)},
+                                 {"Age", "7"},
+                                 {"AGE", "700"},
+                                 {"Cache-Control", "public"},
+                                 {"cache-control", "max-age=30, must-revalidate"},
+                                 {"ETag", "\"x\""}},
+                                T0 - 1, T0);
         CPPUNIT_ASSERT_EQUAL(203, r.status);
         CPPUNIT_ASSERT(r.date && *r.date == T0 - 10);
         CPPUNIT_ASSERT(r.hasExpires && r.expires && *r.expires == T0 + 100);
@@ -154,7 +154,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(T0, r.responseTime);
         CPPUNIT_ASSERT_EQUAL(T0 - 10, r.dateValue());
 
-        const auto bare = Reply(200, {}, T0, T0 + 3);
+        const auto bare = Response(200, {}, T0, T0 + 3);
         CPPUNIT_ASSERT(!bare.date && !bare.hasExpires && !bare.expires && !bare.lastModified &&
                        !bare.hasEtag);
         CPPUNIT_ASSERT_EQUAL(int64_t(0), bare.age);
@@ -230,28 +230,28 @@ public:
         const Fields fresh = {{"Cache-Control", "max-age=60"}};
         for (const int s : {100, 101, 103, 0, -1})
             CPPUNIT_ASSERT_EQUAL(std::string("the status is not final"),
-                                 std::string(IsStorable(Get(), Reply(s, fresh), Default).reason));
-        CPPUNIT_ASSERT(!IsStorable(Get(), Reply(206, fresh), Default));
-        CPPUNIT_ASSERT(!IsStorable(Get(), Reply(304, fresh), Default));
+                                 std::string(IsStorable(Get(), Response(s, fresh), Default).reason));
+        CPPUNIT_ASSERT(!IsStorable(Get(), Response(206, fresh), Default));
+        CPPUNIT_ASSERT(!IsStorable(Get(), Response(304, fresh), Default));
         // RFC 9111 section 3: a final status the cache does not know is
         // storable with explicit freshness or public (and no must-understand)
         for (const int s : {299, 306, 418, 499, 599}) {
-            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Reply(s, fresh), Default));
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Response(s, fresh), Default));
             for (const char* cc : {"s-maxage=60", "public", "max-age=0"})
-                CPPUNIT_ASSERT_MESSAGE(cc, IsStorable(Get(), Reply(s, {{"Cache-Control", cc}}), Default));
-            CPPUNIT_ASSERT(IsStorable(Get(), Reply(s, {{"Expires", "0"}}), Default));
+                CPPUNIT_ASSERT_MESSAGE(cc, IsStorable(Get(), Response(s, {{"Cache-Control", cc}}), Default));
+            CPPUNIT_ASSERT(IsStorable(Get(), Response(s, {{"Expires", "0"}}), Default));
             // nothing explicit: never heuristically cacheable
-            CPPUNIT_ASSERT(!IsStorable(Get(), Reply(s, {{"Last-Modified", At(-Day)}}), Default));
+            CPPUNIT_ASSERT(!IsStorable(Get(), Response(s, {{"Last-Modified", At(-Day)}}), Default));
             // reused while fresh
-            const auto r = Reply(s, {{"Date", At(0)}, {"Cache-Control", "max-age=60"}});
+            const auto r = Response(s, {{"Date", At(0)}, {"Cache-Control", "max-age=60"}});
             CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 59).use == Reuse::Fresh);
             CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 60).use == Reuse::Validate);
         }
         for (const int s : {600, 999, 1000})
-            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), !IsStorable(Get(), Reply(s, fresh), Default));
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), !IsStorable(Get(), Response(s, fresh), Default));
         for (const int s : {200, 201, 203, 204, 300, 301, 302, 303, 307, 308, 400, 403,
                             404, 410, 414, 421, 426, 500, 501, 502, 503, 504, 505})
-            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Reply(s, fresh), Default));
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(s), IsStorable(Get(), Response(s, fresh), Default));
     }
 
     void noStoreForbidsStoringUnlessIgnored()
@@ -285,16 +285,16 @@ public:
         // RFC 9111 5.2.2.3: "must-understand, no-store" is stored by a cache
         // that understands the status, and not by one that does not.
         const Fields cc = {{"Cache-Control", "must-understand, no-store, max-age=60"}};
-        CPPUNIT_ASSERT(IsStorable(Get(), Reply(200, cc), Default));
-        CPPUNIT_ASSERT(IsStorable(Get(), Reply(404, cc), Default));
-        const auto unknown = IsStorable(Get(), Reply(299, cc), Default);
+        CPPUNIT_ASSERT(IsStorable(Get(), Response(200, cc), Default));
+        CPPUNIT_ASSERT(IsStorable(Get(), Response(404, cc), Default));
+        const auto unknown = IsStorable(Get(), Response(299, cc), Default);
         CPPUNIT_ASSERT(!unknown);
         CPPUNIT_ASSERT_EQUAL(std::string("must-understand and a status cuttle does not understand"),
                              std::string(unknown.reason));
-        CPPUNIT_ASSERT(!IsStorable(Get(), Reply(206, cc), Default));
+        CPPUNIT_ASSERT(!IsStorable(Get(), Response(206, cc), Default));
         // private still forbids
         CPPUNIT_ASSERT(
-            !IsStorable(Get(), Reply(200, {{"Cache-Control", "must-understand, private"}}), Default));
+            !IsStorable(Get(), Response(200, {{"Cache-Control", "must-understand, private"}}), Default));
     }
 
     void authorizationNeedsExplicitPermission()
@@ -314,7 +314,7 @@ public:
     {
         // RFC 9111 section 3's "at least one of"
         const auto storable = [](int status, const Fields& f, const RefreshRule& rule = Default) {
-            return IsStorable(Get(), Reply(status, f), rule).yes;
+            return IsStorable(Get(), Response(status, f), rule).yes;
         };
         CPPUNIT_ASSERT(!storable(302, {}));
         CPPUNIT_ASSERT(!storable(500, {{"Last-Modified", At(-Day)}}));
@@ -370,24 +370,24 @@ public:
     void expiresMinusDate()
     {
         // RFC 9111 5.3's example date, with a Date an hour earlier
-        const auto r = Reply(
+        const auto r = Response(
             200, {{"Date", "Thu, 01 Dec 1994 15:00:00 GMT"}, {"Expires", "Thu, 01 Dec 1994 16:00:00 GMT"}});
         CPPUNIT_ASSERT_EQUAL(Hour, FreshnessLifetime(r, Default));
         CPPUNIT_ASSERT_EQUAL(int64_t(0), FreshnessLifetime(Ok({{"Expires", At(0)}}), Default));
         CPPUNIT_ASSERT_EQUAL(int64_t(0), FreshnessLifetime(Ok({{"Expires", At(-Day)}}), Default));
         // older date formats are dates too (RFC 9110 5.6.7)
-        const auto rfc850 =
-            Reply(200, {{"Date", "Sunday, 06-Nov-94 08:49:37 GMT"}, {"Expires", "Sun Nov  6 09:49:37 1994"}},
-                  T0, T0);
+        const auto rfc850 = Response(
+            200, {{"Date", "Sunday, 06-Nov-94 08:49:37 GMT"}, {"Expires", "Sun Nov  6 09:49:37 1994"}}, T0,
+            T0);
         CPPUNIT_ASSERT_EQUAL(Hour, FreshnessLifetime(rfc850, Default));
     }
 
     void expiresWithoutDateUsesResponseTime()
     {
-        const auto r = Reply(200, {{"Expires", At(300)}}, T0 - 1, T0);
+        const auto r = Response(200, {{"Expires", At(300)}}, T0 - 1, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(300), FreshnessLifetime(r, Default));
         // an unparsable Date is treated as missing
-        const auto bad = Reply(200, {{"Date", "yesterday"}, {"Expires", At(300)}}, T0 - 1, T0);
+        const auto bad = Response(200, {{"Date", "yesterday"}, {"Expires", At(300)}}, T0 - 1, T0);
         CPPUNIT_ASSERT(!bad.date);
         CPPUNIT_ASSERT_EQUAL(int64_t(300), FreshnessLifetime(bad, Default));
     }
@@ -434,7 +434,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(int64_t(0),
                              FreshnessLifetime(Ok({{"Cache-Control", "max-age=x, max-age=100"}}), Default));
         // two Date lines: the first is the one Expires is measured from
-        const auto r = Reply(200, {{"Date", At(-50)}, {"Date", At(0)}, {"Expires", At(50)}});
+        const auto r = Response(200, {{"Date", At(-50)}, {"Date", At(0)}, {"Expires", At(50)}});
         CPPUNIT_ASSERT_EQUAL(int64_t(100), FreshnessLifetime(r, Default));
     }
 
@@ -449,7 +449,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(MaxAge,
                              FreshnessLifetime(Ok({{"Expires", "Fri, 31 Dec 9999 23:59:59 GMT"}}), Default));
         // a Date in year 1 and an Expires in 9999: no overflow, saturated
-        const auto r = Reply(
+        const auto r = Response(
             200, {{"Date", "Mon, 01 Jan 0001 00:00:00 GMT"}, {"Expires", "Fri, 31 Dec 9999 23:59:59 GMT"}});
         CPPUNIT_ASSERT_EQUAL(MaxAge, FreshnessLifetime(r, Default));
         // values set directly, at the ends of time_t
@@ -470,14 +470,14 @@ public:
     {
         // The origin's clock is an hour ahead: Expires - Date uses its clock
         // on both sides, and apparent_age is 0, not negative.
-        const auto r = Reply(200, {{"Date", At(Hour)}, {"Expires", At(Hour + 600)}}, T0, T0);
+        const auto r = Response(200, {{"Date", At(Hour)}, {"Expires", At(Hour + 600)}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(600), FreshnessLifetime(r, Default));
         CPPUNIT_ASSERT_EQUAL(int64_t(0), CurrentAge(r, T0));
         CPPUNIT_ASSERT_EQUAL(int64_t(599), CurrentAge(r, T0 + 599));
         CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 599).use == Reuse::Fresh);
         CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0 + 600).use == Reuse::Validate);
         // an origin clock an hour behind: apparent_age counts the hour
-        const auto behind = Reply(200, {{"Date", At(-Hour)}, {"Cache-Control", "max-age=7200"}}, T0, T0);
+        const auto behind = Response(200, {{"Date", At(-Hour)}, {"Cache-Control", "max-age=7200"}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(Hour, CurrentAge(behind, T0));
         // Last-Modified in the future of Date gives no Last-Modified factor
         const auto lm = Ok({{"Last-Modified", At(Day)}});
@@ -506,16 +506,16 @@ public:
         const Fields lm = {{"Date", At(0)}, {"Last-Modified", At(-10 * Day)}};
         for (const int s : {200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501})
             CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(s), 2 * Day,
-                                         FreshnessLifetime(Reply(s, lm), Default));
+                                         FreshnessLifetime(Response(s, lm), Default));
         for (const int s : {201, 302, 303, 307, 400, 403, 500, 503})
             CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(s), int64_t(0),
-                                         FreshnessLifetime(Reply(s, lm), Default));
+                                         FreshnessLifetime(Response(s, lm), Default));
         // RFC 9111 4.2.2: a response marked public may be given a heuristic lifetime
         Fields pub = lm;
         pub.push_back({"Cache-Control", "public"});
-        CPPUNIT_ASSERT_EQUAL(2 * Day, FreshnessLifetime(Reply(302, pub), Default));
-        CPPUNIT_ASSERT_EQUAL(Hour,
-                             FreshnessLifetime(Reply(302, {{"Cache-Control", "public"}}), Rule(60, 20, 120)));
+        CPPUNIT_ASSERT_EQUAL(2 * Day, FreshnessLifetime(Response(302, pub), Default));
+        CPPUNIT_ASSERT_EQUAL(
+            Hour, FreshnessLifetime(Response(302, {{"Cache-Control", "public"}}), Rule(60, 20, 120)));
     }
 
     void squidLastModifiedFactorArithmetic()
@@ -531,7 +531,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(Day + Day / 2,
                              FreshnessLifetime(Ok({{"Last-Modified", At(-Day)}}), Rule(0, 150, 525600)));
         // the fraction is measured from Date, not from when it was received
-        const auto late = Reply(200, {{"Date", At(-Day)}, {"Last-Modified", At(-2 * Day)}}, T0, T0);
+        const auto late = Response(200, {{"Date", At(-Day)}, {"Last-Modified", At(-2 * Day)}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(17280), FreshnessLifetime(late, Default));
         // the freshness check agrees: fresh for 17280 s of age
         const auto r = Ok({{"Last-Modified", At(-Day)}});
@@ -612,14 +612,14 @@ public:
         // request sent at T0, reply (Date T0+1) received at T0+2, now T0+12:
         // apparent_age 1, response_delay 2, corrected_age_value 0+2,
         // corrected_initial_age 2, resident_time 10
-        const auto r = Reply(200, {{"Date", At(1)}}, T0, T0 + 2);
+        const auto r = Response(200, {{"Date", At(1)}}, T0, T0 + 2);
         CPPUNIT_ASSERT_EQUAL(int64_t(12), CurrentAge(r, T0 + 12));
         // apparent_age wins when the Date is older than the delay says
-        const auto old = Reply(200, {{"Date", At(-100)}}, T0, T0 + 2);
+        const auto old = Response(200, {{"Date", At(-100)}}, T0, T0 + 2);
         CPPUNIT_ASSERT_EQUAL(int64_t(102), CurrentAge(old, T0 + 2));
         CPPUNIT_ASSERT_EQUAL(int64_t(112), CurrentAge(old, T0 + 12));
         // no Date: Date is response_time, apparent_age 0
-        const auto noDate = Reply(200, {}, T0, T0 + 3);
+        const auto noDate = Response(200, {}, T0, T0 + 3);
         CPPUNIT_ASSERT_EQUAL(int64_t(3), CurrentAge(noDate, T0 + 3));
         // the age at arrival of an immediate reply is 0
         CPPUNIT_ASSERT_EQUAL(int64_t(0), CurrentAge(Ok({}), T0));
@@ -628,35 +628,35 @@ public:
     void currentAgeUsesAgeAndResponseDelay()
     {
         // RFC 9111 5.1's example, Age: 60, from a cache with a correct clock
-        const auto r = Reply(200, {{"Date", At(-60)}, {"Age", "60"}}, T0, T0);
+        const auto r = Response(200, {{"Date", At(-60)}, {"Age", "60"}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(60), CurrentAge(r, T0));
         // Age from an upstream cache plus the delay of this hop
-        const auto hop = Reply(200, {{"Date", At(-50)}, {"Age", "100"}}, T0 - 2, T0);
+        const auto hop = Response(200, {{"Date", At(-50)}, {"Age", "100"}}, T0 - 2, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(102), CurrentAge(hop, T0));
         CPPUNIT_ASSERT_EQUAL(int64_t(132), CurrentAge(hop, T0 + 30));
         // an Age can make a reply stale on arrival
-        const auto stale = Reply(200, {{"Date", At(0)}, {"Age", "600"}, {"Cache-Control", "max-age=300"}});
+        const auto stale = Response(200, {{"Date", At(0)}, {"Age", "600"}, {"Cache-Control", "max-age=300"}});
         CPPUNIT_ASSERT(IsFresh(Get(), stale, Default, T0).use == Reuse::Validate);
     }
 
     void currentAgeNeverNegative()
     {
         // a clock that went back: now before response_time, response before request
-        const auto r = Reply(200, {{"Date", At(0)}}, T0 + 10, T0);
+        const auto r = Response(200, {{"Date", At(0)}}, T0 + 10, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(0), CurrentAge(r, T0 - 100));
         CPPUNIT_ASSERT_EQUAL(int64_t(5), CurrentAge(r, T0 + 5));
         // a Date in the future
-        const auto future = Reply(200, {{"Date", At(Day)}}, T0, T0);
+        const auto future = Response(200, {{"Date", At(Day)}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(int64_t(0), CurrentAge(future, T0));
     }
 
     void currentAgeSaturates()
     {
-        const auto big = Reply(200, {{"Date", At(0)}, {"Age", "99999999999999999999999"}});
+        const auto big = Response(200, {{"Date", At(0)}, {"Age", "99999999999999999999999"}});
         CPPUNIT_ASSERT_EQUAL(MaxAge, big.age);
         CPPUNIT_ASSERT_EQUAL(MaxAge, CurrentAge(big, T0));
         CPPUNIT_ASSERT_EQUAL(MaxAge, CurrentAge(big, T0 + Day));
-        const auto near = Reply(200, {{"Date", At(0)}, {"Age", "2147483000"}});
+        const auto near = Response(200, {{"Date", At(0)}, {"Age", "2147483000"}});
         CPPUNIT_ASSERT_EQUAL(int64_t(2147483100), CurrentAge(near, T0 + 100));
         CPPUNIT_ASSERT_EQUAL(MaxAge, CurrentAge(near, T0 + 10000));
         // every term at its extreme at once
@@ -678,10 +678,10 @@ public:
     void invalidAgeIsIgnored()
     {
         for (const char* bad : {"abc", "-5", "1.5", "", " 5x", "0x10"})
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Reply(200, {{"Age", bad}}).age);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Response(200, {{"Age", bad}}).age);
         // the first Age counts
-        CPPUNIT_ASSERT_EQUAL(int64_t(3), Reply(200, {{"Age", "3"}, {"Age", "300"}}).age);
-        CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "x"}, {"Age", "300"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(3), Response(200, {{"Age", "3"}, {"Age", "300"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), Response(200, {{"Age", "x"}, {"Age", "300"}}).age);
     }
 
     void datesInObsoleteFormsAndAnyCaseCount()
@@ -701,8 +701,8 @@ public:
             CPPUNIT_ASSERT(IsStorable(Get(), r, Default));
         }
         // Date and Last-Modified in any case too: 10% of a day from a lower-case Last-Modified
-        const auto r = Reply(200, {{"date", "tue, 14 nov 2023 22:13:20 gmt"},
-                                   {"Last-Modified", "monday, 13-nov-23 22:13:20 gmt"}});
+        const auto r = Response(200, {{"date", "tue, 14 nov 2023 22:13:20 gmt"},
+                                      {"Last-Modified", "monday, 13-nov-23 22:13:20 gmt"}});
         CPPUNIT_ASSERT(r.date && *r.date == T0 && r.lastModified && *r.lastModified == T0 - Day);
         CPPUNIT_ASSERT_EQUAL(int64_t(Day / 5), FreshnessLifetime(r, Default));
     }
@@ -711,15 +711,16 @@ public:
     {
         // RFC 9111 5.1: a list-based Age counts by its first member, so a
         // max-age=3600 reply with "Age: 7200, 0" is stale
-        const auto r = Reply(200, {{"Date", At(0)}, {"Cache-Control", "max-age=3600"}, {"Age", "7200, 0"}});
+        const auto r =
+            Response(200, {{"Date", At(0)}, {"Cache-Control", "max-age=3600"}, {"Age", "7200, 0"}});
         CPPUNIT_ASSERT_EQUAL(int64_t(7200), r.age);
         CPPUNIT_ASSERT(IsFresh(Get(), r, Default, T0).use == Reuse::Validate);
-        CPPUNIT_ASSERT_EQUAL(int64_t(0), Reply(200, {{"Age", "0, 7200"}}).age);
-        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", " 5 ,"}}).age);
-        CPPUNIT_ASSERT_EQUAL(int64_t(5), Reply(200, {{"Age", "5,x"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), Response(200, {{"Age", "0, 7200"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Response(200, {{"Age", " 5 ,"}}).age);
+        CPPUNIT_ASSERT_EQUAL(int64_t(5), Response(200, {{"Age", "5,x"}}).age);
         // a first member that is not delta-seconds: the field is ignored
         for (const char* bad : {"x, 7200", ", 7200", "-1, 7200", "1.5, 7200"})
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Reply(200, {{"Age", bad}}).age);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, int64_t(0), Response(200, {{"Age", bad}}).age);
     }
 
     void ageHeaderValue()
@@ -732,7 +733,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("2147483648"), AgeHeaderValue(std::numeric_limits<int64_t>::max()));
         CPPUNIT_ASSERT_EQUAL(std::string("0"), AgeHeaderValue(std::numeric_limits<int64_t>::min()));
         // what a hit says, from CurrentAge
-        const auto r = Reply(200, {{"Date", At(-60)}, {"Age", "60"}}, T0, T0);
+        const auto r = Response(200, {{"Date", At(-60)}, {"Age", "60"}}, T0, T0);
         CPPUNIT_ASSERT_EQUAL(std::string("70"), AgeHeaderValue(CurrentAge(r, T0 + 10)));
     }
 

@@ -6,11 +6,9 @@
 #include "cuttle.h"
 
 #include "store/Revalidation.h"
-#include "http/ReplyParser.h"
-#include "sbuf/BlockPool.h"
-#include "sbuf/MemBlob.h"
 #include "store/Index.h"
 #include "store/Policy.h"
+#include "store/tests/Replies.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -18,22 +16,6 @@
 #include <string>
 
 namespace {
-
-/// a reply parsed from head, received at `at`
-std::unique_ptr<Store::Reply> MakeReply(const std::string& head, time_t at)
-{
-    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), head);
-    Http::ReplyParser parser(block->size() + 1);
-    CPPUNIT_ASSERT(parser.parse(block->view()) == Http::ParseResult::Done);
-    auto reply = std::make_unique<Store::Reply>();
-    reply->block = block;
-    reply->head = block->view().substr(0, parser.headSize());
-    reply->status = parser.statusCode();
-    reply->setReason(parser.reason());
-    reply->setFields(parser.fields());
-    reply->requestTime = reply->responseTime = at;
-    return reply;
-}
 
 std::string FieldOf(const Store::Entry& e, const char* name)
 {
@@ -58,9 +40,10 @@ public:
     {
         index_ = std::make_unique<Store::Index>(Store::MakePolicy("lru"), 1 << 20);
         stale_ = MakeRef<Store::Entry>(1 << 20);
-        auto reply = MakeReply("HTTP/1.0 200 Fine\r\nETag: \"a\"\r\nContent-Length: 0\r\nX-Old: 1\r\n"
-                               "Cache-Control: max-age=0\r\n\r\n",
-                               1000);
+        auto reply =
+            TestStore::MakeReply("HTTP/1.0 200 Fine\r\nETag: \"a\"\r\nContent-Length: 0\r\nX-Old: 1\r\n"
+                                 "Cache-Control: max-age=0\r\n\r\n",
+                                 1000);
         reply->versionMinor = 0; // an HTTP/1.0 origin
         stale_->setReply(std::move(reply));
         stale_->complete();
@@ -77,8 +60,8 @@ public:
 
     void notModifiedFreshensTheStoredHeadOnce()
     {
-        const auto reply =
-            MakeReply("HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=60\r\nX-New: 2\r\n\r\n", 2000);
+        const auto reply = TestStore::MakeReply(
+            "HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=60\r\nX-New: 2\r\n\r\n", 2000);
         const auto hitsBefore = index_->stats().hits;
         CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *stale_, *reply, false) ==
                        Store::Revalidated::Unmodified);
@@ -102,7 +85,8 @@ public:
     void notModifiedKeepsTheStoredFraming()
     {
         // a 304 never changes how the stored body is framed
-        const auto reply = MakeReply("HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n", 3000);
+        const auto reply =
+            TestStore::MakeReply("HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n", 3000);
         CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *stale_, *reply, false) ==
                        Store::Revalidated::Unmodified);
         CPPUNIT_ASSERT_EQUAL(std::string("0"), FieldOf(*stale_, "Content-Length"));
@@ -112,8 +96,8 @@ public:
     {
         const auto head = stale_->reply()->head;
         for (const int status : {500, 502, 503, 504, 599}) {
-            const auto reply =
-                MakeReply("HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\n\r\n", 4000);
+            const auto reply = TestStore::MakeReply(
+                "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\n\r\n", 4000);
             CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *stale_, *reply, true) ==
                            Store::Revalidated::ServeStale);
             CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *stale_, *reply, false) ==
@@ -125,14 +109,14 @@ public:
     void anythingElseIsModified()
     {
         for (const int status : {200, 203, 301, 404, 410, 499}) {
-            const auto reply =
-                MakeReply("HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\n\r\n", 5000);
+            const auto reply = TestStore::MakeReply(
+                "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\n\r\n", 5000);
             CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *stale_, *reply, true) ==
                            Store::Revalidated::Modified);
         }
         // a 304 about an object that has no head any more is not about it
         auto headless = MakeRef<Store::Entry>(1 << 20);
-        const auto notModified = MakeReply("HTTP/1.1 304 Not Modified\r\n\r\n", 6000);
+        const auto notModified = TestStore::MakeReply("HTTP/1.1 304 Not Modified\r\n\r\n", 6000);
         CPPUNIT_ASSERT(Store::Revalidate(*index_, key_, *headless, *notModified, true) ==
                        Store::Revalidated::Modified);
     }

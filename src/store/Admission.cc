@@ -1,0 +1,82 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/Admission.h"
+#include "http/RequestParser.h"
+#include "log/CacheLog.h"
+#include "store/Index.h"
+
+Store::Charge::Charge(Index& index, std::string fullKey, const AdmissionLimits& limits)
+    : index_(&index), key_(std::move(fullKey)), limits_(limits)
+{}
+
+void Store::Charge::update(Entry& entry)
+{
+    if (!index_)
+        return;
+    if (entry.body().endOffset() > limits_.maxObjectSize) {
+        // a body of unknown length grew past maximum_object_size_in_memory:
+        // it streams on without being kept (blocks released behind the readers)
+        index_->erase(key_);
+        entry.setKept(false);
+        entry.noteConsumed();
+        index_ = nullptr;
+        return;
+    }
+    if (entry.isComplete() && entry.body().endOffset() < limits_.minObjectSize) {
+        // a body of unknown length ended under minimum_object_size (a known
+        // Content-Length is weighed by Admit()): not kept
+        index_->erase(key_);
+        index_ = nullptr;
+        return;
+    }
+    if (!index_->update(key_, entry))
+        index_ = nullptr; // evicted or abandoned: the entry streams on, unkept
+}
+
+std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
+                                          const EntryRef& entry)
+{
+    const auto& reply = *entry->reply();
+    auto facts = ResponseFacts::Of(reply);
+    facts.contentLocationIsTarget = spec.contentLocationIsTarget;
+    auto verdict = IsStorable(spec.facts, facts, spec.rule);
+    // negative_ttl (Squid 5.7): an error reply that says nothing about its
+    // own freshness is kept for negative_ttl
+    const bool isNegative = spec.facts.method == Http::Method::Get && reply.status >= 400 &&
+                            limits.negativeTtl > 0 && !facts.cc.maxAge && !facts.cc.sMaxAge &&
+                            !facts.hasExpires && !facts.cc.noStore && !facts.cc.hasPrivate();
+    if (isNegative)
+        verdict = Verdict{true, "negative_ttl"};
+    if (!verdict) {
+        debugs(20, 3, "not storing " << spec.cacheKey << ": " << verdict.reason);
+        return std::nullopt;
+    }
+    // an object that is stale at once and has no validator could never be
+    // served nor revalidated: keeping it only costs memory
+    if (!isNegative && !spec.rule.storeStale && !facts.hasEtag && !facts.lastModified &&
+        FreshnessLifetime(facts, spec.rule) <= 0) {
+        debugs(20, 3, "not storing " << spec.cacheKey << ": stale at once, with no validator");
+        return std::nullopt;
+    }
+    if (reply.contentLength &&
+        (*reply.contentLength > limits.maxObjectSize || *reply.contentLength < limits.minObjectSize)) {
+        debugs(20, 3, "not storing " << spec.cacheKey << ": its size is outside the object size limits");
+        return std::nullopt;
+    }
+    Http::RequestParser parser(spec.requestHead.size() + 1);
+    parser.parse(spec.requestHead);
+    auto fullKey = index.insert(spec.cacheKey, entry, parser.fields());
+    if (!fullKey)
+        return std::nullopt;
+    debugs(20, 3, "storing " << spec.cacheKey << " as " << *fullKey);
+    if (isNegative)
+        entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
+    Charge charge(index, std::move(*fullKey), limits);
+    charge.update(*entry);
+    return charge;
+}

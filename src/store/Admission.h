@@ -1,0 +1,89 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Store::Admit(): the one decision whether a fetched reply is stored,
+/// and Store::Charge, the charge of a stored object still arriving. Every
+/// fetcher uses them: the client that asked (Client::Connection), a
+/// background revalidation and a fetch taken over from its client
+/// (Client::DetachedFetch), and the reply to a POST that may answer a later
+/// GET (RFC 9110 section 9.3.3).
+///
+///     reply head --> Admit(index, limits, spec, entry)
+///                      RFC 9111 section 3 (Store::IsStorable), or negative_ttl
+///                      stale at once with no validator       --> not stored
+///                      Content-Length outside the size limits --> not stored
+///                      Index::insert (replacing what the request selects) --> a Charge
+///     body arrives --> Charge::update(entry): Index::update (cache_mem);
+///                      past maximum_object_size_in_memory     --> erased, streams on unkept
+///                      complete under minimum_object_size     --> erased
+///
+/// The Charge is held by the producer (Server::Forwarder), which calls
+/// update() after each append and at the end.
+
+#pragma once
+
+#include "store/Entry.h"
+#include "store/Freshness.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace Store {
+
+class Index;
+
+/// What decides whether a fetched reply is stored: the request's facts,
+/// kept apart from the client that sent it.
+struct FetchSpec {
+    EntryRef stale;                       ///< the stored object a conditional request asks about, or null
+    std::string staleKey;                 ///< its full key in the cache
+    std::string cacheKey;                 ///< Store::MakeKey of the URL
+    std::string requestHead;              ///< the client's request head (Vary selects on it)
+    RequestFacts facts;                   ///< the client's caching directives
+    RefreshRule rule;                     ///< the refresh_pattern that matched the URL
+    bool contentLocationIsTarget = false; ///< a POST's reply names its target in Content-Location
+};
+
+/// The squid.conf limits of admission.
+struct AdmissionLimits {
+    int64_t negativeTtl = 0;    ///< negative_ttl, in seconds (0: errors are not kept)
+    uint64_t maxObjectSize = 0; ///< maximum_object_size_in_memory
+    uint64_t minObjectSize = 0; ///< minimum_object_size
+};
+
+/// The charge of a stored object to the index while its body arrives (see
+/// the file comment). A default one charges nothing.
+class Charge {
+public:
+    Charge() = default;
+    /// charges the object stored under fullKey in index
+    Charge(Index& index, std::string fullKey, const AdmissionLimits& limits);
+
+    /// the object's full key in the index
+    const std::string& key() const { return key_; }
+    /// whether the object is still charged (not erased, evicted or abandoned)
+    bool isCharging() const { return index_ != nullptr; }
+    /// charges entry's growth (Index::update), or erases it when it passed
+    /// maxObjectSize or completed under minObjectSize; after that, or once
+    /// the index no longer keeps it, charges nothing
+    void update(Entry& entry);
+
+private:
+    Index* index_ = nullptr; ///< where the object is stored, while it is charged
+    std::string key_;        ///< its full key there
+    AdmissionLimits limits_; ///< the size limits
+};
+
+/// Stores entry, whose reply head has arrived, when RFC 9111 section 3,
+/// negative_ttl and the size limits allow: inserts it under the variant key
+/// that spec's request selects (replacing what was there) and returns its
+/// Charge, to be updated as its body arrives; nothing when it is not stored.
+/// now: the time an error reply's negative_ttl counts from is its
+/// responseTime, not now.
+std::optional<Charge> Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
+                            const EntryRef& entry);
+
+} // namespace Store

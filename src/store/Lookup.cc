@@ -1,0 +1,104 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "store/Lookup.h"
+#include "log/CacheLog.h"
+#include "store/InFlight.h"
+#include "store/Index.h"
+
+namespace {
+
+/// what asks the origin when the request allows it, and is Unavailable otherwise
+Store::Lookup OriginOrUnavailable(Store::Lookup&& lookup, const Store::RequestFacts& facts)
+{
+    // RFC 9111 5.2.1.7: only-if-cached; Squid answers 504
+    if (facts.cc.onlyIfCached)
+        lookup.kind = Store::Lookup::Kind::Unavailable;
+    return std::move(lookup);
+}
+
+} // namespace
+
+Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::string& cacheKey,
+                            const std::vector<Http::HeaderField>& fields, const RequestFacts& facts,
+                            const RefreshRule& rule, const LookupOptions& options)
+{
+    using Kind = Lookup::Kind;
+    const bool mayJoin = options.collapsedForwarding && !options.hasBody;
+    Lookup answer;
+
+    const auto nothingStored = [&]() {
+        if (mayJoin)
+            answer.entry = inFlight.pendingMiss(cacheKey);
+        if (answer.entry) {
+            answer.kind = Kind::Join;
+            return std::move(answer);
+        }
+        return OriginOrUnavailable(std::move(answer), facts);
+    };
+
+    const auto found = index.findVariant(cacheKey, fields);
+    if (!found)
+        return nothingStored();
+    const auto& entry = found.entry;
+    if (!entry->isComplete()) {
+        // an object being stored: read it as it arrives, from offset 0; a
+        // request that forbids contacting the origin reads it whatever
+        // collapsed_forwarding says, as Squid does
+        if ((options.collapsedForwarding || facts.cc.onlyIfCached) && !options.hasBody) {
+            answer.kind = Kind::Join;
+            answer.entry = entry;
+            return answer;
+        }
+        return OriginOrUnavailable(std::move(answer), facts);
+    }
+    if (entry->negativeUntil() && (options.now >= entry->negativeUntil() || facts.wantsReload())) {
+        // negative_ttl expired (or the client asks for a reload): as if nothing were stored
+        index.erase(found.key);
+        return nothingStored();
+    }
+
+    answer.entry = entry;
+    answer.fullKey = found.key;
+    if (entry->negativeUntil()) {
+        // negative_ttl: an error reply without freshness of its own, kept briefly as Squid does
+        index.touch(found.key, *entry);
+        answer.kind = Kind::NegativeHit;
+        answer.age = options.now - entry->reply()->responseTime;
+        return answer;
+    }
+    const auto response = ResponseFacts::Of(*entry->reply());
+    const auto reuse = IsFresh(facts, response, rule, options.now);
+    debugs(20, 3,
+           "stored " << found.key << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
+                     << reuse.lifetime << ")");
+    answer.age = reuse.age;
+    if (reuse.isServable()) {
+        index.touch(found.key, *entry);
+        answer.kind = Kind::Hit;
+        return answer;
+    }
+    if (reuse.use == Reuse::Validate && reuse.lifetime <= reuse.age && !options.isRevalidatingInBackground &&
+        MayServeStale(StaleUse::WhileRevalidating, facts, response, rule, options.now, options.maxStale)) {
+        // RFC 5861: serve the stale object now and ask the origin in the background
+        index.touch(found.key, *entry);
+        answer.kind = Kind::StaleHit;
+        return answer;
+    }
+    if (reuse.use == Reuse::Reload) {
+        answer.kind = Kind::Reload;
+        answer.entry = nullptr;
+        answer.fullKey.clear();
+        return OriginOrUnavailable(std::move(answer), facts);
+    }
+    answer.kind = Kind::Validate;
+    // collapsed_forwarding: another client's conditional request for this
+    // very object answers this one too
+    if (mayJoin)
+        answer.revalidation = inFlight.pendingRevalidation(found.key, entry);
+    return OriginOrUnavailable(std::move(answer), facts);
+}
