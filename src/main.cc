@@ -443,7 +443,10 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
 
     debugs(1, 1, "Shutting down...");
     proxy.side().closeAll();
-    loop.runOnce(Comm::Milliseconds(0)); // destroys the closed connections, which log their last lines
+    // destroys the closed connections, which log their last lines, and what
+    // their destruction defers (a few rounds at most)
+    for (int round = 0; round < 10 && loop.hasDeferred(); ++round)
+        loop.runOnce(Comm::Milliseconds(0));
     {
         // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
         const auto& copies = Sbuf::DefaultPool().copyStats();

@@ -214,9 +214,8 @@ void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, 
     if (!tx.notModified)
         planRanges(*entry, parser_.fields());
     entry->addReader(*this);
-    state_ = State::Forwarding;
     timer_.cancel();
-    startStreaming();
+    startStreaming(); // straight to Streaming: there is nothing to forward
 }
 
 void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView requestFields)
@@ -436,8 +435,7 @@ void Client::Connection::refuseOnlyIfCached()
         pendingLog_->resultCode = "TCP_MISS";
     reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
     // written from the loop, not from inside the entry's notification
-    kick_ = services_.loop().schedule(
-        Comm::Milliseconds(0), [this] { drive(); }, this);
+    kick_ = services_.loop().defer([this] { drive(); }, this);
 }
 
 void Client::Connection::startOwnFetch(Server::Request&& request)

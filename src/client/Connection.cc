@@ -70,6 +70,7 @@ Client::Connection::~Connection()
 {
     timer_.cancel();
     kick_.cancel();
+    reaper_.cancel();
     registration_.cancel();
     stopForwarding();
     retired_.clear();
@@ -149,7 +150,6 @@ void Client::Connection::handleBug(const std::exception&) noexcept
 
 void Client::Connection::drive()
 {
-    retired_.clear(); // drive() never runs inside a forwarder's callback
     for (;;) {
         switch (state_) {
         case State::ReadingHead: {
@@ -500,25 +500,26 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
     request.host = url.host();
     request.port = url.port();
     if (parser_.hasBody()) {
-        tx_->bodyChunked = !parser_.contentLength().has_value();
-        tx_->bodyLeft = parser_.contentLength().value_or(0);
-        tx_->bodyDecoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
+        tx_->body = std::make_unique<BodyIn>();
+        auto& body = *tx_->body;
+        body.chunked = !parser_.contentLength().has_value();
+        body.left = parser_.contentLength().value_or(0);
+        body.decoder = Http::ChunkedDecoder::ForRequestBody(); // CRLF only, see its header
         request.bodyFraming =
-            tx_->bodyChunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
-        tx_->requestBody = MakeRef<Store::Entry>(settings.readAheadGap);
-        tx_->requestBody->setProducer(this);
-        request.body = tx_->requestBody;
+            body.chunked ? Store::BodyWriter::Framing::Chunked : Store::BodyWriter::Framing::Raw;
+        body.entry = MakeRef<Store::Entry>(settings.readAheadGap);
+        body.entry->setProducer(this);
+        request.body = body.entry;
         readingBody_ = true;
         bodyPaused_ = false;
         closeAfterReply_ = parser_.wantsClose();
         const auto& rbs = settings.requestBufferSize;
-        tx_->bodySizer =
-            rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
+        body.sizer = rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
     }
     auto spec = originSpec(url, parser_.methodToken());
     spec.dropRange = tx_->wholeForRange;
     spec.bodyFraming = request.bodyFraming;
-    spec.contentLength = tx_->bodyLeft;
+    spec.contentLength = tx_->body ? tx_->body->left : 0;
     // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
     spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
     if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
@@ -533,7 +534,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
     if (joinable) {
         // collapsed_forwarding: read the fetch already under way; this
         // request goes out only if its reply cannot be shared
-        tx_->deferred = std::move(request);
+        tx_->deferred = std::make_unique<Server::Request>(std::move(request));
         joinMiss(joinable);
         return;
     }
@@ -557,20 +558,20 @@ void Client::Connection::consumeBody()
     while (readingBody_ && buffer_ && parsedOffset_ < buffer_->size()) {
         const auto view = buffer_->view();
         const size_t avail = view.size() - parsedOffset_;
-        if (!tx_->bodyChunked) {
-            const size_t take = size_t(std::min<uint64_t>(avail, tx_->bodyLeft));
-            tx_->requestBody->append(Sbuf::Slice(buffer_, parsedOffset_, take));
+        if (!tx_->body->chunked) {
+            const size_t take = size_t(std::min<uint64_t>(avail, tx_->body->left));
+            tx_->body->entry->append(Sbuf::Slice(buffer_, parsedOffset_, take));
             parsedOffset_ += take;
-            tx_->bodyLeft -= take;
-            if (tx_->bodyLeft == 0)
+            tx_->body->left -= take;
+            if (tx_->body->left == 0)
                 endRequestBody(true);
             continue;
         }
-        const auto piece = tx_->bodyDecoder.next(view.substr(parsedOffset_));
+        const auto piece = tx_->body->decoder.next(view.substr(parsedOffset_));
         using Kind = Http::ChunkedDecoder::Piece::Kind;
         switch (piece.kind) {
         case Kind::Payload:
-            tx_->requestBody->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
+            tx_->body->entry->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
             parsedOffset_ += piece.length;
             break;
         case Kind::Framing:
@@ -583,7 +584,7 @@ void Client::Connection::consumeBody()
             break;
         case Kind::Error:
             debugs(33, 2,
-                   "bad chunked request body from " << peerHost_ << ": " << tx_->bodyDecoder.errorText());
+                   "bad chunked request body from " << peerHost_ << ": " << tx_->body->decoder.errorText());
             endRequestBody(false);
             closeAfterReply_ = true;
             if (state_ == State::Forwarding) {
@@ -608,19 +609,19 @@ void Client::Connection::readBody()
 {
     auto& pool = Sbuf::DefaultPool();
     while (readingBody_ && state_ != State::Closed) {
-        if (!tx_->requestBody->canProduce()) {
+        if (!tx_->body->entry->canProduce()) {
             bodyPaused_ = true; // resumeProducing() goes on as the origin side takes the body
             return;
         }
         if (!buffer_ || buffer_->spaceSize() == 0) {
-            buffer_ = Sbuf::MemBlob::Make(pool, tx_->bodySizer.size());
+            buffer_ = Sbuf::MemBlob::Make(pool, tx_->body->sizer.size());
             parsedOffset_ = 0;
         }
         const auto space = buffer_->reserveSpace();
         const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
         if (n > 0) {
             buffer_->commit(size_t(n));
-            tx_->bodySizer.noteRead(space.size(), size_t(n));
+            tx_->body->sizer.noteRead(space.size(), size_t(n));
             readFilled_ = size_t(n) == space.size();
             consumeBody();
             if (!readFilled_ && !peerClosed_)
@@ -649,9 +650,9 @@ void Client::Connection::endRequestBody(bool complete)
     readingBody_ = false;
     bodyPaused_ = false;
     if (complete)
-        tx_->requestBody->complete();
+        tx_->body->entry->complete();
     else
-        tx_->requestBody->fail("the client's request body was cut short");
+        tx_->body->entry->fail("the client's request body was cut short");
 }
 
 const Sbuf::Cursor& Client::Connection::cursor() const
@@ -890,8 +891,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     if (pendingLog_ && !peer.empty())
         pendingLog_->hierarchy = "HIER_DIRECT";
     // written from the loop, not from inside the forwarder that just failed
-    kick_ = services_.loop().schedule(
-        Comm::Milliseconds(0), [this] { drive(); }, this);
+    kick_ = services_.loop().defer([this] { drive(); }, this);
 }
 
 void Client::Connection::dialTunnel(const Http::Url& url)
@@ -972,8 +972,7 @@ void Client::Connection::endTransaction()
     if (state_ == State::ReadingHead) {
         // the next request (pipelined, or still in the socket) is read from
         // the loop, not from inside the forwarder that just finished
-        kick_ = services_.loop().schedule(
-            Comm::Milliseconds(0), [this] { drive(); }, this);
+        kick_ = services_.loop().defer([this] { drive(); }, this);
     }
 }
 
@@ -1003,14 +1002,16 @@ void Client::Connection::stopForwarding()
     // a small stored object leaves its read block for one that fits it
     if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
         services_.cache().update(tx_->storedKey, *tx_->reply);
-    if (tx_->requestBody) {
+    if (tx_->body) {
         if (readingBody_)
             endRequestBody(false);
-        tx_->requestBody->setProducer(nullptr);
+        tx_->body->entry->setProducer(nullptr);
     }
     writing_ = writeBlocked_ = false;
-    // destroyed off the forwarder's call stack (drive() or the destructor)
+    // destroyed off the forwarder's call stack (deferred, or by the destructor)
     retired_.push_back(std::move(tx_));
+    if (!reaper_.isPending())
+        reaper_ = services_.loop().defer([this] { retired_.clear(); }, this);
 }
 
 bool Client::Connection::isHandedOver() const

@@ -6,7 +6,8 @@
 /// \file Client::Connection: the state machine of one client connection.
 ///
 ///     accept --> ReadingHead --(head parsed, allowed)--> Forwarding --(reply head)--> Streaming --+
-///                  ^   |  |                                 |   (request body read alongside)   |
+///                  ^   |  +--(a hit: the stored reply, nothing to forward)----------^         |
+///                  |   |  |                                 |   (request body read alongside)   |
 ///                  |   |  +--(CONNECT allowed)--> Forwarding --(connected)--> Tunneling --> closed
 ///                  |   +--(bad head, denied, error)--> Writing (error page) ----------------------+
 ///                  +--------------(keep-alive: next request, pipelined or not)-------------------+
@@ -219,18 +220,27 @@ private:
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 
-    /// The state of one forwarded request: allocated when it starts and
-    /// given up when it ends, so that an idle connection does not carry it.
+    /// A request body on its way to the origin (allocated only for a
+    /// request that has one).
+    struct BodyIn {
+        Store::EntryRef entry;        ///< the body's bytes, which the forwarder writes from
+        Http::ChunkedDecoder decoder; ///< its chunk framing
+        Sbuf::ReadSizer sizer;        ///< request_buffer_size for its reads
+        uint64_t left = 0;            ///< Content-Length bytes not yet read
+        bool chunked = false;         ///< it is chunked
+    };
+
+    /// The state of one request, a hit or a miss: allocated when it starts
+    /// and given up when it ends, so that an idle connection does not carry
+    /// it. What only some requests need is allocated apart, when they need
+    /// it: the forwarder (a miss), the request body, a joiner's own request,
+    /// a CONNECT's dialer.
     struct Transaction {
         Server::ForwarderPtr forwarder;                   ///< the origin side
         std::unique_ptr<Comm::Connector> dialer;          ///< CONNECT: the origin being dialed
         Store::EntryRef reply;                            ///< the reply, being streamed from
         Store::BodyWriter writer;                         ///< writes the reply head and body
-        Store::EntryRef requestBody;                      ///< the request body on its way, or null
-        Http::ChunkedDecoder bodyDecoder;                 ///< the request body's chunk framing
-        Sbuf::ReadSizer bodySizer;                        ///< request_buffer_size for body reads
-        uint64_t bodyLeft = 0;                            ///< Content-Length bytes not yet read
-        bool bodyChunked = false;                         ///< the request body is chunked
+        std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
 
         // the memory cache (Caching.cc)
@@ -247,7 +257,7 @@ private:
         std::string staleKey;    ///< its full key
         std::string storedKey;   ///< the full key of the stored object this client reads
         Store::EntryRef fetch;   ///< what this client's forwarder fills (reply may move off it)
-        std::optional<Server::Request>
+        std::unique_ptr<Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight fetch (collapsed_forwarding)
         bool isHit = false;         ///< served from the store
@@ -276,7 +286,8 @@ private:
     std::unique_ptr<Transaction> tx_;                   ///< the request being forwarded, or null
     std::vector<std::unique_ptr<Transaction>> retired_; ///< ended, destroyed off the forwarder's stack
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
-    Comm::Timer kick_; ///< resumes reading after a streamed reply (off the forwarder's stack)
+    Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
+    Comm::Timer reaper_; ///< destroys retired_ (deferred)
 };
 
 } // namespace Client

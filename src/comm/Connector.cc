@@ -26,13 +26,11 @@ void Comm::Connector::start()
     if (const auto literal = Address::Parse(target_.host, target_.port)) {
         addresses_ = {*literal};
         // from the loop, never from inside start()
-        timer_ = loop_.schedule(
-            Milliseconds(0), [this] { connectNext(); }, this);
+        timer_ = loop_.defer([this] { connectNext(); }, this);
         return;
     }
     if (!resolver_) {
-        timer_ = loop_.schedule(
-            Milliseconds(0),
+        timer_ = loop_.defer(
             [this] {
                 Result r;
                 r.error = Error::Dns;

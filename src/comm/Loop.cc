@@ -151,9 +151,22 @@ void Comm::Loop::cancelTimer(uint64_t id)
     }
 }
 
+uint64_t Comm::Loop::enqueueDeferred(std::function<void()>&& fn, IoHandler* owner)
+{
+    const uint64_t id = nextTimerId_++;
+    timers_.emplace(id, TimerCall{std::move(fn), owner});
+    deferred_.push_back(id);
+    return id;
+}
+
+Comm::Timer Comm::Loop::defer(std::function<void()> fn, IoHandler* owner)
+{
+    return Timer(this, enqueueDeferred(std::move(fn), owner));
+}
+
 void Comm::Loop::callSoon(std::function<void()> fn)
 {
-    deferred_.push_back(std::move(fn));
+    enqueueDeferred(std::move(fn), nullptr);
 }
 
 void Comm::Loop::addIterationHook(std::function<void()> fn)
@@ -246,14 +259,17 @@ size_t Comm::Loop::fireTimers()
 size_t Comm::Loop::runDeferred()
 {
     size_t calls = 0;
-    // a deferred call may defer more: run until the queue stays empty
-    while (!deferred_.empty()) {
-        std::vector<std::function<void()>> batch;
-        batch.swap(deferred_);
-        for (const auto& fn : batch) {
-            guard(nullptr, fn);
-            ++calls;
-        }
+    // one batch: what these calls defer waits for the next iteration's I/O
+    std::vector<uint64_t> batch;
+    batch.swap(deferred_);
+    for (const uint64_t id : batch) {
+        const auto found = timers_.find(id);
+        if (found == timers_.end())
+            continue; // cancelled
+        TimerCall call = std::move(found->second);
+        timers_.erase(found);
+        guard(call.owner, call.fn);
+        ++calls;
     }
     return calls;
 }

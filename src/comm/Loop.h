@@ -11,7 +11,8 @@
 ///       +-> epoll_wait(timeout = time to the next timer)
 ///       |     for each ready descriptor: its IoHandler::handleIo(events)
 ///       |   expired timers, earliest first (ties: the order they were set)
-///       |   callSoon() calls (deferred work, e.g. destroying a closed connection)
+///       |   deferred calls (defer(), callSoon(): work that waits for the current
+///       |     callback to return, e.g. destroying a closed connection)
 ///       +-- iteration hooks (cache.log and access.log flush here)
 ///
 /// - A descriptor is registered ONCE for its whole life, edge-triggered, for
@@ -165,11 +166,21 @@ public:
 
     /// Runs fn once after `delay` (ms resolution; negative is 0, longer than
     /// MaxTimerDelay is MaxTimerDelay). When owner is given, an exception from
-    /// fn is reported to owner->handleBug().
+    /// fn is reported to owner->handleBug(). For work that must only wait
+    /// for the current callback to return, use defer().
     Timer schedule(Milliseconds delay, std::function<void()> fn, IoHandler* owner = nullptr);
 
-    /// Runs fn later in this iteration, after the I/O and timer callbacks
-    /// (e.g. to destroy an object whose own callback decided to close it).
+    /// Deferral, the one way to act "from the loop, not from inside this
+    /// callback": runs fn after the I/O and timer callbacks of the current
+    /// iteration; a call deferred while the deferred calls run waits for the
+    /// next iteration, after its I/O (so a producer that defers itself lets
+    /// the others be served). Calls run in the order they were deferred.
+    /// When owner is given, an exception from fn is reported to
+    /// owner->handleBug(). The Timer cancels it.
+    [[nodiscard]] Timer defer(std::function<void()> fn, IoHandler* owner = nullptr);
+    /// defer() without a handle: fn runs whatever happens (e.g. destroying an
+    /// object whose own callback decided to close it, which must outlive
+    /// nothing but the current call stack).
     void callSoon(std::function<void()> fn);
 
     /// Adds fn to the calls made at the end of every iteration (log flushing).
@@ -191,7 +202,9 @@ public:
     const EpollPoller& poller() const { return poller_; }
     /// callbacks that threw since the loop was made
     uint64_t bugCount() const { return bugCount_; }
-    /// number of scheduled timers still pending
+    /// whether deferred calls wait to run
+    bool hasDeferred() const { return !deferred_.empty(); }
+    /// number of timers and deferred calls still pending
     size_t pendingTimers() const { return timers_.size(); }
 
     /// Calls fn; when it throws, logs the bug and tells owner (if any). Public
@@ -213,7 +226,7 @@ private:
     };
     struct HeapItem {
         Clock::time_point deadline;
-        uint64_t id; ///< also the tie-breaker: ids grow with each schedule()
+        uint64_t id; ///< also the tie-breaker: ids grow with each schedule() and defer()
     };
 
     void unwatch(int fd, uint32_t generation);
@@ -222,16 +235,18 @@ private:
     int timeoutToNextTimer(Milliseconds maxWait) const;
     size_t fireTimers();
     size_t runDeferred();
+    /// queues fn for runDeferred(); returns its id
+    uint64_t enqueueDeferred(std::function<void()>&& fn, IoHandler* owner);
     void dropStaleHeapTop() const;
     void reportBug(const char* what);
 
     EpollPoller poller_;
     std::vector<Slot> slots_;                        ///< indexed by descriptor
-    std::unordered_map<uint64_t, TimerCall> timers_; ///< pending timers by id
+    std::unordered_map<uint64_t, TimerCall> timers_; ///< pending timers and deferred calls by id
     mutable std::vector<HeapItem> heap_;             ///< min-heap; cancelled ids are skipped lazily
     uint64_t nextTimerId_ = 1;
-    std::vector<std::function<void()>> deferred_; ///< callSoon() queue
-    std::vector<std::function<void()>> hooks_;    ///< per-iteration hooks
+    std::vector<uint64_t> deferred_; ///< the ids of defer() calls, in order (cancelled ones skipped)
+    std::vector<std::function<void()>> hooks_; ///< per-iteration hooks
     Clock::time_point now_;
     bool stopping_ = false;
     uint64_t bugCount_ = 0;

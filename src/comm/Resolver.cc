@@ -410,7 +410,7 @@ void Comm::Resolver::Channel::scheduleKick(Socket& socket)
         return;
     const int fd = socket.fd_;
     const uint64_t serial = socket.serial_;
-    socket.kick = loop_.schedule(Milliseconds(0), [this, fd, serial] { handleKick(fd, serial); });
+    socket.kick = loop_.defer([this, fd, serial] { handleKick(fd, serial); });
 }
 
 Comm::Resolver::Channel::Socket* Comm::Resolver::Channel::find(int fd, uint64_t serial)
@@ -669,7 +669,7 @@ void Comm::Resolver::finish(uint64_t id, Answer&& answer)
     pending.isFinished = true;
     pending.answer = std::move(answer);
     // never from inside resolve() or c-ares: the loop calls back
-    pending.timer = loop_.schedule(Milliseconds(0), [this, id] { deliver(id); });
+    pending.timer = loop_.defer([this, id] { deliver(id); });
 }
 
 void Comm::Resolver::deliver(uint64_t id)

@@ -80,7 +80,7 @@ void Proxy::Instance::reapSoon()
 {
     // not from inside the fetch that is done: after the current callback
     if (!reapTimer_.isPending())
-        reapTimer_ = loop_.schedule(Comm::Milliseconds(0), [this] { reapFinishing(); });
+        reapTimer_ = loop_.defer([this] { reapFinishing(); });
 }
 
 bool Proxy::Instance::isFetchingDetached(const std::string& cacheKey) const

@@ -68,8 +68,7 @@ void Server::Forwarder::start()
         connection_->setUser(this);
         stage_ = Stage::Connecting;
         // act from the loop, never from inside start()
-        timer_ = context_.loop.schedule(
-            Comm::Milliseconds(0), [this] { onConnected(); }, this);
+        timer_ = context_.loop.defer([this] { onConnected(); }, this);
         return;
     }
     dial();

@@ -172,8 +172,7 @@ void Tunnel::Tunnel::pump(Direction& d)
                 // the source is not drained, so no event will come: resume
                 // ourselves after the loop has served the others
                 if (!d.resume.isPending())
-                    d.resume = loop_.schedule(
-                        Comm::Milliseconds(0), [this, &d] { pump(d); }, &clientSide_);
+                    d.resume = loop_.defer([this, &d] { pump(d); }, &clientSide_);
                 return;
             }
             if (!d.pipeRead.isOpen() && !d.pipeFailed && !makePipe(d))
@@ -403,7 +402,7 @@ void Tunnel::Tunnel::end(const std::string& error)
     }
     // never synchronously: the caller (start(), an I/O callback) is still on
     // the stack, and the done callback may destroy this Tunnel
-    doneTimer_ = loop_.schedule(Comm::Milliseconds(0), [this] { callDone(); });
+    doneTimer_ = loop_.defer([this] { callDone(); });
 }
 
 void Tunnel::Tunnel::callDone()

@@ -34,6 +34,9 @@ class TestLoop : public CppUnit::TestFixture {
     CPPUNIT_TEST(throwingCallbackDoesNotStopLoop);
     CPPUNIT_TEST(throwingTimerTellsItsOwner);
     CPPUNIT_TEST(deferredCallsRunAfterIo);
+    CPPUNIT_TEST(deferredCallIsCancellable);
+    CPPUNIT_TEST(callDeferredByADeferredCallWaitsForTheNextIo);
+    CPPUNIT_TEST(throwingDeferredCallTellsItsOwner);
     CPPUNIT_TEST(iterationHookRunsEachIteration);
     CPPUNIT_TEST(stopEndsRun);
     CPPUNIT_TEST(descriptorClosesOnDestruction);
@@ -53,6 +56,9 @@ public:
     void throwingCallbackDoesNotStopLoop();
     void throwingTimerTellsItsOwner();
     void deferredCallsRunAfterIo();
+    void deferredCallIsCancellable();
+    void callDeferredByADeferredCallWaitsForTheNextIo();
+    void throwingDeferredCallTellsItsOwner();
     void iterationHookRunsEachIteration();
     void stopEndsRun();
     void descriptorClosesOnDestruction();
@@ -349,6 +355,79 @@ void TestLoop::deferredCallsRunAfterIo()
     CPPUNIT_ASSERT_EQUAL(std::string("io"), order[0]);
     CPPUNIT_ASSERT_EQUAL(std::string("deferred"), order[1]);
     CPPUNIT_ASSERT_EQUAL(std::string("hook"), order[2]);
+}
+
+void TestLoop::deferredCallIsCancellable()
+{
+    Comm::Loop loop;
+    std::vector<int> ran;
+    auto first = loop.defer([&] { ran.push_back(1); });
+    auto second = loop.defer([&] { ran.push_back(2); });
+    loop.callSoon([&] { ran.push_back(3); });
+    CPPUNIT_ASSERT(first.isPending() && second.isPending());
+    CPPUNIT_ASSERT(loop.hasDeferred());
+    second.cancel();
+    CPPUNIT_ASSERT(!second.isPending());
+    {
+        auto dropped = loop.defer([&] { ran.push_back(4); }); // its handle goes: cancelled
+    }
+    loop.runOnce(Milliseconds(0));
+    CPPUNIT_ASSERT((ran == std::vector<int>{1, 3}));
+    CPPUNIT_ASSERT(!first.isPending());
+    CPPUNIT_ASSERT(!loop.hasDeferred());
+    CPPUNIT_ASSERT_EQUAL(size_t(0), loop.pendingTimers());
+}
+
+void TestLoop::callDeferredByADeferredCallWaitsForTheNextIo()
+{
+    // a producer that defers its own resume (a tunnel's fair share) lets the
+    // loop serve the others' I/O first, and never spins inside one iteration
+    Comm::Loop loop;
+    Pair p;
+    std::vector<std::string> order;
+    struct Reader : Comm::IoHandler {
+        std::vector<std::string>* order;
+        void handleIo(const Comm::IoEvents& e) override
+        {
+            if (e.readable)
+                order->push_back("io");
+        }
+    } reader;
+    reader.order = &order;
+    auto reg = loop.watch(p.b.get(), reader);
+    loop.runOnce(Milliseconds(0)); // the initial "writable" edge
+    Comm::Timer resume;
+    int turns = 0;
+    std::function<void()> pump = [&] {
+        order.push_back("pump");
+        if (++turns == 1) {
+            CPPUNIT_ASSERT_EQUAL(ssize_t(1), ::write(p.a.get(), "x", 1)); // another's bytes arrive
+            resume = loop.defer(pump);
+        }
+    };
+    resume = loop.defer(pump);
+    const auto calls = loop.runOnce(Milliseconds(0));
+    CPPUNIT_ASSERT_EQUAL(size_t(1), calls); // the first turn only
+    CPPUNIT_ASSERT(loop.hasDeferred());
+    loop.runOnce(Milliseconds(20));
+    CPPUNIT_ASSERT((order == std::vector<std::string>{"pump", "io", "pump"}));
+}
+
+void TestLoop::throwingDeferredCallTellsItsOwner()
+{
+    Comm::Loop loop;
+    struct Owner : Comm::IoHandler {
+        int bugs = 0;
+        void handleIo(const Comm::IoEvents&) override {}
+        void handleBug(const std::exception&) noexcept override { ++bugs; }
+    } owner;
+    auto t = loop.defer([] { throw std::runtime_error("deferred call failed on purpose"); }, &owner);
+    bool after = false;
+    loop.callSoon([&] { after = true; });
+    loop.runOnce(Milliseconds(0));
+    CPPUNIT_ASSERT_EQUAL(1, owner.bugs);
+    CPPUNIT_ASSERT(after);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), loop.bugCount());
 }
 
 void TestLoop::iterationHookRunsEachIteration()
