@@ -160,7 +160,6 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     options.maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     options.collapsedForwarding = settings.collapsedForwarding;
     options.hasBody = parser_.hasBody();
-    options.isRevalidatingInBackground = services_.isFetchingDetached(tx.cacheKey);
     const auto& rule = refreshRule();
     auto found = Store::LookUp(cache, services_.inFlight(), tx.cacheKey, parser_.fields(), tx.requestFacts,
                                rule, options);

@@ -84,8 +84,6 @@ public:
     /// keeps and starts a fetch that no client owns (a stale-while-revalidate
     /// revalidation, or a fetch taken over from a client that left)
     virtual void startDetached(std::unique_ptr<DetachedFetch>&& fetch) = 0;
-    /// whether a fetch of cacheKey that no client owns is under way
-    virtual bool isFetchingDetached(const std::string& cacheKey) const = 0;
 
     /* the client side */
 

@@ -72,7 +72,12 @@ void Proxy::Instance::adoptFinishing(Server::ForwarderPtr&& forwarder)
 void Proxy::Instance::startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch)
 {
     detached_.push_back(std::move(fetch));
-    detached_.back()->setDoneHandler([this] { reapSoon(); });
+    const auto& key = detached_.back()->cacheKey();
+    inFlight_.addDetached(key);
+    detached_.back()->setDoneHandler([this, key] {
+        inFlight_.forgetDetached(key);
+        reapSoon();
+    });
     detached_.back()->start();
 }
 
@@ -81,12 +86,6 @@ void Proxy::Instance::reapSoon()
     // not from inside the fetch that is done: after the current callback
     if (!reapTimer_.isPending())
         reapTimer_ = loop_.defer([this] { reapFinishing(); });
-}
-
-bool Proxy::Instance::isFetchingDetached(const std::string& cacheKey) const
-{
-    return std::any_of(detached_.begin(), detached_.end(),
-                       [&](const auto& r) { return !r->isDone() && r->cacheKey() == cacheKey; });
 }
 
 void Proxy::Instance::reapFinishing()

@@ -88,7 +88,6 @@ public:
     Store::InFlight& inFlight() override { return inFlight_; }
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
-    bool isFetchingDetached(const std::string& cacheKey) const override;
     void release(Client::Connection& connection) override { side_.release(connection); }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionCount() const override { return side_.connectionCount(); }

@@ -45,8 +45,26 @@ void Store::InFlight::forget(const EntryRef& fetch, const std::string& cacheKey,
         revalidations_.erase(it);
 }
 
+void Store::InFlight::addDetached(const std::string& cacheKey)
+{
+    ++detached_[cacheKey];
+    ++detachedCount_;
+}
+
+void Store::InFlight::forgetDetached(const std::string& cacheKey)
+{
+    const auto it = detached_.find(cacheKey);
+    if (it == detached_.end())
+        return;
+    --detachedCount_;
+    if (--it->second == 0)
+        detached_.erase(it);
+}
+
 void Store::InFlight::clear()
 {
     misses_.clear();
     revalidations_.clear();
+    detached_.clear();
+    detachedCount_ = 0;
 }

@@ -5,13 +5,16 @@
 
 /// \file Store::InFlight: the fetches others may join (collapsed_forwarding).
 ///
-/// Two kinds are registered, each until its reply head arrives (or it
+/// Three kinds are registered. Two, each until its reply head arrives (or it
 /// fails): a pending miss, under the cache key of the object it fetches, and
 /// a pending revalidation, a conditional request about a stale stored
 /// object, under that object's full key (with its Vary variant). A request
 /// that finds one waits for its reply instead of asking the origin itself.
 /// A fetch that failed, or whose head has arrived (then the index has the
-/// answer), is not offered to new joiners.
+/// answer), is not offered to new joiners. The third: the fetches no client
+/// owns (Client::DetachedFetch: background revalidations, fetches taken
+/// over), by cache key, from their start until they are done, so that a
+/// stale object is revalidated in the background once at a time.
 ///
 /// Ownership: it holds references to the entries only; whoever started the
 /// fetch forgets it (forget()) when its head arrived or it ended.
@@ -44,8 +47,15 @@ public:
     /// cacheKey, a pending revalidation under staleKey); others stay
     void forget(const EntryRef& fetch, const std::string& cacheKey, const std::string& staleKey);
 
-    /// registered fetches of both kinds
-    size_t size() const { return misses_.size() + revalidations_.size(); }
+    /// a fetch of cacheKey that no client owns started
+    void addDetached(const std::string& cacheKey);
+    /// such a fetch is done
+    void forgetDetached(const std::string& cacheKey);
+    /// whether a fetch of cacheKey that no client owns is under way
+    bool isDetached(const std::string& cacheKey) const { return detached_.count(cacheKey) != 0; }
+
+    /// registered fetches of the three kinds
+    size_t size() const { return misses_.size() + revalidations_.size() + detachedCount_; }
     /// forgets everything (at shutdown)
     void clear();
 
@@ -58,6 +68,8 @@ private:
 
     std::unordered_map<std::string, EntryRef> misses_;            ///< see pendingMiss()
     std::unordered_map<std::string, Revalidation> revalidations_; ///< see pendingRevalidation()
+    std::unordered_map<std::string, size_t> detached_;            ///< see isDetached(): how many per key
+    size_t detachedCount_ = 0;                                    ///< the sum of detached_'s counts
 };
 
 } // namespace Store

@@ -82,7 +82,7 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
         answer.kind = Kind::Hit;
         return answer;
     }
-    if (reuse.use == Reuse::Validate && reuse.lifetime <= reuse.age && !options.isRevalidatingInBackground &&
+    if (reuse.use == Reuse::Validate && reuse.lifetime <= reuse.age && !inFlight.isDetached(cacheKey) &&
         MayServeStale(StaleUse::WhileRevalidating, facts, response, rule, options.now, options.maxStale)) {
         // RFC 5861: serve the stale object now and ask the origin in the background
         index.touch(found.key, *entry);

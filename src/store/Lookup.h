@@ -41,11 +41,10 @@ class InFlight;
 
 /// The circumstances of a lookup besides the request itself.
 struct LookupOptions {
-    time_t now = 0;                          ///< the time of the decision
-    int64_t maxStale = 0;                    ///< max_stale, in seconds
-    bool collapsedForwarding = false;        ///< collapsed_forwarding is on
-    bool hasBody = false;                    ///< the request has a body (it never joins another fetch)
-    bool isRevalidatingInBackground = false; ///< a background fetch of this key is running already
+    time_t now = 0;                   ///< the time of the decision
+    int64_t maxStale = 0;             ///< max_stale, in seconds
+    bool collapsedForwarding = false; ///< collapsed_forwarding is on
+    bool hasBody = false;             ///< the request has a body (it never joins another fetch)
 };
 
 /// LookUp()'s answer (see the file comment).

@@ -36,6 +36,7 @@ class TestInFlight : public CppUnit::TestFixture {
     CPPUNIT_TEST(missIsOfferedUntilItFails);
     CPPUNIT_TEST(revalidationIsOfferedForItsStaleObjectUntilItsHeadArrives);
     CPPUNIT_TEST(forgetRemovesOnlyThatFetch);
+    CPPUNIT_TEST(detachedFetchesAreCountedPerKey);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -85,6 +86,26 @@ public:
         f.forget(Store::EntryRef(), "k", "full"); // no fetch: nothing
         CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
         f.forget(theirs, "k", "");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+    }
+
+    void detachedFetchesAreCountedPerKey()
+    {
+        Store::InFlight f;
+        CPPUNIT_ASSERT(!f.isDetached("k"));
+        f.addDetached("k");
+        f.addDetached("k"); // a background revalidation and a fetch taken over
+        f.addDetached("other");
+        CPPUNIT_ASSERT(f.isDetached("k"));
+        CPPUNIT_ASSERT_EQUAL(size_t(3), f.size());
+        f.forgetDetached("k");
+        CPPUNIT_ASSERT(f.isDetached("k")); // one is still under way
+        f.forgetDetached("k");
+        CPPUNIT_ASSERT(!f.isDetached("k"));
+        f.forgetDetached("k"); // nothing left: nothing happens
+        CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
+        f.clear();
+        CPPUNIT_ASSERT(!f.isDetached("other"));
         CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
     }
 };

@@ -143,10 +143,12 @@ public:
         CPPUNIT_ASSERT(found.entry == stored);
         CPPUNIT_ASSERT_EQUAL(int64_t(20), found.age);
         // while that revalidation runs, another request validates itself
-        options_.isRevalidatingInBackground = true;
+        inFlight_->addDetached(key());
         CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::Validate);
+        // once it is done, the next one serves stale again
+        inFlight_->forgetDetached(key());
+        CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::StaleHit);
         // past the window, it is validated
-        options_.isRevalidatingInBackground = false;
         options_.now = Now + 60;
         CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::Validate);
     }
