@@ -513,8 +513,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
         readingBody_ = true;
         bodyPaused_ = false;
         closeAfterReply_ = parser_.wantsClose();
-        const auto& rbs = settings.requestBufferSize;
-        body.sizer = rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
+        body.sizer = services_.forwardLimits().readSizer; // request_buffer_size, as for reply reads
     }
     auto spec = originSpec(url, parser_.methodToken());
     spec.dropRange = tx_->wholeForRange;

@@ -226,6 +226,25 @@ void PrepareOriginSocket(int fd)
 
 /// A loop, a pool, a context and an origin listening on 127.0.0.1:0 that the
 /// test accepts and answers by hand between loop iterations.
+/// an empty reply entry
+Store::EntryRef NewReply()
+{
+    return MakeRef<Store::Entry>(1024 * 1024);
+}
+
+/// a request body entry holding text whole (complete), put in its block as
+/// a read would (commit(), so that it does not count as a copied body)
+Store::EntryRef BodyEntry(std::string_view text)
+{
+    auto e = MakeRef<Store::Entry>(64 * 1024);
+    auto blob = Sbuf::MemBlob::Make(Sbuf::DefaultPool(), text.size());
+    std::memcpy(blob->space(), text.data(), text.size());
+    blob->commit(text.size());
+    e->append(Sbuf::Slice(blob));
+    e->complete();
+    return e;
+}
+
 struct Rig {
     Comm::Loop loop; ///< first: outlives everything on it
     Server::Pool pool{loop};
@@ -273,6 +292,21 @@ struct Rig {
         r.host = "127.0.0.1";
         r.port = port;
         r.head = headFor("GET", path);
+        return r;
+    }
+
+    /// a POST of path with the extra head fields and body (none when empty)
+    Server::Request post(std::string_view path, std::string_view extra, const std::string& body = {}) const
+    {
+        Server::Request r;
+        r.method = Http::Method::Post;
+        r.host = "127.0.0.1";
+        r.port = port;
+        r.head = headFor("POST", path, extra);
+        if (!body.empty()) {
+            r.body = BodyEntry(body);
+            r.bodyFraming = Store::BodyWriter::Framing::Raw;
+        }
         return r;
     }
 
@@ -384,6 +418,22 @@ struct Rig {
         }));
     }
 
+    /// a GET answered on a new connection that is now idle in the pool;
+    /// returns the origin's side of it
+    Comm::Descriptor pooledConnection()
+    {
+        auto first = NewReply();
+        TestReader firstReader(first, true);
+        auto f1 = start(get("/one"), first);
+        auto origin = accept();
+        readRequest(origin.get());
+        send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        CPPUNIT_ASSERT(runUntil([&] { return f1->isDone(); }));
+        CPPUNIT_ASSERT(!f1->reusedConnection());
+        CPPUNIT_ASSERT_EQUAL(std::string("hello"), firstReader.text);
+        return origin;
+    }
+
     /// the origin writes bytes, and one iteration waits for the forwarder to
     /// read them (so that each call is one read); returns the callbacks made
     size_t deliver(int fd, std::string_view bytes)
@@ -394,25 +444,6 @@ struct Rig {
         return calls;
     }
 };
-
-/// an empty reply entry
-Store::EntryRef NewReply()
-{
-    return MakeRef<Store::Entry>(1024 * 1024);
-}
-
-/// a request body entry holding text whole (complete), put in its block as
-/// a read would (commit(), so that it does not count as a copied body)
-Store::EntryRef BodyEntry(std::string_view text)
-{
-    auto e = MakeRef<Store::Entry>(64 * 1024);
-    auto blob = Sbuf::MemBlob::Make(Sbuf::DefaultPool(), text.size());
-    std::memcpy(blob->space(), text.data(), text.size());
-    blob->commit(text.size());
-    e->append(Sbuf::Slice(blob));
-    e->complete();
-    return e;
-}
 
 /// appends n pattern bytes from offset to e in one fresh block
 void AppendPattern(Store::Entry& e, uint64_t offset, size_t n)
@@ -1057,14 +1088,7 @@ void TestForwarder::slowReaderStopsReadsAtGap()
 void TestForwarder::keepAliveConnectionIsReused()
 {
     Rig rig;
-    auto first = NewReply();
-    TestReader firstReader(first, true);
-    auto f1 = rig.start(rig.get("/one"), first);
-    auto origin = rig.accept();
-    rig.readRequest(origin.get());
-    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
-    CPPUNIT_ASSERT(!f1->reusedConnection());
+    auto origin = rig.pooledConnection();
     CPPUNIT_ASSERT_EQUAL(size_t(1), rig.pool.idleCount());
 
     auto second = NewReply();
@@ -1079,7 +1103,6 @@ void TestForwarder::keepAliveConnectionIsReused()
     rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nworld");
     CPPUNIT_ASSERT(rig.runUntil([&] { return f2->isDone(); }));
     ASSERT_FAILURE(Failure::None, *f2);
-    CPPUNIT_ASSERT_EQUAL(std::string("hello"), firstReader.text);
     CPPUNIT_ASSERT_EQUAL(std::string("world"), secondReader.text);
     // one accept, one connection opened
     CPPUNIT_ASSERT(!rig.tryAccept().isOpen());
@@ -1114,13 +1137,7 @@ void TestForwarder::closingOriginConnectionIsNotPooled()
 void TestForwarder::reusedConnectionClosedBeforeReplyIsRetriedForGet()
 {
     Rig rig;
-    auto first = NewReply();
-    TestReader firstReader(first, true);
-    auto f1 = rig.start(rig.get("/one"), first);
-    auto origin = rig.accept();
-    rig.readRequest(origin.get());
-    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
+    auto origin = rig.pooledConnection();
     CPPUNIT_ASSERT_EQUAL(size_t(1), rig.pool.idleCount());
 
     auto second = NewReply();
@@ -1148,13 +1165,7 @@ void TestForwarder::reusedConnectionClosedBeforeReplyIsRetriedForGet()
 void TestForwarder::retryHappensAtMostOnce()
 {
     Rig rig;
-    auto first = NewReply();
-    TestReader firstReader(first, true);
-    auto f1 = rig.start(rig.get("/one"), first);
-    auto origin = rig.accept();
-    rig.readRequest(origin.get());
-    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
+    auto origin = rig.pooledConnection();
 
     auto second = NewReply();
     TestReader secondReader(second, true);
@@ -1176,24 +1187,11 @@ void TestForwarder::retryHappensAtMostOnce()
 void TestForwarder::postWithBodyIsNeverRetried()
 {
     Rig rig;
-    auto first = NewReply();
-    TestReader firstReader(first, true);
-    auto f1 = rig.start(rig.get("/one"), first);
-    auto origin = rig.accept();
-    rig.readRequest(origin.get());
-    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
+    auto origin = rig.pooledConnection();
 
     auto second = NewReply();
     TestReader secondReader(second, true);
-    Server::Request post;
-    post.method = Http::Method::Post;
-    post.host = "127.0.0.1";
-    post.port = rig.port;
-    post.head = rig.headFor("POST", "/form", "Content-Length: 7\r\n");
-    post.body = BodyEntry("a=1&b=2");
-    post.bodyFraming = Store::BodyWriter::Framing::Raw;
-    auto f2 = rig.start(std::move(post), second);
+    auto f2 = rig.start(rig.post("/form", "Content-Length: 7\r\n", "a=1&b=2"), second);
     CPPUNIT_ASSERT(f2->reusedConnection());
     const std::string got = rig.readRequest(origin.get(), 7);
     CPPUNIT_ASSERT(got.ends_with("\r\n\r\na=1&b=2"));
@@ -1213,22 +1211,11 @@ void TestForwarder::bodilessPostIsNeverRetried()
 {
     // no body to hold whole: only the method forbids the retry
     Rig rig;
-    auto first = NewReply();
-    TestReader firstReader(first, true);
-    auto f1 = rig.start(rig.get("/one"), first);
-    auto origin = rig.accept();
-    rig.readRequest(origin.get());
-    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    CPPUNIT_ASSERT(rig.runUntil([&] { return f1->isDone(); }));
+    auto origin = rig.pooledConnection();
 
     auto second = NewReply();
     TestReader secondReader(second, true);
-    Server::Request post;
-    post.method = Http::Method::Post;
-    post.host = "127.0.0.1";
-    post.port = rig.port;
-    post.head = rig.headFor("POST", "/action", "Content-Length: 0\r\n");
-    auto f2 = rig.start(std::move(post), second);
+    auto f2 = rig.start(rig.post("/action", "Content-Length: 0\r\n"), second);
     CPPUNIT_ASSERT(f2->reusedConnection());
     rig.readRequest(origin.get());
     origin.reset();
