@@ -19,6 +19,7 @@
 
 #include "fuzz/Check.h"
 #include "http/CacheControl.h"
+#include "http/FieldSyntax.h"
 
 #include <cstdint>
 #include <string>

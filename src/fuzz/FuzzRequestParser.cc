@@ -20,6 +20,7 @@
 
 #include "fuzz/Check.h"
 #include "fuzz/HeadChecks.h"
+#include "http/FieldSyntax.h"
 #include "http/RequestParser.h"
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 
 #include "fuzz/Check.h"
 #include "http/Fields.h"
+#include "http/FieldSyntax.h"
 #include "http/RequestParser.h"
 
 #include <algorithm>

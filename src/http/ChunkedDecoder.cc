@@ -6,7 +6,7 @@
 #include "cuttle.h"
 
 #include "http/ChunkedDecoder.h"
-#include "http/RequestParser.h"
+#include "http/FieldSyntax.h"
 
 namespace {
 

@@ -18,6 +18,34 @@ inline bool IsDigit(char c)
     return c >= '0' && c <= '9';
 }
 
+/// tchar (RFC 9110 section 5.6.2): the bytes of a token, such as a method
+/// or a field name
+inline bool IsTokenChar(char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c))
+        return true;
+    switch (c) {
+    case '!':
+    case '#':
+    case '$':
+    case '%':
+    case '&':
+    case '\'':
+    case '*':
+    case '+':
+    case '-':
+    case '.':
+    case '^':
+    case '_':
+    case '`':
+    case '|':
+    case '~':
+        return true;
+    default:
+        return false;
+    }
+}
+
 /// OWS: SP or HTAB (RFC 9110 section 5.6.3)
 inline bool IsOws(char c)
 {

@@ -66,32 +66,6 @@ bool IsValidHostValue(std::string_view v)
 
 } // namespace
 
-bool Http::IsTokenChar(char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c))
-        return true;
-    switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-        return true;
-    default:
-        return false;
-    }
-}
-
 Http::RequestParser::RequestParser(size_t maxHeadSize) : maxHeadSize_(maxHeadSize ? maxHeadSize : 1) {}
 
 void Http::RequestParser::reset()

@@ -188,7 +188,4 @@ private:
     bool sawHost_ = false;    ///< a Host field line was parsed
 };
 
-/// Whether c is a tchar of RFC 9110 section 5.6.2.
-bool IsTokenChar(char c);
-
 } // namespace Http

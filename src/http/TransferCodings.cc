@@ -8,7 +8,6 @@
 #include "http/TransferCodings.h"
 #include "http/FieldSyntax.h"
 #include "http/Fields.h"
-#include "http/RequestParser.h"
 
 bool Http::TransferCodings::add(std::string_view value)
 {

@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 
+#include "http/FieldSyntax.h"
 #include "http/RequestParser.h"
 
 #include <cppunit/extensions/HelperMacros.h>
