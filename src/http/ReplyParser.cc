@@ -15,11 +15,27 @@ using Http::ForEachListElement;
 using Http::IsDigit;
 using Http::IsFieldValueChar;
 using Http::IsOws;
-using Http::TrimOws;
 
 namespace {
 
 constexpr std::string_view VersionPrefix = "HTTP/";
+
+/// Whether the line at offset `from` of buf may still be a status line: its
+/// bytes before `limit` and before any CR or LF begin as VersionPrefix
+/// does. A status line that cannot start with HTTP/ fails at its first
+/// wrong byte, so an origin speaking something else does not hold the
+/// connection until the limit.
+bool MayStartStatusLine(std::string_view buf, size_t from, size_t limit)
+{
+    for (size_t i = from; i < limit && i - from < VersionPrefix.size(); ++i) {
+        const char c = buf[i];
+        if (c == '\r' || c == '\n')
+            return true; // the line ends first (or holds a bare CR): HeadLines says which
+        if (c != VersionPrefix[i - from])
+            return false;
+    }
+    return true;
+}
 
 /// a length must fit in off_t
 constexpr uint64_t MaxContentLength = uint64_t(std::numeric_limits<int64_t>::max());
@@ -32,7 +48,8 @@ void Http::ReplyParser::reset()
 {
     state_ = ParseResult::NeedMore;
     error_ = ReplyError::None;
-    lineStart_ = scanned_ = headSize_ = 0;
+    lines_.reset();
+    headSize_ = 0;
     haveStatusLine_ = false;
     versionMajor_ = versionMinor_ = statusCode_ = 0;
     reason_ = {};
@@ -77,43 +94,6 @@ const char* Http::ReplyParser::errorText() const
     return "unknown error";
 }
 
-/// Finds the end of the line that starts at lineStart_, looking at bytes
-/// before `limit` only: a line that ends later cannot fit in the head.
-bool Http::ReplyParser::findLineEnd(std::string_view buf, size_t limit, size_t& lineEnd, size_t& next)
-{
-    for (size_t i = scanned_; i < limit; ++i) {
-        const char c = buf[i];
-        // a status line that cannot start with HTTP/ fails at its first
-        // wrong byte, so an origin speaking something else does not hold
-        // the connection until the limit
-        if (!haveStatusLine_ && i - lineStart_ < VersionPrefix.size() && c != VersionPrefix[i - lineStart_] &&
-            c != '\r' && c != '\n') {
-            fail(ReplyError::BadStatusLine);
-            return false;
-        }
-        if (c == '\n') {
-            lineEnd = i;
-            next = i + 1;
-            return true;
-        }
-        if (c == '\r') {
-            if (i + 1 == limit) {
-                scanned_ = i; // the LF may come with the next read (or be past the limit)
-                return false;
-            }
-            if (buf[i + 1] != '\n') {
-                fail(ReplyError::BareCr);
-                return false;
-            }
-            lineEnd = i;
-            next = i + 2;
-            return true;
-        }
-    }
-    scanned_ = limit;
-    return false;
-}
-
 Http::ParseResult Http::ReplyParser::parse(std::string_view buf)
 {
     if (state_ != ParseResult::NeedMore)
@@ -123,11 +103,14 @@ Http::ParseResult Http::ReplyParser::parse(std::string_view buf)
     // same however the bytes were split between calls.
     const size_t limit = std::min(buf.size(), maxHeadSize_);
     for (;;) {
-        size_t lineEnd = 0, next = 0;
-        if (!findLineEnd(buf, limit, lineEnd, next))
+        if (!haveStatusLine_ && !MayStartStatusLine(buf, lines_.lineStart(), limit))
+            return fail(ReplyError::BadStatusLine);
+        std::string_view line;
+        const auto end = lines_.next(buf, limit, line);
+        if (end == LineEnd::NeedMore)
             break;
-        const auto line = buf.substr(lineStart_, lineEnd - lineStart_);
-        lineStart_ = scanned_ = next;
+        if (end != LineEnd::Found)
+            return fail(ReplyError::BareCr); // LineEnds::CrLfOrBareLf: a bare LF ends a line
 
         if (!haveStatusLine_) {
             if (line.empty())
@@ -138,15 +121,13 @@ Http::ParseResult Http::ReplyParser::parse(std::string_view buf)
             continue;
         }
         if (line.empty()) {
-            headSize_ = next;
+            headSize_ = lines_.lineStart();
             state_ = ParseResult::Done;
             return state_;
         }
         if (parseFieldLine(line) == ParseResult::Error)
             return state_;
     }
-    if (state_ == ParseResult::Error)
-        return state_;
 
     // everything buffered belongs to this unfinished head, and no line
     // can end within the limit any more
@@ -203,29 +184,17 @@ Http::ParseResult Http::ReplyParser::parseStatusLine(std::string_view line)
 
 Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
 {
-    // RFC 9112 section 5.2 (and section 2.2 for the first field): see the file comment
-    if (IsOws(line.front()))
-        return fail(ReplyError::ObsFold);
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0)
-        return fail(ReplyError::BadField);
-    const auto name = line.substr(0, colon);
-    for (const char c : name) {
-        if (!IsTokenChar(c))
-            return fail(ReplyError::BadField); // includes whitespace before the colon
-    }
-    const auto value = TrimOws(line.substr(colon + 1));
-    for (const char c : value) {
-        if (!IsFieldValueChar(c))
-            return fail(ReplyError::BadField);
-    }
+    HeaderField field;
+    if (const auto e = ParseFieldLine(line, field); e != FieldLineError::None)
+        return fail(e == FieldLineError::ObsFold ? ReplyError::ObsFold : ReplyError::BadField);
+    const auto [name, value] = field;
 
     if (EqualsIgnoreCase(name, "Content-Length") && !parseContentLength(value))
         return fail(ReplyError::BadContentLength);
     if (EqualsIgnoreCase(name, "Transfer-Encoding") && !codings_.add(value))
         return fail(ReplyError::BadTransferEncoding);
 
-    fields_.push_back(HeaderField{name, value});
+    fields_.push_back(field);
     return ParseResult::NeedMore;
 }
 
@@ -254,11 +223,7 @@ bool Http::ReplyParser::parseContentLength(std::string_view value)
 
 std::optional<std::string_view> Http::ReplyParser::findField(std::string_view name) const
 {
-    for (const auto& f : fields_) {
-        if (EqualsIgnoreCase(f.name, name))
-            return f.value;
-    }
-    return std::nullopt;
+    return FieldsView(fields_).find(name);
 }
 
 bool Http::ReplyParser::hasConnectionToken(std::string_view token) const

@@ -18,11 +18,12 @@
 ///     buffer: [CRLF*][status-line CRLF][field-line CRLF]...[CRLF][body...]
 ///             |<--------------------- headSize() -------------------->|
 ///
-/// Incremental: parse() remembers how far it has scanned, so feeding a head
-/// byte by byte costs O(size) in total. The result depends only on the
-/// bytes, never on how they were split between calls: a prefix of a valid
-/// head gives NeedMore, and an invalid head gives the same error whole or
-/// byte by byte (the parser looks at no byte past maxHeadSize).
+/// Incremental: parse() remembers how far it has scanned (Http::HeadLines,
+/// as RequestParser does), so feeding a head byte by byte costs O(size) in
+/// total. The result depends only on the bytes, never on how they were
+/// split between calls: a prefix of a valid head gives NeedMore, and an
+/// invalid head gives the same error whole or byte by byte (the parser
+/// looks at no byte past maxHeadSize).
 ///
 /// Limits are checked before anything is stored: when the head does not end
 /// within maxHeadSize bytes (squid.conf reply_header_max_size), the result
@@ -67,6 +68,7 @@
 
 #pragma once
 
+#include "http/HeadLines.h"
 #include "http/RequestParser.h"
 #include "http/TransferCodings.h"
 
@@ -167,7 +169,6 @@ public:
 
 private:
     ParseResult fail(ReplyError e);
-    bool findLineEnd(std::string_view buf, size_t limit, size_t& lineEnd, size_t& next);
     ParseResult parseStatusLine(std::string_view line);
     ParseResult parseFieldLine(std::string_view line);
     bool parseContentLength(std::string_view value);
@@ -176,8 +177,7 @@ private:
     ParseResult state_ = ParseResult::NeedMore;
     ReplyError error_ = ReplyError::None;
 
-    size_t lineStart_ = 0; ///< offset of the first byte of the line being scanned
-    size_t scanned_ = 0;   ///< bytes already searched for a line end
+    HeadLines lines_{LineEnds::CrLfOrBareLf}; ///< a bare LF is tolerated (see the file comment)
     bool haveStatusLine_ = false;
     size_t headSize_ = 0;
 

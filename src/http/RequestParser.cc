@@ -9,8 +9,6 @@
 #include "http/FieldSyntax.h"
 
 using Http::IsDigit;
-using Http::IsFieldValueChar;
-using Http::IsOws;
 using Http::TrimOws;
 
 namespace {
@@ -72,7 +70,8 @@ void Http::RequestParser::reset()
 {
     state_ = ParseResult::NeedMore;
     error_ = ParseError::None;
-    lineStart_ = scanned_ = headSize_ = 0;
+    lines_.reset();
+    headSize_ = 0;
     haveRequestLine_ = false;
     methodToken_ = target_ = firstWord_ = {};
     method_ = Method::Other;
@@ -149,32 +148,6 @@ const char* Http::RequestParser::errorText() const
     return "unknown error";
 }
 
-bool Http::RequestParser::findLineEnd(std::string_view buf, size_t from, size_t& lineEnd, size_t& next)
-{
-    for (size_t i = from; i < buf.size(); ++i) {
-        const char c = buf[i];
-        if (c == '\n') {
-            fail(ParseError::BareLf); // a CRLF's LF is taken with its CR below
-            return false;
-        }
-        if (c == '\r') {
-            if (i + 1 == buf.size()) {
-                scanned_ = i; // the LF may come with the next read
-                return false;
-            }
-            if (buf[i + 1] != '\n') {
-                fail(ParseError::BareCr);
-                return false;
-            }
-            lineEnd = i;
-            next = i + 2;
-            return true;
-        }
-    }
-    scanned_ = buf.size();
-    return false;
-}
-
 Http::ParseResult Http::RequestParser::parse(std::string_view buf)
 {
     if (state_ != ParseResult::NeedMore)
@@ -192,19 +165,18 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
     }
 
     for (;;) {
-        size_t lineEnd = 0, next = 0;
-        if (!findLineEnd(buf, scanned_, lineEnd, next)) {
-            if (state_ == ParseResult::Error)
-                return state_;
+        std::string_view line;
+        const auto end = lines_.next(buf, buf.size(), line);
+        if (end == LineEnd::BareCr || end == LineEnd::BareLf)
+            return fail(end == LineEnd::BareCr ? ParseError::BareCr : ParseError::BareLf);
+        if (end == LineEnd::NeedMore) {
             // everything buffered belongs to this unfinished head
             if (buf.size() > maxHeadSize_)
                 return fail(ParseError::TooLarge);
             return ParseResult::NeedMore;
         }
-        if (next > maxHeadSize_)
+        if (lines_.lineStart() > maxHeadSize_)
             return fail(ParseError::TooLarge);
-        const auto line = buf.substr(lineStart_, lineEnd - lineStart_);
-        lineStart_ = scanned_ = next;
 
         if (!haveRequestLine_) {
             if (line.empty())
@@ -227,7 +199,7 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
                 if (codings_.hasOtherCodings())
                     return fail(ParseError::UnsupportedTransferCoding);
             }
-            headSize_ = next;
+            headSize_ = lines_.lineStart();
             state_ = ParseResult::Done;
             return state_;
         }
@@ -279,21 +251,10 @@ Http::ParseResult Http::RequestParser::parseRequestLine(std::string_view line)
 
 Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
 {
-    if (IsOws(line.front()))
-        return fail(ParseError::ObsFold);
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0)
-        return fail(ParseError::BadField);
-    const auto name = line.substr(0, colon);
-    for (const char c : name) {
-        if (!IsTokenChar(c))
-            return fail(ParseError::BadField); // includes whitespace before the colon
-    }
-    const auto value = TrimOws(line.substr(colon + 1));
-    for (const char c : value) {
-        if (!IsFieldValueChar(c))
-            return fail(ParseError::BadField);
-    }
+    HeaderField field;
+    if (const auto e = ParseFieldLine(line, field); e != FieldLineError::None)
+        return fail(e == FieldLineError::ObsFold ? ParseError::ObsFold : ParseError::BadField);
+    const auto [name, value] = field;
 
     if (EqualsIgnoreCase(name, "Content-Length")) {
         if (value.empty() || value.size() > 18)
@@ -318,17 +279,13 @@ Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
         sawHost_ = true;
     }
 
-    fields_.push_back(HeaderField{name, value});
+    fields_.push_back(field);
     return ParseResult::NeedMore;
 }
 
 std::optional<std::string_view> Http::RequestParser::findField(std::string_view name) const
 {
-    for (const auto& f : fields_) {
-        if (EqualsIgnoreCase(f.name, name))
-            return f.value;
-    }
-    return std::nullopt;
+    return FieldsView(fields_).find(name);
 }
 
 bool Http::RequestParser::hasConnectionToken(std::string_view token) const

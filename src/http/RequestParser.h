@@ -17,8 +17,9 @@
 ///     buffer: [CRLF*][request-line CRLF][field-line CRLF]...[CRLF][body or next request...]
 ///             |<------------------ headSize() --------------------->|
 ///
-/// Incremental: parse() remembers how far it has scanned, so feeding a head
-/// byte by byte costs O(size) in total, not O(size^2). A prefix of a valid
+/// Incremental: parse() remembers how far it has scanned (Http::HeadLines,
+/// which finds the lines of reply heads too), so feeding a head byte by
+/// byte costs O(size) in total, not O(size^2). A prefix of a valid
 /// head always gives NeedMore; the same bytes in one piece give Done.
 ///
 /// Limits are checked before anything is stored: when the head (leading
@@ -56,6 +57,7 @@
 #pragma once
 
 #include "http/Fields.h"
+#include "http/HeadLines.h"
 #include "http/Method.h"
 #include "http/StatusCode.h"
 #include "http/TransferCodings.h"
@@ -163,7 +165,6 @@ public:
 
 private:
     ParseResult fail(ParseError e);
-    bool findLineEnd(std::string_view buf, size_t from, size_t& lineEnd, size_t& next);
     ParseResult parseRequestLine(std::string_view line);
     ParseResult parseFieldLine(std::string_view line);
 
@@ -171,8 +172,7 @@ private:
     ParseResult state_ = ParseResult::NeedMore;
     ParseError error_ = ParseError::None;
 
-    size_t lineStart_ = 0; ///< offset of the first byte of the line being scanned
-    size_t scanned_ = 0;   ///< bytes already searched for a line end
+    HeadLines lines_{LineEnds::CrLfOnly}; ///< a bare LF is an error (see the file comment)
     bool haveRequestLine_ = false;
     size_t headSize_ = 0;
 
