@@ -6,8 +6,9 @@
 /// \file libFuzzer harness of Http::ReplyParser. Properties checked, for
 /// any bytes:
 /// - the input in one piece, byte by byte and in pieces of 1..64 bytes
-///   gives the same result, error, head size and fields (ReplyParser.h:
-///   "the result depends only on the bytes");
+///   gives the same result, error, head size and fields, under the default
+///   limit and under one of half the input's size (ReplyParser.h: "the
+///   result depends only on the bytes");
 /// - a head (Done) is no longer than the input nor the limit, ends with an
 ///   LF, its status code is 100..999 and every view lies inside it;
 /// - a Content-Length the parser reports is the number in every copy of

@@ -6,7 +6,8 @@
 /// \file libFuzzer harness of Http::RequestParser. Properties checked, for
 /// any bytes:
 /// - the input in one piece, byte by byte and in pieces of 1..64 bytes
-///   gives the same result, error, head size and fields;
+///   gives the same result, error, head size and fields, under the default
+///   limit and under one of half the input's size;
 /// - a head (Done) is no longer than the input nor the limit, ends with an
 ///   LF, and every view (method, target, names, values) lies inside it;
 ///   the method and names are tokens, values hold no CR, LF or NUL;

@@ -8,6 +8,8 @@
 #include "http/RequestParser.h"
 #include "http/FieldSyntax.h"
 
+#include <algorithm>
+
 using Http::IsDigit;
 using Http::TrimOws;
 
@@ -164,19 +166,21 @@ Http::ParseResult Http::RequestParser::parse(std::string_view buf)
         firstWord_ = buf.substr(start, end - start);
     }
 
+    // Bytes at or past the limit are never looked at, so the result is the
+    // same however the bytes were split between calls (as for replies).
+    const size_t limit = std::min(buf.size(), maxHeadSize_);
     for (;;) {
         std::string_view line;
-        const auto end = lines_.next(buf, buf.size(), line);
+        const auto end = lines_.next(buf, limit, line);
         if (end == LineEnd::BareCr || end == LineEnd::BareLf)
             return fail(end == LineEnd::BareCr ? ParseError::BareCr : ParseError::BareLf);
         if (end == LineEnd::NeedMore) {
-            // everything buffered belongs to this unfinished head
-            if (buf.size() > maxHeadSize_)
+            // everything buffered belongs to this unfinished head, and no
+            // line can end within the limit any more
+            if (buf.size() >= maxHeadSize_)
                 return fail(ParseError::TooLarge);
             return ParseResult::NeedMore;
         }
-        if (lines_.lineStart() > maxHeadSize_)
-            return fail(ParseError::TooLarge);
 
         if (!haveRequestLine_) {
             if (line.empty())

@@ -39,6 +39,7 @@ class TestRequestParser : public CppUnit::TestFixture {
     CPPUNIT_TEST(tooLargeWithoutEnd);
     CPPUNIT_TEST(tooLargeWhenEndIsPastLimit);
     CPPUNIT_TEST(exactLimitIsAccepted);
+    CPPUNIT_TEST(limitCutsTheSameWhateverTheSplit);
     CPPUNIT_TEST(connectionSemantics);
     CPPUNIT_TEST(bodyDetection);
     CPPUNIT_TEST(resetParsesNextRequest);
@@ -68,6 +69,7 @@ public:
     void tooLargeWithoutEnd();
     void tooLargeWhenEndIsPastLimit();
     void exactLimitIsAccepted();
+    void limitCutsTheSameWhateverTheSplit();
     void connectionSemantics();
     void bodyDetection();
     void resetParsesNextRequest();
@@ -348,6 +350,27 @@ void TestRequestParser::exactLimitIsAccepted()
 {
     CPPUNIT_ASSERT(ErrorOf(Valid, Valid.size()) == ParseError::None);
     CPPUNIT_ASSERT(ErrorOf(Valid, Valid.size() - 1) == ParseError::TooLarge);
+}
+
+void TestRequestParser::limitCutsTheSameWhateverTheSplit()
+{
+    // bytes past the limit are never looked at: a bare LF beyond it cannot
+    // turn a too-large head into a 400 when the bytes come in one piece
+    const std::string s = "GET http://h/ HTTP/1.1\nHost: h\r\n\r\n";
+    for (const size_t limit : {size_t(10), size_t(22), size_t(23)}) {
+        Http::RequestParser whole(limit);
+        CPPUNIT_ASSERT(whole.parse(s) == ParseResult::Error);
+        Http::RequestParser bytes(limit);
+        auto r = ParseResult::NeedMore;
+        for (size_t n = 1; n <= s.size() && r == ParseResult::NeedMore; ++n)
+            r = bytes.parse(std::string_view(s).substr(0, n));
+        CPPUNIT_ASSERT(r == ParseResult::Error);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(limit), whole.error() == bytes.error());
+        CPPUNIT_ASSERT_EQUAL(Http::ToInt(whole.errorStatus()), Http::ToInt(bytes.errorStatus()));
+    }
+    // the LF at offset 22 is within a limit of 23: the bare LF is the error
+    CPPUNIT_ASSERT(ErrorOf(s, 23) == ParseError::BareLf);
+    CPPUNIT_ASSERT(ErrorOf(s, 22) == ParseError::TooLarge);
 }
 
 void TestRequestParser::connectionSemantics()
