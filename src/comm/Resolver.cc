@@ -34,7 +34,7 @@ constexpr int Tries = 3;
 constexpr int TryUnitsPerServer = 7;
 
 /// the ares_process_fd() calls one readable edge may take before the rest is
-/// left to a zero-delay timer, so that a chatty DNS server cannot starve the loop
+/// left to a deferred call, so that a chatty DNS server cannot starve the loop
 constexpr int MaxDrainRounds = 64;
 
 /// a hosts file larger than this is refused (it would be read on the loop)
@@ -245,10 +245,9 @@ bool Comm::Lookup::isPending() const
 /// never come. drain() therefore calls ares_process_fd() again while the
 /// socket is still readable and c-ares keeps consuming (a stream's queue
 /// shrank, or c-ares closed the socket); a stream still consuming after
-/// MaxDrainRounds calls goes on from a zero-delay timer. Writes: c-ares only writes queued TCP queries from
-/// ares_process_fd(); when it starts wanting to write on a socket that is
-/// already writable no edge will come, so a zero-delay timer makes the
-/// first attempt.
+/// MaxDrainRounds calls goes on from a deferred call (after the next I/O). Writes: c-ares only writes queued
+/// TCP queries from ares_process_fd(); when it starts wanting to write on a socket that is already writable
+/// no edge will come, so a deferred call makes the first attempt.
 class Comm::Resolver::Channel {
 public:
     /// starts c-ares; throws TextException

@@ -14,7 +14,7 @@
 ///       every lookup also has its own deadline (Options::timeout)
 ///
 /// - The callback NEVER runs inside resolve(): every answer, even one known
-///   at once, is delivered by a zero-delay Timer of the loop. It never runs
+///   at once, is delivered by a deferred call of the loop (Loop::defer()). It never runs
 ///   after its Lookup was cancelled or destroyed.
 /// - Loop integration (Loop.h): c-ares tells which sockets it wants watched
 ///   (ARES_OPT_SOCK_STATE_CB); each is watched once with Loop::watch() and

@@ -130,7 +130,7 @@ void Server::Forwarder::handleIo(const Comm::IoEvents& events)
 {
     if (stage_ == Stage::Connecting && connection_) {
         // a pooled connection's first event: go on now rather than at the
-        // zero-delay timer that start() set (this is not inside start())
+        // deferred call that start() set (this is not inside start())
         timer_.cancel();
         onConnected();
         return;

@@ -36,7 +36,8 @@
 ///   then "not ready" until its next readable event); a sink's writable event
 ///   is acted on only after a write to it returned EAGAIN. One call moves at
 ///   most a few megabytes per direction and then yields to the loop with a
-///   zero-delay timer, so that a fast tunnel cannot starve other connections.
+///   deferred call (Loop::defer(): it runs after the next iteration's I/O),
+///   so that a fast tunnel cannot starve other connections.
 ///
 /// Half-close: when a source reads EOF (a FIN), its direction first moves what
 /// is still in its pipe (or block), then shutdown(SHUT_WR)s the sink, so that
@@ -46,7 +47,7 @@
 /// error reported by epoll) on either side, or when no byte moved in either
 /// direction for idleTimeout. Either way both sockets are closed at once (the
 /// peer of the healthy side sees the close) and the done callback runs from a
-/// zero-delay timer: exactly once, never from start() or the destructor.
+/// deferred call: exactly once, never from start() or the destructor.
 ///
 /// Ownership: the Tunnel owns both sockets and both pipes (Comm::Descriptor
 /// each, one owner), their registrations and its timers; the destructor
