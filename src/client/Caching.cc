@@ -52,6 +52,7 @@
 #include "store/Lookup.h"
 #include "store/Revalidation.h"
 
+#include <chrono>
 #include <ctime>
 
 namespace {

@@ -81,8 +81,8 @@ private:
 /// negative_ttl and the size limits allow: inserts it under the variant key
 /// that spec's request selects (replacing what was there) and returns its
 /// Charge, to be updated as its body arrives; nothing when it is not stored.
-/// now: the time an error reply's negative_ttl counts from is its
-/// responseTime, not now.
+/// An error kept for negative_ttl keeps it from the reply's responseTime
+/// (Entry::negativeUntil()).
 std::optional<Charge> Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
                             const EntryRef& entry);
 
