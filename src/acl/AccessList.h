@@ -12,7 +12,10 @@
 #include "acl/forward.h"
 
 #include <cstdint>
+#include <ctime>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace Acl {
@@ -20,12 +23,28 @@ namespace Acl {
 /// The answer of a rule list.
 enum class Answer { Allowed, Denied };
 
+/// A message's header fields as an acl reads them (the acl part does not
+/// parse HTTP: the caller adapts its parsed message).
+class Fields {
+public:
+    virtual ~Fields() = default;
+    /// Every value of the fields called `name` (ASCII case ignored), joined
+    /// with ", " in message order as Squid's HttpHeader::getByName() joins
+    /// them; nullopt when the message has no such field.
+    virtual std::optional<std::string> get(std::string_view name) const = 0;
+};
+
 /// The facts a rule is checked against: one transaction.
 ///
 /// Addresses are Acl::Address values: fill them with
 /// Address::FromSockaddr() from getpeername()/the resolved origin, or
 /// Address::Parse() from a literal. An IPv4 client on a dual-stack socket
 /// (::ffff:a.b.c.d) matches IPv4 rules either way.
+///
+/// Facts a check point does not know yet stay unset and match no acl that
+/// reads them: a reply acl (http_status, rep_header, rep_mime_type,
+/// hier_code) in an http_access rule never matches, as in Squid, where
+/// such a rule warns and the acl does not match.
 struct Checklist {
     Address srcAddr; ///< client address; unset matches no src acl
     Address
@@ -34,7 +53,20 @@ struct Checklist {
     uint16_t dstPort = 0;  ///< port from the URL (80 when absent)
     std::string method;    ///< request method as sent, e.g. "GET", "CONNECT"
     std::string urlScheme; ///< lowercase scheme: "http", "https", "cache_object", ...
-    std::string urlPath;   ///< path of the URL, for the `manager` acl
+    std::string urlPath;   ///< path of the URL with its query, for `manager` and urlpath_regex
+    std::string url;       ///< the whole URL as Squid's url_regex sees it (canonical; host:port for CONNECT)
+
+    Address localAddr;            ///< the address the client connected to (localip)
+    uint16_t localPort = 0;       ///< the port the client connected to (localport)
+    std::string portName;         ///< the `name=` of the http_port the client came in on (myportname)
+    size_t clientConnections = 0; ///< open connections from srcAddr, this one included (maxconn)
+    time_t now = 0;               ///< when the check runs, for the time acl (0: the check reads the clock)
+
+    const Fields* request = nullptr; ///< the request's header fields; nullptr matches no header acl
+    const Fields* reply = nullptr;   ///< the reply's header fields; nullptr before a reply exists
+    int replyStatus = 0;             ///< the reply's status code; 0 before a reply exists
+    std::string hierCode;            ///< Squid's hierarchy code (e.g. "HIER_DIRECT"); empty before forwarding
+    std::string peerName;            ///< the cache_peer the request went to; empty when none
 };
 
 /// `http_access allow|deny [!]acl...` lines in order.

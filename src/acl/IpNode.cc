@@ -68,7 +68,10 @@ bool IpNode::Entry::contains(const Address& a) const
 }
 
 IpNode::IpNode(std::string name, Side side)
-    : Node(std::move(name), side == Side::Source ? "src" : "dst"), side_(side)
+    : Node(std::move(name), side == Side::Source  ? "src"
+                            : side == Side::Local ? "localip"
+                                                  : "dst"),
+      side_(side)
 {}
 
 bool IpNode::acceptsOption(const std::string& option) const
@@ -355,6 +358,8 @@ bool IpNode::match(const Checklist& facts) const
     Address a;
     if (side_ == Side::Source) {
         a = facts.srcAddr;
+    } else if (side_ == Side::Local) {
+        a = facts.localAddr;
     } else if (facts.dstAddr.isSet()) {
         a = facts.dstAddr;
     } else if (const auto literal = Address::Parse(facts.dstHost)) {

@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Acl::IpNode: the `src` and `dst` acl types.
+/// \file Acl::IpNode: the `src`, `dst` and `localip` acl types.
 
 #pragma once
 
@@ -16,8 +16,9 @@
 
 namespace Acl {
 
-/// `acl NAME src|dst VALUE...`: the client address (src) or the origin
-/// address (dst) is in one of the listed addresses, networks or ranges.
+/// `acl NAME src|dst|localip VALUE...`: the client address (src), the
+/// origin address (dst) or the address the client connected to (localip)
+/// is in one of the listed addresses, networks or ranges.
 ///
 /// Values, as Squid 5.7 accepts them:
 ///   - `1.2.3.4`, `::1`: one address
@@ -48,9 +49,9 @@ namespace Acl {
 class IpNode : public Node {
 public:
     /// Which address of the transaction the acl tests.
-    enum class Side { Source, Destination };
+    enum class Side { Source, Destination, Local };
 
-    /// An empty `src` or `dst` acl.
+    /// An empty `src`, `dst` or `localip` acl.
     IpNode(std::string name, Side side);
 
     /// One entry: an address matches when lo <= (address & mask) <= hi.

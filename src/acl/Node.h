@@ -47,6 +47,10 @@ public:
     /// such as "-n") is valid for this type.
     virtual bool acceptsOption(const std::string& option) const;
 
+    /// Called before addValues() with the options of that line (each one
+    /// accepted by acceptsOption()), so that they apply to its values only.
+    virtual void beginLine(const std::vector<std::string>& /*options*/) {}
+
     /// Adds the values of one more `acl` line (options and files already
     /// handled by the Registry). Returns false with `why` on a bad value;
     /// appends Squid-style warnings (duplicates, masked host bits) to `warnings`.

@@ -39,7 +39,9 @@ bool ParsePort(const std::string& text, uint16_t& port, std::string& why)
 
 } // namespace
 
-PortNode::PortNode(std::string name) : Node(std::move(name), "port") {}
+PortNode::PortNode(std::string name, Side side)
+    : Node(std::move(name), side == Side::Local ? "localport" : "port"), side_(side)
+{}
 
 bool PortNode::addValues(const std::vector<std::string>& values, std::string& why, std::vector<std::string>&)
 {
@@ -65,7 +67,7 @@ bool PortNode::addValues(const std::vector<std::string>& values, std::string& wh
 
 bool PortNode::match(const Checklist& facts) const
 {
-    const auto port = facts.dstPort;
+    const auto port = side_ == Side::Local ? facts.localPort : facts.dstPort;
     return std::any_of(ranges_.begin(), ranges_.end(),
                        [port](const auto& r) { return r.first <= port && port <= r.second; });
 }

@@ -10,6 +10,13 @@
 #include "acl/MethodNode.h"
 #include "acl/Node.h"
 #include "acl/PortNode.h"
+#include "acl/DomainNode.h"
+#include "acl/GroupNode.h"
+#include "acl/NumberNode.h"
+#include "acl/RegexNode.h"
+#include "acl/StatusNode.h"
+#include "acl/TimeNode.h"
+#include "acl/WordNode.h"
 
 #include <algorithm>
 #include <cctype>
@@ -29,48 +36,28 @@ namespace {
 /// EUI, SNMP, delay pools).
 const std::set<std::string, std::less<>> UnimplementedTypes = {
     "adaptation_service",
-    "all-of",
     "annotate_client",
     "annotate_transaction",
-    "any-of",
     "arp",
     "at_step",
-    "browser",
     "ca_cert",
     "client_connection_mark",
     "clientside_mark",
     "connections_encrypted",
     "dst_as",
-    "dstdom_regex",
-    "dstdomain",
     "eui64",
     "ext_user",
     "ext_user_regex",
     "external",
     "has",
-    "hier_code",
-    "http_status",
     "ident",
     "ident_regex",
-    "localip",
-    "localport",
     "max_user_ip",
-    "maxconn",
     "myip",
     "myport",
-    "myportname",
     "note",
-    "peername",
-    "peername_regex",
-    "proto",
     "proxy_auth",
     "proxy_auth_regex",
-    "random",
-    "referer_regex",
-    "rep_header",
-    "rep_mime_type",
-    "req_header",
-    "req_mime_type",
     "server_cert_fingerprint",
     "snmp_community",
     "squid_error",
@@ -81,15 +68,18 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "ssl::server_name_regex",
     "ssl_error",
     "tag",
-    "time",
     "transaction_initiator",
-    "url_regex",
     "urllogin",
-    "urlpath_regex",
     "user_cert",
 };
 
-const std::set<std::string, std::less<>> ImplementedTypes = {"src", "dst", "port", "method"};
+const std::set<std::string, std::less<>> ImplementedTypes = {
+    "src",        "dst",           "port",          "method",        "localip",
+    "localport",  "myportname",    "proto",         "dstdomain",     "dstdom_regex",
+    "url_regex",  "urlpath_regex", "browser",       "referer_regex", "req_header",
+    "rep_header", "req_mime_type", "rep_mime_type", "http_status",   "time",
+    "random",     "maxconn",       "hier_code",     "peername",      "peername_regex",
+    "any-of",     "all-of"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -209,6 +199,43 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<PortNode>(name);
     if (type == "method")
         return std::make_unique<MethodNode>(name);
+    if (type == "localip")
+        return std::make_unique<IpNode>(name, IpNode::Side::Local);
+    if (type == "localport")
+        return std::make_unique<PortNode>(name, PortNode::Side::Local);
+    if (type == "dstdomain")
+        return std::make_unique<DomainNode>(name);
+    if (type == "http_status")
+        return std::make_unique<StatusNode>(name);
+    if (type == "time")
+        return std::make_unique<TimeNode>(name);
+    if (type == "random")
+        return std::make_unique<RandomNode>(name);
+    if (type == "maxconn")
+        return std::make_unique<MaxConnNode>(name);
+    if (type == "any-of" || type == "all-of")
+        return std::make_unique<GroupNode>(name, type == "all-of");
+    static const std::map<std::string, WordNode::Subject, std::less<>> words = {
+        {"proto", WordNode::Subject::Protocol},
+        {"myportname", WordNode::Subject::PortName},
+        {"hier_code", WordNode::Subject::HierCode},
+        {"peername", WordNode::Subject::PeerName}};
+    if (const auto w = words.find(type); w != words.end())
+        return std::make_unique<WordNode>(name, type, w->second);
+    using Subject = RegexNode::Subject;
+    static const std::map<std::string, Subject, std::less<>> regexes = {
+        {"url_regex", Subject::Url},
+        {"urlpath_regex", Subject::UrlPath},
+        {"dstdom_regex", Subject::DstDomain},
+        {"browser", Subject::Browser},
+        {"referer_regex", Subject::Referer},
+        {"req_header", Subject::RequestHeader},
+        {"rep_header", Subject::ReplyHeader},
+        {"req_mime_type", Subject::RequestMimeType},
+        {"rep_mime_type", Subject::ReplyMimeType},
+        {"peername_regex", Subject::PeerName}};
+    if (const auto r = regexes.find(type); r != regexes.end())
+        return std::make_unique<RegexNode>(name, type, r->second);
     return nullptr;
 }
 
@@ -259,6 +286,7 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
 
     // Options come first (Squid's Acl::Options); "--" ends them.
     size_t i = 2;
+    std::vector<std::string> options;
     for (; i < words.size(); ++i) {
         const auto& w = words[i];
         if (w == "--") {
@@ -271,6 +299,7 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
             why = "acl " + name + ": unsupported acl option " + w + " for type " + type;
             return ParseOutcome::Error;
         }
+        options.push_back(w);
     }
 
     if (!node->isSupported() && dynamic_cast<UnsupportedNode*>(node)) {
@@ -295,7 +324,13 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
     }
 
     const bool wasSupported = node->isSupported();
-    if (!node->addValues(values, why, warnings)) {
+    node->beginLine(options);
+    if (auto* group = dynamic_cast<GroupNode*>(node)) {
+        if (!addGroup(*group, values, why)) {
+            why = "acl " + name + ": " + why;
+            return ParseOutcome::Error;
+        }
+    } else if (!node->addValues(values, why, warnings)) {
         why = "acl " + name + ": " + why;
         return ParseOutcome::Error;
     }
@@ -311,6 +346,27 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
         warnings.push_back("empty acl: acl " + name + " " + type);
     why = Join(warnings);
     return ParseOutcome::Ok;
+}
+
+bool Registry::addGroup(GroupNode& group, const std::vector<std::string>& names, std::string& why) const
+{
+    std::vector<const Node*> members;
+    for (const auto& name : names) {
+        const auto* member = find(name);
+        if (!member) {
+            why = "acl " + name + " is not defined (an " + group.typeName() +
+                  " acl names acls defined on earlier lines)";
+            return false;
+        }
+        if (member == &group) {
+            why = "an " + group.typeName() + " acl cannot name itself";
+            return false;
+        }
+        members.push_back(member);
+    }
+    if (!members.empty())
+        group.addGroup(std::move(members));
+    return true;
 }
 
 const Node* Registry::find(const std::string& name) const

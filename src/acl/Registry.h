@@ -20,8 +20,12 @@ namespace Acl {
 /// Squid's predefined acls: all, localhost, to_localhost, to_linklocal,
 /// manager, CONNECT.
 ///
-/// Implemented types: src, dst, port, method (and the built-in manager).
-/// Every other Squid 5.7 type parses as ParseOutcome::Unsupported.
+/// Implemented types: src, dst, localip, port, localport, method,
+/// myportname, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex,
+/// browser, referer_regex, req_header, rep_header, req_mime_type,
+/// rep_mime_type, http_status, time, random, maxconn, hier_code, peername,
+/// peername_regex, any-of, all-of (and the built-in manager). Every other
+/// Squid 5.7 type parses as ParseOutcome::Unsupported.
 ///
 /// Acl names ignore case, as in Squid 5.7 (ACL::FindByName uses strcasecmp):
 /// `acl Foo ...` and `acl foo ...` are one acl, and `http_access allow ALL`
@@ -71,6 +75,9 @@ public:
 private:
     /// Creates a Node for a new name of an implemented type; nullptr otherwise.
     static std::unique_ptr<Node> MakeNode(const std::string& name, const std::string& type);
+
+    /// Adds one line of an any-of/all-of acl: `names` must be defined acls.
+    bool addGroup(GroupNode& group, const std::vector<std::string>& names, std::string& why) const;
 
     /// Defines a predefined acl from its values; the values are known good.
     void predefine(const std::string& name, const std::string& type, const std::vector<std::string>& values);

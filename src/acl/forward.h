@@ -9,7 +9,9 @@
 
 namespace Acl {
 class Node;
+class GroupNode;
 class Registry;
 class AccessList;
 struct Checklist;
+class Fields;
 } // namespace Acl

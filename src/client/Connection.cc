@@ -7,6 +7,7 @@
 
 #include "client/Connection.h"
 #include "acl/AccessList.h"
+#include "client/AclFields.h"
 #include "acl/Address.h"
 #include "base/TextException.h"
 #include "client/Headers.h"
@@ -365,11 +366,20 @@ void Client::Connection::handleHead(std::string_view head)
     Acl::Checklist facts;
     if (const auto src = Acl::Address::Parse(peerHost_))
         facts.srcAddr = *src;
+    if (const auto local = Acl::Address::Parse(localHost_))
+        facts.localAddr = *local;
+    facts.localPort = localPort_;
+    facts.clientConnections = services_.connectionsFrom(peerHost_);
     facts.dstHost = url.host(); // a literal host is its own dstAddr (the acl part knows)
     facts.dstPort = url.port();
     facts.method = record.method;
-    facts.urlScheme = url.scheme();
-    facts.urlPath = url.path();
+    const bool isConnect = parser_.method() == Http::Method::Connect;
+    // Squid 5.7: a CONNECT has no scheme (proto NONE), no path, and its "URL" is host:port
+    facts.urlScheme = isConnect ? std::string() : url.scheme();
+    facts.urlPath = isConnect ? std::string() : url.path();
+    facts.url = isConnect ? std::string(target) : url.canonical();
+    const AclFields requestFields(parser_.fields());
+    facts.request = &requestFields;
     if (settings.httpAccess.check(facts) != Acl::Answer::Allowed) {
         record.resultCode = "TCP_DENIED";
         reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);

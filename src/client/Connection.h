@@ -96,6 +96,8 @@ public:
 
     /// the state now
     State state() const { return state_; }
+    /// the client's address literal (Comm::Address::host())
+    const std::string& peerHost() const { return peerHost_; }
     /// whether nothing is in progress: no partial head, no reply being written
     bool isIdle() const;
     /// whether a read block is held (false for an idle connection)

@@ -93,6 +93,9 @@ public:
     virtual bool isShuttingDown() const = 0;
     /// the open client connections (for the manager page)
     virtual size_t connectionCount() const = 0;
+    /// The open client connections from the address `host` (Connection's
+    /// peer host literal), this one included: the maxconn acl's count.
+    virtual size_t connectionsFrom(const std::string& host) const = 0;
 };
 
 } // namespace Client

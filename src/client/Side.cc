@@ -90,6 +90,7 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where);
     Connection& c = *connection;
     connections_.emplace(&c, std::move(connection));
+    ++perClient_[c.peerHost()];
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
     // a throw here is this connection's bug: it closes (and is released)
     // while the listener goes on draining its accept queue
@@ -100,11 +101,19 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
 void Client::Side::release(Connection& connection)
 {
     Connection* key = &connection;
+    if (const auto it = perClient_.find(connection.peerHost()); it != perClient_.end() && --it->second == 0)
+        perClient_.erase(it);
     // destroyed after the current callback: the connection may still be on the stack
     loop_.callSoon([this, key] {
         connections_.erase(key);
         giveBackMemory();
     });
+}
+
+size_t Client::Side::connectionsFrom(const std::string& host) const
+{
+    const auto it = perClient_.find(host);
+    return it == perClient_.end() ? 0 : it->second;
 }
 
 void Client::Side::giveBackMemory()

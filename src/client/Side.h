@@ -70,6 +70,8 @@ public:
 
     /// the open client connections
     size_t connectionCount() const { return connections_.size(); }
+    /// the open client connections from the address `host` (Comm::Address::host())
+    size_t connectionsFrom(const std::string& host) const;
     /// the addresses being listened on (real ports after binding port 0)
     std::vector<Comm::Address> listeningAddresses() const;
 
@@ -87,8 +89,9 @@ private:
     Services& services_;
     std::vector<Port> ports_;
     std::unordered_map<Connection*, ConnectionPtr> connections_;
-    uint64_t connectionsSeen_ = 0; ///< for Squid's "connN" labels
-    size_t connectionPeak_ = 0;    ///< most connections open since memory was last given back
+    std::unordered_map<std::string, size_t> perClient_; ///< open connections by peer host, for maxconn
+    uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
+    size_t connectionPeak_ = 0; ///< most connections open since memory was last given back
     bool shuttingDown_ = false;
 };
 

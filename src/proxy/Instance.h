@@ -91,6 +91,7 @@ public:
     void release(Client::Connection& connection) override { side_.release(connection); }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionCount() const override { return side_.connectionCount(); }
+    size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
 
 private:
     std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;

@@ -1,0 +1,63 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Acl::DomainNode: the `dstdomain` acl type.
+
+#pragma once
+
+#include "acl/Node.h"
+
+#include <deque>
+#include <set>
+#include <string_view>
+#include <unordered_set>
+
+namespace Acl {
+
+/// `acl NAME dstdomain [-n] DOMAIN...`: the URL's host is one of the
+/// listed names (`www.example.com`: that host only) or inside one of the
+/// listed domains (`.example.com`: example.com and every name under it).
+/// Names compare without regard to ASCII case. An address in the URL is
+/// compared as written; cuttle never looks its name up (Squid does unless
+/// `-n` is given: see doc/differences.md).
+///
+/// Overlapping values follow Squid 5.7's rules exactly:
+///   - a repeated value is ignored;
+///   - a value inside an earlier domain (`.example.com www.example.com`)
+///     is ignored with a warning to remove it;
+///   - a domain that covers an earlier value (`www.example.com
+///     .example.com`), or a name and the domain of the same name
+///     (`example.com .example.com`, either order), is an error, as Squid's
+///     "You need to remove ..." is fatal.
+///
+/// Block lists of 100,000 names are common: adding a value costs O(log n)
+/// (a sorted set of reversed names finds what a domain would cover) and a
+/// match costs one hash lookup per label of the host, whatever the list's
+/// size.
+class DomainNode : public Node {
+public:
+    /// An empty `dstdomain` acl.
+    explicit DomainNode(std::string name);
+
+    bool acceptsOption(const std::string& option) const override { return option == "-n"; }
+    bool addValues(const std::vector<std::string>& values, std::string& why,
+                   std::vector<std::string>& warnings) override;
+    bool isEmpty() const override { return names_.empty(); }
+    bool match(const Checklist& facts) const override;
+
+    /// Whether `host` (lowercase) is one of the names or inside one of the domains.
+    bool matchesHost(std::string_view host) const;
+
+private:
+    /// Adds one lowercased value; false with `why` when Squid would refuse it.
+    bool add(const std::string& value, std::string& why, std::vector<std::string>& warnings);
+
+    std::deque<std::string> names_;                ///< every kept value, lowercased; owns the views below
+    std::unordered_set<std::string_view> hosts_;   ///< `www.example.com` values
+    std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
+    std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
+};
+
+} // namespace Acl
