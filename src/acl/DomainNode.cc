@@ -33,6 +33,9 @@ DomainNode::DomainNode(std::string name) : Node(std::move(name), "dstdomain") {}
 bool DomainNode::addValues(const std::vector<std::string>& values, std::string& why,
                            std::vector<std::string>& warnings)
 {
+    // a block list comes as one call: size the tables once
+    hosts_.reserve(hosts_.size() + values.size());
+    domains_.reserve(domains_.size() + values.size());
     for (const auto& value : values) {
         if (!add(Lowercase(value), why, warnings))
             return false;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "acl/AccessList.h"
+#include "acl/Node.h"
 #include "acl/Registry.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <strings.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -73,6 +75,42 @@ inline Acl::Checklist Facts(const std::string& src, const std::string& method = 
     c.urlScheme = scheme;
     c.urlPath = path;
     return c;
+}
+
+/// Acl::Fields from name/value pairs, for the header acls.
+class FakeFields : public Acl::Fields {
+public:
+    /// The fields in message order.
+    FakeFields(std::initializer_list<std::pair<std::string, std::string>> fields) : fields_(fields) {}
+    std::optional<std::string> get(std::string_view name) const override
+    {
+        std::optional<std::string> joined;
+        for (const auto& [n, v] : fields_) {
+            if (n.size() != name.size() || strncasecmp(n.data(), name.data(), n.size()) != 0)
+                continue;
+            joined = joined ? *joined + ", " + v : v;
+        }
+        return joined;
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> fields_;
+};
+
+/// Whether the acl `name` of `registry` matches `facts`.
+inline bool Matches(const Acl::Registry& registry, const std::string& name, const Acl::Checklist& facts)
+{
+    const auto* node = registry.find(name);
+    CPPUNIT_ASSERT_MESSAGE(name, node && node->isSupported());
+    return node->match(facts);
+}
+
+/// Parses an acl line that must be an Error; returns why.
+inline std::string AclError(Acl::Registry& registry, const std::string& line)
+{
+    std::string why;
+    CPPUNIT_ASSERT_MESSAGE(line, ParseAcl(registry, line, &why) == Acl::Registry::ParseOutcome::Error);
+    return why;
 }
 
 /// A temporary file holding `content`, removed on destruction.
