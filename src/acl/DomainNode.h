@@ -41,6 +41,7 @@ public:
     /// An empty `dstdomain` acl.
     explicit DomainNode(std::string name);
 
+    bool takesWholeFileLines() const override { return true; }
     bool acceptsOption(const std::string& option) const override { return option == "-n"; }
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;

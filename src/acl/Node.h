@@ -47,6 +47,11 @@ public:
     /// such as "-n") is valid for this type.
     virtual bool acceptsOption(const std::string& option) const;
 
+    /// Whether a line of a value file is one value even with spaces inside
+    /// (Squid 5.7 gives its parsers the whole line: names and expressions
+    /// keep it all, the address and port parsers stop at the first word).
+    virtual bool takesWholeFileLines() const { return false; }
+
     /// Called before addValues() with the options of that line (each one
     /// accepted by acceptsOption()), so that they apply to its values only.
     virtual void beginLine(const std::vector<std::string>& /*options*/) {}

@@ -86,6 +86,10 @@ bool MaxConnNode::addValues(const std::vector<std::string>& values, std::string&
         return false;
     }
     limit_ = std::stoul(text);
+    if (limit_ == 0) {
+        why = "maxconn 0 would match every client: Squid 5.7 refuses it too";
+        return false;
+    }
     set_ = true;
     return true;
 }

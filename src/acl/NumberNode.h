@@ -37,7 +37,7 @@ private:
 
 /// `acl NAME maxconn N`: matches when the client's address has more than N
 /// connections open to cuttle (this one included), as Squid counts them.
-/// One value per acl.
+/// One value per acl, above 0 (Squid refuses 0).
 class MaxConnNode : public Node {
 public:
     /// An unset `maxconn` acl.

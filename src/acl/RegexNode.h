@@ -61,6 +61,7 @@ public:
     RegexNode(std::string name, std::string typeName, Subject subject);
     ~RegexNode() override;
 
+    bool takesWholeFileLines() const override { return true; }
     bool acceptsOption(const std::string& option) const override;
     void beginLine(const std::vector<std::string>& options) override;
     bool addValues(const std::vector<std::string>& values, std::string& why,

@@ -85,8 +85,12 @@ const std::set<std::string, std::less<>> ImplementedTypes = {
 /// endless file such as /dev/zero (the config lexer has the same limit).
 constexpr size_t MaxValueFileSize = 64 * 1024 * 1024;
 
-/// Reads the values of a quoted "file" value as Squid's strtokFile does.
-bool ReadValueFile(const std::string& path, std::vector<std::string>& values, std::string& why)
+/// Reads the values of a quoted "file" value as Squid's strtokFile does:
+/// one value a line, without the white space around it, skipping empty
+/// lines and lines starting with `#`. With `wholeLines` false a value is the
+/// line's first word (Squid's address and port parsers stop there).
+bool ReadValueFile(const std::string& path, bool wholeLines, std::vector<std::string>& values,
+                   std::string& why)
 {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) {
@@ -121,7 +125,7 @@ bool ReadValueFile(const std::string& path, std::vector<std::string>& values, st
         const auto start = line.find_first_not_of(space);
         if (start == std::string::npos || line[start] == '#')
             continue;
-        const auto end = line.find_first_of(space, start);
+        const auto end = wholeLines ? line.find_last_not_of(space) + 1 : line.find_first_of(space, start);
         values.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
     }
     if (in.bad()) {
@@ -314,7 +318,7 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
     for (; i < words.size(); ++i) {
         const auto& w = words[i];
         if (w.size() >= 2 && w.front() == '"' && w.back() == '"') {
-            if (!ReadValueFile(w.substr(1, w.size() - 2), values, why)) {
+            if (!ReadValueFile(w.substr(1, w.size() - 2), node->takesWholeFileLines(), values, why)) {
                 why = "acl " + name + ": " + why;
                 return ParseOutcome::Error;
             }

@@ -52,8 +52,9 @@ public:
     /// Parses the words after `acl` (NAME TYPE [-flags] VALUE...). A value
     /// may be a quoted "file" whose lines are values (path already resolved
     /// by the caller's lexer and passed as the word `"path"`, quotes kept);
-    /// as in Squid, each line gives its first word, and lines starting with
-    /// `#` and empty lines are skipped. A file that cannot be read is an
+    /// as in Squid, each line is a value (its first word for the address and
+    /// port types: Node::takesWholeFileLines()), and lines starting with `#`
+    /// and empty lines are skipped. A file that cannot be read is an
     /// Error (Squid only logs it and leaves the acl empty).
     ///
     /// On Ok, `why` is empty or holds warnings Squid would log too (duplicate

@@ -33,6 +33,7 @@ public:
     /// An empty acl of type `typeName` testing `subject`.
     WordNode(std::string name, std::string typeName, Subject subject);
 
+    bool takesWholeFileLines() const override { return true; }
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return words_.empty(); }

@@ -116,6 +116,7 @@ public:
         f.clientConnections = 3;
         CPPUNIT_ASSERT(Matches(r, "m", f));
         AclError(r, "n maxconn -1");
+        AclError(r, "n maxconn 0");
         AclError(r, "n maxconn 1 2");
     }
 };

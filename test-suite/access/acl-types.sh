@@ -1,0 +1,117 @@
+#!/bin/sh
+# The request acl types through the real proxy: each denies what it matches
+# (403 TCP_DENIED) and lets the rest through (200 from the origin), with
+# negation, -i, value files and several values per line.
+#
+# CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7
+# (test-suite/cache/helpers.sh): denied requests name hosts no resolver
+# knows (an acl decides before any lookup), allowed ones the origin's address.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/cache/helpers.sh"
+cuttle_setup
+origin_start
+
+printf '# blocked domains\n.evil.test\n\nwww.bad.test\nwhole line.test is one value\n' > "$T/domains.txt"
+printf '\\.EXE$\n' > "$T/patterns.txt"
+chmod 644 "$T/domains.txt" "$T/patterns.txt"
+O="127.0.0.1:$OPORT"
+
+cache_start \
+    "acl blocked dstdomain -n .ads.test www.blocked.test" \
+    "acl blocked dstdomain -n \"$T/domains.txt\"" \
+    "acl exe url_regex -i \"$T/patterns.txt\"" \
+    "acl private urlpath_regex ^/s/private/ \\?secret=" \
+    "acl adsrx dstdom_regex -n -i ^ads[0-9]+\\." \
+    "acl bots browser ^BadBot" \
+    "acl flagged req_header X-Block -i ^yes\$" \
+    "acl uploads req_mime_type -i ^multipart/form-data" \
+    "acl refs referer_regex ^http://spam\\.test/" \
+    "acl ftp proto FTP" \
+    "acl everyday time SMTWHFA 00:00-24:00" \
+    "acl timed urlpath_regex ^/s/timed" \
+    "acl always random 1/1" \
+    "acl lucky urlpath_regex ^/s/lucky" \
+    "acl post method POST" \
+    "acl postUploads all-of post uploads" \
+    "acl either any-of bots refs" \
+    "acl crowd maxconn 1" \
+    "acl crowded urlpath_regex ^/s/crowded" \
+    "acl odd localport 1" \
+    "http_access deny blocked" \
+    "http_access deny exe" \
+    "http_access deny private" \
+    "http_access deny adsrx" \
+    "http_access deny flagged" \
+    "http_access deny postUploads" \
+    "http_access deny either" \
+    "http_access deny ftp" \
+    "http_access deny everyday timed" \
+    "http_access deny always lucky" \
+    "http_access deny crowd crowded" \
+    "http_access deny odd"
+
+# expect_code WHAT EXPECTED URL [CURL ARGS]
+expect_code() {
+    local what=$1 expected=$2 url=$3
+    shift 3
+    code=$(proxy_get "$url" "$@")
+    [ "$code" = "$expected" ] || bad "$what: expected $expected, got $code for $url"
+}
+
+mark
+expect_code "dstdomain .ads.test itself" 403 http://ads.test/
+expect_code "dstdomain under .ads.test" 403 http://www.ads.test/x
+expect_code "dstdomain name" 403 http://www.blocked.test/
+expect_code "dstdomain from the file" 403 http://deep.down.evil.test/
+expect_code "dstdomain name from the file" 403 http://www.bad.test/
+expect_code "the origin's address" 200 "http://$O/s/ok"
+wait_until 5 access_log_has " TCP_DENIED/403 [0-9]+ GET http://www\\.ads\\.test/x - HIER_NONE/- " ||
+    bad "no TCP_DENIED line for the dstdomain denial"
+pass_if_ok "dstdomain: names, domains and a value file"
+
+mark
+expect_code "url_regex -i from a file" 403 "http://$O/s/setup.exe"
+expect_code "url_regex -i, other case" 403 "http://$O/s/SETUP.Exe"
+expect_code "url_regex no match" 200 "http://$O/s/setup.exe.txt"
+expect_code "urlpath_regex path" 403 "http://$O/s/private/x"
+expect_code "urlpath_regex query" 403 "http://$O/s/q?secret=1"
+expect_code "urlpath_regex no match" 200 "http://$O/s/public"
+expect_code "dstdom_regex" 403 http://ADS12.example.test/
+pass_if_ok "url_regex, urlpath_regex, dstdom_regex"
+
+mark
+expect_code "browser" 403 "http://$O/s/b" -A "BadBot/2.0"
+expect_code "browser is case sensitive" 200 "http://$O/s/b" -A "badbot/2.0"
+expect_code "req_header -i" 403 "http://$O/s/h" -H "X-Block: YES"
+expect_code "req_header no match" 200 "http://$O/s/h" -H "X-Block: no"
+expect_code "referer_regex in any-of" 403 "http://$O/s/r" -e "http://spam.test/page"
+expect_code "all-of post+upload" 403 "http://$O/s/u" -F "f=@$T/patterns.txt"
+expect_code "all-of needs both: a GET" 200 "http://$O/s/u" -H "Content-Type: multipart/form-data; boundary=x"
+pass_if_ok "browser, req_header, referer_regex, req_mime_type, any-of, all-of"
+
+mark
+expect_code "proto FTP" 403 ftp://ftp.test/x
+expect_code "time (every day, all day)" 403 "http://$O/s/timed"
+expect_code "random 1/1" 403 "http://$O/s/lucky"
+expect_code "localport that is not ours" 200 "http://$O/s/port"
+pass_if_ok "proto, time, random, localport"
+
+# maxconn 1: a second connection from the same address is one too many
+mark
+expect_code "maxconn alone" 200 "http://$O/s/crowded"
+python3 -c "
+import socket, time
+s = socket.create_connection(('127.0.0.1', $PORT))
+open('$T/held', 'w').close()
+time.sleep($(scaled 3))
+" &
+HOLDER=$!
+wait_until 5 test -f "$T/held" || bad "the holding connection did not open"
+sleep 0.3 # the proxy accepts it
+expect_code "maxconn with another connection open" 403 "http://$O/s/crowded"
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+pass_if_ok "maxconn"
+
+cache_stop
+checks_done
