@@ -1,0 +1,607 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Handlers.h"
+#include "base/UserAccount.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cctype>
+#include <cstdint>
+#include <set>
+
+using namespace Config;
+using namespace Config::Handlers;
+
+const std::string& Config::Handlers::Name(const DirectiveCall& call)
+{
+    return call.line.words[0];
+}
+
+void Config::Handlers::WarnExtra(const DirectiveCall& call, size_t pos)
+{
+    if (pos < call.line.words.size())
+        call.warning("ignoring extra words after the value of " + Name(call) + ": '" + call.line.words[pos] +
+                     "'...");
+}
+
+bool Config::Handlers::NeedArgs(const DirectiveCall& call, size_t n)
+{
+    if (call.line.words.size() < n + 1) {
+        call.error(Name(call) + " needs a value");
+        return false;
+    }
+    return true;
+}
+
+bool Config::Handlers::ParseOnOff(const DirectiveCall& call, const std::string& word, bool& value)
+{
+    if (word == "on" || word == "enable") {
+        if (word == "enable")
+            call.warning("'enable' is deprecated: write 'on'");
+        value = true;
+        return true;
+    }
+    if (word == "off" || word == "disable") {
+        if (word == "disable")
+            call.warning("'disable' is deprecated: write 'off'");
+        value = false;
+        return true;
+    }
+    call.error("bad " + Name(call) + " value '" + word + "': use on or off");
+    return false;
+}
+
+namespace {
+
+/// The block pool's size classes bound request_buffer_size (doc/design.md "The path of a body byte").
+constexpr uint64_t MinBlock = Sbuf::BlockPool::MinBlockSize;
+constexpr uint64_t MaxBlock = Sbuf::BlockPool::MaxBlockSize;
+
+bool ParsePort(const std::string& text, uint16_t& port)
+{
+    if (text.empty() || text.size() > 5)
+        return false;
+    unsigned long v = 0;
+    for (char c : text) {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+            return false;
+        v = v * 10 + static_cast<unsigned long>(c - '0');
+    }
+    if (v > 65535)
+        return false;
+    port = static_cast<uint16_t>(v);
+    return true;
+}
+
+bool IsIpv4(const std::string& s)
+{
+    in_addr a{};
+    return inet_pton(AF_INET, s.c_str(), &a) == 1;
+}
+
+bool IsIpv6(const std::string& s)
+{
+    in6_addr a{};
+    return inet_pton(AF_INET6, s.c_str(), &a) == 1;
+}
+
+bool IsHostName(const std::string& s)
+{
+    if (s.empty() || s.size() > 253)
+        return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.')
+            return false;
+    return true;
+}
+
+/// `[addr:]port` with IPv6 as `[::1]:3128`; false and `why` when bad.
+bool ParseHostPort(const std::string& text, std::string& host, uint16_t& port, bool portRequired,
+                   std::string& why)
+{
+    host.clear();
+    std::string portText;
+    if (!text.empty() && text[0] == '[') {
+        const size_t close = text.find(']');
+        if (close == std::string::npos) {
+            why = "'" + text + "': missing ']' after the IPv6 address";
+            return false;
+        }
+        host = text.substr(1, close - 1);
+        if (!IsIpv6(host)) {
+            why = "'" + host + "' is not an IPv6 address";
+            return false;
+        }
+        if (close + 1 < text.size()) {
+            if (text[close + 1] != ':') {
+                why = "'" + text + "': expected ':PORT' after ']'";
+                return false;
+            }
+            portText = text.substr(close + 2);
+        }
+    } else if (text.find(':') != text.rfind(':')) {
+        why = "'" + text + "': write an IPv6 address in brackets, as [::1]:3128";
+        return false;
+    } else if (const size_t colon = text.find(':'); colon != std::string::npos) {
+        host = text.substr(0, colon);
+        portText = text.substr(colon + 1);
+    } else if (portRequired || std::all_of(text.begin(), text.end(), [](char c) {
+                   return std::isdigit(static_cast<unsigned char>(c));
+               })) {
+        portText = text;
+    } else {
+        host = text;
+    }
+    if (!host.empty() && text[0] != '[' && !IsIpv4(host) && !IsHostName(host)) {
+        why = "'" + host + "' is not an address";
+        return false;
+    }
+    if (portText.empty()) {
+        if (portRequired) {
+            why = "'" + text + "': a port is missing";
+            return false;
+        }
+        return true;
+    }
+    if (!ParsePort(portText, port)) {
+        why = "'" + portText + "' is not a port (0 to 65535)";
+        return false;
+    }
+    return true;
+}
+
+// Squid 5.7 http_port options. Those that change what the port means for
+// security are errors: ignoring them would turn the port into a plain
+// forward-proxy port with different access-control facts.
+const char* const PortSecurityOptions[] = {
+    "ssl-bump",    // skipping TLS inspection would bypass ssl_bump policy
+    "intercept",   // interception and reverse-proxy modes change which
+    "transparent", // requests arrive and how http_access sees them
+    "tproxy",
+    "accel",
+    "vhost",
+    "vport",
+    "defaultsite",
+    "require-proxy-header", // src acls would see the load balancer, not the client
+};
+
+} // namespace
+
+const char* const PortOtherOptions[] = {"allow-direct",
+                                        "act-as-origin",
+                                        "ignore-cc",
+                                        "no-vhost",
+                                        "protocol",
+                                        "connection-auth",
+                                        "disable-pmtu-discovery",
+                                        "name",
+                                        "tcpkeepalive",
+                                        "worker-queues",
+                                        "ipv4",
+                                        "tls-cert",
+                                        "tls-key",
+                                        "cert",
+                                        "key",
+                                        "cipher",
+                                        "options",
+                                        "tls-options",
+                                        "clientca",
+                                        "tls-cafile",
+                                        "cafile",
+                                        "capath",
+                                        "crlfile",
+                                        "dhparams",
+                                        "tls-dh",
+                                        "sslflags",
+                                        "sslcontext",
+                                        "tls-no-npn",
+                                        "tls-min-version",
+                                        "version",
+                                        "generate-host-certificates",
+                                        "dynamic_cert_mem_cache_size",
+                                        "tls-default-ca",
+                                        "tls-no-default-ca",
+                                        "tls-crlfile",
+                                        "tls-capath"};
+
+void Config::Handlers::HttpPortHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    HttpPort p;
+    std::string why;
+    if (!ParseHostPort(call.line.words[1], p.host, p.port, true, why)) {
+        call.error("bad http_port: " + why);
+        return;
+    }
+    p.origin = call.line.file + ":" + std::to_string(call.line.line);
+    bool ok = true;
+    for (size_t i = 2; i < call.line.words.size(); ++i) {
+        const std::string& opt = call.line.words[i];
+        const std::string key = opt.substr(0, opt.find('='));
+        bool known = false;
+        for (const char* s : PortSecurityOptions) {
+            if (key == s) {
+                call.error("http_port option '" + opt +
+                           "' is not implemented by cuttle and ignoring it would change the port's access "
+                           "control: refusing it");
+                ok = false;
+                known = true;
+            }
+        }
+        for (const char* s : PortOtherOptions) {
+            if (!known && key == s) {
+                call.warning("http_port option '" + opt + "' is not implemented by cuttle; ignoring it");
+                known = true;
+            }
+        }
+        if (!known) {
+            call.error("unknown http_port option '" + opt + "'");
+            ok = false;
+        }
+    }
+    if (ok)
+        call.settings.httpPorts.push_back(std::move(p));
+}
+
+void Config::Handlers::AclHandler(DirectiveCall& call)
+{
+    auto words = call.args();
+    for (auto& w : words)
+        if (Lexer::IsQuoted(w))
+            w = "\"" + call.lexer.resolve(Lexer::Unquote(w)) + "\"";
+    std::string why;
+    switch (call.settings.acls.parse(words, why)) {
+    case Acl::Registry::ParseOutcome::Ok:
+        if (!why.empty()) // Registry.h: warnings Squid logs too
+            call.warning("acl: " + why);
+        break;
+    case Acl::Registry::ParseOutcome::Unsupported:
+        call.warning("acl: " + why + " (http_access lines that use it are errors)");
+        break;
+    case Acl::Registry::ParseOutcome::Error:
+        call.error("bad acl: " + why);
+        break;
+    }
+}
+
+void Config::Handlers::HttpAccessHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!call.settings.httpAccess.parse(call.args(), call.settings.acls, why))
+        call.error("bad http_access: " + why);
+    else if (!why.empty()) // AccessList.h: a warning, e.g. a rule with no acl is skipped
+        call.warning("http_access: " + why);
+}
+
+/// Squid's parse_int() for a count: decimal digits only; cuttle refuses a
+/// negative count, which Squid would take.
+void Config::Handlers::LogfileRotateHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    unsigned long value = 0;
+    bool ok = !word.empty() && word.size() <= 9;
+    for (const char c : word)
+        ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    if (ok)
+        value = std::stoul(word);
+    if (!ok) {
+        call.error("bad logfile_rotate value '" + word + "': use a count from 0 to 999999999");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.logfileRotate = static_cast<unsigned>(value);
+}
+
+namespace {
+
+bool ParseBufferSize(const std::string& what, const std::vector<std::string>& words, size_t& pos,
+                     uint64_t& out, const DirectiveCall& call)
+{
+    const auto r = Units::ParseSize(words, pos, out);
+    if (!r.ok) {
+        call.error("bad request_buffer_size " + what + ": " + r.why);
+        return false;
+    }
+    if (!r.warning.empty())
+        call.warning("request_buffer_size " + what + ": " + r.warning);
+    if (out < MinBlock || out > MaxBlock) {
+        call.error("request_buffer_size " + what + " " + Units::FormatSize(out) +
+                   " is outside the block pool's sizes (256 bytes to 4 MB)");
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void Config::Handlers::RequestBufferSizeHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    BufferSize b;
+    if (w[1] != "auto") {
+        size_t pos = 1;
+        if (!ParseBufferSize("size", w, pos, b.fixed, call))
+            return;
+        WarnExtra(call, pos);
+        b.min = b.max = b.fixed;
+        call.settings.requestBufferSize = b;
+        return;
+    }
+    b.isAuto = true;
+    b.min = 16 * 1024;
+    b.max = 1024 * 1024;
+    for (size_t i = 2; i < w.size();) {
+        const size_t eq = w[i].find('=');
+        const std::string key = w[i].substr(0, eq);
+        if (eq == std::string::npos || (key != "min" && key != "max")) {
+            call.error("bad request_buffer_size option '" + w[i] + "': use min=SIZE and max=SIZE");
+            return;
+        }
+        // "min=16 KB" (two words, as sizes are written) or "min=16KB"
+        std::vector<std::string> value{w[i].substr(eq + 1)};
+        std::string number, unit;
+        size_t cut = 0;
+        while (cut < value[0].size() &&
+               (std::isdigit(static_cast<unsigned char>(value[0][cut])) || value[0][cut] == '.'))
+            ++cut;
+        if (cut > 0 && cut < value[0].size() && Units::SizeUnit(value[0].substr(cut)))
+            value = {value[0].substr(0, cut), value[0].substr(cut)};
+        else if (i + 1 < w.size() && Units::SizeUnit(w[i + 1])) {
+            value.push_back(w[i + 1]);
+            ++i;
+        }
+        ++i;
+        size_t pos = 0;
+        uint64_t size = 0;
+        if (!ParseBufferSize(key, value, pos, size, call))
+            return;
+        (key == "min" ? b.min : b.max) = size;
+    }
+    if (b.min > b.max) {
+        call.error("request_buffer_size: min (" + Units::FormatSize(b.min) + ") is above max (" +
+                   Units::FormatSize(b.max) + ")");
+        return;
+    }
+    call.settings.requestBufferSize = b;
+}
+
+void Config::Handlers::AccessLogHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& w = call.line.words;
+    AccessLogSpec spec;
+    const std::string& place = w[1];
+    if (place == "none") {
+        WarnExtra(call, 2);
+        call.settings.accessLogs.clear();
+        return;
+    }
+    std::string path;
+    if (place.rfind("stdio:", 0) == 0) {
+        spec.kind = AccessLogSpec::Kind::Stdio;
+        path = place.substr(6);
+    } else if (place.rfind("daemon:", 0) == 0) {
+        spec.kind = AccessLogSpec::Kind::Daemon;
+        path = place.substr(7);
+    } else if (place.rfind("syslog", 0) == 0 || place.rfind("udp:", 0) == 0 || place.rfind("tcp:", 0) == 0) {
+        call.warning("access_log module '" + place.substr(0, place.find(':')) +
+                     "' is not implemented by cuttle; ignoring this log");
+        return;
+    } else if (place.find(':') != std::string::npos && place[0] != '/') {
+        call.error("unknown access_log module in '" + place + "' (use stdio:PATH, daemon:PATH or none)");
+        return;
+    } else {
+        spec.kind = AccessLogSpec::Kind::Stdio; // Squid: a bare path is a stdio log
+        path = place;
+    }
+    if (path.empty()) {
+        call.error("access_log '" + place + "' names no file");
+        return;
+    }
+    spec.path = call.lexer.resolve(path);
+    std::vector<std::string> acls;
+    bool formatGiven = false;
+    for (size_t i = 2; i < w.size(); ++i) {
+        const size_t eq = w[i].find('=');
+        if (eq != std::string::npos) {
+            const std::string key = w[i].substr(0, eq);
+            if (key == "logformat") {
+                spec.format = w[i].substr(eq + 1);
+                formatGiven = true;
+            } else if (key == "buffer-size" || key == "on-error" || key == "rotate") {
+                call.warning("access_log option '" + w[i] + "' is not implemented by cuttle; ignoring it");
+            } else {
+                call.error("unknown access_log option '" + w[i] + "'");
+                return;
+            }
+        } else if (!formatGiven) {
+            spec.format = w[i]; // Squid's legacy syntax: PLACE [FORMAT [acl...]]
+            formatGiven = true;
+        } else {
+            acls.push_back(w[i]);
+        }
+    }
+    if (spec.format != "squid" && spec.format != "common" && spec.format != "combined") {
+        static const std::set<std::string> squidBuiltIn = {"referrer", "useragent", "icap_squid"};
+        call.error(squidBuiltIn.count(spec.format)
+                       ? "access_log format '" + spec.format +
+                             "' is Squid's but not implemented by cuttle (use squid, common or combined)"
+                       : "unknown access_log format '" + spec.format +
+                             "' (cuttle knows squid, common and combined)");
+        return;
+    }
+    for (const auto& a : acls) {
+        const std::string name = a[0] == '!' ? a.substr(1) : a;
+        if (!call.settings.acls.find(name)) {
+            call.error("access_log names the undefined acl '" + name + "'");
+            return;
+        }
+    }
+    if (!acls.empty())
+        call.warning(
+            "access_log acls are not implemented by cuttle: this log gets every request, not only the "
+            "ones its acls select");
+    call.settings.accessLogs.push_back(std::move(spec));
+}
+
+namespace {
+
+bool ParseDebugLevel(const std::string& word, std::string& why)
+{
+    const size_t comma = word.find(',');
+    if (comma == std::string::npos) {
+        why = "'" + word + "' is not SECTION,LEVEL";
+        return false;
+    }
+    const std::string section = word.substr(0, comma);
+    const std::string level = word.substr(comma + 1);
+    if (section != "ALL") {
+        if (section.empty() || section.size() > 2 || !std::all_of(section.begin(), section.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            })) {
+            why = "'" + section + "' is not ALL or a section number (0 to 99)";
+            return false;
+        }
+    }
+    if (level.size() != 1 || !std::isdigit(static_cast<unsigned char>(level[0]))) {
+        why = "'" + level + "' is not a debug level (0 to 9)";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void Config::Handlers::DebugOptionsHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    std::string value;
+    for (size_t i = 1; i < call.line.words.size(); ++i) {
+        const std::string& word = call.line.words[i];
+        std::string why;
+        if (word.rfind("rotate=", 0) == 0) {
+            const std::string n = word.substr(7);
+            if (n.empty() || n.size() > 4 || !std::all_of(n.begin(), n.end(), [](char c) {
+                    return std::isdigit(static_cast<unsigned char>(c));
+                })) {
+                call.error("bad debug_options rotate count '" + n + "'");
+                return;
+            }
+        } else if (!ParseDebugLevel(word, why)) {
+            call.error("bad debug_options: " + why);
+            return;
+        }
+        value += (value.empty() ? "" : " ") + word;
+    }
+    call.settings.debugOptions = value;
+}
+
+void Config::Handlers::ForwardedForHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    static const std::pair<const char*, ForwardedFor> values[] = {{"on", ForwardedFor::On},
+                                                                  {"off", ForwardedFor::Off},
+                                                                  {"transparent", ForwardedFor::Transparent},
+                                                                  {"truncate", ForwardedFor::Truncate},
+                                                                  {"delete", ForwardedFor::Delete}};
+    for (const auto& [name, value] : values) {
+        if (call.line.words[1] == name) {
+            WarnExtra(call, 2);
+            call.settings.forwardedFor = value;
+            return;
+        }
+    }
+    call.error("bad forwarded_for value '" + call.line.words[1] +
+               "': use on, off, transparent, truncate or delete");
+}
+
+void Config::Handlers::DnsNameserversHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    std::vector<std::string> values;
+    for (size_t i = 1; i < call.line.words.size(); ++i) {
+        const std::string& w = call.line.words[i];
+        if (Lexer::IsQuoted(w)) {
+            if (!call.lexer.readValuesFile(w, call.line, values))
+                return;
+        } else {
+            values.push_back(w);
+        }
+    }
+    std::vector<std::string> good;
+    for (const auto& v : values) {
+        std::string host, why;
+        uint16_t port = 0;
+        if (IsIpv6(v)) {
+            good.push_back(v);
+            continue;
+        }
+        if (!ParseHostPort(v, host, port, false, why) || host.empty() || (!IsIpv4(host) && !IsIpv6(host))) {
+            call.error("bad dns_nameservers address '" + v + "': use IP, IP:PORT or [IPv6]:PORT");
+            return;
+        }
+        good.push_back(v);
+    }
+    for (auto& g : good)
+        call.settings.dnsNameservers.push_back(std::move(g));
+}
+
+void Config::Handlers::CacheEffectiveUserHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    // Squid 5.7 checks the user at configure time too (getpwnam); a missing
+    // user or root fails here rather than at the drop, so -k parse says so
+    std::string why;
+    const auto user = UserAccount::Find(call.line.words[1], why);
+    if (!user) {
+        call.error("cache_effective_user: " + why);
+        return;
+    }
+    if (user->uid == 0) {
+        call.error("cache_effective_user " + user->name +
+                   " is root (user id 0): cuttle does not serve as root; name an unprivileged user");
+        return;
+    }
+    call.settings.cacheEffectiveUser = user->name;
+}
+
+void Config::Handlers::CacheEffectiveGroupHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    std::string why;
+    if (!UserAccount::FindGroup(call.line.words[1], why)) {
+        call.error("cache_effective_group: " + why);
+        return;
+    }
+    call.settings.cacheEffectiveGroup = call.line.words[1];
+}
+
+void Config::Handlers::VisibleHostnameHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    if (!IsHostName(call.line.words[1])) {
+        call.error("bad visible_hostname '" + call.line.words[1] + "'");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.visibleHostname = call.line.words[1];
+}

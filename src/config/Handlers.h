@@ -1,0 +1,159 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The handlers of the directive table (Directives.cc): one function
+/// per directive syntax, each parsing one line into Settings. Internal to
+/// src/config: the parser reaches them only through the table's rows.
+///
+/// The generic handlers are templates over the Settings field they fill;
+/// the others live by topic in Handlers.cc (ports, acls, access, logs,
+/// DNS, users) and CacheHandlers.cc (the cache's directives).
+
+#pragma once
+
+#include "config/Directives.h"
+#include "config/Units.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Config::Handlers {
+
+/// The directive's name as written (words[0]).
+const std::string& Name(const DirectiveCall& call);
+
+/// Squid ignores words after a value; cuttle says so (words from `pos` on).
+void WarnExtra(const DirectiveCall& call, size_t pos);
+
+/// Whether the line has at least `n` values; an error otherwise.
+bool NeedArgs(const DirectiveCall& call, size_t n);
+
+/// Squid's parse_onoff(): on, off, and the deprecated enable/disable.
+bool ParseOnOff(const DirectiveCall& call, const std::string& word, bool& value);
+
+/// A directive whose one value a Units parser reads into Settings::*Field:
+/// sizes (Units::ParseSize) and times (Units::ParseDuration).
+template <typename Value, Value Settings::*Field,
+          Units::Result (*Parse)(const std::vector<std::string>&, size_t&, Value&)>
+void UnitHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    Value value{};
+    const auto r = Parse(call.line.words, pos, value);
+    if (!r.ok) {
+        call.error("bad " + Name(call) + " value: " + r.why);
+        return;
+    }
+    if (!r.warning.empty())
+        call.warning(Name(call) + ": " + r.warning);
+    WarnExtra(call, pos);
+    call.settings.*Field = value;
+}
+
+template <uint64_t Settings::*Field>
+void SizeHandler(DirectiveCall& call)
+{
+    UnitHandler<uint64_t, Field, Units::ParseSize>(call);
+}
+
+/// A size, or "auto" (left empty: the user of the setting works it out).
+template <std::optional<uint64_t> Settings::*Field>
+void SizeOrAutoHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    if (call.line.words[1] == "auto") {
+        WarnExtra(call, 2);
+        call.settings.*Field = std::nullopt;
+        return;
+    }
+    uint64_t size = 0;
+    size_t pos = 1;
+    const auto r = Units::ParseSize(call.line.words, pos, size);
+    if (!r.ok) {
+        call.error("bad " + Name(call) + " value: " + r.why + " (a size, or auto)");
+        return;
+    }
+    if (!r.warning.empty())
+        call.warning(Name(call) + ": " + r.warning);
+    WarnExtra(call, pos);
+    call.settings.*Field = size;
+}
+
+template <Duration Settings::*Field>
+void DurationHandler(DirectiveCall& call)
+{
+    UnitHandler<Duration, Field, Units::ParseDuration>(call);
+}
+
+template <bool Settings::*Field>
+void OnOffHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    bool value = false;
+    if (ParseOnOff(call, call.line.words[1], value)) {
+        WarnExtra(call, 2);
+        call.settings.*Field = value;
+    }
+}
+
+template <std::string Settings::*Field>
+void WordHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    call.settings.*Field = call.line.words[1];
+}
+
+/// A path; "none" is kept as is when the directive allows it. Relative
+/// paths are made absolute against the start directory.
+template <std::string Settings::*Field, bool AllowNone>
+void PathHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    WarnExtra(call, 2);
+    if (word == "none") {
+        if (!AllowNone) {
+            call.error(Name(call) + " cannot be none");
+            return;
+        }
+        call.settings.*Field = word;
+        return;
+    }
+    call.settings.*Field = call.lexer.resolve(Lexer::Unquote(word));
+}
+
+void HttpPortHandler(DirectiveCall& call);
+void AclHandler(DirectiveCall& call);
+void HttpAccessHandler(DirectiveCall& call);
+void LogfileRotateHandler(DirectiveCall& call);
+void RequestBufferSizeHandler(DirectiveCall& call);
+void AccessLogHandler(DirectiveCall& call);
+void DebugOptionsHandler(DirectiveCall& call);
+void ForwardedForHandler(DirectiveCall& call);
+void DnsNameserversHandler(DirectiveCall& call);
+void CacheEffectiveUserHandler(DirectiveCall& call);
+void CacheEffectiveGroupHandler(DirectiveCall& call);
+void VisibleHostnameHandler(DirectiveCall& call);
+
+void RefreshPatternHandler(DirectiveCall& call);
+void MemoryReplacementPolicyHandler(DirectiveCall& call);
+void CacheHandler(DirectiveCall& call);
+void QuickAbortMinHandler(DirectiveCall& call);
+void QuickAbortMaxHandler(DirectiveCall& call);
+void MaxFiledescriptorsHandler(DirectiveCall& call);
+void QuickAbortPctHandler(DirectiveCall& call);
+void RangeOffsetLimitHandler(DirectiveCall& call);
+
+} // namespace Config::Handlers
