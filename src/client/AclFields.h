@@ -11,20 +11,20 @@
 #include "http/Fields.h"
 
 #include <strings.h>
-#include <vector>
 
 namespace Client {
 
-/// Acl::Fields over a parser's field list (which must outlive it).
+/// Acl::Fields over a parsed head's fields (a parser's or a stored
+/// reply's, which must outlive it).
 class AclFields : public Acl::Fields {
 public:
     /// Reads `fields`, the head's fields in message order.
-    explicit AclFields(const std::vector<Http::HeaderField>& fields) : fields_(fields) {}
+    explicit AclFields(Http::FieldsView fields) : fields_(fields) {}
 
     std::optional<std::string> get(std::string_view name) const override
     {
         std::optional<std::string> joined;
-        for (const auto& f : fields_) {
+        for (const auto f : fields_) {
             if (f.name.size() != name.size() || strncasecmp(f.name.data(), name.data(), name.size()) != 0)
                 continue;
             if (joined)
@@ -36,7 +36,7 @@ public:
     }
 
 private:
-    const std::vector<Http::HeaderField>& fields_;
+    Http::FieldsView fields_;
 };
 
 } // namespace Client

@@ -400,6 +400,10 @@ void Client::Connection::handleHead(std::string_view head)
     }
     tx_ = std::make_unique<Transaction>();
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
+    if (settings.httpReplyAccess.size() != 0) {
+        tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
+        tx_->replyFacts->request = nullptr; // parsed again from the head's copy (replyIsDenied())
+    }
     tx_->method = parser_.method();
     if (parser_.methodToken() == "PURGE") {
         purge(url);
@@ -732,6 +736,8 @@ void Client::Connection::startStreaming()
         decideStore(); // may switch to the stored reply (a revalidation)
     if (isOwner)
         invalidateAfterUnsafe();
+    if (tx_->replyFacts && replyIsDenied(isOwner))
+        return;
     // the ranges of the whole object fetched for them, or of the stored
     // object a revalidation (shared or not) chose to serve (the request's own
     // bytes may be gone: its fields are parsed again from its copy)
@@ -786,6 +792,41 @@ void Client::Connection::startStreaming()
     state_ = State::Streaming;
     writeBlocked_ = false;
     streamSome();
+}
+
+bool Client::Connection::replyIsDenied(bool isOwner)
+{
+    // http_reply_access: the request's facts, with the reply's head (the
+    // request's own bytes may be gone: its fields are parsed again from its copy)
+    auto& facts = *tx_->replyFacts;
+    const auto& head = tx_->pageContext->request;
+    Http::RequestParser again(head.size() + 1);
+    again.parse(head);
+    const AclFields requestFields(again.fields());
+    const auto& stored = *tx_->reply->reply();
+    const AclFields replyFields(stored.fields());
+    facts.request = &requestFields;
+    facts.reply = &replyFields;
+    facts.replyStatus = stored.status;
+    facts.hierCode = isOwner ? "HIER_DIRECT" : "HIER_NONE";
+    const bool denied = services_.settings().httpReplyAccess.check(facts) != Acl::Answer::Allowed;
+    facts.request = facts.reply = nullptr;
+    if (!denied)
+        return false;
+    // Squid 5.7: the reply is replaced by ERR_ACCESS_DENIED, logged TCP_DENIED_REPLY
+    const auto context = std::move(tx_->pageContext);
+    const std::string peer = isOwner ? tx_->forwarder->peerHost() : std::string();
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_DENIED_REPLY";
+    stopForwarding();
+    reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", *context);
+    if (pendingLog_ && !peer.empty()) {
+        pendingLog_->hierarchy = "HIER_DIRECT";
+        pendingLog_->peerAddress = peer;
+    }
+    // written from the loop, not from inside the forwarder or the lookup
+    kick_ = services_.loop().defer([this] { drive(); }, this);
+    return true;
 }
 
 void Client::Connection::streamSome()

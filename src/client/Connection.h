@@ -169,6 +169,7 @@ private:
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
     void serveManager(const std::string& path);
+    bool replyIsDenied(bool isOwner);
     bool startRequestBody();
     void readBody();
     void consumeBody();
@@ -244,6 +245,7 @@ private:
         Store::BodyWriter writer;                         ///< writes the reply head and body
         std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
+        std::unique_ptr<Acl::Checklist> replyFacts;       ///< for http_reply_access; null without its rules
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL

@@ -175,17 +175,6 @@ void Config::Handlers::MemoryReplacementPolicyHandler(DirectiveCall& call)
     call.error("unknown memory_replacement_policy heap key '" + w[2] + "': use GDSF, LFUDA or LRU");
 }
 
-/// `cache allow|deny ACL...`: parsed exactly as http_access is, so an
-/// undefined or unimplemented acl is an error (fail closed).
-void Config::Handlers::CacheHandler(DirectiveCall& call)
-{
-    std::string why;
-    if (!call.settings.cacheAccess.parse(call.args(), call.settings.acls, why))
-        call.error("bad cache: " + why);
-    else if (!why.empty())
-        call.warning("cache: " + why);
-}
-
 namespace {
 
 /// Squid's parseBytesLine64(): `none` and `-1` (-1: no limit) when

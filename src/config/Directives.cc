@@ -93,7 +93,14 @@ const std::vector<Directive> Table = {
      "every request is denied. A line that names an undefined acl or one of a type cuttle does not implement "
      "is "
      "an error: a rule is never dropped silently.",
-     HttpAccessHandler, true},
+     AccessRulesHandler<&Settings::httpAccess>, true},
+    {"http_reply_access", "allow|deny [!]ACL...", nullptr, nullptr, "httpReplyAccess",
+     "Allows or denies a reply, once its head is known, by the same rules as http_access; acls of the reply "
+     "(http_status, rep_header, rep_mime_type, hier_code) match here and nowhere else. A denied reply is "
+     "replaced by the ERR_ACCESS_DENIED page (403), logged TCP_DENIED_REPLY, as in Squid; the object is "
+     "still "
+     "stored when it may be. With no http_reply_access line every reply is sent.",
+     AccessRulesHandler<&Settings::httpReplyAccess>, true},
     {"cache_mem", "SIZE", "256 MB", nullptr, "cacheMem",
      "The memory that cached objects may use, in bytes, KB, MB or GB (two words, as `256 MB`). In-transit "
      "objects are counted too while they are being kept.",
@@ -143,7 +150,7 @@ const std::vector<Directive> Table = {
      "first line whose acls all match decides, and when none does the answer is the opposite of the last "
      "line's. With no cache line at all everything may be cached. A line that names an undefined acl or one "
      "of a type cuttle does not implement is an error.",
-     CacheHandler, true},
+     AccessRulesHandler<&Settings::cacheAccess>, true},
     {"refresh_pattern", "[-i] REGEX MIN PERCENT MAX [OPTION...]", nullptr, nullptr, "refreshPatterns",
      "How long a response without explicit freshness (no max-age, s-maxage or Expires) stays fresh, for "
      "URLs that the POSIX extended regular expression REGEX matches (-i: ignoring case). The lines are "
@@ -342,7 +349,6 @@ struct Loosening {
 // refused, so they fail closed.
 const Loosening LooseningTable[] = {
     {"auth_param", "without authentication, acls that require a login cannot be enforced"},
-    {"http_reply_access", "replies it would deny would be sent"},
     {"ssl_bump", "TLS traffic it would inspect or terminate would pass untouched"},
     {"adapted_http_access", "requests it would deny after adaptation would be forwarded"},
     {"miss_access", "cache misses it would deny would be forwarded"},

@@ -270,15 +270,6 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
     }
 }
 
-void Config::Handlers::HttpAccessHandler(DirectiveCall& call)
-{
-    std::string why;
-    if (!call.settings.httpAccess.parse(call.args(), call.settings.acls, why))
-        call.error("bad http_access: " + why);
-    else if (!why.empty()) // AccessList.h: a warning, e.g. a rule with no acl is skipped
-        call.warning("http_access: " + why);
-}
-
 /// Squid's parse_int() for a count: decimal digits only; cuttle refuses a
 /// negative count, which Squid would take.
 void Config::Handlers::LogfileRotateHandler(DirectiveCall& call)

@@ -134,9 +134,21 @@ void PathHandler(DirectiveCall& call)
     call.settings.*Field = call.lexer.resolve(Lexer::Unquote(word));
 }
 
+/// `NAME allow|deny [!]ACL...` into an Acl::AccessList (http_access,
+/// http_reply_access, cache): parsed exactly as http_access is, so an
+/// undefined or unimplemented acl is an error (fail closed).
+template <Acl::AccessList Settings::*Field>
+void AccessRulesHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!(call.settings.*Field).parse(call.args(), call.settings.acls, why))
+        call.error("bad " + Name(call) + ": " + why);
+    else if (!why.empty()) // AccessList.h: a warning, e.g. a rule with no acl is skipped
+        call.warning(Name(call) + ": " + why);
+}
+
 void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
-void HttpAccessHandler(DirectiveCall& call);
 void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);
@@ -149,7 +161,6 @@ void VisibleHostnameHandler(DirectiveCall& call);
 
 void RefreshPatternHandler(DirectiveCall& call);
 void MemoryReplacementPolicyHandler(DirectiveCall& call);
-void CacheHandler(DirectiveCall& call);
 void QuickAbortMinHandler(DirectiveCall& call);
 void QuickAbortMaxHandler(DirectiveCall& call);
 void MaxFiledescriptorsHandler(DirectiveCall& call);

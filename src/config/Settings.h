@@ -131,8 +131,9 @@ struct RangeOffsetLimit {
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
-    Acl::Registry acls;         ///< every `acl` line, plus Squid's predefined acls
-    Acl::AccessList httpAccess; ///< `http_access` rules in order
+    Acl::Registry acls;              ///< every `acl` line, plus Squid's predefined acls
+    Acl::AccessList httpAccess;      ///< `http_access` rules in order
+    Acl::AccessList httpReplyAccess; ///< `http_reply_access` rules in order; no rule: every reply is sent
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start

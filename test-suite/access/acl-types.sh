@@ -7,7 +7,7 @@
 # (test-suite/cache/helpers.sh): denied requests name hosts no resolver
 # knows (an acl decides before any lookup), allowed ones the origin's address.
 . "$top_srcdir/test-suite/lib.sh"
-. "$top_srcdir/test-suite/cache/helpers.sh"
+. "$top_srcdir/test-suite/access/helpers.sh"
 cuttle_setup
 origin_start
 
@@ -49,14 +49,6 @@ cache_start \
     "http_access deny always lucky" \
     "http_access deny crowd crowded" \
     "http_access deny odd"
-
-# expect_code WHAT EXPECTED URL [CURL ARGS]
-expect_code() {
-    local what=$1 expected=$2 url=$3
-    shift 3
-    code=$(proxy_get "$url" "$@")
-    [ "$code" = "$expected" ] || bad "$what: expected $expected, got $code for $url"
-}
 
 mark
 expect_code "dstdomain .ads.test itself" 403 http://ads.test/

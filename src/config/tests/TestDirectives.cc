@@ -195,7 +195,7 @@ public:
     void looseningDirectivesAreSquidDirectives()
     {
         for (const char* name :
-             {"auth_param", "http_reply_access", "ssl_bump", "adapted_http_access", "miss_access"})
+             {"auth_param", "never_direct", "ssl_bump", "adapted_http_access", "miss_access"})
             CPPUNIT_ASSERT_MESSAGE(name, LooseningDirectiveReason(name));
         for (const auto& [name, why] : LooseningDirectives()) {
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));
