@@ -14,13 +14,14 @@ allowed() {
         config) echo "base sbuf acl config" ;;
         http) echo "base sbuf http" ;;
         comm) echo "base sbuf log comm" ;;
+        helper) echo "base log comm helper" ;;
         store) echo "base sbuf http log store" ;;
         tls) echo "base sbuf comm log tls" ;;
         server) echo "base sbuf comm http store acl config log errors tls server" ;;
         tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
         client) echo "base sbuf comm http store acl config log errors tls server tunnel client" ;;
         proxy) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy" ;;
-        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy fuzz" ;;
+        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac
