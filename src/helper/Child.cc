@@ -78,6 +78,11 @@ bool Helper::Child::start(const std::vector<std::string>& argv, std::string& err
     }
     Comm::Descriptor ours(pair[0]);
     Comm::Descriptor theirs(pair[1]);
+    const int flags = ::fcntl(ours.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(ours.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+        error = std::string("fcntl O_NONBLOCK: ") + std::strerror(errno);
+        return false;
+    }
     // dup2() onto itself would leave close-on-exec set: keep theirs above stderr
     if (theirs.get() <= STDERR_FILENO)
         theirs.reset(::fcntl(theirs.get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
@@ -114,9 +119,6 @@ bool Helper::Child::start(const std::vector<std::string>& argv, std::string& err
     }
     pid_ = pid;
     theirs.reset();
-    const int flags = ::fcntl(ours.get(), F_GETFL);
-    Must2(flags >= 0 && ::fcntl(ours.get(), F_SETFL, flags | O_NONBLOCK) == 0,
-          std::string("fcntl O_NONBLOCK: ") + std::strerror(errno));
     socket_ = std::move(ours);
     watch_ = loop_.watch(socket_.get(), *this);
     return true;
@@ -223,6 +225,10 @@ void Helper::Child::readSome()
             size_t lineEnd = lf;
             if (lineEnd > lineStart && inbox_[lineEnd - 1] == '\r')
                 --lineEnd;
+            if (lineEnd - lineStart > maxLineSize_) {
+                endTooLong();
+                return;
+            }
             // a copy: the owner may close this child (clearing inbox_) inside
             const std::string line = inbox_.substr(lineStart, lineEnd - lineStart);
             lineStart = lf + 1;
@@ -231,8 +237,8 @@ void Helper::Child::readSome()
                 return;
         }
         inbox_.erase(0, lineStart);
-        if (inbox_.size() > maxLineSize_) {
-            end("sent a reply line longer than " + std::to_string(maxLineSize_) + " bytes");
+        if (inbox_.size() > maxLineSize_ + 1) { // + 1: a CR may still come before its LF
+            endTooLong();
             return;
         }
     }
@@ -244,6 +250,11 @@ void Helper::Child::end(const std::string& why)
         return;
     close();
     events_.childClosed(*this, why);
+}
+
+void Helper::Child::endTooLong()
+{
+    end("sent a reply line longer than " + std::to_string(maxLineSize_) + " bytes");
 }
 
 void Helper::Child::endLater(const std::string& why)
@@ -277,7 +288,7 @@ void Helper::Reaper::adopt(pid_t pid, Comm::Milliseconds grace)
         return;
     if (TryReap(pid))
         return;
-    processes_.push_back({pid, loop_.now() + grace});
+    processes_.push_back({pid, Comm::Clock::now() + grace});
     if (!timer_.isPending())
         timer_ = loop_.schedule(PollInterval, [this] { poll(); });
 }

@@ -95,6 +95,8 @@ private:
     bool flush();
     /// closes and tells the owner why, once
     void end(const std::string& why);
+    /// ends a child that broke the line length limit
+    void endTooLong();
     /// reports a problem found inside send() from the loop
     void endLater(const std::string& why);
 

@@ -227,6 +227,11 @@ void Helper::Pool::dispatch()
     if (isShutDown_ || isDispatching_)
         return;
     isDispatching_ = true;
+    // spawn() may throw (a bug); the next dispatch() must still run
+    struct Reset {
+        bool& flag;
+        ~Reset() { flag = false; }
+    } reset{isDispatching_};
     closeDrained();
     const unsigned startup = std::min(options_.startup, options_.childrenMax);
     while (!isSuspended_ && runningCount() < startup && spawn()) {
@@ -278,7 +283,6 @@ void Helper::Pool::dispatch()
         dropped_ = 0;
     }
     isOverloaded_ = isOver;
-    isDispatching_ = false;
 }
 
 bool Helper::Pool::spawn()
@@ -295,6 +299,10 @@ bool Helper::Pool::spawn()
         return false;
     }
     ++counters_.spawns;
+    if (replacementsDue_ > 0) {
+        --replacementsDue_;
+        ++counters_.restarts;
+    }
     m->channels.assign(std::max(1u, options_.concurrency), 0);
     m->usesChannelIds = options_.concurrency > 0;
     debugs(DebugSection, 1,
@@ -466,6 +474,7 @@ void Helper::Pool::hung(uint64_t placeholder)
            "WARNING: helper " << options_.name << " #" << m->child->id() << " still owes a reply "
                               << options_.timeout.count() << " ms after its timeout: closing it");
     ++counters_.deaths;
+    ++replacementsDue_;
     retire(*m, Failure::ChildDied, "hung");
     dispatch();
 }
@@ -498,6 +507,7 @@ void Helper::Pool::deliver(uint64_t id, const Reply& reply)
 void Helper::Pool::noteDeath()
 {
     const auto now = loop_.now();
+    ++replacementsDue_;
     deaths_.push_back(now);
     std::erase_if(deaths_, [&](const auto when) { return now - when > options_.restartWindow; });
     if (isSuspended_ || deaths_.size() <= restartLimit())

@@ -161,6 +161,7 @@ public:
         uint64_t spawns = 0;              ///< children started
         uint64_t spawnFailures = 0;       ///< children that could not be started
         uint64_t deaths = 0;              ///< children that ended by themselves (or hung)
+        uint64_t restarts = 0;            ///< children started to replace one that died or could not start
         uint64_t killed = 0;              ///< children SIGKILLed after shutdownGrace
         size_t queued = 0;                ///< requests waiting for a channel
         size_t inFlight = 0;              ///< channels taken, all children
@@ -299,7 +300,8 @@ private:
     bool isSuspended_ = false;
     Comm::Clock::time_point overloadedSince_{};
     bool isOverloaded_ = false;
-    uint64_t dropped_ = 0; ///< requests refused in the current overload
+    uint64_t dropped_ = 0;         ///< requests refused in the current overload
+    uint64_t replacementsDue_ = 0; ///< deaths not yet followed by a spawn (Stats::restarts)
     bool isShutDown_ = false;
     bool isDispatching_ = false;
     uint64_t nextRequestId_ = 1;

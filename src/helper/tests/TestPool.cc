@@ -30,6 +30,8 @@ class TestPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(withoutConcurrencyRequestsQueueAndAnswerInOrder);
     CPPUNIT_TEST(concurrentRepliesMayComeOutOfOrder);
     CPPUNIT_TEST(batchOfRepliesInOneWriteIsAllRead);
+    CPPUNIT_TEST(replySplitAcrossWritesWithCrlf);
+    CPPUNIT_TEST(overlongReplyEndsItsChild);
     CPPUNIT_TEST(timeoutFailsAndLateReplyIsDropped);
     CPPUNIT_TEST(hungChildIsReplaced);
     CPPUNIT_TEST(retryOnTimeoutAsksAgain);
@@ -54,6 +56,8 @@ public:
     void withoutConcurrencyRequestsQueueAndAnswerInOrder();
     void concurrentRepliesMayComeOutOfOrder();
     void batchOfRepliesInOneWriteIsAllRead();
+    void replySplitAcrossWritesWithCrlf();
+    void overlongReplyEndsItsChild();
     void timeoutFailsAndLateReplyIsDropped();
     void hungChildIsReplaced();
     void retryOnTimeoutAsksAgain();
@@ -249,6 +253,34 @@ void TestPool::batchOfRepliesInOneWriteIsAllRead()
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().garbage);
 }
 
+void TestPool::replySplitAcrossWritesWithCrlf()
+{
+    Comm::Loop loop;
+    auto options = FakeHelper({"--concurrency"});
+    options.concurrency = 2;
+    Helper::Pool pool(loop, options);
+    Replies replies;
+    auto t = pool.submit("split OK user=someone tag=whole", replies.at(0));
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return replies.size() == 1; }));
+    CPPUNIT_ASSERT(replies.got[0].isOkay());
+    CPPUNIT_ASSERT_EQUAL(std::string("someone"), NoteOf(replies.got[0], "user"));
+    CPPUNIT_ASSERT_EQUAL(std::string("whole"), NoteOf(replies.got[0], "tag")); // no CR left
+}
+
+void TestPool::overlongReplyEndsItsChild()
+{
+    Comm::Loop loop;
+    auto options = FakeHelper();
+    options.maxReplySize = 500;
+    Helper::Pool pool(loop, options);
+    Replies replies;
+    auto t = pool.submit("big 1", replies.at(0)); // ~1 KB
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return replies.size() == 1; }));
+    CPPUNIT_ASSERT(replies.got[0].result == Helper::Result::BrokenHelper);
+    CPPUNIT_ASSERT(replies.got[0].failure == Helper::Failure::ChildDied);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), pool.stats().deaths);
+}
+
 void TestPool::timeoutFailsAndLateReplyIsDropped()
 {
     Comm::Loop loop;
@@ -347,6 +379,7 @@ void TestPool::crashMidRequestFailsInFlightAndRestarts()
     CPPUNIT_ASSERT(replies.got[2].isOkay());
     const auto stats = pool.stats();
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), stats.spawns);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), stats.restarts);
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), stats.deaths);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), stats.childFailures);
     CPPUNIT_ASSERT(!stats.isSuspended);

@@ -14,6 +14,7 @@ and answers "[channel SP] reply" per command:
   slow-once FILE TEXT the first time (FILE missing: made) sleep 3 s, then reply TEXT
   exit                exit(3) at once, no reply (a crash mid-request)
   garbage TEXT        first write lines no request matches, then reply TEXT
+  split TEXT          write the reply in two pieces 100 ms apart, ended by CRLF
   fds                 reply "OK fds=LIST": open descriptors above 2
   pid                 reply "OK pid=N"
   big N               reply "OK n=N pad=<1000 x's>"
@@ -54,6 +55,12 @@ def main():
         replies = answer(line)
         if replies is None:
             os._exit(3)
+        if replies and isinstance(replies[0], SplitReply):
+            half = len(replies[0].text) // 2
+            os.write(1, (channel + replies[0].text[:half]).encode("latin-1"))
+            time.sleep(0.1)
+            os.write(1, (replies[0].text[half:] + "\r\n").encode("latin-1"))
+            continue
         out = "".join(channel + r + "\n" for r in replies)
         if batch:
             pending.append(out)
@@ -64,6 +71,11 @@ def main():
             os.write(1, out.encode("latin-1"))
     if "--ignore-eof" in args:
         time.sleep(60)
+
+
+class SplitReply:
+    def __init__(self, text):
+        self.text = text
 
 
 def answer(line):
@@ -86,6 +98,9 @@ def answer(line):
         # lines no request can match, then the real answer
         os.write(1, b"no channel at all\n9999 OK user=nobody\n")
         return [rest]
+    if command == "split":
+        # the caller's channel prefix goes first: only the text is split
+        return [SplitReply(rest)]
     if command == "fds":
         fds = []
         for fd in range(3, 256):
