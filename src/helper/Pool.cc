@@ -561,8 +561,8 @@ void Helper::Pool::cancel(uint64_t id)
     if (r.state == State::Queued)
         --queued_; // its queue_ entry is skipped later
     else if (r.state == State::Sent)
-        orphan(r);
-    requests_.erase(found);
+        orphan(r); // may rehash: found is no longer valid
+    requests_.erase(id);
 }
 
 bool Helper::Pool::isPending(uint64_t id) const

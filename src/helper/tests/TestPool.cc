@@ -91,6 +91,14 @@ std::string ScriptPath()
     return here.substr(0, here.rfind('/')) + "/fake-helper.py";
 }
 
+/// a duration stretched by TIMEOUT_MULT (sanitizer builds run slower)
+Comm::Milliseconds Scaled(Comm::Milliseconds time)
+{
+    const char* mult = std::getenv("TIMEOUT_MULT");
+    const int factor = mult ? std::atoi(mult) : 1;
+    return time * (factor > 1 ? factor : 1);
+}
+
 /// a pool of fake-helper.py with these arguments and one child at most
 Helper::Options FakeHelper(std::vector<std::string> args = {})
 {
@@ -109,7 +117,7 @@ Helper::Options FakeHelper(std::vector<std::string> args = {})
 bool RunUntil(Comm::Loop& loop, const std::function<bool()>& done,
               Comm::Milliseconds limit = std::chrono::milliseconds(15000))
 {
-    const auto deadline = Comm::Clock::now() + limit;
+    const auto deadline = Comm::Clock::now() + Scaled(limit);
     while (!done() && Comm::Clock::now() < deadline)
         loop.runOnce(10ms);
     return done();
@@ -118,7 +126,7 @@ bool RunUntil(Comm::Loop& loop, const std::function<bool()>& done,
 /// runs the loop for a while
 void RunFor(Comm::Loop& loop, Comm::Milliseconds time)
 {
-    const auto deadline = Comm::Clock::now() + time;
+    const auto deadline = Comm::Clock::now() + Scaled(time);
     while (Comm::Clock::now() < deadline)
         loop.runOnce(10ms);
 }
@@ -285,10 +293,11 @@ void TestPool::timeoutFailsAndLateReplyIsDropped()
 {
     Comm::Loop loop;
     auto options = FakeHelper();
-    options.timeout = 2000ms;
+    options.timeout = Scaled(2000ms);
     Helper::Pool pool(loop, options);
     Replies replies;
-    auto slow = pool.submit("sleep 2500 OK user=late", replies.at(0));
+    auto slow =
+        pool.submit("sleep " + std::to_string(Scaled(2500ms).count()) + " OK user=late", replies.at(0));
     CPPUNIT_ASSERT(RunUntil(
         loop, [&] { return replies.size() == 1; }, 5000ms));
     CPPUNIT_ASSERT(replies.got[0].result == Helper::Result::BrokenHelper);
@@ -311,7 +320,7 @@ void TestPool::hungChildIsReplaced()
 {
     Comm::Loop loop;
     auto options = FakeHelper();
-    options.timeout = 1000ms;
+    options.timeout = Scaled(1000ms);
     options.shutdownGrace = 200ms;
     Helper::Pool pool(loop, options);
     Replies replies;
@@ -343,12 +352,14 @@ void TestPool::retryOnTimeoutAsksAgain()
         Comm::Loop loop;
         auto options = FakeHelper();
         options.childrenMax = 2;
-        options.timeout = 1000ms;
+        options.timeout = Scaled(1000ms);
         options.onTimeout = Helper::OnTimeout::Retry;
         Helper::Pool pool(loop, options);
         Replies replies;
         // the first try is stuck in its child; the retry goes to a second one
-        auto t = pool.submit(std::string("slow-once ") + path + " OK user=retried", replies.at(0));
+        const auto stuck = std::to_string(Scaled(3000ms).count());
+        auto t =
+            pool.submit(std::string("slow-once ") + path + " " + stuck + " OK user=retried", replies.at(0));
         CPPUNIT_ASSERT(RunUntil(
             loop, [&] { return replies.size() == 1; }, 5000ms));
         CPPUNIT_ASSERT(replies.got[0].isOkay());
@@ -400,7 +411,9 @@ void TestPool::crashingAtStartIsBounded()
         options.restartBackoff = 60s;
         Helper::Pool pool(loop, options);
         // kept at startup=1, it would be restarted as fast as it dies
-        RunFor(loop, 2500ms);
+        CPPUNIT_ASSERT(RunUntil(
+            loop, [&] { return pool.stats().isSuspended; }, 5000ms));
+        RunFor(loop, 1000ms);
         const auto stats = pool.stats();
         CPPUNIT_ASSERT(stats.isSuspended);
         CPPUNIT_ASSERT_EQUAL(uint64_t(3), stats.spawns);
@@ -641,8 +654,10 @@ void TestPool::requestWithLineBreakIsRefused()
 {
     Comm::Loop loop;
     Helper::Pool pool(loop, FakeHelper());
-    CPPUNIT_ASSERT_THROW(pool.submit("say OK\nsay OK", [](const Helper::Reply&) {}), TextException);
-    CPPUNIT_ASSERT_THROW(pool.submit("say OK\r", [](const Helper::Reply&) {}), TextException);
+    CPPUNIT_ASSERT_THROW(static_cast<void>(pool.submit("say OK\nsay OK", [](const Helper::Reply&) {})),
+                         TextException);
+    CPPUNIT_ASSERT_THROW(static_cast<void>(pool.submit("say OK\r", [](const Helper::Reply&) {})),
+                         TextException);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().spawns);
 }
 

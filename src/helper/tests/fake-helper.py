@@ -11,7 +11,7 @@ and answers "[channel SP] reply" per command:
 
   say TEXT            reply TEXT (OK/ERR/BH lines, old-style URLs, anything)
   sleep MS TEXT       reply TEXT after MS milliseconds
-  slow-once FILE TEXT the first time (FILE missing: made) sleep 3 s, then reply TEXT
+  slow-once FILE MS TEXT  the first time (FILE missing: made) sleep MS ms; reply TEXT
   exit                exit(3) at once, no reply (a crash mid-request)
   garbage TEXT        first write lines no request matches, then reply TEXT
   split TEXT          write the reply in two pieces 100 ms apart, ended by CRLF
@@ -87,10 +87,10 @@ def answer(line):
         time.sleep(int(ms) / 1000.0)
         return [text]
     if command == "slow-once":
-        path, _, text = rest.partition(" ")
+        path, ms, text = rest.split(" ", 2)
         if not os.path.exists(path):
             open(path, "w").close()
-            time.sleep(3)
+            time.sleep(int(ms) / 1000.0)
         return [text]
     if command == "exit":
         return None
