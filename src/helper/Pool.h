@@ -88,7 +88,8 @@ struct Options {
     unsigned concurrency = 0;      ///< concurrency=N: requests in flight per child (0: one, no channel ids)
     unsigned queueSize = 0;        ///< queue-size=N; 0: 2 * childrenMax (Squid's default)
     /// a queue over queueSize fails new requests (Failure::Overloaded) once
-    /// it has been over for this long (Squid: 3 minutes, then on-persistent-overload)
+    /// it has been over for this long (Squid's 3 minutes); that is Squid's
+    /// on-persistent-overload=ERR, cuttle has no "die" (Squid's default)
     Comm::Milliseconds persistentOverload{180000};
     /// per request, from submit() to the reply; 0: none (Squid's default; cuttle's is 60 s)
     Comm::Milliseconds timeout{60000};

@@ -49,6 +49,7 @@ class TestPool : public CppUnit::TestFixture {
     CPPUNIT_TEST(reconfigureLetsOldChildrenFinish);
     CPPUNIT_TEST(requestWithLineBreakIsRefused);
     CPPUNIT_TEST(callbackMaySubmitAgain);
+    CPPUNIT_TEST(throwingCallbackDoesNotStallTheBatch);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -75,6 +76,7 @@ public:
     void reconfigureLetsOldChildrenFinish();
     void requestWithLineBreakIsRefused();
     void callbackMaySubmitAgain();
+    void throwingCallbackDoesNotStallTheBatch();
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(TestPool);
@@ -675,4 +677,25 @@ void TestPool::callbackMaySubmitAgain()
     ticket = pool.submit("say OK n=0", next);
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return chain == 10; }));
     CPPUNIT_ASSERT_EQUAL(uint64_t(10), pool.stats().replies);
+}
+
+void TestPool::throwingCallbackDoesNotStallTheBatch()
+{
+    // four replies in one read; the first callback throws (a bug): the loop
+    // logs it and the other three are still delivered from the same read
+    Comm::Loop loop;
+    auto options = FakeHelper({"--concurrency", "--batch", "4"});
+    options.concurrency = 4;
+    Helper::Pool pool(loop, options);
+    int delivered = 0;
+    std::vector<Helper::Ticket> tickets;
+    for (int i = 0; i < 4; ++i) {
+        tickets.push_back(pool.submit("say OK", [&delivered](const Helper::Reply&) {
+            if (++delivered == 1)
+                throw TextException("a callback bug", __FILE__, __LINE__);
+        }));
+    }
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return delivered == 4; }));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), loop.bugCount());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), pool.stats().deaths);
 }
