@@ -60,10 +60,18 @@ bool AccessList::parse(const std::vector<std::string>& words, const Registry& ac
 
 Answer AccessList::check(const Checklist& facts) const
 {
+    facts.interruption = Answer::Allowed;
     for (const auto& rule : rules_) {
-        const bool allMatch = std::all_of(rule.terms.begin(), rule.terms.end(), [&facts](const Term& t) {
-            return t.acl->match(facts) != t.negated;
-        });
+        bool allMatch = true;
+        for (const auto& t : rule.terms) {
+            const bool matched = t.acl->match(facts) != t.negated;
+            if (facts.interruption != Answer::Allowed)
+                return facts.interruption;
+            if (!matched) {
+                allMatch = false;
+                break;
+            }
+        }
         if (allMatch)
             return rule.action;
     }

@@ -21,7 +21,20 @@
 namespace Acl {
 
 /// The answer of a rule list.
-enum class Answer { Allowed, Denied };
+enum class Answer {
+    Allowed,
+    Denied,
+    AuthRequired, ///< a proxy_auth acl needs credentials the request lacks or got wrong: 407
+    Pending       ///< a proxy_auth acl needs credentials checked first: check again after
+};
+
+/// What the proxy credentials of a request are known to be.
+enum class AuthState {
+    Absent,    ///< no Proxy-Authorization the configured schemes can read
+    Unchecked, ///< credentials whose check by the helper has not been made yet
+    Valid,     ///< checked good: Checklist::user is the user
+    Invalid    ///< checked bad (or the helper failed)
+};
 
 /// A message's header fields as an acl reads them (the acl part does not
 /// parse HTTP: the caller adapts its parsed message).
@@ -67,13 +80,24 @@ struct Checklist {
     int replyStatus = 0;             ///< the reply's status code; 0 before a reply exists
     std::string hierCode;            ///< Squid's hierarchy code (e.g. "HIER_DIRECT"); empty before forwarding
     std::string peerName;            ///< the cache_peer the request went to; empty when none
+
+    AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
+    std::string user;                   ///< the user when auth is Valid
+
+    /// Set by an acl that cannot decide without something the check lacks
+    /// (a proxy_auth acl with credentials that are absent, bad or not
+    /// checked yet): the check stops there with AuthRequired or Pending.
+    mutable Answer interruption = Answer::Allowed;
 };
 
 /// `http_access allow|deny [!]acl...` lines in order.
 ///
 /// check(): the first rule whose acls all match decides. When no rule
 /// matches, the answer is the opposite of the last rule's action (Squid's
-/// implicit last rule); with no rules at all, Denied.
+/// implicit last rule); with no rules at all, Denied. As in Squid, an acl
+/// that needs credentials stops the check where it is evaluated: the answer
+/// is then AuthRequired (no or bad credentials) or Pending (check them and
+/// run the list again).
 class AccessList {
 public:
     /// Parses the words after `http_access` (allow|deny [!]NAME...). Every

@@ -13,6 +13,7 @@
 #include "acl/DomainNode.h"
 #include "acl/GroupNode.h"
 #include "acl/NumberNode.h"
+#include "acl/ProxyAuthNode.h"
 #include "acl/RegexNode.h"
 #include "acl/StatusNode.h"
 #include "acl/TimeNode.h"
@@ -56,8 +57,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "myip",
     "myport",
     "note",
-    "proxy_auth",
-    "proxy_auth_regex",
     "server_cert_fingerprint",
     "snmp_community",
     "squid_error",
@@ -74,12 +73,12 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
 };
 
 const std::set<std::string, std::less<>> ImplementedTypes = {
-    "src",        "dst",           "port",          "method",        "localip",
-    "localport",  "myportname",    "proto",         "dstdomain",     "dstdom_regex",
-    "url_regex",  "urlpath_regex", "browser",       "referer_regex", "req_header",
-    "rep_header", "req_mime_type", "rep_mime_type", "http_status",   "time",
-    "random",     "maxconn",       "hier_code",     "peername",      "peername_regex",
-    "any-of",     "all-of"};
+    "src",        "dst",           "port",          "method",          "localip",
+    "localport",  "myportname",    "proto",         "dstdomain",       "dstdom_regex",
+    "url_regex",  "urlpath_regex", "browser",       "referer_regex",   "req_header",
+    "rep_header", "req_mime_type", "rep_mime_type", "http_status",     "time",
+    "random",     "maxconn",       "hier_code",     "peername",        "peername_regex",
+    "any-of",     "all-of",        "proxy_auth",    "proxy_auth_regex"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -217,6 +216,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<RandomNode>(name);
     if (type == "maxconn")
         return std::make_unique<MaxConnNode>(name);
+    if (type == "proxy_auth" || type == "proxy_auth_regex")
+        return std::make_unique<ProxyAuthNode>(name, type, type == "proxy_auth_regex");
     if (type == "any-of" || type == "all-of")
         return std::make_unique<GroupNode>(name, type == "all-of");
     static const std::map<std::string, WordNode::Subject, std::less<>> words = {
