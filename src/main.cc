@@ -243,7 +243,8 @@ void RemovePidFile(const std::string& path)
 /// Notes the files that starting as root may create (see Privileges).
 void NoteFilesToCreate(Privileges& privileges, const Config::Settings& settings)
 {
-    privileges.willCreate(settings.cacheLog);
+    if (settings.cacheLog != "none")
+        privileges.willCreate(settings.cacheLog);
     for (const auto& log : settings.accessLogs) {
         if (log.kind != Config::AccessLogSpec::Kind::None)
             privileges.willCreate(log.path);
@@ -315,7 +316,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     Privileges privileges;
     NoteFilesToCreate(privileges, *settings);
     try {
-        Log::cacheLog().open(cacheLogPath);
+        if (cacheLogPath != "none") // `cache_log none`: messages stay on stderr
+            Log::cacheLog().open(cacheLogPath);
     } catch (const std::exception& e) {
         std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what()
                   << "\n         messages will be sent to 'stderr'.\n";
@@ -400,7 +402,8 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             cacheLogPath = next->cacheLog;
             try {
                 Log::cacheLog().close();
-                Log::cacheLog().open(cacheLogPath);
+                if (cacheLogPath != "none")
+                    Log::cacheLog().open(cacheLogPath);
             } catch (const std::exception& e) {
                 std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what() << "\n";
             }

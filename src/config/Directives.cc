@@ -29,6 +29,42 @@ void Config::DirectiveCall::warning(const std::string& reason) const
     diagnostics.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line, reason});
 }
 
+void Config::DirectiveCall::warningOnce(const std::string& key, const std::string& reason,
+                                        const std::string& what) const
+{
+    if (repeated)
+        repeated->warn(diagnostics, line, key, reason, what);
+    else
+        warning(reason);
+}
+
+void Config::RepeatedWarnings::warn(std::vector<Diagnostic>& diagnostics, const Line& line,
+                                    const std::string& key, const std::string& reason,
+                                    const std::string& what)
+{
+    for (auto& e : entries_) {
+        if (e.key == key) {
+            ++e.count;
+            return;
+        }
+    }
+    entries_.push_back(Entry{key, diagnostics.size(), 1, what});
+    diagnostics.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line, reason});
+}
+
+void Config::RepeatedWarnings::finish(std::vector<Diagnostic>& diagnostics)
+{
+    for (const auto& e : entries_) {
+        if (e.count < 2 || e.index >= diagnostics.size())
+            continue;
+        const unsigned more = e.count - 1;
+        diagnostics[e.index].reason += " (and on " + std::to_string(more) + " more " +
+                                       (e.what.empty() ? std::string() : e.what + " ") +
+                                       (more > 1 ? "lines" : "line") + ")";
+    }
+    entries_.clear();
+}
+
 Config::Regex::Regex(const std::string& pattern, bool caseInsensitive)
 {
     const int flags = REG_EXTENDED | REG_NOSUB | (caseInsensitive ? REG_ICASE : 0);
@@ -229,22 +265,32 @@ const std::vector<Directive> Table = {
     {"reply_header_max_size", "SIZE", "64 KB", nullptr, "replyHeaderMaxSize",
      "The largest reply header section accepted from an origin; a larger one makes the reply an error.",
      SizeHandler<&Settings::replyHeaderMaxSize>, false},
-    {"access_log", "stdio:PATH|daemon:PATH|none [FORMAT]",
+    {"access_log", "stdio:PATH|daemon:PATH|PATH|none [FORMAT | OPTION=VALUE...] [ACL...]",
      "stdio:" CUTTLE_DEFAULT_LOG_DIR "/access.log squid", "stdio:" LOG_DIR_SHOWN "/access.log squid",
      "accessLogs",
      "Writes one line per transaction to PATH in FORMAT (squid, the default, common or combined; "
-     "`logformat=NAME` works "
-     "too). Several lines write several logs; `none` turns logging off. An unknown format is an error. "
-     "Squid's "
-     "acls after the format are accepted with a warning and the log then gets every request. A relative PATH "
-     "is "
+     "`logformat=NAME` works too). Several lines write several logs; `none` turns logging off. As in Squid "
+     "5.7, the word after PATH is the format only when it names one (a built-in format, `auto`, which "
+     "means squid, or a logformat line's NAME); otherwise it and the words after it are acls and the format "
+     "is squid. After OPTION=VALUE words (logformat=, and buffer-size=, on-error= and rotate=, which are "
+     "ignored with a warning) the first other word starts the acls. A format cuttle does not write "
+     "(useragent, referrer, icap_squid, a logformat line's) is an error, and so is an undefined acl; the "
+     "acls themselves are accepted with a warning and the log then gets every request. A relative PATH is "
      "resolved against the directory cuttle starts in.",
      AccessLogHandler, true},
-    {"cache_log", "PATH", CUTTLE_DEFAULT_LOG_DIR "/cache.log", LOG_DIR_SHOWN "/cache.log", "cacheLog",
+    {"logformat", "NAME FORMAT", nullptr, nullptr, "logformats",
+     "Defines the log format NAME, as Squid 5.7 reads it: FORMAT is the rest of the line as written, "
+     "quotes, blanks and `#` included. cuttle writes only the built-in formats (squid, common, combined): "
+     "it records NAME, with a warning, so that an access_log line naming it is an error that says so "
+     "rather than an undefined acl. Redefining a built-in format or an earlier NAME is ignored with a "
+     "warning, as in Squid.",
+     LogformatHandler, true},
+    {"cache_log", "PATH|none", CUTTLE_DEFAULT_LOG_DIR "/cache.log", LOG_DIR_SHOWN "/cache.log", "cacheLog",
      "Where cuttle writes its own messages (start-up, warnings, errors). A relative PATH is resolved against "
-     "the "
-     "directory cuttle starts in.",
-     PathHandler<&Settings::cacheLog, false>, false},
+     "the directory cuttle starts in. `none` keeps no cache.log: the messages go to stderr, as before a "
+     "cache.log is open (Squid 5.7 takes `none` as a file name and writes ./none; cuttle says so in a "
+     "warning).",
+     CacheLogHandler, false},
     {"pid_filename", "PATH|none", CUTTLE_DEFAULT_RUN_DIR "/cuttle.pid", RUN_DIR_SHOWN "/cuttle.pid",
      "pidFilename",
      "The file that holds the running cuttle's process id, which `cuttle -k` uses to signal it; none writes "
@@ -340,25 +386,6 @@ const std::vector<Directive> Table = {
      PathHandler<&Settings::errorDirectory, false>, false},
 };
 
-struct Loosening {
-    const char* name;
-    const char* why;
-};
-
-// Ignoring any of these could let through a request that Squid would have
-// refused, so they fail closed.
-const Loosening LooseningTable[] = {
-    {"auth_param", "without authentication, acls that require a login cannot be enforced"},
-    {"ssl_bump", "TLS traffic it would inspect or terminate would pass untouched"},
-    {"adapted_http_access", "requests it would deny after adaptation would be forwarded"},
-    {"miss_access", "cache misses it would deny would be forwarded"},
-    {"never_direct", "requests it forces through a (filtering) parent would go direct"},
-    {"url_rewrite_program", "a rewriter that blocks sites (e.g. squidGuard) would be bypassed"},
-    {"adaptation_access", "requests it sends to an ICAP/eCAP filter would not be filtered"},
-    {"icap_access", "requests it sends to an ICAP filter would not be filtered"},
-    {"follow_x_forwarded_for", "src acls would see the forwarding proxy's address instead of the client's"},
-};
-
 } // namespace
 
 const std::vector<Directive>& Config::Directives()
@@ -371,22 +398,6 @@ const Directive* Config::FindDirective(const std::string& name)
     for (const auto& d : Table)
         if (name == d.name)
             return &d;
-    return nullptr;
-}
-
-std::vector<std::pair<std::string, std::string>> Config::LooseningDirectives()
-{
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& l : LooseningTable)
-        out.emplace_back(l.name, l.why);
-    return out;
-}
-
-const char* Config::LooseningDirectiveReason(const std::string& name)
-{
-    for (const auto& l : LooseningTable)
-        if (name == l.name)
-            return l.why;
     return nullptr;
 }
 

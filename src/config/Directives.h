@@ -30,17 +30,46 @@
 
 namespace Config {
 
+/// Warnings that one parse gives once per key, at the first line that
+/// raises it, with a count of the lines that raised it again: "WARNING:
+/// 'cache_dir' is a Squid directive ...; ignoring it (and on 2 more lines)".
+class RepeatedWarnings {
+public:
+    /// Adds `reason` as a warning about `line` the first time `key` comes;
+    /// later, counts it. `what` names the repeats in the count ("acl lines
+    /// of type ident"); empty: "lines".
+    void warn(std::vector<Diagnostic>& diagnostics, const Line& line, const std::string& key,
+              const std::string& reason, const std::string& what = std::string());
+
+    /// Appends each count to its first warning, and forgets every key.
+    void finish(std::vector<Diagnostic>& diagnostics);
+
+private:
+    /// One key's first warning and how many lines raised it.
+    struct Entry {
+        std::string key;  ///< what makes two warnings one
+        size_t index;     ///< of the first warning in the diagnostics
+        unsigned count;   ///< lines that raised it, the first included
+        std::string what; ///< names the repeats
+    };
+    std::vector<Entry> entries_; ///< in the order of their first lines
+};
+
 /// What a directive handler is given: the line and where its results go.
 struct DirectiveCall {
     Settings& settings;                   ///< the snapshot being filled
-    const Line& line;                     ///< words[0] is the directive name
+    const Line& line;                     ///< words[0] is the directive name as written (maybe an alias)
     Lexer& lexer;                         ///< resolves paths and reads quoted files
     std::vector<Diagnostic>& diagnostics; ///< where problems go
+    RepeatedWarnings* repeated = nullptr; ///< the parse's once-per-key warnings; nullptr: none
 
     /// Reports an error about this line.
     void error(const std::string& reason) const;
     /// Reports a warning about this line.
     void warning(const std::string& reason) const;
+    /// Reports a warning once per `key` in this parse (RepeatedWarnings::warn);
+    /// without `repeated`, every time.
+    void warningOnce(const std::string& key, const std::string& reason, const std::string& what) const;
     /// The words after the directive name.
     std::vector<std::string> args() const { return {line.words.begin() + 1, line.words.end()}; }
 };
@@ -65,14 +94,6 @@ const std::vector<Directive>& Directives();
 
 /// The row for `name`, or nullptr.
 const Directive* FindDirective(const std::string& name);
-
-/// Squid directives that cuttle does not implement and that would loosen
-/// access control if ignored: their presence is an error. Returns why, or
-/// nullptr when `name` is not one of them.
-const char* LooseningDirectiveReason(const std::string& name);
-
-/// Every fail-closed Squid directive with its reason (for documentation).
-std::vector<std::pair<std::string, std::string>> LooseningDirectives();
 
 /// Where the active part of squid.conf.default puts logs and the pid file.
 struct StateLayout {

@@ -5,10 +5,14 @@
 
 #include "cuttle.h"
 #include "config/Generate.h"
+#include "config/Loosening.h"
 #include "config/Lexer.h"
+#include "config/SquidDirectives.h"
 #include "config/Units.h"
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -45,6 +49,15 @@ std::string Cell(const std::string& text)
             out += '\\';
         out += c;
     }
+    return out;
+}
+
+/// `a`, `b`, `c`
+std::string CodeList(const std::vector<std::string>& words)
+{
+    std::string out;
+    for (const auto& w : words)
+        out += (out.empty() ? "`" : ", `") + w + "`";
     return out;
 }
 
@@ -152,14 +165,54 @@ std::string Config::GenerateDirectivesMarkdown()
             << "    " << d.name << " " << d.syntax << "\n\n"
             << Wrap(d.doc, "") << "\n"
             << "Default: " << (def.empty() ? "none" : std::string("`") + d.name + " " + def + "`") << "\n\n";
+        const auto aliases = Config::SquidAliasesOf(d.name);
+        if (!aliases.empty())
+            out << "Aliases (Squid 5.7's old names, parsed as this directive): " << CodeList(aliases)
+                << ".\n\n";
     }
     out << "## Squid directives that are errors\n\n"
            "cuttle refuses a configuration that uses one of these Squid directives, because ignoring it "
            "could loosen access control:\n\n";
-    for (const auto& [name, why] : Config::LooseningDirectives())
-        out << "- `" << name << "`: " << why << ".\n";
+    for (const auto& r : Config::SquidOnlyRules()) {
+        if (!r.refused)
+            continue;
+        out << "- `" << r.name << "`: " << r.why << ".";
+        if (r.harmless) {
+            std::string forms, form;
+            std::istringstream in(r.harmless);
+            while (std::getline(in, form, '|'))
+                forms += (forms.empty() ? "`" : " or `") + std::string(r.name) + " " + form + "`";
+            out << " Accepted, with a warning, in the form that cannot loosen anything: " << forms << ".";
+        }
+        out << "\n";
+    }
     out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, intercept, transparent, "
            "tproxy, accel, vhost, vport, defaultsite, require-proxy-header) and any `http_access` line that "
            "names an undefined acl or an acl of a type cuttle does not implement.\n";
+    out << "\n## Squid directives ignored on purpose\n\n"
+           "These Squid directives look as if ignoring them could loosen something, but it cannot; cuttle "
+           "ignores them with a warning that gives the reason:\n\n";
+    for (const auto& r : Config::SquidOnlyRules())
+        if (!r.refused)
+            out << "- `" << r.name << "`: " << r.why << ".\n";
+    out << "\nEvery other Squid 5.7 directive cuttle does not implement tunes, logs, caches or opens a "
+           "service "
+           "cuttle does not run (ICP, HTCP, SNMP, https_port, ftp_port): ignoring it changes no access "
+           "decision and no destination.\n";
+    out << "\n## Squid's aliases\n\n"
+           "Squid 5.7 still accepts these old names; cuttle parses each exactly as the directive it stands "
+           "for (an error, a warning or a setting, as that directive is):\n\n"
+           "| alias | directive |\n|---|---|\n";
+    for (const auto& a : Config::SquidAliases())
+        out << "| `" << a.alias << "` | `" << a.target << "` |\n";
+    out << "\n## Obsolete Squid directives\n\n"
+           "Squid 5.7 reports these as obsolete (\"ERROR: Directive 'NAME' is obsolete.\") and goes on; "
+           "cuttle "
+           "warns that they are obsolete in Squid 5.7 too. Squid 5.7 refuses `log_access` and `log_icap`, "
+           "and "
+           "so does cuttle.\n\n"
+           "| directive | Squid 5.7's advice |\n|---|---|\n";
+    for (const auto& o : Config::ObsoleteDirectives())
+        out << "| `" << o.name << "` | " << (*o.advice ? Cell(o.advice) : "none") << " |\n";
     return out.str();
 }

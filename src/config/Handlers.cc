@@ -252,6 +252,12 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
 void Config::Handlers::AclHandler(DirectiveCall& call)
 {
     auto words = call.args();
+    // Squid 5.7 (acl/Acl.cc) skips this line of older configurations, with
+    // a note, before it looks at the values: its manager acl is built in
+    if (words.size() >= 2 && words[0] == "manager" && words[1] == "proto") {
+        call.warning("UPGRADE: ACL 'manager' is now a built-in ACL. Remove it from your config file.");
+        return;
+    }
     for (auto& w : words)
         if (Lexer::IsQuoted(w))
             w = "\"" + call.lexer.resolve(Lexer::Unquote(w)) + "\"";
@@ -262,7 +268,9 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
             call.warning("acl: " + why);
         break;
     case Acl::Registry::ParseOutcome::Unsupported:
-        call.warning("acl: " + why + " (http_access lines that use it are errors)");
+        // one warning per type and file: a file of a hundred ident acls gets one
+        call.warningOnce("acl type " + call.line.file + "\n" + words[1],
+                         "acl: " + why + " (http_access lines that use it are errors)", words[1] + " acl");
         break;
     case Acl::Registry::ParseOutcome::Error:
         call.error("bad acl: " + why);
@@ -366,6 +374,56 @@ void Config::Handlers::RequestBufferSizeHandler(DirectiveCall& call)
     call.settings.requestBufferSize = b;
 }
 
+namespace {
+
+/// Squid 5.7's built-in log formats (setLogformat(); icap_squid: Debian builds ICAP).
+const char* const BuiltInLogFormats[] = {"squid",      "common",    "combined", "auto",
+                                         "icap_squid", "useragent", "referrer"};
+
+/// Whether access_log would take `word` as a log format name (Squid's setLogformat()).
+bool IsLogFormatName(const Settings& settings, const std::string& word)
+{
+    return std::find(std::begin(BuiltInLogFormats), std::end(BuiltInLogFormats), word) !=
+               std::end(BuiltInLogFormats) ||
+           std::find(settings.logformats.begin(), settings.logformats.end(), word) !=
+               settings.logformats.end();
+}
+
+} // namespace
+
+/// `logformat NAME FORMAT`: the Lexer hands FORMAT over as Squid reads it,
+/// the rest of the line as written (quotes, blanks and `#` included).
+void Config::Handlers::LogformatHandler(DirectiveCall& call)
+{
+    const auto& w = call.line.words;
+    if (w.size() < 3) {
+        call.error(w.size() < 2 ? "logformat needs a NAME and a FORMAT"
+                                : "logformat " + w[1] + " needs a FORMAT");
+        return;
+    }
+    // Squid 5.7 (log/Config.cc): these names are its own, and a name defined twice keeps its first format
+    static const char* const builtIn[] = {"squid", "common", "combined", "useragent", "referrer"};
+    const bool isBuiltIn = std::find_if(std::begin(builtIn), std::end(builtIn),
+                                        [&](const char* b) { return w[1] == b; }) != std::end(builtIn);
+    auto& names = call.settings.logformats;
+    if (isBuiltIn || std::find(names.begin(), names.end(), w[1]) != names.end()) {
+        call.warning("logformat " + w[1] + " is already defined; ignoring this line (as Squid 5.7)");
+        return;
+    }
+    names.push_back(w[1]);
+    call.warning("logformat " + w[1] +
+                 ": cuttle writes only the built-in formats squid, common and combined; an access_log line "
+                 "that names this one is an error");
+}
+
+void Config::Handlers::CacheLogHandler(DirectiveCall& call)
+{
+    PathHandler<&Settings::cacheLog, true>(call);
+    if (call.line.words.size() > 1 && call.line.words[1] == "none")
+        call.warning("cache_log none: cuttle keeps no cache.log and writes its messages to stderr; Squid 5.7 "
+                     "writes them to a file named 'none' in its working directory");
+}
+
 void Config::Handlers::AccessLogHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
@@ -401,35 +459,52 @@ void Config::Handlers::AccessLogHandler(DirectiveCall& call)
         return;
     }
     spec.path = call.lexer.resolve(path);
+    // Squid 5.7's parse_access_log(): PLACE [FORMAT] [ACL...] or PLACE
+    // [OPTION=VALUE...] [ACL...]. A third word without '=' is the format
+    // only when it names one (built in, or a logformat line's); otherwise it
+    // and every word after it are acls, and the format is squid.
     std::vector<std::string> acls;
     bool formatGiven = false;
-    for (size_t i = 2; i < w.size(); ++i) {
-        const size_t eq = w[i].find('=');
-        if (eq != std::string::npos) {
-            const std::string key = w[i].substr(0, eq);
+    size_t i = 2;
+    if (i < w.size() && w[i].find('=') == std::string::npos) {
+        if (IsLogFormatName(call.settings, w[i])) {
+            spec.format = w[i++];
+            formatGiven = true;
+        }
+    } else {
+        for (; i < w.size() && w[i].find('=') != std::string::npos; ++i) {
+            const std::string key = w[i].substr(0, w[i].find('='));
             if (key == "logformat") {
-                spec.format = w[i].substr(eq + 1);
+                if (formatGiven) {
+                    call.error("access_log names a second log format: '" + w[i] + "'");
+                    return;
+                }
+                spec.format = w[i].substr(key.size() + 1);
                 formatGiven = true;
+                if (!IsLogFormatName(call.settings, spec.format)) {
+                    call.error("access_log: log format '" + spec.format + "' is not defined");
+                    return;
+                }
             } else if (key == "buffer-size" || key == "on-error" || key == "rotate") {
                 call.warning("access_log option '" + w[i] + "' is not implemented by cuttle; ignoring it");
             } else {
                 call.error("unknown access_log option '" + w[i] + "'");
                 return;
             }
-        } else if (!formatGiven) {
-            spec.format = w[i]; // Squid's legacy syntax: PLACE [FORMAT [acl...]]
-            formatGiven = true;
-        } else {
-            acls.push_back(w[i]);
         }
     }
+    acls.assign(w.begin() + static_cast<std::ptrdiff_t>(i), w.end());
+    if (spec.format == "auto") {
+        call.warning("access_log: log format 'auto' no longer exists; using 'squid' instead (as Squid 5.7)");
+        spec.format = "squid";
+    }
     if (spec.format != "squid" && spec.format != "common" && spec.format != "combined") {
-        static const std::set<std::string> squidBuiltIn = {"referrer", "useragent", "icap_squid"};
-        call.error(squidBuiltIn.count(spec.format)
-                       ? "access_log format '" + spec.format +
-                             "' is Squid's but not implemented by cuttle (use squid, common or combined)"
-                       : "unknown access_log format '" + spec.format +
-                             "' (cuttle knows squid, common and combined)");
+        const bool custom = std::find(call.settings.logformats.begin(), call.settings.logformats.end(),
+                                      spec.format) != call.settings.logformats.end();
+        call.error("access_log format '" + spec.format + "' is " +
+                   (custom ? "defined by a logformat line, but cuttle writes only its built-in formats"
+                           : "Squid's but not implemented by cuttle") +
+                   " (use squid, common or combined)");
         return;
     }
     for (const auto& a : acls) {

@@ -152,6 +152,8 @@ void AclHandler(DirectiveCall& call);
 void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);
+void LogformatHandler(DirectiveCall& call);
+void CacheLogHandler(DirectiveCall& call);
 void DebugOptionsHandler(DirectiveCall& call);
 void ForwardedForHandler(DirectiveCall& call);
 void DnsNameserversHandler(DirectiveCall& call);

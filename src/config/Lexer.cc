@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "config/Lexer.h"
+#include "config/SquidDirectives.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -170,7 +171,7 @@ void Config::Lexer::lex(const std::string& text, const std::string& fileName, un
         Line line;
         line.file = fileName;
         line.line = firstLine;
-        if (splitWords(logical, fileName, firstLine, line.words) && !line.words.empty() &&
+        if (splitWords(logical, fileName, firstLine, line.words, true) && !line.words.empty() &&
             preprocess(line, conditionals)) {
             if (line.words[0] == "include")
                 include(line, depth, out);
@@ -370,16 +371,25 @@ bool Config::Lexer::evaluate(const Line& line, bool& value)
 }
 
 bool Config::Lexer::splitWords(const std::string& logical, const std::string& fileName, unsigned lineNo,
-                               std::vector<std::string>& words)
+                               std::vector<std::string>& words, bool isDirective)
 {
     size_t i = 0;
     const size_t n = logical.size();
+    size_t restAfter = 0; // words before a value that runs to the end of the line
+    const auto isBlank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
     while (i < n) {
-        while (i < n && (logical[i] == ' ' || logical[i] == '\t' || logical[i] == '\r' ||
-                         logical[i] == '\f' || logical[i] == '\v'))
+        while (i < n && isBlank(logical[i]))
             ++i;
         if (i >= n)
             break;
+        if (restAfter && words.size() == restAfter) {
+            // Squid 5.7's ConfigParser::NextQuotedOrToEol(): the rest, as written
+            size_t end = n;
+            while (end > i && isBlank(logical[end - 1]))
+                --end;
+            words.push_back(logical.substr(i, end - i));
+            break;
+        }
         if (logical[i] == '#')
             break; // trailing comment: a word that starts with '#'
         std::string word;
@@ -410,11 +420,12 @@ bool Config::Lexer::splitWords(const std::string& logical, const std::string& fi
                 return false;
             }
         } else {
-            while (i < n && logical[i] != ' ' && logical[i] != '\t' && logical[i] != '\r' &&
-                   logical[i] != '\f' && logical[i] != '\v')
+            while (i < n && !isBlank(logical[i]))
                 word += logical[i++];
         }
         words.push_back(std::move(word));
+        if (isDirective && words.size() == 1)
+            restAfter = SquidRestOfLineAfter(words[0]);
     }
     return true;
 }

@@ -17,6 +17,11 @@
 ///   - words are separated by blanks; a word in double quotes is kept with
 ///     its quotes (`"/etc/squid/ports.txt"`): for acls and list directives it
 ///     names a file whose lines are values (readValuesFile());
+///   - except that the value of a directive that Squid 5.7 reads to the end
+///     of the line (`logformat NAME FORMAT`, `err_html_text TEXT`, ...:
+///     SquidRestOfLineAfter()) is one word, as written: quotes, blanks and
+///     `#` are part of it, as in Squid (`"%{Referer}>h"` is text of the
+///     format, not a quoted file name);
 ///   - `include PATH...` reads each PATH (a glob pattern; matches in sorted
 ///     order) in place, nested at most MaxIncludeDepth deep; a file that
 ///     includes itself, directly or through others, is an error at once (an
@@ -163,8 +168,11 @@ private:
     bool expandMacros(Line& line, size_t from);
     bool evaluate(const Line& line, bool& value);
     void include(const Line& line, unsigned depth, const LineHandler& out);
+    /// Splits a line into words; on a directive line (`isDirective`) of a
+    /// directive whose value runs to the end of the line (SquidRestOfLineAfter()),
+    /// that value is one word, as written.
     bool splitWords(const std::string& logical, const std::string& fileName, unsigned lineNo,
-                    std::vector<std::string>& words);
+                    std::vector<std::string>& words, bool isDirective = false);
     void error(const std::string& file, unsigned line, const std::string& reason);
 
     std::vector<Diagnostic>& diagnostics_; ///< owned by the caller

@@ -7,6 +7,7 @@
 #include "config/Parser.h"
 #include "config/Directives.h"
 #include "config/Lexer.h"
+#include "config/Loosening.h"
 #include "config/SquidDirectives.h"
 
 #include <algorithm>
@@ -86,7 +87,7 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
 {
     diagnostics_.clear();
     seen_.clear();
-    ignored_.clear();
+    repeated_ = RepeatedWarnings();
     Lexer lexer(diagnostics_, baseDirectory_);
     lexer.setMacros(Lexer::StandardMacros(serviceName_));
     std::string why;
@@ -101,11 +102,7 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
         lexer.readText(text, fileName, handler);
     applyDefaults(*settings, lexer);
 
-    for (const auto& [name, where] : ignored_) {
-        if (where.second > 1)
-            diagnostics_[where.first].reason += " (and on " + std::to_string(where.second - 1) +
-                                                " more line" + (where.second > 2 ? "s" : "") + ")";
-    }
+    repeated_.finish(diagnostics_);
 
     if (hasErrors())
         return nullptr;
@@ -114,34 +111,51 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
 
 void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer)
 {
-    const std::string& name = line.words[0];
+    const std::string& written = line.words[0];
+    if (const ObsoleteDirective* o = FindObsoleteDirective(written)) {
+        // Squid 5.7: "ERROR: Directive 'NAME' is obsolete." and its advice;
+        // it goes on, except for the fatal ones
+        const std::string advice = *o->advice ? std::string(" (Squid 5.7: ") + o->advice + ")" : "";
+        diagnostics_.push_back(
+            Diagnostic{o->fatal ? Diagnostic::Level::Error : Diagnostic::Level::Warning, line.file, line.line,
+                       "'" + written +
+                           (o->fatal ? "' is obsolete, and Squid 5.7 refuses it too: remove it"
+                                     : "' is obsolete in Squid 5.7 too: remove it") +
+                           advice});
+        return;
+    }
+    // an alias is parsed exactly as its target (its handler still sees the
+    // name as written, for its messages)
+    const char* target = SquidAliasTarget(written);
+    const std::string name = target ? target : written;
+    const std::string shown =
+        target ? "'" + written + "' (Squid's old name of '" + name + "')" : "'" + name + "'";
     if (const Directive* d = FindDirective(name)) {
         if (std::find(seen_.begin(), seen_.end(), name) == seen_.end())
             seen_.push_back(name);
-        DirectiveCall call{settings, line, lexer, diagnostics_};
+        DirectiveCall call{settings, line, lexer, diagnostics_, &repeated_};
         d->handler(call);
         return;
     }
-    if (const char* why = LooseningDirectiveReason(name)) {
-        diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, line.file, line.line,
-                                          "'" + name +
-                                              "' is a Squid directive that cuttle does not implement, and "
-                                              "ignoring it could loosen access control (" +
-                                              why + "): refusing it"});
+    const SquidOnlyRule* rule = FindSquidOnlyRule(name);
+    const bool harmless =
+        rule && rule->refused && IsHarmless(*rule, {line.words.begin() + 1, line.words.end()});
+    if (rule && rule->refused && !harmless) {
+        diagnostics_.push_back(
+            Diagnostic{Diagnostic::Level::Error, line.file, line.line,
+                       shown +
+                           " is a Squid directive that cuttle does not implement, and "
+                           "ignoring it could loosen access control or change where traffic goes (" +
+                           rule->why + "): refusing it"});
         return;
     }
     if (IsSquidDirective(name)) {
-        for (auto& [ignoredName, where] : ignored_) {
-            if (ignoredName == name) {
-                ++where.second;
-                return;
-            }
-        }
-        ignored_.push_back({name, {diagnostics_.size(), 1}});
-        diagnostics_.push_back(Diagnostic{Diagnostic::Level::Warning, line.file, line.line,
-                                          "'" + name +
-                                              "' is a Squid directive that cuttle does not implement; "
-                                              "ignoring it"});
+        // a harmless line of a refused directive, or one whose row says why ignoring it is safe
+        const std::string why = harmless ? std::string("; this line cannot loosen anything")
+                                : rule   ? std::string(" (") + rule->why + ")"
+                                         : std::string();
+        repeated_.warn(diagnostics_, line, "directive " + name,
+                       shown + " is a Squid directive that cuttle does not implement; ignoring it" + why);
         return;
     }
     constexpr size_t Shown = 64; // a hostile line may be megabytes long

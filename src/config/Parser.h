@@ -15,6 +15,11 @@
 ///      first line, counting the later ones) and the lines are ignored;
 ///   4. anything else: an error ("unknown directive", with a suggestion).
 ///
+/// Before that, a directive that Squid 5.7 reports as obsolete gets a
+/// warning that says so (an error for the two Squid refuses), and one of
+/// Squid 5.7's aliases (`cache_access_log`, SquidDirectives.h) is looked up
+/// as the directive it stands for, so that it is parsed exactly as that one.
+///
 /// Then every directive that the file never set gets its default, parsed
 /// from the table's text by the same handler. Errors never stop the parse:
 /// every problem of the file is reported. A repeated single-valued
@@ -32,6 +37,7 @@
 #pragma once
 
 #include "config/Diagnostic.h"
+#include "config/Directives.h"
 #include "config/Settings.h"
 
 #include <memory>
@@ -90,8 +96,8 @@ private:
     std::string baseDirectory_;           ///< absolute
     std::string serviceName_;             ///< `${service_name}`
     std::vector<std::string> seen_;       ///< table directives the file set
-    /// Squid-only directive name -> index of its warning and count of lines.
-    std::vector<std::pair<std::string, std::pair<size_t, unsigned>>> ignored_;
+    /// once-per-key warnings: ignored Squid directives, unimplemented acl types
+    RepeatedWarnings repeated_;
 };
 
 } // namespace Config

@@ -157,11 +157,13 @@ struct Settings {
     Duration maxStale{0};                            ///< max_stale
 
     std::vector<AccessLogSpec> accessLogs; ///< empty after `access_log none`
-    std::string cacheLog;                  ///< cache_log path
-    std::string pidFilename;               ///< "none" disables the pid file
-    std::string debugOptions;              ///< raw `debug_options` value, e.g. "ALL,1 33,2"
-    unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
-    std::string visibleHostname;           ///< empty: use gethostname()
+    std::vector<std::string>
+        logformats;              ///< names that logformat lines defined (formats cuttle does not write)
+    std::string cacheLog;        ///< cache_log path
+    std::string pidFilename;     ///< "none" disables the pid file
+    std::string debugOptions;    ///< raw `debug_options` value, e.g. "ALL,1 33,2"
+    unsigned logfileRotate = 10; ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
+    std::string visibleHostname; ///< empty: use gethostname()
     bool via = true;
     bool stripQueryTerms = true; ///< strip_query_terms: access.log URLs end at the `?`
     ForwardedFor forwardedFor = ForwardedFor::On;

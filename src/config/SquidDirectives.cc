@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 namespace {
 
@@ -405,6 +406,138 @@ const char* const Names[] = {
     "zph_local",
 };
 
+/// The directives whose value Squid 5.7 reads with NextQuotedOrToEol()
+/// (TYPE: eol, logformat, the header replacements), and how many words
+/// precede that value. debug_options is one too, but cuttle checks its
+/// words one by one and they hold no quotes.
+const std::pair<const char*, size_t> RestOfLine[] = {
+    {"logformat", 2},       {"err_html_text", 1},           {"mail_program", 1},
+    {"sslcrtd_program", 1}, {"sslcrtvalidator_program", 1}, {"request_header_replace", 2},
+    {"header_replace", 2},  {"reply_header_replace", 2},
+};
+
+/// Squid 5.7's cf.data.pre `NAME:` lines with more than one name, the
+/// obsolete ones aside (`squid -k parse` takes each alias as its target).
+const std::vector<Config::SquidAlias> Aliases = {
+    {"http_access2", "adapted_http_access"},
+    {"ascii_port", "http_port"},
+    {"tcp_outgoing_ds", "tcp_outgoing_tos"},
+    {"tcp_outgoing_dscp", "tcp_outgoing_tos"},
+    {"clientside_mark", "mark_client_packet"},
+    {"cache_access_log", "access_log"},
+    {"cache_swap_log", "cache_swap_state"},
+    {"redirect_program", "url_rewrite_program"},
+    {"redirect_children", "url_rewrite_children"},
+    {"redirect_rewrites_host_header", "url_rewrite_host_header"},
+    {"redirector_access", "url_rewrite_access"},
+    {"redirector_bypass", "url_rewrite_bypass"},
+    {"storeurl_rewrite_program", "store_id_program"},
+    {"storeurl_rewrite_children", "store_id_children"},
+    {"storeurl_rewrite_access", "store_id_access"},
+    {"storeurl_rewrite_bypass", "store_id_bypass"},
+    {"no_cache", "cache"},
+    {"icap_uses_indirect_client", "adaptation_uses_indirect_client"},
+    {"header_replace", "request_header_replace"},
+    {"collapsed_forwarding_shared_entries_limit", "shared_transient_entries_limit"},
+    {"persistent_request_timeout", "client_idle_pconn_timeout"},
+    {"pconn_timeout", "server_idle_pconn_timeout"},
+    {"udp_port", "icp_port"},
+    {"incoming_icp_average", "incoming_udp_average"},
+    {"incoming_http_average", "incoming_tcp_average"},
+    {"min_icp_poll_cnt", "min_udp_poll_cnt"},
+    {"min_http_poll_cnt", "min_tcp_poll_cnt"},
+    {"icap_send_client_ip", "adaptation_send_client_ip"},
+    {"icap_send_client_username", "adaptation_send_username"},
+    {"max_filedesc", "max_filedescriptors"},
+};
+
+/// Squid 5.7's cf.data.pre `TYPE: obsolete` entries, one row per name, with
+/// their documentation as the advice. Squid logs "ERROR: Directive 'NAME'
+/// is obsolete." and goes on; log_access and log_icap then end the parse
+/// ("FATAL: Bungled"). A few (sslproxy_*, url_rewrite_concurrency,
+/// ignore_ims_on_miss) are also translated by Squid into their replacement,
+/// all of which cuttle does not implement.
+const std::vector<Config::ObsoleteDirective> Obsolete = {
+    {"broken_vary_encoding", "This option is not yet supported by Squid-3.", false},
+    {"cache_vary", "This option is not yet supported by Squid-3.", false},
+    {"error_map", "This option is not yet supported by Squid-3.", false},
+    {"external_refresh_check", "This option is not yet supported by Squid-3.", false},
+    {"location_rewrite_program", "This option is not yet supported by Squid-3.", false},
+    {"location_rewrite_access", "This option is not yet supported by Squid-3.", false},
+    {"location_rewrite_children", "This option is not yet supported by Squid-3.", false},
+    {"location_rewrite_concurrency", "This option is not yet supported by Squid-3.", false},
+    {"refresh_stale_hit", "This option is not yet supported by Squid-3.", false},
+    {"dns_v4_first", "Remove this line. Squid no longer supports preferential treatment of DNS A records.",
+     false},
+    {"cache_peer_domain", "Replace with dstdomain ACLs and cache_peer_access.", false},
+    {"cache_host_domain", "Replace with dstdomain ACLs and cache_peer_access.", false},
+    {"ie_refresh", "Remove this line. The behaviour enabled by this is no longer needed.", false},
+    {"sslproxy_cafile", "Remove this line. Use tls_outgoing_options cafile= instead.", false},
+    {"sslproxy_capath", "Remove this line. Use tls_outgoing_options capath= instead.", false},
+    {"sslproxy_cipher", "Remove this line. Use tls_outgoing_options cipher= instead.", false},
+    {"sslproxy_client_certificate", "Remove this line. Use tls_outgoing_options cert= instead.", false},
+    {"sslproxy_client_key", "Remove this line. Use tls_outgoing_options key= instead.", false},
+    {"sslproxy_flags", "Remove this line. Use tls_outgoing_options flags= instead.", false},
+    {"sslproxy_options", "Remove this line. Use tls_outgoing_options options= instead.", false},
+    {"sslproxy_version", "Remove this line. Use tls_outgoing_options options= instead.", false},
+    {"hierarchy_stoplist",
+     "Remove this line. Use always_direct or cache_peer_access ACLs instead if you need to prevent "
+     "cache_peer use.",
+     false},
+    {"log_access", "Remove this line. Use acls with access_log directives to control access logging", true},
+    {"log_icap", "Remove this line. Use acls with icap_log directives to control icap logging", true},
+    {"ignore_ims_on_miss",
+     "Remove this line. The HTTP/1.1 feature is now configured by 'cache_miss_revalidate'.", false},
+    {"balance_on_multiple_ip",
+     "Remove this line. Squid performs a 'Happy Eyeballs' algorithm, this multiple-IP algorithm is not "
+     "longer relevant.",
+     false},
+    {"chunked_request_body_max_size", "Remove this line. Squid is now HTTP/1.1 compliant.", false},
+    {"dns_v4_fallback",
+     "Remove this line. Squid performs a 'Happy Eyeballs' algorithm, the 'fallback' algorithm is no longer "
+     "relevant.",
+     false},
+    {"emulate_httpd_log",
+     "Replace this with an access_log directive using the format 'common' or 'combined'.", false},
+    {"forward_log", "Use a regular access.log with ACL limiting it to MISS events.", false},
+    {"ftp_list_width",
+     "Remove this line. Configure FTP page display using the CSS controls in errorpages.css instead.", false},
+    {"ignore_expect_100", "Remove this line. The HTTP/1.1 feature is now fully supported by default.", false},
+    {"log_fqdn", "Remove this option from your config. To log FQDN use %>A in the log format.", false},
+    {"log_ip_on_direct",
+     "Remove this option from your config. To log server or peer names use %<A in the log format.", false},
+    {"maximum_single_addr_tries",
+     "Replaced by connect_retries. The behaviour has changed, please read the documentation before altering.",
+     false},
+    {"referer_log", "Replace this with an access_log directive using the format 'referrer'.", false},
+    {"referrer_log", "Replace this with an access_log directive using the format 'referrer'.", false},
+    {"update_headers",
+     "Remove this line. The feature is supported by default in storage types where update is implemented.",
+     false},
+    {"url_rewrite_concurrency",
+     "Remove this line. Set the 'concurrency=' option of url_rewrite_children instead.", false},
+    {"useragent_log", "Replace this with an access_log directive using the format 'useragent'.", false},
+    {"dns_testnames", "Remove this line. DNS is no longer tested on startup.", false},
+    {"extension_methods", "Remove this line. All valid methods for HTTP are accepted by default.", false},
+    {"zero_buffers", "", false},
+    {"incoming_rate", "", false},
+    {"server_http11", "Remove this line. HTTP/1.1 is supported by default.", false},
+    {"upgrade_http0.9", "Remove this line. ICY/1.0 streaming protocol is supported by default.", false},
+    {"zph_local", "Alter these entries. Use the qos_flows directive instead.", false},
+    {"zph_mode", "Alter these entries. Use the qos_flows directive instead.", false},
+    {"zph_option", "Alter these entries. Use the qos_flows directive instead.", false},
+    {"zph_parent", "Alter these entries. Use the qos_flows directive instead.", false},
+    {"zph_sibling", "Alter these entries. Use the qos_flows directive instead.", false},
+    {"header_access",
+     "Since squid-3.0 replace with request_header_access or reply_header_access depending on whether you "
+     "wish to match client requests or server replies.",
+     false},
+    {"httpd_accel_no_pmtu_disc",
+     "Since squid-3.0 use the 'disable-pmtu-discovery' flag on http_port instead.", false},
+    {"wais_relay_host", "Replace this line with 'cache_peer' configuration.", false},
+    {"wais_relay_port", "Replace this line with 'cache_peer' configuration.", false},
+};
+
 } // namespace
 
 bool Config::IsSquidDirective(const std::string& name)
@@ -421,4 +554,47 @@ size_t Config::SquidDirectiveCount()
 const char* Config::SquidDirectiveName(size_t i)
 {
     return i < std::size(Names) ? Names[i] : nullptr;
+}
+
+size_t Config::SquidRestOfLineAfter(const std::string& name)
+{
+    for (const auto& [directive, words] : RestOfLine)
+        if (name == directive)
+            return words;
+    return 0;
+}
+
+const std::vector<Config::SquidAlias>& Config::SquidAliases()
+{
+    return Aliases;
+}
+
+const char* Config::SquidAliasTarget(const std::string& name)
+{
+    for (const auto& a : Aliases)
+        if (name == a.alias)
+            return a.target;
+    return nullptr;
+}
+
+std::vector<std::string> Config::SquidAliasesOf(const std::string& target)
+{
+    std::vector<std::string> out;
+    for (const auto& a : Aliases)
+        if (target == a.target)
+            out.emplace_back(a.alias);
+    return out;
+}
+
+const std::vector<Config::ObsoleteDirective>& Config::ObsoleteDirectives()
+{
+    return Obsolete;
+}
+
+const Config::ObsoleteDirective* Config::FindObsoleteDirective(const std::string& name)
+{
+    for (const auto& o : Obsolete)
+        if (name == o.name)
+            return &o;
+    return nullptr;
 }

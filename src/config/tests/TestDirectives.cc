@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "config/Directives.h"
+#include "config/Loosening.h"
 #include "config/Generate.h"
 #include "config/Parser.h"
 #include "config/SquidDirectives.h"

@@ -1,0 +1,213 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "config/Loosening.h"
+
+#include <sstream>
+
+namespace {
+
+using Config::SquidOnlyRule;
+
+/// The audit of every Squid 5.7 directive cuttle does not implement
+/// (SquidDirectives.cc less Directives.cc). Directives without a row are
+/// tuning, logging, ports or services cuttle does not open (ICP, HTCP,
+/// SNMP, https_port, ftp_port: nothing arrives there), caching details and
+/// messages: ignoring them changes no access decision and no destination.
+const std::vector<SquidOnlyRule> Rules = {
+    // access rules
+    {"auth_param", true, nullptr, "without authentication, acls that require a login cannot be enforced"},
+    {"adapted_http_access", true, "allow all", "requests it would deny after adaptation would be forwarded"},
+    {"miss_access", true, "allow all", "cache misses it would deny would be forwarded"},
+    {"send_hit", true, "allow all",
+     "cached replies it would keep from some requests would be served to them"},
+    {"store_miss", true, "allow all",
+     "replies it would keep out of the cache would be cached and served to others"},
+    {"follow_x_forwarded_for", true, "deny all",
+     "src acls would see the forwarding proxy's address instead of the client's"},
+    {"cachemgr_passwd", true, "none ...",
+     "manager pages it protects with a password, or disables, would be served without one"},
+    {"client_ip_max_connections", true, "-1", "a client could open more connections than its limit"},
+    {"host_verify_strict", true, "off",
+     "requests whose Host header does not match their destination would be forwarded instead of refused"},
+    // what is forwarded
+    {"request_header_access", true, "* allow all",
+     "request headers it removes (Cookie, Referer, X-Forwarded-For...) would be forwarded"},
+    {"reply_header_access", true, "* allow all", "reply headers it removes would reach the clients"},
+    {"request_header_add", true, nullptr,
+     "request headers it adds, by which origins enforce a policy (YouTube-Restrict, "
+     "X-GoogApps-Allowed-Domains...), would be missing"},
+    {"reply_header_add", true, nullptr, "reply headers it adds (a security policy...) would be missing"},
+    {"request_body_max_size", true, "0|0 *", "request bodies above its limit would be forwarded"},
+    {"reply_body_max_size", true, "none", "replies above its limit would be delivered"},
+    {"ssl_bump", true, nullptr, "TLS traffic it would inspect or terminate would pass untouched"},
+    {"url_rewrite_program", true, nullptr,
+     "a rewriter that blocks sites (e.g. squidGuard) would be bypassed"},
+    {"adaptation_access", true, nullptr, "requests it sends to an ICAP/eCAP filter would not be filtered"},
+    {"icap_access", true, nullptr, "requests it sends to an ICAP filter would not be filtered"},
+    {"delay_pools", true, "0", "the bandwidth limits of its pools would not apply"},
+    {"client_delay_pools", true, "0", "the client bandwidth limits of its pools would not apply"},
+    {"response_delay_pool", true, nullptr, "the response bandwidth limit of its pool would not apply"},
+    // where traffic goes
+    {"cache_peer", true, nullptr,
+     "requests it sends through a parent (often a filtering one) would go direct"},
+    {"never_direct", true, "deny all", "requests it forces through a (filtering) parent would go direct"},
+    {"tcp_outgoing_address", true, nullptr,
+     "connections to origins would leave from another address, past firewall rules and origin acls that "
+     "select on it"},
+    {"tcp_outgoing_tos", true, nullptr,
+     "routing, shaping or firewall rules that select on the TOS/DSCP byte would "
+     "not see it"},
+    {"tcp_outgoing_mark", true, nullptr,
+     "policy routing or firewall rules that select on the mark would not see it"},
+    {"clientside_tos", true, nullptr,
+     "shaping or firewall rules that select on the TOS/DSCP byte would not see it"},
+    {"mark_client_packet", true, nullptr,
+     "shaping or firewall rules that select on the mark would not see it"},
+    {"mark_client_connection", true, nullptr,
+     "shaping or firewall rules that select on the mark would not see it"},
+    {"qos_flows", true, nullptr,
+     "shaping or firewall rules that select on its marks or TOS would not see them"},
+    {"append_domain", true, nullptr,
+     "single-label host names would resolve otherwise, or not at all: requests could reach another host"},
+    {"wccp_router", true, nullptr, "the router would not send traffic through cuttle, so past its rules"},
+    {"wccp2_router", true, nullptr, "the router would not send traffic through cuttle, so past its rules"},
+    // the process
+    {"chroot", true, "none", "cuttle would run outside the directory it confines Squid to"},
+    {"umask", true, nullptr,
+     "files cuttle creates (logs, pid file) would get the umask it inherited, which may let others read "
+     "them"},
+
+    // accepted: they act only through a refused directive, or only make Squid stricter than cuttle is
+    {"always_direct", false, nullptr, "without cache_peer (refused) every request goes direct already"},
+    {"cache_peer_access", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
+    {"prefer_direct", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
+    {"nonhierarchical_direct", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
+    {"neighbor_type_domain", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
+    {"url_rewrite_access", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"url_rewrite_children", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"url_rewrite_bypass", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"url_rewrite_extras", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"url_rewrite_timeout", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"url_rewrite_host_header", false, nullptr,
+     "it has no effect without url_rewrite_program, which cuttle refuses"},
+    {"delay_class", false, nullptr, "it has no effect without delay_pools, which cuttle refuses"},
+    {"delay_access", false, nullptr, "it has no effect without delay_pools, which cuttle refuses"},
+    {"delay_parameters", false, nullptr, "it has no effect without delay_pools, which cuttle refuses"},
+    {"delay_initial_bucket_level", false, nullptr,
+     "it has no effect without delay_pools, which cuttle refuses"},
+    {"client_delay_access", false, nullptr,
+     "it has no effect without client_delay_pools, which cuttle refuses"},
+    {"client_delay_parameters", false, nullptr,
+     "it has no effect without client_delay_pools, which cuttle refuses"},
+    {"client_delay_initial_bucket_level", false, nullptr,
+     "it has no effect without client_delay_pools, which cuttle refuses"},
+    {"response_delay_pool_access", false, nullptr,
+     "it has no effect without response_delay_pool, which cuttle refuses"},
+    {"request_header_replace", false, nullptr,
+     "it replaces only headers that request_header_access removes, which cuttle refuses"},
+    {"reply_header_replace", false, nullptr,
+     "it replaces only headers that reply_header_access removes, which cuttle refuses"},
+    {"external_acl_type", false, nullptr, "acls of type external are refused wherever a rule uses them"},
+    {"ident_lookup_access", false, nullptr, "ident acls are refused wherever a rule uses them"},
+    {"note", false, nullptr, "note acls are refused wherever a rule uses them, so notes select nothing"},
+    {"deny_info", false, nullptr,
+     "a denied request stays denied: only the error page (or redirect) the client gets differs"},
+    {"http_upgrade_request_protocols", false, nullptr,
+     "Squid forwards no Upgrade unless this allows it: it can only allow more"},
+    {"on_unsupported_protocol", false, nullptr,
+     "its default answers with an error; only its tunnel action lets more through"},
+    {"request_entities", false, nullptr, "its only effect is to let GET and HEAD bodies through"},
+    {"sslproxy_cert_error", false, nullptr, "it only lets certificate errors through"},
+    {"tls_outgoing_options", false, nullptr,
+     "cuttle opens no TLS connection to origins (https:// URLs are answered with ERR_UNSUP_REQ)"},
+    {"proxy_protocol_access", false, nullptr,
+     "it applies only to http_port require-proxy-header, which cuttle refuses"},
+    {"spoof_client_ip", false, nullptr, "it applies only to http_port tproxy, which cuttle refuses"},
+    {"collapsed_forwarding_access", false, nullptr,
+     "a collapsed request gets what a cache hit would, which the cache rules already allow"},
+    {"acl_uses_indirect_client", false, nullptr,
+     "there is no indirect client while follow_x_forwarded_for is refused"},
+    {"log_uses_indirect_client", false, nullptr,
+     "there is no indirect client while follow_x_forwarded_for is refused"},
+    {"delay_pool_uses_indirect_client", false, nullptr,
+     "there is no indirect client while follow_x_forwarded_for is refused"},
+    {"tproxy_uses_indirect_client", false, nullptr,
+     "there is no indirect client while follow_x_forwarded_for is refused"},
+    {"adaptation_uses_indirect_client", false, nullptr,
+     "there is no indirect client while follow_x_forwarded_for is refused"},
+    {"auth_schemes", false, nullptr, "it has no effect without auth_param, which cuttle refuses"},
+    {"icap_service", false, nullptr,
+     "a service filters nothing without adaptation_access or icap_access (refused)"},
+    {"ecap_service", false, nullptr, "a service filters nothing without adaptation_access (refused)"},
+    {"adaptation_service_set", false, nullptr, "a set filters nothing without adaptation_access (refused)"},
+    {"adaptation_service_chain", false, nullptr,
+     "a chain filters nothing without adaptation_access (refused)"},
+    {"icap_class", false, nullptr, "a class filters nothing without icap_access (refused)"},
+};
+
+/// Whether `args` is `form`: words split by blanks, `*` any one word, `...` the rest.
+bool Matches(const std::string& form, const std::vector<std::string>& args)
+{
+    std::istringstream in(form);
+    std::string want;
+    size_t i = 0;
+    while (in >> want) {
+        if (want == "...")
+            return true;
+        if (i >= args.size() || (want != "*" && want != args[i]))
+            return false;
+        ++i;
+    }
+    return i == args.size();
+}
+
+} // namespace
+
+const std::vector<SquidOnlyRule>& Config::SquidOnlyRules()
+{
+    return Rules;
+}
+
+const SquidOnlyRule* Config::FindSquidOnlyRule(const std::string& name)
+{
+    for (const auto& r : Rules)
+        if (name == r.name)
+            return &r;
+    return nullptr;
+}
+
+bool Config::IsHarmless(const SquidOnlyRule& rule, const std::vector<std::string>& args)
+{
+    if (!rule.harmless)
+        return false;
+    std::istringstream in(rule.harmless);
+    std::string form;
+    while (std::getline(in, form, '|'))
+        if (Matches(form, args))
+            return true;
+    return false;
+}
+
+const char* Config::LooseningDirectiveReason(const std::string& name)
+{
+    const SquidOnlyRule* r = FindSquidOnlyRule(name);
+    return r && r->refused ? r->why : nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::LooseningDirectives()
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& r : Rules)
+        if (r.refused)
+            out.emplace_back(r.name, r.why);
+    return out;
+}
