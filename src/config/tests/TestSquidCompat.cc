@@ -43,6 +43,10 @@ class TestSquidCompat : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(logformatValueIsTheRestOfTheLine);
     CPPUNIT_TEST(logformatLinesAsSquidTakesThem);
     CPPUNIT_TEST(otherRestOfLineValuesKeepTheirQuotes);
+    CPPUNIT_TEST(trafficRestrictingDirectivesAreRefused);
+    CPPUNIT_TEST(formsThatCannotLoosenAreAccepted);
+    CPPUNIT_TEST(inertDirectivesSayWhy);
+    CPPUNIT_TEST(everyRuleIsASquidDirective);
     CPPUNIT_TEST_SUITE_END();
 
     /// Every diagnostic of parsing `text`, which must parse (`wantOk`) or fail.
@@ -309,6 +313,58 @@ public:
         // Squid-only directives whose values hold quotes: warned about, not refused
         ok("err_html_text <b>\"unbalanced\n"
            "request_header_replace User-Agent \"Mozilla\"/5.0\n");
+    }
+    void trafficRestrictingDirectivesAreRefused()
+    {
+        for (const char* line :
+             {"tcp_outgoing_address 192.0.2.1", "request_header_access Cookie deny all",
+              "reply_header_access Server deny all", "reply_body_max_size 10 MB",
+              "request_body_max_size 1 MB", "cache_peer p.example parent 3128 0", "delay_pools 2",
+              "http_reply_access allow all\nhttp_reply_access deny all", "follow_x_forwarded_for allow all",
+              "request_header_access Cookie allow localhost", "cachemgr_passwd secret all", "umask 027"}) {
+            const auto e = errors(std::string(line) + "\n");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
+        }
+        const auto e = errors("tcp_outgoing_address 192.0.2.1\n");
+        CPPUNIT_ASSERT_MESSAGE(e[0],
+                               has(e[0], "t.conf:1: 'tcp_outgoing_address' is a Squid directive that cuttle "
+                                         "does not implement, and ignoring it could loosen access control or "
+                                         "change where traffic goes (connections to origins would leave"));
+    }
+
+    void formsThatCannotLoosenAreAccepted()
+    {
+        ok("http_reply_access allow all\nfollow_x_forwarded_for deny all\nnever_direct deny all\n"
+           "request_header_access Cookie allow all\nreply_header_access Server allow all\n"
+           "request_body_max_size 0 KB\nreply_body_max_size none\ndelay_pools 0\nclient_ip_max_connections "
+           "-1\n"
+           "cachemgr_passwd none menu info\nhost_verify_strict off\nchroot none\n");
+        const auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(12), w.size());
+        for (const auto& line : w)
+            CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
+    }
+
+    void inertDirectivesSayWhy()
+    {
+        ok("url_rewrite_access deny all\nalways_direct allow all\ndeny_info ERR_ACCESS_DENIED all\n");
+        const auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without url_rewrite_program"));
+        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (without cache_peer (refused)"));
+        CPPUNIT_ASSERT_MESSAGE(w[2], has(w[2], "ignoring it (a denied request stays denied"));
+    }
+
+    void everyRuleIsASquidDirective()
+    {
+        std::set<std::string> seen;
+        for (const auto& r : SquidOnlyRules()) {
+            CPPUNIT_ASSERT_MESSAGE(r.name, seen.insert(r.name).second);
+            CPPUNIT_ASSERT_MESSAGE(r.name, IsSquidDirective(r.name));
+            CPPUNIT_ASSERT_MESSAGE(r.name, !FindDirective(r.name)); // an implemented one leaves the audit
+            CPPUNIT_ASSERT_MESSAGE(r.name, !r.harmless || r.refused);
+            CPPUNIT_ASSERT_MESSAGE(r.name, *r.why);
+        }
     }
 };
 
