@@ -65,30 +65,6 @@ void Config::RepeatedWarnings::finish(std::vector<Diagnostic>& diagnostics)
     entries_.clear();
 }
 
-Config::Regex::Regex(const std::string& pattern, bool caseInsensitive)
-{
-    const int flags = REG_EXTENDED | REG_NOSUB | (caseInsensitive ? REG_ICASE : 0);
-    const int code = regcomp(&compiled_, pattern.c_str(), flags);
-    if (code == 0) {
-        valid_ = true;
-        return;
-    }
-    char text[256];
-    regerror(code, &compiled_, text, sizeof(text));
-    error_ = text;
-}
-
-Config::Regex::~Regex()
-{
-    if (valid_)
-        regfree(&compiled_);
-}
-
-bool Config::Regex::matches(const std::string& text) const
-{
-    return valid_ && regexec(&compiled_, text.c_str(), 0, nullptr, 0) == 0;
-}
-
 namespace {
 
 using namespace Config;

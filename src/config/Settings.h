@@ -14,12 +14,12 @@
 
 #include "acl/AccessList.h"
 #include "acl/Registry.h"
+#include "base/Regex.h"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex.h>
 #include <string>
 #include <vector>
 
@@ -52,32 +52,6 @@ struct AccessLogSpec {
 enum class ForwardedFor { On, Off, Transparent, Truncate, Delete };
 
 using Duration = std::chrono::milliseconds;
-
-/// A POSIX extended regular expression, compiled once when the file is
-/// parsed (regcomp with REG_EXTENDED | REG_NOSUB, and REG_ICASE for `-i`, as
-/// Squid 5.7 compiles refresh_pattern) and freed with the snapshot.
-/// regexec() on a compiled expression does not change it, so matches() may
-/// be called from any thread.
-class Regex {
-public:
-    /// Compiles `pattern`; when it is invalid, isValid() is false and error() says why.
-    Regex(const std::string& pattern, bool caseInsensitive);
-    ~Regex();
-    Regex(const Regex&) = delete;
-    Regex& operator=(const Regex&) = delete;
-
-    /// Whether regcomp() accepted the pattern.
-    bool isValid() const { return valid_; }
-    /// regerror()'s text when !isValid(), else empty.
-    const std::string& error() const { return error_; }
-    /// Whether the expression matches somewhere in `text` (false when !isValid()).
-    bool matches(const std::string& text) const;
-
-private:
-    regex_t compiled_{};
-    bool valid_ = false;
-    std::string error_;
-};
 
 /// One `refresh_pattern [-i] REGEX MIN PERCENT MAX [OPTION...]` line
 /// (Squid 5.7's meaning; doc/directives.md).

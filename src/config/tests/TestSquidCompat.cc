@@ -201,16 +201,16 @@ public:
     void unimplementedAclTypeWarnsOncePerTypeAndFile()
     {
         TempDir dir;
-        dir.write("inc.conf", "acl e dstdomain .e\n");
+        dir.write("inc.conf", "acl e srcdomain .e\n");
         const std::string main =
-            dir.write("squid.conf", "acl a dstdomain .a\nacl b url_regex b\nacl c dstdomain .c\n"
+            dir.write("squid.conf", "acl a srcdomain .a\nacl b srcdom_regex b\nacl c srcdomain .c\n"
                                     "include " +
-                                        dir.path() + "/inc.conf\nacl d dstdomain .d\n");
+                                        dir.path() + "/inc.conf\nacl d srcdomain .d\n");
         CPPUNIT_ASSERT(parser.parseFile(main));
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
         CPPUNIT_ASSERT_MESSAGE(w[0], w[0].rfind(main + ":1: WARNING: acl: acl a ", 0) == 0);
-        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "(and on 2 more dstdomain acl lines)"));
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "(and on 2 more srcdomain acl lines)"));
         CPPUNIT_ASSERT_MESSAGE(w[1], w[1].rfind(main + ":2: WARNING: acl: acl b ", 0) == 0);
         CPPUNIT_ASSERT_MESSAGE(w[1], !has(w[1], "more"));
         CPPUNIT_ASSERT_MESSAGE(w[2], w[2].rfind(dir.path() + "/inc.conf:1: WARNING: acl: acl e ", 0) == 0);
@@ -219,7 +219,7 @@ public:
 
     void unimplementedAclsAreStillRefusedWhereUsed()
     {
-        const auto e = parse("acl a dstdomain .a\nacl b dstdomain .b\nhttp_access deny b\n", false);
+        const auto e = parse("acl a srcdomain .a\nacl b srcdomain .b\nhttp_access deny b\n", false);
         CPPUNIT_ASSERT_EQUAL(size_t(2), e.size());
         CPPUNIT_ASSERT_MESSAGE(e[1], e[1].rfind("t.conf:3: ", 0) == 0);
     }
@@ -320,7 +320,7 @@ public:
              {"tcp_outgoing_address 192.0.2.1", "request_header_access Cookie deny all",
               "reply_header_access Server deny all", "reply_body_max_size 10 MB",
               "request_body_max_size 1 MB", "cache_peer p.example parent 3128 0", "delay_pools 2",
-              "http_reply_access allow all\nhttp_reply_access deny all", "follow_x_forwarded_for allow all",
+              "miss_access allow all\nmiss_access deny all", "follow_x_forwarded_for allow all",
               "request_header_access Cookie allow localhost", "cachemgr_passwd secret all", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
@@ -334,7 +334,7 @@ public:
 
     void formsThatCannotLoosenAreAccepted()
     {
-        ok("http_reply_access allow all\nfollow_x_forwarded_for deny all\nnever_direct deny all\n"
+        ok("miss_access allow all\nfollow_x_forwarded_for deny all\nnever_direct deny all\n"
            "request_header_access Cookie allow all\nreply_header_access Server allow all\n"
            "request_body_max_size 0 KB\nreply_body_max_size none\ndelay_pools 0\nclient_ip_max_connections "
            "-1\n"
