@@ -239,7 +239,7 @@ public:
         for (const char* type : {"srcdomain",
                                  "srcdom_regex",
                                  "urllogin",
-                                                                                                   "myip",
+                                 "myip",
                                  "myport",
                                  "arp",
                                  "eui64",
