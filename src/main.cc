@@ -355,6 +355,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         return 1;
     }
     EnterCoredumpDir(*settings);
+    proxy.startHelpers();
 
     Comm::Timer shutdownTimer;
     bool stopping = false;

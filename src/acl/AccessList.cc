@@ -72,8 +72,12 @@ Answer AccessList::check(const Checklist& facts) const
                 break;
             }
         }
-        if (allMatch)
+        if (allMatch) {
+            // Squid: a denial whose last acl checks credentials asks for others
+            if (rule.action == Answer::Denied && rule.terms.back().acl->isProxyAuth())
+                return Answer::AuthRequired;
             return rule.action;
+        }
     }
     if (rules_.empty())
         return Answer::Denied;

@@ -94,7 +94,8 @@ struct Checklist {
 ///
 /// check(): the first rule whose acls all match decides. When no rule
 /// matches, the answer is the opposite of the last rule's action (Squid's
-/// implicit last rule); with no rules at all, Denied. As in Squid, an acl
+/// implicit last rule); with no rules at all, Denied. A deny rule whose
+/// last acl is a proxy_auth one answers AuthRequired. As in Squid, an acl
 /// that needs credentials stops the check where it is evaluated: the answer
 /// is then AuthRequired (no or bad credentials) or Pending (check them and
 /// run the list again).

@@ -68,6 +68,11 @@ public:
     /// Whether any value matches these facts. Meaningful only when isSupported().
     virtual bool match(const Checklist& facts) const = 0;
 
+    /// Whether the acl checks proxy credentials (proxy_auth): a deny rule
+    /// that ends with one answers AuthRequired, so that the user may log in
+    /// as someone the rule lets through (Squid's 407 for such a denial).
+    virtual bool isProxyAuth() const { return false; }
+
     /// Whether match() reads Checklist::dstAddr (so the caller should resolve first).
     virtual bool needsDstAddress() const { return false; }
 

@@ -36,6 +36,7 @@ public:
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return !required_ && users_.empty() && patterns_.empty(); }
     bool match(const Checklist& facts) const override;
+    bool isProxyAuth() const override { return true; }
 
 private:
     bool regex_;

@@ -7,6 +7,7 @@
 
 #include "client/Connection.h"
 #include "acl/AccessList.h"
+#include "auth/Basic.h"
 #include "client/AclFields.h"
 #include "acl/Address.h"
 #include "base/TextException.h"
@@ -134,6 +135,11 @@ void Client::Connection::handleIo(const Comm::IoEvents& events)
             streamSome();
         }
         return;
+    case State::Checking:
+        // the client left while its credentials were being checked
+        if (events.error)
+            close();
+        return;
     case State::Tunneling:
     case State::Closed:
         return;
@@ -185,6 +191,7 @@ void Client::Connection::drive()
             if (readingBody_ && !bodyPaused_ && readFilled_)
                 readBody();
             return;
+        case State::Checking: // the head is handled again when the check is done
         case State::Tunneling:
         case State::Closed:
             return;
@@ -281,6 +288,11 @@ void Client::Connection::processBuffered()
         handleHead(view.substr(0, parser_.headSize()));
         if (state_ == State::Closed)
             return;
+        if (state_ == State::Checking) {
+            // not consumed: parsed and handled again once the check is done
+            parser_.reset();
+            return;
+        }
         parsedOffset_ += parser_.headSize();
         parser_.reset();
         if (readingBody_)
@@ -380,11 +392,24 @@ void Client::Connection::handleHead(std::string_view head)
     facts.url = isConnect ? std::string(target) : url.canonical();
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
-    if (settings.httpAccess.check(facts) != Acl::Answer::Allowed) {
+    switch (checkAccess(facts)) {
+    case Acl::Answer::Allowed:
+        break;
+    case Acl::Answer::Pending:
+        pendingLog_.reset(); // made again when the head is handled again
+        return;
+    case Acl::Answer::AuthRequired:
         record.resultCode = "TCP_DENIED";
+        reply(Http::StatusCode::ProxyAuthenticationRequired, "ERR_CACHE_ACCESS_DENIED", context,
+              {{"Proxy-Authenticate", services_.basicAuth() ? services_.basicAuth()->challenge() : "Basic"}});
+        return;
+    case Acl::Answer::Denied:
+        record.resultCode = "TCP_DENIED";
+        record.user = facts.user;
         reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
         return;
     }
+    record.user = facts.user;
 
     if (isManager) {
         serveManager(url.path());
@@ -417,6 +442,43 @@ void Client::Connection::handleHead(std::string_view head)
         tx_->wholeForRange = tx_->wholeLimit != 0;
     }
     forward(url, head, joinable);
+}
+
+Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
+{
+    // proxy credentials: what the auth_param helper said of them, if it did
+    auto* basic = services_.basicAuth();
+    std::optional<Auth::Credentials> credentials;
+    if (basic) {
+        if (const auto value = parser_.findField("Proxy-Authorization"))
+            credentials = Auth::ParseBasic(*value);
+    }
+    if (credentials) {
+        switch (basic->lookUp(*credentials, facts.user, Auth::Basic::Clock::now())) {
+        case Auth::Verdict::Good:
+            facts.auth = Acl::AuthState::Valid;
+            break;
+        case Auth::Verdict::Bad:
+            facts.auth = Acl::AuthState::Invalid;
+            break;
+        case Auth::Verdict::Unknown:
+            facts.auth = Acl::AuthState::Unchecked;
+            break;
+        }
+    }
+    const auto answer = services_.settings().httpAccess.check(facts);
+    if (answer == Acl::Answer::Pending) {
+        // ask the helper; the head stays unconsumed and is handled again
+        // with its verdict cached (processBuffered())
+        state_ = State::Checking;
+        authCheck_ = basic->check(*credentials, [this] {
+            state_ = State::ReadingHead;
+            drive();
+        });
+    }
+    if (facts.auth != Acl::AuthState::Valid)
+        facts.user.clear();
+    return answer;
 }
 
 void Client::Connection::serveManager(const std::string& path)
@@ -1131,7 +1193,8 @@ void Client::Connection::handleParseError()
 }
 
 void Client::Connection::reply(Http::StatusCode status, const std::string& templateName,
-                               Errors::PageContext& context)
+                               Errors::PageContext& context,
+                               std::vector<std::pair<std::string, std::string>> extraFields)
 {
     context.clientAddress = peerHost_;
     context.visibleHostname = services_.visibleHostname();
@@ -1146,6 +1209,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     // to a pipelined request (a 502 body to a HEAD desynchronised the client)
     options.headOnly = requestIsHead_;
     const auto& host = services_.visibleHostname();
+    options.extraFields = std::move(extraFields);
     options.extraFields.emplace_back("X-Cache", "MISS from " + host);
     if (services_.settings().via)
         options.extraFields.emplace_back("Via", "1.1 " + host + " (" + Errors::SoftwareName() + ")");

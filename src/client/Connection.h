@@ -45,6 +45,7 @@
 #include "client/Headers.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
+#include "helper/Pool.h"
 #include "comm/Address.h"
 #include "comm/Connector.h"
 #include "comm/Descriptor.h"
@@ -82,7 +83,7 @@ namespace Client {
 class Connection : public Comm::IoHandler, public Store::Reader, public Store::Producer {
 public:
     /// the states of the diagram in the file comment
-    enum class State { ReadingHead, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
+    enum class State { ReadingHead, Checking, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
 
     /// takes the accepted descriptor; call start() next
     Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
@@ -127,7 +128,9 @@ private:
     void processBuffered();
     void handleHead(std::string_view head);
     void handleParseError();
-    void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context);
+    void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
+               std::vector<std::pair<std::string, std::string>> extraFields = {});
+    Acl::Answer checkAccess(Acl::Checklist& facts);
     bool writeSome();
     void afterReply();
     void startLingering();
@@ -292,6 +295,7 @@ private:
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
+    Helper::Ticket authCheck_; ///< Checking: the credentials' check by the auth_param helper
 };
 
 } // namespace Client

@@ -43,6 +43,10 @@ class Index;
 class InFlight;
 } // namespace Store
 
+namespace Auth {
+class Basic;
+}
+
 namespace Client {
 
 /// The services of the proxy a client connection uses (see the file comment).
@@ -96,6 +100,11 @@ public:
     /// The open client connections from the address `host` (Connection's
     /// peer host literal), this one included: the maxconn acl's count.
     virtual size_t connectionsFrom(const std::string& host) const = 0;
+
+    /* authentication */
+
+    /// `auth_param basic`, or null when it is not configured
+    virtual Auth::Basic* basicAuth() = 0;
 };
 
 } // namespace Client

@@ -87,16 +87,28 @@ const std::vector<Directive> Table = {
      "listens nowhere.",
      HttpPortHandler, true},
     {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
-     "Defines a named access list of one type (src, dst, port, method, dstdomain, ...); more lines with the "
-     "same "
-     "name add values. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
+     "Defines a named access list of one type; more lines with the same name add values. The types, as "
+     "Squid 5.7 has them: src, dst, localip (addresses, networks, ranges), port, localport, myportname, "
+     "method, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex, browser, referer_regex, req_header, "
+     "req_mime_type, rep_header, rep_mime_type, http_status, hier_code, peername, peername_regex, time, "
+     "random, maxconn, proxy_auth, proxy_auth_regex, any-of and all-of; -i makes the values after it "
+     "case-insensitive. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
      "Squid reads it: `get` is GET (with a warning). A quoted \"FILE\" value names a file whose lines are "
-     "values; a relative file name is "
-     "resolved against the directory cuttle starts in. Squid's predefined acls all, localhost, to_localhost, "
-     "to_linklocal, manager and CONNECT exist already. An acl type that cuttle does not implement is a "
-     "warning "
-     "here, and any http_access line that uses it is an error.",
+     "values (a whole line is one name or pattern); a relative file name is resolved against the directory "
+     "cuttle starts in. Squid's predefined acls all, localhost, to_localhost, to_linklocal, manager and "
+     "CONNECT exist already. An acl type that cuttle does not implement is a warning here (once per type "
+     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic before it.",
      AclHandler, true},
+    {"auth_param", "basic program|children|realm|credentialsttl|casesensitive|utf8 VALUE...", nullptr,
+     nullptr, "authBasic",
+     "Proxy authentication with Squid's basic helpers (basic_ncsa_auth, basic_ldap_auth, ...): `program "
+     "PATH ARGS...` starts them, `children N startup=N idle=N concurrency=N queue-size=N` sizes them (20, "
+     "0, 1, 0), `realm TEXT` names the 407 challenge, `credentialsttl TIME` (2 hours) is how long a good "
+     "check is trusted, `casesensitive off` (the default) lowercases user names before the check, `utf8 "
+     "on` sends Latin-1 credentials as UTF-8. A request with no or bad credentials that meets a proxy_auth "
+     "acl gets 407 with Proxy-Authenticate; the user appears in access.log; Proxy-Authorization is never "
+     "forwarded. A helper that fails or does not answer denies. digest, ntlm and negotiate are errors.",
+     AuthParamHandler, true},
     {"http_access", "allow|deny [!]ACL...", nullptr, "deny all", "httpAccess",
      "Allows or denies a request when every acl named on the line matches (a ! negates one); the first "
      "matching "

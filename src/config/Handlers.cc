@@ -258,6 +258,14 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
         call.warning("UPGRADE: ACL 'manager' is now a built-in ACL. Remove it from your config file.");
         return;
     }
+    // Squid 5.7 (ACLProxyAuth::parse) needs a configured scheme before the acl
+    if (words.size() >= 2 && (words[1] == "proxy_auth" || words[1] == "proxy_auth_regex") &&
+        call.settings.authBasic.program.empty()) {
+        call.error("bad acl: acl " + words[0] + " " + words[1] +
+                   " needs a configured authentication scheme first (auth_param basic program ...), as "
+                   "in Squid");
+        return;
+    }
     for (auto& w : words)
         if (Lexer::IsQuoted(w))
             w = "\"" + call.lexer.resolve(Lexer::Unquote(w)) + "\"";

@@ -149,6 +149,7 @@ void AccessRulesHandler(DirectiveCall& call)
 
 void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
+void AuthParamHandler(DirectiveCall& call);
 void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);

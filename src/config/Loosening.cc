@@ -19,7 +19,6 @@ using Config::SquidOnlyRule;
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
-    {"auth_param", true, nullptr, "without authentication, acls that require a login cannot be enforced"},
     {"adapted_http_access", true, "allow all", "requests it would deny after adaptation would be forwarded"},
     {"miss_access", true, "allow all", "cache misses it would deny would be forwarded"},
     {"send_hit", true, "allow all",
@@ -144,7 +143,7 @@ const std::vector<SquidOnlyRule> Rules = {
      "there is no indirect client while follow_x_forwarded_for is refused"},
     {"adaptation_uses_indirect_client", false, nullptr,
      "there is no indirect client while follow_x_forwarded_for is refused"},
-    {"auth_schemes", false, nullptr, "it has no effect without auth_param, which cuttle refuses"},
+    {"auth_schemes", true, nullptr, "requests would be offered and allowed schemes it excludes"},
     {"icap_service", false, nullptr,
      "a service filters nothing without adaptation_access or icap_access (refused)"},
     {"ecap_service", false, nullptr, "a service filters nothing without adaptation_access (refused)"},

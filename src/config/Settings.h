@@ -53,6 +53,20 @@ enum class ForwardedFor { On, Off, Transparent, Truncate, Delete };
 
 using Duration = std::chrono::milliseconds;
 
+/// `auth_param basic ...` (Squid 5.7's names and defaults).
+struct AuthBasicSettings {
+    std::vector<std::string> program; ///< the helper and its arguments; empty: no basic scheme
+    unsigned children = 20;           ///< children N: the most helper processes
+    unsigned startup = 0;             ///< startup=N: started at once
+    unsigned idle = 1;                ///< idle=N: kept idle
+    unsigned concurrency = 0;         ///< concurrency=N: requests in flight per helper (0: one)
+    unsigned queueSize = 0;           ///< queue-size=N; 0: twice children, as in Squid
+    std::string realm = "Squid proxy-caching web server"; ///< the realm of the 407 challenge
+    Duration credentialsTtl = std::chrono::hours(2);      ///< how long a good check is trusted
+    bool caseSensitive = false;                           ///< off: user names are lowercased before the check
+    bool utf8 = false; ///< on: Latin-1 credentials go to the helper as UTF-8
+};
+
 /// One `refresh_pattern [-i] REGEX MIN PERCENT MAX [OPTION...]` line
 /// (Squid 5.7's meaning; doc/directives.md).
 ///
@@ -105,6 +119,7 @@ struct RangeOffsetLimit {
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
+    AuthBasicSettings authBasic;     ///< `auth_param basic`
     Acl::Registry acls;              ///< every `acl` line, plus Squid's predefined acls
     Acl::AccessList httpAccess;      ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess; ///< `http_reply_access` rules in order; no rule: every reply is sent

@@ -126,8 +126,41 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
     configureForwarding(*settings, isStartup);
     configureMemory(*settings, isStartup);
     settings_ = std::move(settings);
+    if (helpersMayRun_)
+        configureHelpers();
     if (!side_.isShuttingDown())
         side_.bindPorts(*settings_, isStartup);
+}
+
+void Proxy::Instance::startHelpers()
+{
+    helpersMayRun_ = true;
+    configureHelpers();
+}
+
+void Proxy::Instance::configureHelpers()
+{
+    const auto& s = settings_->authBasic;
+    if (s.program.empty()) {
+        basicAuth_.reset();
+        return;
+    }
+    Auth::BasicOptions options;
+    options.helper.name = "basicauthenticator"; // Squid's name for them
+    options.helper.argv = s.program;
+    options.helper.childrenMax = s.children;
+    options.helper.startup = s.startup;
+    options.helper.idle = s.idle;
+    options.helper.concurrency = s.concurrency;
+    options.helper.queueSize = s.queueSize;
+    options.realm = s.realm;
+    options.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
+    options.caseSensitive = s.caseSensitive;
+    options.utf8 = s.utf8;
+    if (basicAuth_)
+        basicAuth_->reconfigure(options);
+    else
+        basicAuth_ = std::make_unique<Auth::Basic>(loop_, options);
 }
 
 uint64_t Proxy::Instance::PopulateAhead(const Config::Settings& settings)

@@ -30,6 +30,7 @@
 #pragma once
 
 #include "client/Services.h"
+#include "auth/Basic.h"
 #include "client/Side.h"
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
@@ -92,6 +93,11 @@ public:
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionCount() const override { return side_.connectionCount(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
+    Auth::Basic* basicAuth() override { return basicAuth_.get(); }
+
+    /// Starts the helper processes (auth_param) once cuttle has left root:
+    /// a helper never runs as root. Reconfigures apply to them from then on.
+    void startHelpers();
 
 private:
     std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
@@ -99,6 +105,7 @@ private:
     /// shared_memory_locking: the block pool's arena, made at start-up only;
     /// memory_populate_ahead: its page reserve
     void configureMemory(const Config::Settings& settings, bool isStartup);
+    void configureHelpers();
     /// the bytes memory_populate_ahead asks for (auto worked out)
     static uint64_t PopulateAhead(const Config::Settings& settings);
     /// destroys the finished fetches no client owns
@@ -117,6 +124,8 @@ private:
     std::vector<std::unique_ptr<Client::DetachedFetch>> detached_; ///< see startDetached()
     Comm::Timer reapTimer_;                                        ///< see reapSoon()
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
+    std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
+    bool helpersMayRun_ = false;                                   ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_;                    ///< see accessLog()
     Errors::Templates templates_;                                  ///< see templates()
     std::string visibleHostname_;                                  ///< see visibleHostname()

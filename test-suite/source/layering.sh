@@ -15,13 +15,14 @@ allowed() {
         http) echo "base sbuf http" ;;
         comm) echo "base sbuf log comm" ;;
         helper) echo "base log comm helper" ;;
+        auth) echo "base sbuf log comm helper auth" ;;
         store) echo "base sbuf http log store" ;;
         tls) echo "base sbuf comm log tls" ;;
         server) echo "base sbuf comm http store acl config log errors tls server" ;;
         tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
-        client) echo "base sbuf comm http store acl config log errors tls server tunnel client" ;;
-        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy" ;;
-        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper fuzz" ;;
+        client) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth client" ;;
+        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth client proxy" ;;
+        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper auth fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac
