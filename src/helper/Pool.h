@@ -91,7 +91,8 @@ struct Options {
     /// it has been over for this long (Squid's 3 minutes); that is Squid's
     /// on-persistent-overload=ERR, cuttle has no "die" (Squid's default)
     Comm::Milliseconds persistentOverload{180000};
-    /// per request, from submit() to the reply; 0: none (Squid's default; cuttle's is 60 s)
+    /// per request, from submit() to the reply; 0: none (Squid has none
+    /// unless url_rewrite_timeout is set; cuttle's default is 60 s)
     Comm::Milliseconds timeout{60000};
     OnTimeout onTimeout = OnTimeout::Fail; ///< what a timed-out request gets
     std::string timeoutResponse; ///< the reply line for UseConfiguredResponse ("OK", "ERR message=x")
