@@ -19,7 +19,7 @@ src=${2:?}
 build=${3:?}
 shift 3
 
-HARNESSES="FuzzRequestParser FuzzReplyParser FuzzChunkedDecoder FuzzCacheControl FuzzRange FuzzDate FuzzUrl FuzzETag FuzzConfigLexer FuzzConfigParser FuzzConnection"
+HARNESSES="FuzzRequestParser FuzzReplyParser FuzzChunkedDecoder FuzzCacheControl FuzzRange FuzzDate FuzzUrl FuzzETag FuzzHelperReply FuzzConfigLexer FuzzConfigParser FuzzConnection"
 
 dict_of() {
     case $1 in
@@ -61,7 +61,7 @@ summary() {
 # inputs; single field values 1 KB (longer ones only slow them down)
 max_len_of() {
     case $1 in
-        FuzzCacheControl | FuzzRange | FuzzDate | FuzzUrl | FuzzETag) echo 1024 ;;
+        FuzzCacheControl | FuzzRange | FuzzDate | FuzzUrl | FuzzETag | FuzzHelperReply) echo 1024 ;;
         *) echo 4096 ;;
     esac
 }
