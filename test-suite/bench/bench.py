@@ -108,6 +108,7 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     make_file,
     parse_curl,
     port_answers,
+    rules_50,
     run_quiet,
     settle,
     short_size,
@@ -780,7 +781,10 @@ class Bench:
         """cuttle, Squid and Traffic Server with their memory caches on
         (targets.py: CACHE_MEM, objects up to MAX_IN_MEMORY); with locked,
         cuttle with shared_memory_locking on too (key cuttle-locked); unstarted."""
-        targets = [Cuttle(self.target_dir("cuttle"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, label="cuttle")]
+        targets = [
+            Cuttle(self.target_dir("cuttle"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, label="cuttle"),
+            Cuttle(self.target_dir("cuttle-rules"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, rules=rules_50(), key="cuttle-rules", label="cuttle, 50 http_access rules"),
+        ]
         if locked:
             targets.append(
                 Cuttle(self.target_dir("cuttle-locked"), self.args.cuttle, extra=CUTTLE_LOCKED_LINES, key="cuttle-locked", label="cuttle, shared_memory_locking on")

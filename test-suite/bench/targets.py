@@ -45,6 +45,41 @@ CUTTLE_CACHE_LINES = ["cache_mem " + CACHE_MEM, "maximum_object_size_in_memory "
 # miss then reads into pages that are already there; doc/caching.md)
 CUTTLE_LOCKED_LINES = CUTTLE_CACHE_LINES + ["shared_memory_locking on"]
 
+
+def rules_50():
+    """A school's or office's access rules, 50 http_access lines that a
+    request from localhost to the test origin passes through before the
+    final "allow localhost": address, port, method, domain (a 1,000-name
+    block list), regex, header and time acls (the cost of a rule set on a
+    small hit; doc/benchmarks.md)."""
+    acls = [
+        "acl localnet src 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 fe80::/10",
+        "acl SSL_ports port 443",
+        "acl Safe_ports port 80 21 443 70 210 1025-65535 280 488 591 777",
+        "acl blocklist dstdomain " + " ".join(".blocked%d.example" % i for i in range(1000)),
+        "acl ads dstdom_regex -i (^|\\.)ads?[0-9]*\\. (^|\\.)track(er|ing)\\.",
+        "acl media urlpath_regex -i \\.(mp4|mkv|avi|iso|torrent)$",
+        "acl exe url_regex -i \\.(exe|msi|scr)$ ^http://[0-9.]+/.*\\.sh$",
+        "acl bots browser -i (python-requests|scrapy|masscan)",
+        "acl uploads req_mime_type -i ^multipart/form-data",
+        "acl guests src 198.51.100.0/24",
+        "acl nights time 00:00-05:59",
+        "acl weekend time SA",
+        "acl purge method PURGE",
+        "acl social dstdomain .facebook.example .tiktok.example .instagram.example",
+        "acl streaming dstdomain .netflix.example .youtube.example .twitch.example",
+        "acl flagged req_header X-Block -i ^yes$",
+    ]
+    rules = ["http_access deny !Safe_ports", "http_access deny CONNECT !SSL_ports", "http_access deny purge"]
+    rules += ["http_access deny blocklist", "http_access deny ads", "http_access deny exe", "http_access deny bots"]
+    rules += ["http_access deny guests media", "http_access deny guests social", "http_access deny guests streaming"]
+    rules += ["http_access deny flagged", "http_access deny uploads guests", "http_access deny nights guests"]
+    # per-department lines, as an office writes them: one network each
+    for i in range(37):
+        acls.append("acl dept%d src 10.%d.0.0/16" % (i, i + 1))
+        rules.append("http_access allow dept%d !weekend !media" % i)
+    return acls + rules
+
 PACKAGES = {
     # Debian package: a program it provides
     "squid": "squid",
@@ -550,14 +585,16 @@ class Direct(Target):
 class Cuttle(Target):
     """cuttle with its default configuration, but for the port, the logs, the
     pid file and error_directory; buffer and gap set request_buffer_size and
-    read_ahead_gap, and extra lines (CUTTLE_CACHE_LINES, say) go at the end."""
+    read_ahead_gap, and extra lines (CUTTLE_CACHE_LINES, say) go at the end;
+    rules (acl and http_access lines) go before "http_access allow localhost"."""
 
-    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None):
+    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None):
         super().__init__(tmp)
         self.binary = binary
         self.buffer = buffer
         self.gap = gap
         self.extra = list(extra or [])
+        self.rules = list(rules or [])
         self.key = key
         self.label = label or "cuttle"
         self.log_path = os.path.join(tmp, "cache.log")
@@ -571,6 +608,7 @@ class Cuttle(Target):
             "cache_log %s" % self.log_path,
             "pid_filename %s/cuttle.pid" % self.tmp,
             "error_directory %s/errors/templates" % SRCDIR,
+        ] + self.rules + [
             "http_access allow localhost",
             "http_access deny all",
         ]
