@@ -66,7 +66,12 @@ Client::Connection::Connection(Services& services, Comm::Descriptor&& fd, const 
                                const Comm::Address& local)
     : services_(services), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
       localPort_(local.port()), parser_(services.settings().requestHeaderMaxSize)
-{}
+{
+    if (const auto a = Acl::Address::Parse(peerHost_))
+        peerAddress_ = *a;
+    if (const auto a = Acl::Address::Parse(localHost_))
+        localAddress_ = *a;
+}
 
 Client::Connection::~Connection()
 {
@@ -376,10 +381,8 @@ void Client::Connection::handleHead(std::string_view head)
     context.serverPort = url.port();
 
     Acl::Checklist facts;
-    if (const auto src = Acl::Address::Parse(peerHost_))
-        facts.srcAddr = *src;
-    if (const auto local = Acl::Address::Parse(localHost_))
-        facts.localAddr = *local;
+    facts.srcAddr = peerAddress_;
+    facts.localAddr = localAddress_;
     facts.localPort = localPort_;
     facts.clientConnections = services_.connectionsFrom(peerHost_);
     facts.dstHost = url.host(); // a literal host is its own dstAddr (the acl part knows)
@@ -389,7 +392,7 @@ void Client::Connection::handleHead(std::string_view head)
     // Squid 5.7: a CONNECT has no scheme (proto NONE), no path, and its "URL" is host:port
     facts.urlScheme = isConnect ? std::string() : url.scheme();
     facts.urlPath = isConnect ? std::string() : url.path();
-    facts.url = isConnect ? std::string(target) : url.canonical();
+    facts.url = context.url; // the canonical URL (host:port for CONNECT), before strip_query_terms
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
     switch (checkAccess(facts)) {
@@ -423,6 +426,8 @@ void Client::Connection::handleHead(std::string_view head)
         reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
         return;
     }
+    if (!rewriteUrl(url, record, context, facts))
+        return; // asked the rewriter (the head is handled again), or answered
     tx_ = std::make_unique<Transaction>();
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
     if (settings.httpReplyAccess.size() != 0) {

@@ -46,6 +46,7 @@
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "helper/Pool.h"
+#include "helper/Reply.h"
 #include "comm/Address.h"
 #include "comm/Connector.h"
 #include "comm/Descriptor.h"
@@ -131,6 +132,9 @@ private:
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
     Acl::Answer checkAccess(Acl::Checklist& facts);
+    bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
+                    const Acl::Checklist& facts);
+    void replyRedirect(int status, const std::string& location);
     bool writeSome();
     void afterReply();
     void startLingering();
@@ -204,9 +208,11 @@ private:
     Comm::Timer timer_;               ///< the one timeout in force
     State state_ = State::ReadingHead;
 
-    std::string peerHost_;   ///< client address literal, for logs and acls
-    std::string localHost_;  ///< the listening address literal (%A)
-    uint16_t localPort_ = 0; ///< the listening port (%b)
+    std::string peerHost_;      ///< client address literal, for logs and acls
+    std::string localHost_;     ///< the listening address literal (%A)
+    Acl::Address peerAddress_;  ///< peerHost_ for the acls (parsed once per connection)
+    Acl::Address localAddress_; ///< localHost_ for the acls
+    uint16_t localPort_ = 0;    ///< the listening port (%b)
 
     Sbuf::MemBlobRef buffer_; ///< read block; null while idle
     size_t parsedOffset_ = 0; ///< where the current head starts in buffer_
@@ -295,7 +301,10 @@ private:
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
-    Helper::Ticket authCheck_; ///< Checking: the credentials' check by the auth_param helper
+    Helper::Ticket authCheck_;    ///< Checking: the credentials' check by the auth_param helper
+    Helper::Ticket rewriteCheck_; ///< Checking: the URL's rewriter request
+    /// the rewriter's answer for the URL of the head being handled again (Rewrite.cc)
+    std::optional<std::pair<std::string, Helper::Reply>> rewritten_;
 };
 
 } // namespace Client

@@ -46,6 +46,9 @@ class InFlight;
 namespace Auth {
 class Basic;
 }
+namespace Helper {
+class Pool;
+}
 
 namespace Client {
 
@@ -105,6 +108,8 @@ public:
 
     /// `auth_param basic`, or null when it is not configured
     virtual Auth::Basic* basicAuth() = 0;
+    /// `url_rewrite_program`'s helpers, or null when it is not configured
+    virtual Helper::Pool* urlRewriter() = 0;
 };
 
 } // namespace Client

@@ -13,39 +13,6 @@ namespace {
 
 using namespace Config;
 
-/// A count of helpers: digits only, at most 9 of them.
-bool ParseCount(const std::string& text, unsigned& value)
-{
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    value = static_cast<unsigned>(std::stoul(text));
-    return true;
-}
-
-/// `children N [startup=N] [idle=N] [concurrency=N] [queue-size=N]`
-void ParseChildren(DirectiveCall& call, AuthBasicSettings& basic)
-{
-    const auto& w = call.line.words;
-    if (w.size() < 4 || !ParseCount(w[3], basic.children) || basic.children == 0) {
-        call.error("bad auth_param basic children: expecting a number of helpers above 0");
-        return;
-    }
-    for (size_t i = 4; i < w.size(); ++i) {
-        const auto eq = w[i].find('=');
-        const std::string key = w[i].substr(0, eq);
-        unsigned* field = key == "startup"       ? &basic.startup
-                          : key == "idle"        ? &basic.idle
-                          : key == "concurrency" ? &basic.concurrency
-                          : key == "queue-size"  ? &basic.queueSize
-                                                 : nullptr;
-        if (!field || eq == std::string::npos || !ParseCount(w[i].substr(eq + 1), *field)) {
-            call.error("bad auth_param basic children option '" + w[i] +
-                       "': use startup=N, idle=N, concurrency=N or queue-size=N");
-            return;
-        }
-    }
-}
-
 } // namespace
 
 void Config::Handlers::AuthParamHandler(DirectiveCall& call)
@@ -85,7 +52,7 @@ void Config::Handlers::AuthParamHandler(DirectiveCall& call)
         if (basic.program.size() == 1 && basic.program[0] == "none")
             basic.program.clear();
     } else if (param == "children") {
-        ParseChildren(call, basic);
+        ParseHelperChildren(call, 3, basic.children);
     } else if (param == "realm") {
         if (w.size() < 4) {
             call.error("auth_param basic realm needs a text");

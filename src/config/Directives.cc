@@ -109,6 +109,31 @@ const std::vector<Directive> Table = {
      "acl gets 407 with Proxy-Authenticate; the user appears in access.log; Proxy-Authorization is never "
      "forwarded. A helper that fails or does not answer denies. digest, ntlm and negotiate are errors.",
      AuthParamHandler, true},
+    {"url_rewrite_program", "PATH [ARGUMENT...]", nullptr, nullptr, "urlRewrite",
+     "A URL rewriter in Squid's helper protocol (squidGuard, ufdbGuard, a script): each request that "
+     "url_rewrite_access allows (not CONNECT) is sent as \"URL client/client user METHOD myip=IP "
+     "myport=PORT\" "
+     "(Squid's default url_rewrite_extras) before the cache lookup. `OK rewrite-url=URL` (or an old bare "
+     "URL) fetches that URL instead; `OK url=URL status=30N` (or `30N:URL`) answers the client with that "
+     "redirect, logged TCP_REDIRECT; ERR or an empty line keeps the URL. A rewriter that fails, hangs or "
+     "answers BH fails the request with ERR_GATEWAY_FAILURE (500): a site filter is never bypassed.",
+     UrlRewriteProgramHandler, false},
+    {"url_rewrite_children", "N [startup=N] [idle=N] [concurrency=N] [queue-size=N]", nullptr, nullptr,
+     "urlRewrite",
+     "How many rewriter processes run (20 at most by default, started on demand, 1 kept idle) and how many "
+     "requests each has in flight (concurrency=0: one, without channel ids), as in Squid.",
+     UrlRewriteChildrenHandler, false},
+    {"url_rewrite_extras", "\"FORMAT\"", "\"%>a/%>A %un %>rm myip=%la myport=%lp\"", nullptr, "(none)",
+     "What follows the URL on a rewriter's line: only Squid's default is implemented; any other format is "
+     "an error.",
+     UrlRewriteExtrasHandler, false},
+    {"url_rewrite_access", "allow|deny [!]ACL...", nullptr, nullptr, "urlRewriteAccess",
+     "Which requests go to the rewriter, by the rules of http_access; with no line, every request does.",
+     AccessRulesHandler<&Settings::urlRewriteAccess>, true},
+    {"url_rewrite_bypass", "on|off", "off", nullptr, "urlRewriteBypass",
+     "on: a request that finds every rewriter busy and the queue full goes on unchanged instead of "
+     "failing, as Squid's url_rewrite_bypass.",
+     OnOffHandler<&Settings::urlRewriteBypass>, false},
     {"http_access", "allow|deny [!]ACL...", nullptr, "deny all", "httpAccess",
      "Allows or denies a request when every acl named on the line matches (a ! negates one); the first "
      "matching "

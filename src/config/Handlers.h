@@ -150,6 +150,13 @@ void AccessRulesHandler(DirectiveCall& call)
 void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
+void UrlRewriteProgramHandler(DirectiveCall& call);
+void UrlRewriteChildrenHandler(DirectiveCall& call);
+void UrlRewriteExtrasHandler(DirectiveCall& call);
+
+/// `N [startup=N] [idle=N] [concurrency=N] [queue-size=N]` from words[pos]
+/// on (auth_param's and url_rewrite_children's children); errors through call.
+void ParseHelperChildren(DirectiveCall& call, size_t pos, HelperChildren& children);
 void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);

@@ -53,14 +53,26 @@ enum class ForwardedFor { On, Off, Transparent, Truncate, Delete };
 
 using Duration = std::chrono::milliseconds;
 
+/// `children N [startup=N] [idle=N] [concurrency=N] [queue-size=N]` of a
+/// helper (auth_param, url_rewrite_children), with Squid 5.7's defaults.
+struct HelperChildren {
+    unsigned children = 20;   ///< children N: the most helper processes
+    unsigned startup = 0;     ///< startup=N: started at once
+    unsigned idle = 1;        ///< idle=N: kept idle
+    unsigned concurrency = 0; ///< concurrency=N: requests in flight per helper (0: one)
+    unsigned queueSize = 0;   ///< queue-size=N; 0: twice children, as in Squid
+};
+
+/// `url_rewrite_program` and its companions (Squid 5.7's names and defaults).
+struct UrlRewriteSettings {
+    std::vector<std::string> program; ///< the rewriter and its arguments; empty: none
+    HelperChildren children;          ///< url_rewrite_children ...
+};
+
 /// `auth_param basic ...` (Squid 5.7's names and defaults).
 struct AuthBasicSettings {
     std::vector<std::string> program; ///< the helper and its arguments; empty: no basic scheme
-    unsigned children = 20;           ///< children N: the most helper processes
-    unsigned startup = 0;             ///< startup=N: started at once
-    unsigned idle = 1;                ///< idle=N: kept idle
-    unsigned concurrency = 0;         ///< concurrency=N: requests in flight per helper (0: one)
-    unsigned queueSize = 0;           ///< queue-size=N; 0: twice children, as in Squid
+    HelperChildren children;          ///< auth_param basic children ...
     std::string realm = "Squid proxy-caching web server"; ///< the realm of the 407 challenge
     Duration credentialsTtl = std::chrono::hours(2);      ///< how long a good check is trusted
     bool caseSensitive = false;                           ///< off: user names are lowercased before the check
@@ -119,10 +131,13 @@ struct RangeOffsetLimit {
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
-    AuthBasicSettings authBasic;     ///< `auth_param basic`
-    Acl::Registry acls;              ///< every `acl` line, plus Squid's predefined acls
-    Acl::AccessList httpAccess;      ///< `http_access` rules in order
-    Acl::AccessList httpReplyAccess; ///< `http_reply_access` rules in order; no rule: every reply is sent
+    AuthBasicSettings authBasic;      ///< `auth_param basic`
+    UrlRewriteSettings urlRewrite;    ///< `url_rewrite_program` ...
+    bool urlRewriteBypass = false;    ///< `url_rewrite_bypass`: requests skip busy rewriters
+    Acl::AccessList urlRewriteAccess; ///< `url_rewrite_access`; no rule: every request goes to the rewriter
+    Acl::Registry acls;               ///< every `acl` line, plus Squid's predefined acls
+    Acl::AccessList httpAccess;       ///< `http_access` rules in order
+    Acl::AccessList httpReplyAccess;  ///< `http_reply_access` rules in order; no rule: every reply is sent
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start

@@ -138,21 +138,46 @@ void Proxy::Instance::startHelpers()
     configureHelpers();
 }
 
+namespace {
+
+/// The pool options of a helper program with these children (squid.conf's
+/// one syntax for them, Config::HelperChildren); `name` is Squid's for it.
+Helper::Options HelperOptions(const char* name, const std::vector<std::string>& program,
+                              const Config::HelperChildren& children)
+{
+    Helper::Options options;
+    options.name = name;
+    options.argv = program;
+    options.childrenMax = children.children;
+    options.startup = children.startup;
+    options.idle = children.idle;
+    options.concurrency = children.concurrency;
+    options.queueSize = children.queueSize;
+    return options;
+}
+
+} // namespace
+
 void Proxy::Instance::configureHelpers()
 {
+    const auto& rewrite = settings_->urlRewrite;
+    if (rewrite.program.empty()) {
+        urlRewriter_.reset();
+    } else {
+        auto options = HelperOptions("redirector", rewrite.program, rewrite.children);
+        if (urlRewriter_)
+            urlRewriter_->reconfigure(options);
+        else
+            urlRewriter_ = std::make_unique<Helper::Pool>(loop_, options);
+    }
+
     const auto& s = settings_->authBasic;
     if (s.program.empty()) {
         basicAuth_.reset();
         return;
     }
     Auth::BasicOptions options;
-    options.helper.name = "basicauthenticator"; // Squid's name for them
-    options.helper.argv = s.program;
-    options.helper.childrenMax = s.children;
-    options.helper.startup = s.startup;
-    options.helper.idle = s.idle;
-    options.helper.concurrency = s.concurrency;
-    options.helper.queueSize = s.queueSize;
+    options.helper = HelperOptions("basicauthenticator", s.program, s.children);
     options.realm = s.realm;
     options.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
     options.caseSensitive = s.caseSensitive;

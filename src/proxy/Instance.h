@@ -94,6 +94,7 @@ public:
     size_t connectionCount() const override { return side_.connectionCount(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
+    Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
 
     /// Starts the helper processes (auth_param) once cuttle has left root:
     /// a helper never runs as root. Reconfigures apply to them from then on.
@@ -125,6 +126,7 @@ private:
     Comm::Timer reapTimer_;                                        ///< see reapSoon()
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
+    std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     bool helpersMayRun_ = false;                                   ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_;                    ///< see accessLog()
     Errors::Templates templates_;                                  ///< see templates()

@@ -121,10 +121,10 @@ public:
 
     void aliasOfARefusedDirectiveIsRefused()
     {
-        const auto e = parse("redirect_program /usr/bin/squidGuard\nhttp_access2 deny all\n", false);
+        const auto e = parse("tcp_outgoing_ds 0x20 all\nhttp_access2 deny all\n", false);
         CPPUNIT_ASSERT_EQUAL(size_t(2), e.size());
-        CPPUNIT_ASSERT_MESSAGE(e[0], e[0].rfind("t.conf:1: 'redirect_program' (Squid's old name of "
-                                                "'url_rewrite_program') is a Squid directive",
+        CPPUNIT_ASSERT_MESSAGE(e[0], e[0].rfind("t.conf:1: 'tcp_outgoing_ds' (Squid's old name of "
+                                                "'tcp_outgoing_tos') is a Squid directive",
                                                 0) == 0);
         CPPUNIT_ASSERT_MESSAGE(e[0], e[0].find("loosen access control") != std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(e[1], e[1].rfind("t.conf:2: 'http_access2' (Squid's old name of "
@@ -347,10 +347,10 @@ public:
 
     void inertDirectivesSayWhy()
     {
-        ok("url_rewrite_access deny all\nalways_direct allow all\ndeny_info ERR_ACCESS_DENIED all\n");
+        ok("cache_peer_access p deny all\nalways_direct allow all\ndeny_info ERR_ACCESS_DENIED all\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
-        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without url_rewrite_program"));
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without cache_peer"));
         CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (without cache_peer (refused)"));
         CPPUNIT_ASSERT_MESSAGE(w[2], has(w[2], "ignoring it (a denied request stays denied"));
     }

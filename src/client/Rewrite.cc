@@ -1,0 +1,170 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::Connection::rewriteUrl(): url_rewrite_program, as Squid
+/// 5.7's redirector (doc/design.md "URL rewriting").
+
+#include "cuttle.h"
+#include "client/Connection.h"
+#include "client/Services.h"
+#include "errors/PageContext.h"
+#include "http/Head.h"
+#include "helper/Pool.h"
+#include "helper/Reply.h"
+#include "log/AccessRecord.h"
+#include "log/CacheLog.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace {
+
+/// What a rewriter's reply asks for.
+struct Rewrite {
+    enum class Kind { None, Rewrite, Redirect, Fail } kind = Kind::None;
+    std::string url;  ///< the new URL (Rewrite, Redirect)
+    int status = 302; ///< Redirect's status
+};
+
+bool IsRedirectStatus(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/// Squid 5.7's reading of a rewriter reply (ClientRequestContext::clientRedirectDone()).
+Rewrite Interpret(const Helper::Reply& reply)
+{
+    Rewrite r;
+    switch (reply.result) {
+    case Helper::Result::Okay:
+        if (const auto* to = reply.findNote("rewrite-url")) {
+            r.kind = Rewrite::Kind::Rewrite;
+            r.url = *to;
+        } else if (const auto* where = reply.findNote("url")) {
+            r.kind = Rewrite::Kind::Redirect;
+            r.url = *where;
+            if (const auto* status = reply.findNote("status"))
+                r.status = std::atoi(status->c_str());
+            if (!IsRedirectStatus(r.status))
+                r.kind = Rewrite::Kind::Fail;
+        }
+        return r;
+    case Helper::Result::Unknown: {
+        // the old protocol: "URL" rewrites, "30N:URL" redirects, "" keeps
+        const auto& line = reply.other;
+        if (line.empty())
+            return r;
+        if (line.size() > 4 && line[3] == ':' && std::isdigit(static_cast<unsigned char>(line[0]))) {
+            r.status = std::atoi(line.substr(0, 3).c_str());
+            r.kind = IsRedirectStatus(r.status) ? Rewrite::Kind::Redirect : Rewrite::Kind::Fail;
+            r.url = line.substr(4);
+            return r;
+        }
+        r.kind = Rewrite::Kind::Rewrite;
+        r.url = line.substr(0, line.find(' '));
+        return r;
+    }
+    case Helper::Result::Error: // ERR: keep the URL
+        return r;
+    case Helper::Result::BrokenHelper:
+    case Helper::Result::Tt:
+        break;
+    }
+    r.kind = Rewrite::Kind::Fail;
+    return r;
+}
+
+} // namespace
+
+bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
+                                    const Acl::Checklist& facts)
+{
+    auto* rewriter = services_.urlRewriter();
+    const auto& settings = services_.settings();
+    if (!rewriter || parser_.method() == Http::Method::Connect ||
+        (settings.urlRewriteAccess.size() != 0 &&
+         settings.urlRewriteAccess.check(facts) != Acl::Answer::Allowed))
+        return true;
+
+    const std::string original = url.canonical();
+    if (!rewritten_ || rewritten_->first != original) {
+        // ask, and handle the head again with the answer (processBuffered());
+        // the line is Squid's: URL, then url_rewrite_extras' default
+        // "%>a/%>A %un %>rm myip=%la myport=%lp" (%>A, the client's name, is
+        // its address, as in Squid when no reverse lookup was made)
+        const std::string line = Helper::Rfc1738Escape(original) + " " + peerHost_ + "/" + peerHost_ + " " +
+                                 (facts.user.empty() ? "-" : Helper::Rfc1738Escape(facts.user)) + " " +
+                                 record.method + " myip=" + localHost_ +
+                                 " myport=" + std::to_string(localPort_);
+        state_ = State::Checking;
+        pendingLog_.reset(); // made again when the head is handled again
+        rewriteCheck_ = rewriter->submit(line, [this, original](const Helper::Reply& reply) {
+            rewritten_.emplace(original, reply);
+            state_ = State::ReadingHead;
+            drive();
+        });
+        return false;
+    }
+    const auto answered = std::move(rewritten_->second);
+    rewritten_.reset();
+    if (answered.failure == Helper::Failure::Overloaded && settings.urlRewriteBypass)
+        return true; // url_rewrite_bypass: busy rewriters are skipped
+    const auto answer = Interpret(answered);
+    switch (answer.kind) {
+    case Rewrite::Kind::None:
+        return true;
+    case Rewrite::Kind::Rewrite: {
+        Http::Url to;
+        if (!to.parse(answer.url) || to.scheme() != "http") {
+            debugs(61, 1,
+                   "WARNING: URL rewriter answered an invalid URL '" << answer.url << "' for " << original
+                                                                     << "; keeping the URL");
+            return true;
+        }
+        url = to;
+        record.url = url.canonical();
+        context.url = record.url;
+        context.serverHost = url.host();
+        context.serverPort = url.port();
+        if (settings.stripQueryTerms) {
+            if (const auto q = record.url.find('?'); q != std::string::npos)
+                record.url.resize(q + 1);
+        }
+        return true;
+    }
+    case Rewrite::Kind::Redirect: {
+        // Squid: TCP_REDIRECT with the status and Location the rewriter chose
+        record.resultCode = "TCP_REDIRECT";
+        replyRedirect(answer.status, answer.url);
+        return false;
+    }
+    case Rewrite::Kind::Fail:
+        break;
+    }
+    // a rewriter that failed, hung or answered BH must not let the request
+    // through unfiltered (squidGuard blocks sites): fail closed
+    debugs(61, 1, "ERROR: URL rewriter failed for " << original << "; refusing the request");
+    record.resultCode = "TCP_DENIED";
+    reply(Http::StatusCode::InternalServerError, "ERR_GATEWAY_FAILURE", context);
+    return false;
+}
+
+void Client::Connection::replyRedirect(int status, const std::string& location)
+{
+    if (pendingLog_) {
+        pendingLog_->httpStatus = status;
+        pendingLog_->hierarchy = "HIER_NONE";
+    }
+    out_.clear();
+    Http::AppendStatusLine(out_, status);
+    Http::AppendField(out_, "Location", location);
+    Http::AppendField(out_, "Content-Length", "0");
+    Http::AppendField(out_, "X-Cache", "MISS from " + services_.visibleHostname());
+    Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
+    Http::EndHead(out_);
+    outOffset_ = 0;
+    state_ = State::Writing;
+    armTimer(services_.settings().readTimeout);
+}

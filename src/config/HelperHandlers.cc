@@ -1,0 +1,81 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The directives of helper programs other than auth_param:
+/// url_rewrite_program, url_rewrite_children, and their shared children
+/// syntax (Squid 5.7's Helper::ChildConfig::parseConfig()).
+
+#include "cuttle.h"
+#include "config/Handlers.h"
+
+namespace {
+
+/// A count: digits only, at most 9 of them.
+bool ParseCount(const std::string& text, unsigned& value)
+{
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    value = static_cast<unsigned>(std::stoul(text));
+    return true;
+}
+
+} // namespace
+
+void Config::Handlers::ParseHelperChildren(DirectiveCall& call, size_t pos, HelperChildren& children)
+{
+    const auto& w = call.line.words;
+    const std::string what = pos == 3 ? w[0] + " " + w[1] + " " + w[2] : w[0];
+    HelperChildren parsed;
+    if (w.size() <= pos || !ParseCount(w[pos], parsed.children) || parsed.children == 0) {
+        call.error("bad " + what + ": expecting a number of helpers above 0");
+        return;
+    }
+    for (size_t i = pos + 1; i < w.size(); ++i) {
+        const auto eq = w[i].find('=');
+        const std::string key = w[i].substr(0, eq);
+        unsigned* field = key == "startup"       ? &parsed.startup
+                          : key == "idle"        ? &parsed.idle
+                          : key == "concurrency" ? &parsed.concurrency
+                          : key == "queue-size"  ? &parsed.queueSize
+                                                 : nullptr;
+        if (!field || eq == std::string::npos || !ParseCount(w[i].substr(eq + 1), *field)) {
+            call.error("bad " + what + " option '" + w[i] +
+                       "': use startup=N, idle=N, concurrency=N or queue-size=N");
+            return;
+        }
+    }
+    children = parsed;
+}
+
+void Config::Handlers::UrlRewriteProgramHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    auto& program = call.settings.urlRewrite.program;
+    program.assign(call.line.words.begin() + 1, call.line.words.end());
+    if (program.size() == 1 && program[0] == "none")
+        program.clear();
+}
+
+void Config::Handlers::UrlRewriteChildrenHandler(DirectiveCall& call)
+{
+    ParseHelperChildren(call, 1, call.settings.urlRewrite.children);
+}
+
+void Config::Handlers::UrlRewriteExtrasHandler(DirectiveCall& call)
+{
+    // only Squid's default, which Rewrite.cc sends: another format would
+    // have the rewriter decide on words it was not configured for
+    static const std::string Default = "%>a/%>A %un %>rm myip=%la myport=%lp";
+    std::string value;
+    for (size_t i = 1; i < call.line.words.size(); ++i)
+        value += (i > 1 ? " " : "") + call.line.words[i];
+    if (Lexer::IsQuoted(value))
+        value = Lexer::Unquote(value);
+    if (value != Default)
+        call.error(
+            "url_rewrite_extras other than Squid's default \"" + Default +
+            "\" is not implemented by cuttle: refusing it, as the rewriter would decide on other words");
+}

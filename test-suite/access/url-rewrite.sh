@@ -1,0 +1,78 @@
+#!/bin/sh
+# url_rewrite_program with a scripted rewriter in Squid's helper protocol:
+# rewrite-url fetches another URL, url= with status= redirects the client
+# (TCP_REDIRECT), ERR keeps the URL, the old bare-URL and 30N:URL replies
+# work, url_rewrite_access picks the requests, and a rewriter that answers
+# BH or dies fails the request (500), never letting it through unfiltered.
+#
+# CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7
+# (but for the failures, where Squid 5.7 goes on with the URL unchanged).
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/access/helpers.sh"
+cuttle_setup
+origin_start
+O="127.0.0.1:$OPORT"
+
+cat > "$T/rewriter.sh" <<SH
+#!/bin/sh
+# concurrency 0: one "URL extras..." line in, one answer line out
+while read -r url rest; do
+    echo "\$url \$rest" >> "$T/rewriter.log"
+    case \$url in
+    */s/old*) echo "OK rewrite-url=http://$O/s/new" ;;
+    */s/bare*) echo "http://$O/s/new" ;;
+    */s/go*) echo "OK status=301 url=http://elsewhere.test/landing" ;;
+    */s/old302*) echo "302:http://elsewhere.test/old" ;;
+    */s/broken*) echo "BH message=oops" ;;
+    */s/die*) exit 1 ;;
+    *) echo "ERR" ;;
+    esac
+done
+SH
+chmod 755 "$T/rewriter.sh"
+: > "$T/rewriter.log"
+chmod 666 "$T/rewriter.log"
+
+cache_start \
+    "url_rewrite_program $T/rewriter.sh" \
+    "url_rewrite_children 2 startup=1 idle=1" \
+    "acl skip urlpath_regex ^/s/skip" \
+    "url_rewrite_access deny skip" \
+    "url_rewrite_access allow all"
+
+mark
+code=$(proxy_get "http://$O/s/old")
+[ "$code" = 200 ] || bad "rewrite-url: expected 200, got $code"
+seen new
+grep -q "^GET /s/new" "$T/seen" || bad "the origin did not get /s/new"
+code=$(proxy_get "http://$O/s/bare")
+[ "$code" = 200 ] || bad "an old bare URL reply: expected 200, got $code"
+pass_if_ok "rewrite-url and the old bare URL"
+
+mark
+code=$(curl -s -o /dev/null -D "$T/head" -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "http://$O/s/go")
+[ "$code" = 301 ] || bad "url= status=301: expected 301, got $code"
+grep -qi '^Location: http://elsewhere.test/landing' "$T/head" || bad "no Location: $(cat "$T/head")"
+wait_until 5 access_log_has " TCP_REDIRECT/301 [0-9]+ GET http://$O/s/go " || bad "no TCP_REDIRECT/301 line"
+pass_if_ok "url= with status= redirects"
+
+mark
+expect_code "ERR keeps the URL" 200 "http://$O/s/kept"
+: > "$T/rewriter.log"
+expect_code "url_rewrite_access deny" 200 "http://$O/s/skip"
+grep -q "/s/skip" "$T/rewriter.log" && bad "a request url_rewrite_access denies reached the rewriter"
+expect_code "extras are Squid's default" 200 "http://$O/s/extras" -X GET
+grep -Eq "^http://$O/s/extras 127\\.0\\.0\\.1/127\\.0\\.0\\.1 - GET myip=127\\.0\\.0\\.1 myport=$PORT\$" "$T/rewriter.log" ||
+    bad "the rewriter's line is not Squid's: $(cat "$T/rewriter.log")"
+pass_if_ok "ERR, url_rewrite_access, the request line"
+
+if [ -z "$CACHE_TEST_SQUID" ]; then
+    mark
+    expect_code "BH fails closed" 500 "http://$O/s/broken"
+    grep -q ERR_GATEWAY_FAILURE "$T/body" || bad "the BH answer is not ERR_GATEWAY_FAILURE"
+    expect_code "a dying rewriter fails closed" 500 "http://$O/s/die"
+    expect_code "the rewriter is restarted" 200 "http://$O/s/after"
+    pass_if_ok "a broken rewriter never lets a request through unchanged"
+fi
+cache_stop
+checks_done
