@@ -156,6 +156,8 @@ void Client::Connection::drive()
             processBuffered();
             if (state_ != State::ReadingHead)
                 continue;
+            if (hostLookup_.isPending())
+                return; // an intercepted Host is being resolved: its verdict resumes
             const auto outcome = readSome();
             if (outcome == ReadResult::Wait || outcome == ReadResult::Closed)
                 return;
@@ -277,6 +279,10 @@ void Client::Connection::processBuffered()
             handleParseError();
             return;
         }
+        if (!hostCheckReady()) {
+            parser_.reset(); // parsed again once Host is resolved
+            return;
+        }
         handleHead(view.substr(0, parser_.headSize()));
         if (state_ == State::Closed)
             return;
@@ -331,6 +337,12 @@ void Client::Connection::handleHead(std::string_view head)
         // authority-form (RFC 9112 section 3.2.3): no userinfo either
         urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
                 target.find_first_of("/@") == std::string_view::npos;
+    } else if (intercepted_) {
+        // Squid 5.7's prepareTransparentURL(): an origin-form target gets its
+        // URL from Host (or the original destination); absolute-form stays.
+        // No manager pages here: /squid-internal-mgr/ is the origin's path
+        urlOk = url.parse(
+            InterceptedUrl(target, parser_.findField("Host"), *Comm::Address::Parse(localHost_, localPort_)));
     } else if (target.rfind(ManagerPrefix, 0) == 0) {
         // an origin-form request for cuttle's own manager pages, as Squid
         // serves http://its-host:port/squid-internal-mgr/NAME
@@ -362,6 +374,16 @@ void Client::Connection::handleHead(std::string_view head)
     context.serverHost = url.host();
     context.serverPort = url.port();
 
+    // Host verification comes before http_access, as in Squid
+    // (ClientHttpRequest::doCallouts); a Host that fails is refused with
+    // host_verify_strict (a CONNECT always), else kept out of the cache
+    const bool hostUnverified = takeHostCheck(url, record.userAgent).failed();
+    if (hostUnverified && (settings.hostVerifyStrict || parser_.method() == Http::Method::Connect)) {
+        record.resultCode = "NONE_NONE";
+        reply(Http::StatusCode::Conflict, "ERR_CONFLICT_HOST", context);
+        return;
+    }
+
     Acl::Checklist facts;
     if (const auto src = Acl::Address::Parse(peerHost_))
         facts.srcAddr = *src;
@@ -388,6 +410,14 @@ void Client::Connection::handleHead(std::string_view head)
         reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
         return;
     }
+    if (interceptedSelf_) {
+        // sent to the intercept port itself: the original destination is
+        // this port, and Squid's copy of the request comes back to it and
+        // is denied as a forwarding loop
+        record.resultCode = "TCP_MISS";
+        reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+        return;
+    }
     tx_ = std::make_unique<Transaction>();
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
     tx_->method = parser_.method();
@@ -396,7 +426,8 @@ void Client::Connection::handleHead(std::string_view head)
         return;
     }
     Store::EntryRef joinable;
-    if (lookupCache(url, facts, joinable))
+    // Squid: a Host that failed verification "MUST NOT cache": no lookup, not stored
+    if (!hostUnverified && lookupCache(url, facts, joinable))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
@@ -497,8 +528,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
 
     Server::Request request;
     request.method = parser_.method();
-    request.host = url.host();
-    request.port = url.port();
+    aimAtOrigin(request, url);
     if (parser_.hasBody()) {
         tx_->body = std::make_unique<BodyIn>();
         auto& body = *tx_->body;
@@ -765,7 +795,7 @@ void Client::Connection::startStreaming()
         record.resultCode = tx_->resultCode;
         record.httpStatus = spec.notModified ? 304 : spec.status ? spec.status : spec.reply->status;
         if (isOwner) {
-            record.hierarchy = "HIER_DIRECT";
+            record.hierarchy = directCode();
             record.peerAddress = tx_->forwarder->peerHost();
         } else {
             record.hierarchy = "HIER_NONE";
@@ -859,7 +889,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
         if (pendingLog_) {
             pendingLog_->resultCode = "TCP_MISS_ABORTED";
             if (!context.serverAddress.empty()) {
-                pendingLog_->hierarchy = "HIER_DIRECT";
+                pendingLog_->hierarchy = directCode();
                 pendingLog_->peerAddress = context.serverAddress;
             }
         }
@@ -888,7 +918,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     stopForwarding();
     reply(status, templateName, context);
     if (pendingLog_ && !peer.empty())
-        pendingLog_->hierarchy = "HIER_DIRECT";
+        pendingLog_->hierarchy = directCode();
     // written from the loop, not from inside the forwarder that just failed
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
@@ -898,7 +928,9 @@ void Client::Connection::dialTunnel(const Http::Url& url)
     // CONNECT: the origin is dialed as for any request (Comm::Connector);
     // the tunnel starts once the socket is connected
     auto& forwarding = services_.forwarding();
-    Comm::Connector::Target target{url.host(), url.port(), services_.forwardLimits().connectTimeout,
+    Server::Request where;
+    aimAtOrigin(where, url);
+    Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
                                    &forwarding.connectionsOpened};
     tx_->dialer = std::make_unique<Comm::Connector>(
         services_.loop(), forwarding.resolver, std::move(target),
@@ -936,7 +968,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
         auto& record = *pendingLog_;
         record.resultCode = "TCP_TUNNEL";
         record.httpStatus = 200;
-        record.hierarchy = "HIER_DIRECT";
+        record.hierarchy = directCode();
         record.peerAddress = peer;
         record.bytesSent = Established.size();
     }

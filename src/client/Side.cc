@@ -9,11 +9,13 @@
 #include "base/TextException.h"
 #include "client/Connection.h"
 #include "comm/Loop.h"
+#include "comm/OriginalDestination.h"
 #include "config/Settings.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <malloc.h>
 #include <sys/socket.h>
@@ -31,7 +33,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
     for (const auto& wanted : settings.httpPorts) {
         // a port configured before keeps its socket (and its real port when it was 0)
         auto old = std::find_if(ports_.begin(), ports_.end(), [&](const Port& p) {
-            return p.listener && p.host == wanted.host && p.port == wanted.port;
+            return p.listener && p.host == wanted.host && p.port == wanted.port &&
+                   p.intercept == wanted.intercept;
         });
         if (old != ports_.end()) {
             bound.push_back(std::move(*old));
@@ -47,10 +50,13 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         } else {
             try {
                 const auto local = *address;
+                const bool intercept = wanted.intercept;
                 listener = std::make_unique<Comm::Listener>(
-                    loop_, local, [this](Comm::Descriptor&& fd, const Comm::Address& peer) {
-                        // the listener's own address is looked up by the connection
-                        (void)adopt(std::move(fd), peer, Comm::Address());
+                    loop_, local, [this, intercept](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        if (intercept)
+                            adoptIntercepted(std::move(fd), peer);
+                        else // the listener's own address is looked up by the connection
+                            (void)adopt(std::move(fd), peer, Comm::Address());
                     });
             } catch (const TextException& e) {
                 problem = e.message();
@@ -65,10 +71,11 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         ++connectionsSeen_;
         // Squid 5's wording, which tests and admins grep for
         debugs(5, 1,
-               "Accepting HTTP Socket connections at conn"
-                   << connectionsSeen_ << " local=" << listener->localAddress().toString()
-                   << " remote=[::] FD " << listener->fd() << " flags=9");
-        bound.push_back(Port{wanted.host, wanted.port, std::move(listener)});
+               "Accepting " << (wanted.intercept ? "NAT intercepted " : "")
+                            << "HTTP Socket connections at conn" << connectionsSeen_
+                            << " local=" << listener->localAddress().toString() << " remote=[::] FD "
+                            << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
+        bound.push_back(Port{wanted.host, wanted.port, wanted.intercept, std::move(listener)});
     }
     for (const auto& gone : ports_) {
         if (gone.listener)
@@ -78,7 +85,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
 }
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
-                                        const Comm::Address& local)
+                                        const Comm::Address& local, const Comm::Address* interceptedAt)
 {
     Comm::Address where = local;
     if (where.port() == 0) {
@@ -89,12 +96,38 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     }
     auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where);
     Connection& c = *connection;
+    if (interceptedAt)
+        c.setIntercepted(*interceptedAt);
     connections_.emplace(&c, std::move(connection));
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
     // a throw here is this connection's bug: it closes (and is released)
     // while the listener goes on draining its accept queue
     loop_.guard(&c, [&c] { c.start(); });
     return c;
+}
+
+void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer)
+{
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        return; // the connection is gone already
+    const auto self = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    int xerrno = 0;
+    const auto original = Comm::OriginalDestination(fd.get(), self, xerrno);
+    if (!original) {
+        // as Squid 5.7 (Comm::TcpAcceptor): without NAT state there is no
+        // destination to serve; the connection closes unanswered
+        debugs(89, 1,
+               "ERROR: NF getsockopt(ORIGINAL_DST) failed on local="
+                   << self.toString() << " remote=" << peer.toString() << ": " << std::strerror(xerrno));
+        debugs(50, 1,
+               "ERROR: NAT lookup failed to locate original IPs on local=" << self.toString()
+                                                                           << " remote=" << peer.toString());
+        return;
+    }
+    auto& c = adopt(std::move(fd), peer, *original, &self);
+    (void)c;
 }
 
 void Client::Side::release(Connection& connection)

@@ -305,10 +305,7 @@ bool ParseHostPort(const std::string& text, std::string& host, uint16_t& port, b
 // security are errors: ignoring them would turn the port into a plain
 // forward-proxy port with different access-control facts.
 const char* const PortSecurityOptions[] = {
-    "ssl-bump",    // skipping TLS inspection would bypass ssl_bump policy
-    "intercept",   // interception and reverse-proxy modes change which
-    "transparent", // requests arrive and how http_access sees them
-    "tproxy",
+    "ssl-bump", // skipping TLS inspection would bypass ssl_bump policy
     "accel",
     "vhost",
     "vport",
@@ -365,10 +362,34 @@ void HttpPortHandler(DirectiveCall& call)
     }
     p.origin = call.line.file + ":" + std::to_string(call.line.line);
     bool ok = true;
+    bool tproxy = false;
     for (size_t i = 2; i < call.line.words.size(); ++i) {
         const std::string& opt = call.line.words[i];
         const std::string key = opt.substr(0, opt.find('='));
         bool known = false;
+        // Squid 5.7 takes `transparent` as `intercept`, silently; each
+        // refuses the other interception mode (cache_cf.cc parse_port_option)
+        if (opt == "intercept" || opt == "transparent") {
+            if (tproxy) {
+                call.error(
+                    "http_port: Intercept mode requires its own interception port. It cannot be shared "
+                    "with other modes.");
+                ok = false;
+            }
+            p.intercept = true;
+            continue;
+        }
+        if (opt == "tproxy") {
+            tproxy = true;
+            if (p.intercept)
+                call.error("http_port: TPROXY option requires its own interception port. It cannot be shared "
+                           "with other modes.");
+            else
+                call.error("http_port option 'tproxy' is not implemented by cuttle (it would need "
+                           "IP_TRANSPARENT sockets and CAP_NET_ADMIN): refusing it");
+            ok = false;
+            continue;
+        }
         for (const char* s : PortSecurityOptions) {
             if (key == s) {
                 call.error("http_port option '" + opt +
@@ -1051,11 +1072,14 @@ const std::vector<Directive> Table = {
      "or "
      "an IPv6 address in brackets: [::1]:3128). Port 0 binds a free port, which cache.log names. Several "
      "lines "
-     "open several ports. Squid's options after the address are accepted with a warning and ignored, except "
-     "those that change what the port means for access control (ssl-bump, intercept, transparent, tproxy, "
-     "accel, vhost, vport, defaultsite, require-proxy-header), which are errors. With no http_port line "
-     "cuttle "
-     "listens nowhere.",
+     "open several ports. `intercept` (or Squid's older spelling `transparent`) makes it a port for "
+     "connections that iptables REDIRECT or DNAT sent to cuttle: each connection's original destination is "
+     "read with SO_ORIGINAL_DST, requests come in origin-form and their URL is built from Host, the Host is "
+     "verified against the original destination (host_verify_strict), and requests are forwarded to the "
+     "original destination address (logged ORIGINAL_DST); a connection without NAT state is closed. Squid's "
+     "other options after the address are accepted with a warning and ignored, except those that change "
+     "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
+     "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
     {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
      "Defines a named access list of one type (src, dst, port, method, dstdomain, ...); more lines with the "
@@ -1248,6 +1272,13 @@ const std::vector<Directive> Table = {
      "Whether access.log shows URLs without their query terms (everything after the `?`), as Squid does by "
      "default, so that passwords and session ids in query strings do not reach the log.",
      OnOffHandler<&Settings::stripQueryTerms>, false},
+    {"host_verify_strict", "on|off", "off", nullptr, "hostVerifyStrict",
+     "How a request whose Host header fails verification is answered, as in Squid 5.7. On an intercept port "
+     "the Host must resolve to the connection's original destination address and name its port, if any; "
+     "with off a request that fails is still forwarded to the original destination but neither served from "
+     "nor stored in the cache (a CONNECT gets 409). With on it gets 409 Conflict (ERR_CONFLICT_HOST), and on "
+     "other ports too a request whose Host names another host or port than its URL gets 409.",
+     OnOffHandler<&Settings::hostVerifyStrict>, false},
     {"forwarded_for", "on|off|transparent|truncate|delete", "on", nullptr, "forwardedFor",
      "What cuttle does with X-Forwarded-For: on appends the client address, off appends `unknown`, "
      "transparent "

@@ -158,7 +158,7 @@ std::string Config::GenerateDirectivesMarkdown()
            "could loosen access control:\n\n";
     for (const auto& [name, why] : Config::LooseningDirectives())
         out << "- `" << name << "`: " << why << ".\n";
-    out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, intercept, transparent, "
+    out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, "
            "tproxy, accel, vhost, vport, defaultsite, require-proxy-header) and any `http_access` line that "
            "names an undefined acl or an acl of a type cuttle does not implement.\n";
     return out.str();
