@@ -33,15 +33,24 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
     for (const auto& wanted : settings.httpPorts) {
         // a port configured before keeps its socket (and its real port when it was 0)
         auto old = std::find_if(ports_.begin(), ports_.end(), [&](const Port& p) {
-            return p.listener && p.host == wanted.host && p.port == wanted.port &&
-                   p.intercept == wanted.intercept;
+            return p.listener && p.host == wanted.host && p.port == wanted.port;
         });
         if (old != ports_.end()) {
+            // a port that gains or loses `intercept` keeps its socket (a new
+            // one could not bind beside it): connections accepted from now
+            // on are taken in the new mode
+            if (*old->intercept != wanted.intercept) {
+                *old->intercept = wanted.intercept;
+                debugs(5, 1,
+                       "http_port " << old->listener->localAddress().toString() << " is now "
+                                    << (wanted.intercept ? "an intercept port" : "a forward proxy port"));
+            }
             bound.push_back(std::move(*old));
             ports_.erase(old);
             continue;
         }
         const auto address = Comm::Address::Parse(wanted.host, wanted.port);
+        const auto intercept = std::make_shared<bool>(wanted.intercept);
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
         if (!address) {
@@ -50,10 +59,9 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         } else {
             try {
                 const auto local = *address;
-                const bool intercept = wanted.intercept;
                 listener = std::make_unique<Comm::Listener>(
                     loop_, local, [this, intercept](Comm::Descriptor&& fd, const Comm::Address& peer) {
-                        if (intercept)
+                        if (*intercept)
                             adoptIntercepted(std::move(fd), peer);
                         else // the listener's own address is looked up by the connection
                             (void)adopt(std::move(fd), peer, Comm::Address());
@@ -75,7 +83,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                             << "HTTP Socket connections at conn" << connectionsSeen_
                             << " local=" << listener->localAddress().toString() << " remote=[::] FD "
                             << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
-        bound.push_back(Port{wanted.host, wanted.port, wanted.intercept, std::move(listener)});
+        bound.push_back(Port{wanted.host, wanted.port, intercept, std::move(listener)});
     }
     for (const auto& gone : ports_) {
         if (gone.listener)

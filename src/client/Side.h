@@ -85,7 +85,7 @@ private:
     struct Port {
         std::string host;                         ///< as configured
         uint16_t port = 0;                        ///< as configured (0: any)
-        bool intercept = false;                   ///< an intercept port
+        std::shared_ptr<bool> intercept;          ///< an intercept port (shared with its accept callback)
         std::unique_ptr<Comm::Listener> listener; ///< the bound socket
     };
 

@@ -162,6 +162,13 @@ expect "strict, forward port, other Host" 409 ' NONE_NONE/409 [0-9]+ GET http://
 code=$(curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" -w '%{http_code}' \
     "http://10.77.0.1/f2")
 expect "strict, forward port, same Host" 200 ' TCP_MISS/200 [0-9]+ GET http://10\.77\.0\.1/f2 - HIER_DIRECT/'
+
+# a reconfigure that drops `intercept` keeps the socket and changes its mode
+sed -i 's/^http_port 0 intercept$/http_port 0/' "$T/squid.conf"
+kill -HUP "$CUTTLE_PID"
+wait_until 10 grep -q "is now a forward proxy port" "$T/cache.log" || bad "reconfigure: no change of mode logged"
+code=$(curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$IPORT" -w '%{http_code}' "http://10.77.0.1/after")
+expect "reconfigured to a forward port" 200 ' TCP_MISS/200 [0-9]+ GET http://10\.77\.0\.1/after - HIER_DIRECT/'
 cuttle_stop
 
 checks_done
