@@ -46,7 +46,9 @@ bool Client::Connection::hostCheckReady()
     hostLookup_ = resolver->resolve(check.lookupHost, 0, [this](const Comm::Resolver::Answer& answer) {
         const auto dst = Comm::Address::Parse(localHost_, localPort_);
         hostCheck_ = CheckResolvedHost(answer.addresses, *dst);
-        drive(); // parses the head again, with the verdict
+        // parses the head again, with the verdict; a throw ends this
+        // connection only (the resolver's delivery is not its owner)
+        services_.loop().guard(this, [this] { drive(); });
     });
     return false;
 }
