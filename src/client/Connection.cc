@@ -376,9 +376,9 @@ void Client::Connection::handleHead(std::string_view head)
 
     // Host verification comes before http_access, as in Squid
     // (ClientHttpRequest::doCallouts); a Host that fails is refused with
-    // host_verify_strict (a CONNECT always), else kept out of the cache
-    const bool hostUnverified = takeHostCheck(url, record.userAgent).failed();
-    if (hostUnverified && (settings.hostVerifyStrict || parser_.method() == Http::Method::Connect)) {
+    // host_verify_strict (a CONNECT always)
+    const auto hostCheck = takeHostCheck(url, record.userAgent);
+    if (hostCheck.failed() && (settings.hostVerifyStrict || parser_.method() == Http::Method::Connect)) {
         record.resultCode = "NONE_NONE";
         reply(Http::StatusCode::Conflict, "ERR_CONFLICT_HOST", context);
         return;
@@ -426,8 +426,10 @@ void Client::Connection::handleHead(std::string_view head)
         return;
     }
     Store::EntryRef joinable;
-    // Squid: a Host that failed verification "MUST NOT cache": no lookup, not stored
-    if (!hostUnverified && lookupCache(url, facts, joinable))
+    // Squid (HttpRequest::maybeCacheable): an intercepted request whose
+    // Host was not verified (failed, or no Host) is neither looked up nor stored
+    const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
+    if (mayUseCache && lookupCache(url, facts, joinable))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);

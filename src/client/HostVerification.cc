@@ -111,19 +111,21 @@ Client::HostCheck Client::CheckResolvedHost(const std::vector<Comm::Address>& re
     return Failed("local IP", "any domain IP");
 }
 
-Client::HostCheck Client::CheckForwardedHost(const std::optional<std::string_view>& host,
-                                             const Http::Url& url, bool isConnect)
+std::optional<std::string> Client::HostToVerify(std::string_view target, bool isConnect,
+                                                const std::optional<std::string_view>& hostField)
 {
-    if (!host)
-        return HostCheck();
-    const auto field = SplitHostField(*host);
-    const std::string urlHost = url.authorityHost();
-    if (field.host.size() != urlHost.size() || ::strcasecmp(field.host.c_str(), urlHost.c_str()) != 0)
-        return Failed(field.host, urlHost);
-    if (field.hasPort && field.port != url.port())
-        return Failed("URL port", field.portText);
+    // no Host: nothing is checked, as in Squid (and nothing is cached);
+    // origin-form: the Host field
+    if (!hostField || (!isConnect && !target.empty() && target[0] == '/'))
+        return hostField ? std::optional<std::string>(std::string(*hostField)) : std::nullopt;
+    // Squid 5.7 (Http::One::Server::buildHttpRequest) puts the URL's
+    // authority in place of Host before it verifies it
+    Http::Url url;
+    if (!url.parse(isConnect ? "https://" + std::string(target) : std::string(target)))
+        return std::string(*hostField);
+    std::string authority = url.authorityHost();
     const uint16_t defaultPort = url.scheme() == "https" ? 443 : 80;
-    if (!field.hasPort && !isConnect && url.port() != defaultPort)
-        return Failed("URL port", "default port");
-    return Passed();
+    if (isConnect || url.port() != defaultPort)
+        authority += ":" + std::to_string(url.port());
+    return authority;
 }

@@ -12,10 +12,12 @@
 /// An intercepted request is verified when its Host names the port the
 /// client connected to (if it names one) and resolves to the address the
 /// client connected to. Whatever the outcome, it is forwarded to that
-/// original destination; one that failed is neither served from nor stored
-/// in the cache, or gets 409 with host_verify_strict (a CONNECT always). On
-/// other ports, host_verify_strict also checks that Host names the URL's
-/// host and port.
+/// original destination; one not verified (no Host, or a Host that failed)
+/// is neither served from nor stored in the cache, and one that failed gets
+/// 409 with host_verify_strict (a CONNECT always).
+/// Forward ports check nothing: Squid 5.7 replaces the Host of an
+/// absolute-form request with the URL's authority before its check, so
+/// host_verify_strict never refuses one there.
 
 #pragma once
 
@@ -54,7 +56,7 @@ std::string InterceptedUrl(std::string_view target, const std::optional<std::str
 /// What a Host check concluded.
 struct HostCheck {
     enum class Outcome {
-        Skipped,     ///< nothing to check (no Host field; strict off on a forward port)
+        Skipped,     ///< nothing to check (no Host field)
         Passed,      ///< Host agrees
         Failed,      ///< Host disagrees: see mismatch and against
         NeedsLookup, ///< resolve lookupHost, then CheckResolvedHost()
@@ -80,10 +82,14 @@ HostCheck CheckInterceptedHost(const std::optional<std::string_view>& host,
 HostCheck CheckResolvedHost(const std::vector<Comm::Address>& resolved,
                             const Comm::Address& originalDestination);
 
-/// host_verify_strict on a forward-proxy port: Host must name the URL's host
-/// (ignoring case) and its port (the scheme's default when Host names none;
-/// not checked for CONNECT). Skipped without a Host field.
-HostCheck CheckForwardedHost(const std::optional<std::string_view>& host, const Http::Url& url,
-                             bool isConnect);
+/// The Host value an intercepted request is verified by: nothing without a
+/// Host field (Skipped: not verified, so not cached either); its Host field
+/// for an origin-form target; for absolute-form (and CONNECT's
+/// authority-form) the target's own authority, port included when it is not
+/// the scheme's default (always for CONNECT), as Squid 5.7 replaces Host
+/// with it before verifying. A target that does not parse leaves the Host
+/// field (the request is refused as a bad URL anyway).
+std::optional<std::string> HostToVerify(std::string_view target, bool isConnect,
+                                        const std::optional<std::string_view>& hostField);
 
 } // namespace Client

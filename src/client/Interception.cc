@@ -31,7 +31,10 @@ bool Client::Connection::hostCheckReady()
     if (hostLookup_.isPending())
         return false;
     const auto original = Comm::Address::Parse(localHost_, localPort_);
-    auto check = CheckInterceptedHost(parser_.findField("Host"), *original);
+    const auto host =
+        HostToVerify(parser_.target(), parser_.method() == Http::Method::Connect, parser_.findField("Host"));
+    auto check =
+        CheckInterceptedHost(host ? std::optional<std::string_view>(*host) : std::nullopt, *original);
     if (check.outcome != HostCheck::Outcome::NeedsLookup) {
         hostCheck_ = std::move(check);
         return true;
@@ -60,8 +63,6 @@ Client::HostCheck Client::Connection::takeHostCheck(const Http::Url& url, std::s
         if (hostCheck_)
             check = std::move(*hostCheck_);
         hostCheck_.reset();
-    } else if (services_.settings().hostVerifyStrict) {
-        check = CheckForwardedHost(parser_.findField("Host"), url, parser_.method() == Http::Method::Connect);
     }
     if (check.failed()) {
         // Squid 5.7's wording; level 1 only when the request is refused

@@ -1276,8 +1276,10 @@ const std::vector<Directive> Table = {
      "How a request whose Host header fails verification is answered, as in Squid 5.7. On an intercept port "
      "the Host must resolve to the connection's original destination address and name its port, if any; "
      "with off a request that fails is still forwarded to the original destination but neither served from "
-     "nor stored in the cache (a CONNECT gets 409). With on it gets 409 Conflict (ERR_CONFLICT_HOST), and on "
-     "other ports too a request whose Host names another host or port than its URL gets 409.",
+     "nor stored in the cache (a CONNECT gets 409). With on it gets 409 Conflict (ERR_CONFLICT_HOST). An "
+     "absolute-form request is verified by its URL's host and port instead of Host; a request without Host "
+     "is not verified, so it is forwarded but not cached. Forward proxy ports check nothing: as in Squid, "
+     "the URL's authority stands for Host there.",
      OnOffHandler<&Settings::hostVerifyStrict>, false},
     {"forwarded_for", "on|off|transparent|truncate|delete", "on", nullptr, "forwardedFor",
      "What cuttle does with X-Forwarded-For: on appends the client address, off appends `unknown`, "
