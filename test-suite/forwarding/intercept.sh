@@ -102,6 +102,13 @@ code=$(get "http://10.77.0.1/m?cc=max-age=60" -H "Host: b.test")
     bad "forged Host: the second request was not a miss to the original destination"
 grep -q "TCP_MEM_HIT/200 [0-9]* GET http://b\.test/" "$T/access.log" && bad "forged Host: served from the cache"
 
+# two requests on one connection, each Host resolved and verified in turn
+code=$(curl -s -o /dev/null -o /dev/null --max-time "$(scaled 10)" --interface 10.77.0.9 -w '%{http_code}%{num_connects} ' \
+    -H "Host: a.test" "http://10.77.0.1/k1?cc=max-age=60" "http://10.77.0.1/k2?cc=max-age=60")
+[ "$code" = "2001 2000 " ] || bad "keep-alive: '$code', expected two 200s on one connection"
+code=$(get "http://10.77.0.1/k2?cc=max-age=60" -H "Host: a.test")
+expect "keep-alive, then a hit" 200 ' TCP_MEM_HIT/200 [0-9]+ GET http://a\.test/k2\? - HIER_NONE/- '
+
 # a name with several addresses, one of them the original destination
 code=$(get "http://10.77.0.1/both" -H "Host: both.test")
 expect "Host with several addresses" 200 ' TCP_MISS/200 [0-9]+ GET http://both\.test/both - ORIGINAL_DST/10\.77\.0\.1 '
