@@ -957,12 +957,15 @@ void Client::Connection::onTunnelDialed(Comm::Connector::Result&& result)
 
 void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::string& peer)
 {
-    static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    // an intercepted CONNECT gets no 200 line, as in Squid 5.7 (whose
+    // tunnel answers only an explicit proxy's CONNECT): bytes flow at once
+    const std::string_view Established =
+        intercepted_ ? std::string_view() : std::string_view("HTTP/1.1 200 Connection established\r\n\r\n");
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
         pending = buffer_->view().substr(parsedOffset_);
-    if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
-        ssize_t(Established.size())) {
+    if (!Established.empty() && ::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
+                                    ssize_t(Established.size())) {
         close();
         return;
     }
