@@ -143,26 +143,8 @@ expect "CONNECT" 409 ' NONE_NONE/409 [0-9]+ CONNECT b\.test:80 - HIER_NONE/- '
 # a CONNECT whose Host verifies is tunnelled to the original destination,
 # with no 200 line (Squid 5.7 writes none on an intercept port): the
 # client's bytes go through at once
-out=$(python3 - "$(scaled 5)" <<'PY'
-import socket, sys
-s = socket.socket()
-s.bind(("10.77.0.9", 0))
-s.settimeout(float(sys.argv[1]))
-s.connect(("10.77.0.1", 80))
-s.sendall(b"CONNECT a.test:80 HTTP/1.1\r\nHost: a.test:80\r\n\r\n"
-          b"GET /tunnelled HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
-out = b""
-try:
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        out += d
-except socket.timeout:
-    pass
-sys.stdout.write(out.decode("latin1").split("\r\n")[0])
-PY
-)
+out=$(RAW_FROM=10.77.0.9 RAW_TO=10.77.0.1:80 raw_send 'CONNECT a.test:80 HTTP/1.1\r\nHost: a.test:80\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n' |
+    head -n 1 | tr -d '\r')
 [ "$out" = "HTTP/1.1 200 OK" ] || bad "verified CONNECT: the first line back was '$out', expected the origin's"
 wait_until 5 access_log_has ' TCP_TUNNEL/200 [0-9]+ CONNECT a\.test:80 - ORIGINAL_DST/10\.77\.0\.1 ' ||
     bad "verified CONNECT: no TCP_TUNNEL line to the original destination"
