@@ -164,12 +164,15 @@ proxy_get() {
     curl -s -o "$T/body" -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$@" "$url"
 }
 
-# raw_send BYTES : sends BYTES (printf escapes) on one connection, prints the reply
+# raw_send BYTES : sends BYTES (printf escapes) on one connection, prints the
+# reply; to 127.0.0.1:$PORT unless RAW_TO=ADDR:PORT, from RAW_FROM=ADDR if set
 raw_send() {
-    python3 - "$PORT" "$1" "$(scaled 5)" <<'PY'
+    python3 - "${RAW_TO:-127.0.0.1:$PORT}" "$1" "$(scaled 5)" "${RAW_FROM:-}" <<'PY'
 import socket, sys
-port, data, limit = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-s = socket.create_connection(("127.0.0.1", port), timeout=limit)
+to, data, limit, src = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+host, port = to.rsplit(":", 1)
+s = socket.create_connection((host.strip("[]"), int(port)), timeout=limit,
+                             source_address=(src, 0) if src else None)
 s.sendall(data.encode().decode("unicode_escape").encode("latin1"))
 out = b""
 try:

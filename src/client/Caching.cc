@@ -315,8 +315,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     AddValidators(spec, *entry->reply());
     Server::Request request;
     request.method = Http::Method::Get;
-    request.host = url.host();
-    request.port = url.port();
+    aimAtOrigin(request, url);
     request.head = BuildOriginRequest(spec);
 
     Store::FetchSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};

@@ -168,6 +168,8 @@ void Client::Connection::drive()
             processBuffered();
             if (state_ != State::ReadingHead)
                 continue;
+            if (hostLookup_.isPending())
+                return; // an intercepted Host is being resolved: its verdict resumes
             const auto outcome = readSome();
             if (outcome == ReadResult::Wait || outcome == ReadResult::Closed)
                 return;
@@ -290,6 +292,10 @@ void Client::Connection::processBuffered()
             handleParseError();
             return;
         }
+        if (!hostCheckReady()) {
+            parser_.reset(); // parsed again once Host is resolved
+            return;
+        }
         handleHead(view.substr(0, parser_.headSize()));
         if (state_ == State::Closed)
             return;
@@ -349,6 +355,12 @@ void Client::Connection::handleHead(std::string_view head)
         // authority-form (RFC 9112 section 3.2.3): no userinfo either
         urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
                 target.find_first_of("/@") == std::string_view::npos;
+    } else if (intercepted_) {
+        // Squid 5.7's prepareTransparentURL(): an origin-form target gets its
+        // URL from Host (or the original destination); absolute-form stays.
+        // No manager pages here: /squid-internal-mgr/ is the origin's path
+        urlOk = url.parse(
+            InterceptedUrl(target, parser_.findField("Host"), *Comm::Address::Parse(localHost_, localPort_)));
     } else if (target.rfind(ManagerPrefix, 0) == 0) {
         // an origin-form request for cuttle's own manager pages, as Squid
         // serves http://its-host:port/squid-internal-mgr/NAME
@@ -379,6 +391,16 @@ void Client::Connection::handleHead(std::string_view head)
     context.protocol = url.scheme();
     context.serverHost = url.host();
     context.serverPort = url.port();
+
+    // Host verification comes before http_access, as in Squid
+    // (ClientHttpRequest::doCallouts); a Host that fails is refused with
+    // host_verify_strict (a CONNECT always)
+    const auto hostCheck = takeHostCheck(url, record.userAgent);
+    if (hostCheck.failed() && (settings.hostVerifyStrict || parser_.method() == Http::Method::Connect)) {
+        record.resultCode = "NONE_NONE";
+        reply(Http::StatusCode::Conflict, "ERR_CONFLICT_HOST", context);
+        return;
+    }
 
     Acl::Checklist facts;
     facts.srcAddr = peerAddress_;
@@ -426,6 +448,14 @@ void Client::Connection::handleHead(std::string_view head)
         reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
         return;
     }
+    if (interceptedSelf_) {
+        // sent to the intercept port itself: the original destination is
+        // this port, and Squid's copy of the request comes back to it and
+        // is denied as a forwarding loop
+        record.resultCode = "TCP_MISS";
+        reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+        return;
+    }
     if (!rewriteUrl(url, record, context, facts))
         return; // asked the rewriter (the head is handled again), or answered
     tx_ = std::make_unique<Transaction>();
@@ -440,7 +470,10 @@ void Client::Connection::handleHead(std::string_view head)
         return;
     }
     Store::EntryRef joinable;
-    if (lookupCache(url, facts, joinable))
+    // Squid (HttpRequest::maybeCacheable): an intercepted request whose
+    // Host was not verified (failed, or no Host) is neither looked up nor stored
+    const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
+    if (mayUseCache && lookupCache(url, facts, joinable))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
@@ -578,8 +611,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
 
     Server::Request request;
     request.method = parser_.method();
-    request.host = url.host();
-    request.port = url.port();
+    aimAtOrigin(request, url);
     if (parser_.hasBody()) {
         tx_->body = std::make_unique<BodyIn>();
         auto& body = *tx_->body;
@@ -848,7 +880,7 @@ void Client::Connection::startStreaming()
         record.resultCode = tx_->resultCode;
         record.httpStatus = spec.notModified ? 304 : spec.status ? spec.status : spec.reply->status;
         if (isOwner) {
-            record.hierarchy = "HIER_DIRECT";
+            record.hierarchy = directCode();
             record.peerAddress = tx_->forwarder->peerHost();
         } else {
             record.hierarchy = "HIER_NONE";
@@ -977,7 +1009,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
         if (pendingLog_) {
             pendingLog_->resultCode = "TCP_MISS_ABORTED";
             if (!context.serverAddress.empty()) {
-                pendingLog_->hierarchy = "HIER_DIRECT";
+                pendingLog_->hierarchy = directCode();
                 pendingLog_->peerAddress = context.serverAddress;
             }
         }
@@ -1006,7 +1038,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     stopForwarding();
     reply(status, templateName, context);
     if (pendingLog_ && !peer.empty())
-        pendingLog_->hierarchy = "HIER_DIRECT";
+        pendingLog_->hierarchy = directCode();
     // written from the loop, not from inside the forwarder that just failed
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
@@ -1016,7 +1048,9 @@ void Client::Connection::dialTunnel(const Http::Url& url)
     // CONNECT: the origin is dialed as for any request (Comm::Connector);
     // the tunnel starts once the socket is connected
     auto& forwarding = services_.forwarding();
-    Comm::Connector::Target target{url.host(), url.port(), services_.forwardLimits().connectTimeout,
+    Server::Request where;
+    aimAtOrigin(where, url);
+    Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
                                    &forwarding.connectionsOpened};
     tx_->dialer = std::make_unique<Comm::Connector>(
         services_.loop(), forwarding.resolver, std::move(target),
@@ -1041,12 +1075,15 @@ void Client::Connection::onTunnelDialed(Comm::Connector::Result&& result)
 
 void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::string& peer)
 {
-    static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    // an intercepted CONNECT gets no 200 line, as in Squid 5.7 (whose
+    // tunnel answers only an explicit proxy's CONNECT): bytes flow at once
+    const std::string_view Established =
+        intercepted_ ? std::string_view() : std::string_view("HTTP/1.1 200 Connection established\r\n\r\n");
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
         pending = buffer_->view().substr(parsedOffset_);
-    if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
-        ssize_t(Established.size())) {
+    if (!Established.empty() && ::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
+                                    ssize_t(Established.size())) {
         close();
         return;
     }
@@ -1054,7 +1091,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
         auto& record = *pendingLog_;
         record.resultCode = "TCP_TUNNEL";
         record.httpStatus = 200;
-        record.hierarchy = "HIER_DIRECT";
+        record.hierarchy = directCode();
         record.peerAddress = peer;
         record.bytesSent = Established.size();
     }

@@ -43,6 +43,7 @@
 
 #include "client/DetachedFetch.h"
 #include "client/Headers.h"
+#include "client/HostVerification.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "helper/Pool.h"
@@ -51,6 +52,7 @@
 #include "comm/Connector.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
+#include "comm/Resolver.h"
 #include "http/ChunkedDecoder.h"
 #include "http/RequestParser.h"
 #include "http/StatusCode.h"
@@ -66,6 +68,7 @@
 #include "base/RefCount.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +98,10 @@ public:
 
     /// registers with the loop, arms request_timeout and reads what is there
     void start();
+    /// marks a connection accepted on an intercept port (before start()):
+    /// `local` given to the constructor is its original destination, self
+    /// the socket's own address (Interception.cc)
+    void setIntercepted(const Comm::Address& self);
 
     /// the state now
     State state() const { return state_; }
@@ -201,6 +208,17 @@ private:
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
     void endTransaction();
     void stopForwarding();
+    // interception and Host verification (Interception.cc)
+    /// starts resolving an intercepted request's Host when its check needs
+    /// it; false while the lookup runs (the head is parsed again after it)
+    bool hostCheckReady();
+    /// the verdict on the current request's Host (consumed), and the
+    /// SECURITY ALERT Squid logs when it failed
+    HostCheck takeHostCheck(const Http::Url& url, std::string_view userAgent);
+    /// where the request goes: the original destination of an intercepted one
+    void aimAtOrigin(Server::Request& request, const Http::Url& url) const;
+    /// %Sh of a forwarded request: ORIGINAL_DST when intercepted, else HIER_DIRECT
+    const char* directCode() const { return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT"; }
 
     Services& services_;
     Comm::Descriptor fd_;             ///< the client socket
@@ -208,11 +226,15 @@ private:
     Comm::Timer timer_;               ///< the one timeout in force
     State state_ = State::ReadingHead;
 
-    std::string peerHost_;      ///< client address literal, for logs and acls
-    std::string localHost_;     ///< the listening address literal (%A)
-    Acl::Address peerAddress_;  ///< peerHost_ for the acls (parsed once per connection)
-    Acl::Address localAddress_; ///< localHost_ for the acls
-    uint16_t localPort_ = 0;    ///< the listening port (%b)
+    std::string peerHost_;  ///< client address literal, for logs and acls
+    std::string localHost_; ///< the listening address literal (%A); intercepted: the original destination's
+    Acl::Address peerAddress_;           ///< peerHost_ for the acls (parsed once per connection)
+    Acl::Address localAddress_;          ///< localHost_ for the acls
+    uint16_t localPort_ = 0;             ///< the listening port (%b); intercepted: the original destination's
+    bool intercepted_ = false;           ///< accepted on an intercept port
+    bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT
+    std::optional<HostCheck> hostCheck_; ///< the current request's Host verdict, once known
+    Comm::Lookup hostLookup_;            ///< resolving the current request's Host
 
     Sbuf::MemBlobRef buffer_; ///< read block; null while idle
     size_t parsedOffset_ = 0; ///< where the current head starts in buffer_

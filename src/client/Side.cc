@@ -9,11 +9,13 @@
 #include "base/TextException.h"
 #include "client/Connection.h"
 #include "comm/Loop.h"
+#include "comm/OriginalDestination.h"
 #include "config/Settings.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <malloc.h>
 #include <sys/socket.h>
@@ -34,11 +36,21 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             return p.listener && p.host == wanted.host && p.port == wanted.port;
         });
         if (old != ports_.end()) {
+            // a port that gains or loses `intercept` keeps its socket (a new
+            // one could not bind beside it): connections accepted from now
+            // on are taken in the new mode
+            if (*old->intercept != wanted.intercept) {
+                *old->intercept = wanted.intercept;
+                debugs(5, 1,
+                       "http_port " << old->listener->localAddress().toString() << " is now "
+                                    << (wanted.intercept ? "an intercept port" : "a forward proxy port"));
+            }
             bound.push_back(std::move(*old));
             ports_.erase(old);
             continue;
         }
         const auto address = Comm::Address::Parse(wanted.host, wanted.port);
+        const auto intercept = std::make_shared<bool>(wanted.intercept);
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
         if (!address) {
@@ -48,9 +60,11 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             try {
                 const auto local = *address;
                 listener = std::make_unique<Comm::Listener>(
-                    loop_, local, [this](Comm::Descriptor&& fd, const Comm::Address& peer) {
-                        // the listener's own address is looked up by the connection
-                        (void)adopt(std::move(fd), peer, Comm::Address());
+                    loop_, local, [this, intercept](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        if (*intercept)
+                            adoptIntercepted(std::move(fd), peer);
+                        else // the listener's own address is looked up by the connection
+                            (void)adopt(std::move(fd), peer, Comm::Address());
                     });
             } catch (const TextException& e) {
                 problem = e.message();
@@ -65,10 +79,11 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         ++connectionsSeen_;
         // Squid 5's wording, which tests and admins grep for
         debugs(5, 1,
-               "Accepting HTTP Socket connections at conn"
-                   << connectionsSeen_ << " local=" << listener->localAddress().toString()
-                   << " remote=[::] FD " << listener->fd() << " flags=9");
-        bound.push_back(Port{wanted.host, wanted.port, std::move(listener)});
+               "Accepting " << (wanted.intercept ? "NAT intercepted " : "")
+                            << "HTTP Socket connections at conn" << connectionsSeen_
+                            << " local=" << listener->localAddress().toString() << " remote=[::] FD "
+                            << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
+        bound.push_back(Port{wanted.host, wanted.port, intercept, std::move(listener)});
     }
     for (const auto& gone : ports_) {
         if (gone.listener)
@@ -78,7 +93,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
 }
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
-                                        const Comm::Address& local)
+                                        const Comm::Address& local, const Comm::Address* interceptedAt)
 {
     Comm::Address where = local;
     if (where.port() == 0) {
@@ -89,6 +104,8 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     }
     auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where);
     Connection& c = *connection;
+    if (interceptedAt)
+        c.setIntercepted(*interceptedAt);
     connections_.emplace(&c, std::move(connection));
     ++perClient_[c.peerHost()];
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
@@ -96,6 +113,30 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     // while the listener goes on draining its accept queue
     loop_.guard(&c, [&c] { c.start(); });
     return c;
+}
+
+void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer)
+{
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        return; // the connection is gone already
+    const auto self = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    int xerrno = 0;
+    const auto original = Comm::OriginalDestination(fd.get(), self, xerrno);
+    if (!original) {
+        // as Squid 5.7 (Comm::TcpAcceptor): without NAT state there is no
+        // destination to serve; the connection closes unanswered
+        debugs(89, 1,
+               "ERROR: NF getsockopt(ORIGINAL_DST) failed on local="
+                   << self.toString() << " remote=" << peer.toString() << ": " << std::strerror(xerrno));
+        debugs(50, 1,
+               "ERROR: NAT lookup failed to locate original IPs on local=" << self.toString()
+                                                                           << " remote=" << peer.toString());
+        return;
+    }
+    auto& c = adopt(std::move(fd), peer, *original, &self);
+    (void)c;
 }
 
 void Client::Side::release(Connection& connection)

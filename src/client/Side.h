@@ -53,8 +53,15 @@ public:
     void bindPorts(const Config::Settings& settings, bool isStartup);
 
     /// Takes an accepted client connection and starts serving it.
-    /// `local` is the address it was accepted on (error pages show it).
-    Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local);
+    /// `local` is the address it was accepted on (error pages show it); for
+    /// an intercepted connection it is the original destination and
+    /// interceptedAt the socket's own address.
+    Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                      const Comm::Address* interceptedAt = nullptr);
+    /// Takes a connection accepted on an intercept port: looks its original
+    /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
+    /// kernel has none, as Squid does.
+    void adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer);
     /// Ends a connection: it is destroyed after the current callback.
     void release(Connection& connection);
 
@@ -80,6 +87,7 @@ private:
     struct Port {
         std::string host;                         ///< as configured
         uint16_t port = 0;                        ///< as configured (0: any)
+        std::shared_ptr<bool> intercept;          ///< an intercept port (shared with its accept callback)
         std::unique_ptr<Comm::Listener> listener; ///< the bound socket
     };
 

@@ -80,11 +80,14 @@ const std::vector<Directive> Table = {
      "or "
      "an IPv6 address in brackets: [::1]:3128). Port 0 binds a free port, which cache.log names. Several "
      "lines "
-     "open several ports. Squid's options after the address are accepted with a warning and ignored, except "
-     "those that change what the port means for access control (ssl-bump, intercept, transparent, tproxy, "
-     "accel, vhost, vport, defaultsite, require-proxy-header), which are errors. With no http_port line "
-     "cuttle "
-     "listens nowhere.",
+     "open several ports. `intercept` (or Squid's older spelling `transparent`) makes it a port for "
+     "connections that iptables REDIRECT or DNAT sent to cuttle: each connection's original destination is "
+     "read with SO_ORIGINAL_DST, requests come in origin-form and their URL is built from Host, the Host is "
+     "verified against the original destination (host_verify_strict), and requests are forwarded to the "
+     "original destination address (logged ORIGINAL_DST); a connection without NAT state is closed. Squid's "
+     "other options after the address are accepted with a warning and ignored, except those that change "
+     "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
+     "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
     {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
      "Defines a named access list of one type; more lines with the same name add values. The types, as "
@@ -331,6 +334,15 @@ const std::vector<Directive> Table = {
      "Whether access.log shows URLs without their query terms (everything after the `?`), as Squid does by "
      "default, so that passwords and session ids in query strings do not reach the log.",
      OnOffHandler<&Settings::stripQueryTerms>, false},
+    {"host_verify_strict", "on|off", "off", nullptr, "hostVerifyStrict",
+     "How a request whose Host header fails verification is answered, as in Squid 5.7. On an intercept port "
+     "the Host must resolve to the connection's original destination address and name its port, if any; "
+     "with off a request that fails is still forwarded to the original destination but neither served from "
+     "nor stored in the cache (a CONNECT gets 409). With on it gets 409 Conflict (ERR_CONFLICT_HOST). An "
+     "absolute-form request is verified by its URL's host and port instead of Host; a request without Host "
+     "is not verified, so it is forwarded but not cached. Forward proxy ports check nothing: as in Squid, "
+     "the URL's authority stands for Host there.",
+     OnOffHandler<&Settings::hostVerifyStrict>, false},
     {"forwarded_for", "on|off|transparent|truncate|delete", "on", nullptr, "forwardedFor",
      "What cuttle does with X-Forwarded-For: on appends the client address, off appends `unknown`, "
      "transparent "

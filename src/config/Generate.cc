@@ -186,7 +186,7 @@ std::string Config::GenerateDirectivesMarkdown()
         }
         out << "\n";
     }
-    out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, intercept, transparent, "
+    out << "\nSo are `http_port` options that change the port's meaning (ssl-bump, "
            "tproxy, accel, vhost, vport, defaultsite, require-proxy-header) and any `http_access` line that "
            "names an undefined acl or an acl of a type cuttle does not implement.\n";
     out << "\n## Squid directives ignored on purpose\n\n"

@@ -159,10 +159,7 @@ bool ParseHostPort(const std::string& text, std::string& host, uint16_t& port, b
 // security are errors: ignoring them would turn the port into a plain
 // forward-proxy port with different access-control facts.
 const char* const PortSecurityOptions[] = {
-    "ssl-bump",    // skipping TLS inspection would bypass ssl_bump policy
-    "intercept",   // interception and reverse-proxy modes change which
-    "transparent", // requests arrive and how http_access sees them
-    "tproxy",
+    "ssl-bump", // skipping TLS inspection would bypass ssl_bump policy
     "accel",
     "vhost",
     "vport",
@@ -221,10 +218,34 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
     }
     p.origin = call.line.file + ":" + std::to_string(call.line.line);
     bool ok = true;
+    bool tproxy = false;
     for (size_t i = 2; i < call.line.words.size(); ++i) {
         const std::string& opt = call.line.words[i];
         const std::string key = opt.substr(0, opt.find('='));
         bool known = false;
+        // Squid 5.7 takes `transparent` as `intercept`, silently; each
+        // refuses the other interception mode (cache_cf.cc parse_port_option)
+        if (opt == "intercept" || opt == "transparent") {
+            if (tproxy) {
+                call.error(
+                    "http_port: Intercept mode requires its own interception port. It cannot be shared "
+                    "with other modes.");
+                ok = false;
+            }
+            p.intercept = true;
+            continue;
+        }
+        if (opt == "tproxy") {
+            tproxy = true;
+            if (p.intercept)
+                call.error("http_port: TPROXY option requires its own interception port. It cannot be shared "
+                           "with other modes.");
+            else
+                call.error("http_port option 'tproxy' is not implemented by cuttle (it would need "
+                           "IP_TRANSPARENT sockets and CAP_NET_ADMIN): refusing it");
+            ok = false;
+            continue;
+        }
         for (const char* s : PortSecurityOptions) {
             if (key == s) {
                 call.error("http_port option '" + opt +

@@ -30,8 +30,6 @@ const std::vector<SquidOnlyRule> Rules = {
     {"cachemgr_passwd", true, "none ...",
      "manager pages it protects with a password, or disables, would be served without one"},
     {"client_ip_max_connections", true, "-1", "a client could open more connections than its limit"},
-    {"host_verify_strict", true, "off",
-     "requests whose Host header does not match their destination would be forwarded instead of refused"},
     // what is forwarded
     {"request_header_access", true, "* allow all",
      "request headers it removes (Cookie, Referer, X-Forwarded-For...) would be forwarded"},

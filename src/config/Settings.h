@@ -30,6 +30,9 @@ struct HttpPort {
     std::string host;   ///< address literal to bind; empty means every address
     uint16_t port = 0;  ///< 0 binds a free port (cache.log names it)
     std::string origin; ///< "FILE:LINE" of the directive, for messages
+    /// `intercept` (or `transparent`): connections NATed to this port; the
+    /// original destination comes from SO_ORIGINAL_DST (doc/design.md "Interception")
+    bool intercept = false;
 };
 
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`
@@ -169,7 +172,8 @@ struct Settings {
     unsigned logfileRotate = 10; ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname; ///< empty: use gethostname()
     bool via = true;
-    bool stripQueryTerms = true; ///< strip_query_terms: access.log URLs end at the `?`
+    bool stripQueryTerms = true;   ///< strip_query_terms: access.log URLs end at the `?`
+    bool hostVerifyStrict = false; ///< host_verify_strict: a Host that fails verification gets 409
     ForwardedFor forwardedFor = ForwardedFor::On;
 
     Duration connectTimeout{0};

@@ -35,6 +35,7 @@ class TestParser : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(httpPortForms);
     CPPUNIT_TEST(httpPortBadValues);
     CPPUNIT_TEST(httpPortOptionsWarnOrFailClosed);
+    CPPUNIT_TEST(httpPortIntercept);
     CPPUNIT_TEST(requestBufferSizeForms);
     CPPUNIT_TEST(requestBufferSizeBounds);
     CPPUNIT_TEST(accessLogForms);
@@ -196,12 +197,32 @@ public:
         const auto s = ok("http_port 3128 name=main tcpkeepalive\n");
         CPPUNIT_ASSERT_EQUAL(size_t(2), warnings().size());
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->httpPorts.size());
-        for (const char* opt :
-             {"ssl-bump", "intercept", "transparent", "tproxy", "accel", "require-proxy-header"}) {
+        for (const char* opt : {"ssl-bump", "tproxy", "accel", "require-proxy-header"}) {
             const auto e = errors(std::string("http_port 3128 ") + opt + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(opt, size_t(1), e.size());
         }
         CPPUNIT_ASSERT(has(errors("http_port 3128 foo=bar\n").at(0), "unknown http_port option"));
+    }
+
+    void httpPortIntercept()
+    {
+        // Squid 5.7 takes `transparent` as `intercept`, without a warning
+        for (const char* opt : {"intercept", "transparent"}) {
+            const auto s = ok(std::string("http_port 3128\nhttp_port 3129 ") + opt + "\n");
+            CPPUNIT_ASSERT(warnings().empty());
+            CPPUNIT_ASSERT(!s->httpPorts.at(0).intercept);
+            CPPUNIT_ASSERT(s->httpPorts.at(1).intercept);
+        }
+        CPPUNIT_ASSERT(!ok("http_port 3128\n")->hostVerifyStrict);
+        CPPUNIT_ASSERT(ok("host_verify_strict on\n")->hostVerifyStrict);
+        // the other interception mode is refused in either order, with Squid's reason
+        CPPUNIT_ASSERT(
+            has(errors("http_port 3129 intercept tproxy\n").at(0), "TPROXY option requires its own"));
+        CPPUNIT_ASSERT(
+            has(errors("http_port 3129 tproxy intercept\n").back(), "Intercept mode requires its own"));
+        CPPUNIT_ASSERT(has(errors("http_port 3129 tproxy\n").at(0), "'tproxy' is not implemented"));
+        CPPUNIT_ASSERT(!errors("http_port 3129 intercept accel\n").empty());
+        CPPUNIT_ASSERT(has(errors("http_port 3129 intercept=yes\n").at(0), "unknown http_port option"));
     }
 
     void requestBufferSizeForms()
