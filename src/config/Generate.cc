@@ -77,8 +77,11 @@ std::string UnitList()
 
 const char* const Intro = "cuttle reads Squid's squid.conf. A directive of Squid 5.7 that cuttle does not "
                           "implement gets one warning "
-                          "and is ignored, except where ignoring it could loosen access control: those are "
-                          "errors (doc/directives.md lists them). A word "
+                          "and is ignored, except where ignoring it could loosen access control or change "
+                          "where traffic goes: those are errors (doc/directives.md lists them). Squid's "
+                          "aliases (cache_access_log, max_filedesc, ...) are parsed as the directives they "
+                          "stand for; a directive Squid 5.7 reports as obsolete gets a warning that says so. "
+                          "A word "
                           "that is neither Squid's nor cuttle's, or a bad value, is an error reported as "
                           "FILE:LINE: reason; `cuttle -k "
                           "parse -f FILE` reports every error of the file. Relative paths (include, log "

@@ -208,5 +208,7 @@ std::string Config::Parser::suggest(const std::string& word) const
         consider(d.name);
     for (size_t i = 0; const char* name = SquidDirectiveName(i); ++i)
         consider(name);
+    for (const auto& a : SquidAliases())
+        consider(a.alias);
     return best;
 }

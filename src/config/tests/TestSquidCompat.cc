@@ -30,6 +30,7 @@ class TestSquidCompat : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(aliasAndTargetShareOneSetting);
     CPPUNIT_TEST(aliasOfARefusedDirectiveIsRefused);
     CPPUNIT_TEST(aliasOfAnIgnoredDirectiveWarnsAsItsTarget);
+    CPPUNIT_TEST(typoOfAnAliasSuggestsIt);
     CPPUNIT_TEST(obsoleteTableIsSquids);
     CPPUNIT_TEST(obsoleteDirectivesWarnAsObsolete);
     CPPUNIT_TEST(fatalObsoleteDirectivesAreErrors);
@@ -140,6 +141,15 @@ public:
         CPPUNIT_ASSERT_MESSAGE(
             w[0], w[0].rfind("t.conf:1: WARNING: 'cache_swap_state' is a Squid directive", 0) == 0);
         CPPUNIT_ASSERT_MESSAGE(w[0], w[0].find("(and on 1 more line)") != std::string::npos);
+    }
+
+    void typoOfAnAliasSuggestsIt()
+    {
+        const auto e = errors("redirect_progam /bin/true\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), e.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'redirect_progam' (did you mean "
+                                         "'redirect_program'?)"),
+                             e[0]);
     }
 
     void obsoleteTableIsSquids()
