@@ -114,6 +114,11 @@ const std::vector<SquidOnlyRule> Rules = {
      "its default answers with an error; only its tunnel action lets more through"},
     {"request_entities", false, nullptr, "its only effect is to let GET and HEAD bodies through"},
     {"sslproxy_cert_error", false, nullptr, "it only lets certificate errors through"},
+    {"uri_whitespace", false, nullptr,
+     "cuttle's request parser refuses a URI with whitespace, the strictest choice (deny)"},
+    {"relaxed_header_parser", false, nullptr,
+     "cuttle's request parser is strict (RFC 9112), as this directive's off; only malformed replies "
+     "may be taken where off refuses them"},
     {"tls_outgoing_options", false, nullptr,
      "cuttle opens no TLS connection to origins (https:// URLs are answered with ERR_UNSUP_REQ)"},
     {"proxy_protocol_access", false, nullptr,
