@@ -243,7 +243,7 @@ void RemovePidFile(const std::string& path)
 /// Notes the files that starting as root may create (see Privileges).
 void NoteFilesToCreate(Privileges& privileges, const Config::Settings& settings)
 {
-    if (settings.cacheLog != "none")
+    if (settings.cacheLog != "none") // `cache_log none`: CacheLog::open() opens nothing
         privileges.willCreate(settings.cacheLog);
     for (const auto& log : settings.accessLogs) {
         if (log.kind != Config::AccessLogSpec::Kind::None)
@@ -316,8 +316,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     Privileges privileges;
     NoteFilesToCreate(privileges, *settings);
     try {
-        if (cacheLogPath != "none") // `cache_log none`: messages stay on stderr
-            Log::cacheLog().open(cacheLogPath);
+        Log::cacheLog().open(cacheLogPath);
     } catch (const std::exception& e) {
         std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what()
                   << "\n         messages will be sent to 'stderr'.\n";
@@ -403,8 +402,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             cacheLogPath = next->cacheLog;
             try {
                 Log::cacheLog().close();
-                if (cacheLogPath != "none")
-                    Log::cacheLog().open(cacheLogPath);
+                Log::cacheLog().open(cacheLogPath);
             } catch (const std::exception& e) {
                 std::cerr << "WARNING: Cannot write log file: " << cacheLogPath << ": " << e.what() << "\n";
             }
