@@ -285,7 +285,9 @@ const std::vector<Directive> Table = {
      "stdio:" CUTTLE_DEFAULT_LOG_DIR "/access.log squid", "stdio:" LOG_DIR_SHOWN "/access.log squid",
      "accessLogs",
      "Writes one line per transaction to PATH in FORMAT (squid, the default, common or combined; "
-     "`logformat=NAME` works too). Several lines write several logs; `none` turns logging off. As in Squid "
+     "`logformat=NAME` works too). Several lines write several logs. `none` ends the list, as in Squid "
+     "5.7: the logs before it are written, those after it get nothing (with a warning); `none ACL...` is "
+     "ignored with a warning. As in Squid "
      "5.7, the word after PATH is the format only when it names one (a built-in format, `auto`, which "
      "means squid, or a logformat line's NAME); otherwise it and the words after it are acls and the format "
      "is squid. After OPTION=VALUE words (logformat=, and buffer-size=, on-error= and rotate=, which are "

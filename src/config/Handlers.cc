@@ -460,9 +460,23 @@ void Config::Handlers::AccessLogHandler(DirectiveCall& call)
     const auto& w = call.line.words;
     AccessLogSpec spec;
     const std::string& place = w[1];
+    // Squid 5.7 (accessLogLogTo()) tries the logs in order and stops at the
+    // first `none` whose acls match: the logs before it are still written
+    auto& logs = call.settings.accessLogs;
+    if (std::any_of(logs.begin(), logs.end(),
+                    [](const AccessLogSpec& l) { return l.kind == AccessLogSpec::Kind::None; })) {
+        call.warning("access_log after 'access_log none' never gets a line (as in Squid 5.7): ignoring it");
+        return;
+    }
     if (place == "none") {
-        WarnExtra(call, 2);
-        call.settings.accessLogs.clear();
+        if (w.size() > 2) {
+            call.warning(
+                "access_log none with acls is not implemented by cuttle: ignoring it (the requests it "
+                "selects are logged by the other access_log lines)");
+            return;
+        }
+        spec.kind = AccessLogSpec::Kind::None;
+        logs.push_back(std::move(spec));
         return;
     }
     std::string path;

@@ -163,7 +163,7 @@ struct Settings {
     std::vector<RangeOffsetLimit> rangeOffsetLimits; ///< `range_offset_limit` lines in order
     Duration maxStale{0};                            ///< max_stale
 
-    std::vector<AccessLogSpec> accessLogs; ///< empty after `access_log none`
+    std::vector<AccessLogSpec> accessLogs; ///< in order; nothing follows a Kind::None (`access_log none`)
     std::vector<std::string>
         logformats;              ///< names that logformat lines defined (formats cuttle does not write)
     std::string cacheLog;        ///< cache_log path

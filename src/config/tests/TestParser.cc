@@ -263,7 +263,8 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("common"), s->accessLogs[1].format);
         CPPUNIT_ASSERT_EQUAL(std::string("/var/log/c.log"), s->accessLogs[2].path);
         s = ok("access_log none\n");
-        CPPUNIT_ASSERT(s->accessLogs.empty()); // and the default is not added
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size()); // and the default is not added
+        CPPUNIT_ASSERT(AccessLogSpec::Kind::None == s->accessLogs[0].kind);
     }
 
     void accessLogBadFormatIsAnError()

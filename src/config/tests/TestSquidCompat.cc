@@ -41,6 +41,7 @@ class TestSquidCompat : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(accessLogFormatOrAclAsSquidDecides);
     CPPUNIT_TEST(accessLogOptionsThenAcls);
     CPPUNIT_TEST(accessLogFormatsCuttleDoesNotWrite);
+    CPPUNIT_TEST(accessLogNoneEndsTheListAsInSquid);
     CPPUNIT_TEST(logformatValueIsTheRestOfTheLine);
     CPPUNIT_TEST(logformatLinesAsSquidTakesThem);
     CPPUNIT_TEST(otherRestOfLineValuesKeepTheirQuotes);
@@ -285,6 +286,25 @@ public:
         CPPUNIT_ASSERT_MESSAGE(
             e[0], has(e[0], "t.conf:2: access_log format 'mine' is defined by a logformat line"));
         CPPUNIT_ASSERT_MESSAGE(e[1], has(e[1], "t.conf:3: access_log format 'referrer' is Squid's"));
+    }
+
+    void accessLogNoneEndsTheListAsInSquid()
+    {
+        // the log before `none` is still written; the one after never gets a line
+        auto s = ok("access_log /p/a squid\naccess_log none\naccess_log /p/b common\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->accessLogs.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("/p/a"), s->accessLogs[0].path);
+        CPPUNIT_ASSERT(AccessLogSpec::Kind::None == s->accessLogs[1].kind);
+        auto w = warnings();
+        CPPUNIT_ASSERT_EQUAL(size_t(1), w.size());
+        CPPUNIT_ASSERT_MESSAGE(w[0],
+                               has(w[0], "t.conf:3: WARNING: access_log after 'access_log none' never gets"));
+        // `none ACL`: not implemented, said, and the other logs stay
+        s = ok("acl lan src 10.0.0.0/8\naccess_log none lan\naccess_log /p/b\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("/p/b"), s->accessLogs[0].path);
+        CPPUNIT_ASSERT(
+            has(warnings().at(0), "t.conf:2: WARNING: access_log none with acls is not implemented"));
     }
 
     void logformatValueIsTheRestOfTheLine()
