@@ -14,6 +14,7 @@ origin_start
 O="127.0.0.1:$OPORT"
 echo "alice:$(openssl passwd -1 secret)" > "$T/passwd"
 echo "bob:$(openssl passwd -1 hunter2)" >> "$T/passwd"
+echo "carol:$(openssl passwd -1 upload)" >> "$T/passwd"
 chmod 644 "$T/passwd"
 
 cache_start \
@@ -60,6 +61,17 @@ seen pa
 grep -qi "Proxy-Authorization" "$T/seen" && bad "the origin saw Proxy-Authorization"
 grep -qi "^GET " "$T/seen" || bad "the origin saw no request: $(head -c 300 "$T/seen")"
 pass_if_ok "Proxy-Authorization is not forwarded"
+
+# an upload whose credentials are checked first: the head waits for the
+# helper with the whole body already in the socket, then the body streams
+mark
+head -c 300000 /dev/urandom > "$T/upload"
+script up "s=10"
+code=$(proxy_get "$(url up)" --proxy-user carol:upload -H "Expect:" --data-binary "@$T/upload")
+[ "$code" = 200 ] || bad "an upload with credentials not checked yet: $code"
+seen up
+grep -qi "^Content-Length: 300000" "$T/seen" || bad "the origin did not get the whole body: $(head -c 300 "$T/seen")"
+pass_if_ok "an upload waits for the credentials' check, then goes through whole"
 
 # several requests on one connection, the second with credentials cached
 mark

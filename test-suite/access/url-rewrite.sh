@@ -56,6 +56,14 @@ grep -qi '^Location: http://elsewhere.test/landing' "$T/head" || bad "no Locatio
 wait_until 5 access_log_has " TCP_REDIRECT/301 [0-9]+ GET http://$O/s/go " || bad "no TCP_REDIRECT/301 line"
 pass_if_ok "url= with status= redirects"
 
+# an upload that waits for the rewriter with its whole body in the socket
+mark
+head -c 300000 /dev/urandom > "$T/upload"
+expect_code "an upload through the rewriter" 200 "http://$O/s/old" -H "Expect:" --data-binary "@$T/upload"
+seen new
+grep -qi "^Content-Length: 300000" "$T/seen" || bad "the rewritten upload lost its body: $(head -c 300 "$T/seen")"
+pass_if_ok "an upload waits for the rewriter, then goes through whole"
+
 mark
 expect_code "ERR keeps the URL" 200 "http://$O/s/kept"
 : > "$T/rewriter.log"
