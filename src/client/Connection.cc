@@ -509,14 +509,21 @@ Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
         // ask the helper; the head stays unconsumed and is handled again
         // with its verdict cached (processBuffered())
         state_ = State::Checking;
-        authCheck_ = basic->check(*credentials, [this] {
-            state_ = State::ReadingHead;
-            drive();
-        });
+        authCheck_ = basic->check(*credentials, [this] { resumeAfterCheck(); });
     }
     if (facts.auth != Acl::AuthState::Valid)
         facts.user.clear();
     return answer;
+}
+
+void Client::Connection::resumeAfterCheck()
+{
+    // the helper answered (its verdict is cached, or kept in rewritten_):
+    // the head still in the buffer is handled again from the start
+    if (state_ != State::Checking)
+        return;
+    state_ = State::ReadingHead;
+    drive();
 }
 
 void Client::Connection::serveManager(const std::string& path)
@@ -1365,6 +1372,8 @@ void Client::Connection::close()
     state_ = State::Closed;
     timer_.cancel();
     kick_.cancel();
+    authCheck_.cancel();
+    rewriteCheck_.cancel();
     registration_.cancel();
     stopForwarding();
     fd_.reset();

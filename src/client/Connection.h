@@ -142,6 +142,7 @@ private:
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
                     const Acl::Checklist& facts);
     void replyRedirect(int status, const std::string& location);
+    void resumeAfterCheck();
     bool writeSome();
     void afterReply();
     void startLingering();

@@ -102,8 +102,7 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
         pendingLog_.reset(); // made again when the head is handled again
         rewriteCheck_ = rewriter->submit(line, [this, original](const Helper::Reply& reply) {
             rewritten_.emplace(original, reply);
-            state_ = State::ReadingHead;
-            drive();
+            resumeAfterCheck();
         });
         return false;
     }

@@ -24,6 +24,7 @@ while read -r url rest; do
     */s/go*) echo "OK status=301 url=http://elsewhere.test/landing" ;;
     */s/old302*) echo "302:http://elsewhere.test/old" ;;
     */s/broken*) echo "BH message=oops" ;;
+    */s/slow*) sleep 2; echo "ERR" ;;
     */s/die*) exit 1 ;;
     *) echo "ERR" ;;
     esac
@@ -73,6 +74,15 @@ expect_code "extras are Squid's default" 200 "http://$O/s/extras" -X GET
 grep -Eq "^http://$O/s/extras 127\\.0\\.0\\.1/127\\.0\\.0\\.1 - GET myip=127\\.0\\.0\\.1 myport=$PORT\$" "$T/rewriter.log" ||
     bad "the rewriter's line is not Squid's: $(cat "$T/rewriter.log")"
 pass_if_ok "ERR, url_rewrite_access, the request line"
+
+# a client that leaves while the rewriter thinks: nothing is sent to a
+# closed connection, and the next client is served
+mark
+curl -s -o /dev/null --max-time 0.5 -x "127.0.0.1:$PORT" "http://$O/s/slow"
+sleep 2.5
+is_running "$CUTTLE_PID" || bad "the proxy died after a client left during a rewrite"
+expect_code "after a client left mid-rewrite" 200 "http://$O/s/later"
+pass_if_ok "a client may leave while the rewriter works"
 
 if [ -z "$CACHE_TEST_SQUID" ]; then
     mark
