@@ -83,9 +83,11 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
 {
     auto* rewriter = services_.urlRewriter();
     const auto& settings = services_.settings();
+    // only a plain deny skips the rewriter: rules it cannot decide (a
+    // proxy_auth acl with unchecked credentials) keep the filter on
     if (!rewriter || parser_.method() == Http::Method::Connect ||
         (settings.urlRewriteAccess.size() != 0 &&
-         settings.urlRewriteAccess.check(facts) != Acl::Answer::Allowed))
+         settings.urlRewriteAccess.check(facts) == Acl::Answer::Denied))
         return true;
 
     const std::string original = url.canonical();
