@@ -162,7 +162,10 @@ void Proxy::Instance::configureHelpers()
 {
     const auto& rewrite = settings_->urlRewrite;
     if (rewrite.program.empty()) {
-        urlRewriter_.reset();
+        if (urlRewriter_) {
+            urlRewriter_->shutdown();
+            retiredRewriters_.push_back(std::move(urlRewriter_));
+        }
     } else {
         auto options = HelperOptions("redirector", rewrite.program, rewrite.children);
         if (urlRewriter_)
@@ -173,7 +176,10 @@ void Proxy::Instance::configureHelpers()
 
     const auto& s = settings_->authBasic;
     if (s.program.empty()) {
-        basicAuth_.reset();
+        if (basicAuth_) {
+            basicAuth_->shutdown();
+            retiredAuth_.push_back(std::move(basicAuth_));
+        }
         return;
     }
     Auth::BasicOptions options;

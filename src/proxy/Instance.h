@@ -127,11 +127,15 @@ private:
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
-    bool helpersMayRun_ = false;                                   ///< root was left (startHelpers())
-    std::unique_ptr<Log::AccessLog> accessLog_;                    ///< see accessLog()
-    Errors::Templates templates_;                                  ///< see templates()
-    std::string visibleHostname_;                                  ///< see visibleHostname()
-    Client::Side side_;                                            ///< last member: destroyed first
+    /// helpers a reconfigure removed, shut down but kept: a connection may
+    /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
+    std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;
+    std::vector<std::unique_ptr<Helper::Pool>> retiredRewriters_;
+    bool helpersMayRun_ = false;                ///< root was left (startHelpers())
+    std::unique_ptr<Log::AccessLog> accessLog_; ///< see accessLog()
+    Errors::Templates templates_;               ///< see templates()
+    std::string visibleHostname_;               ///< see visibleHostname()
+    Client::Side side_;                         ///< last member: destroyed first
 };
 
 } // namespace Proxy

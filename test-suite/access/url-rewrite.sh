@@ -91,6 +91,24 @@ if [ -z "$CACHE_TEST_SQUID" ]; then
     expect_code "a dying rewriter fails closed" 500 "http://$O/s/die"
     expect_code "the rewriter is restarted" 200 "http://$O/s/after"
     pass_if_ok "a broken rewriter never lets a request through unchanged"
+
+    # a reconfigure that drops the rewriter while a request waits for it:
+    # the request is handled again under the configuration now in force (no
+    # rewriter), and the proxy goes on without one
+    mark
+    curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "http://$O/s/slow" \
+        > "$T/slow.code" &
+    SLOW=$!
+    sleep 0.5
+    grep -v '^url_rewrite' "$T/squid.conf" > "$T/squid.conf.new" && mv "$T/squid.conf.new" "$T/squid.conf"
+    kill -HUP "$CUTTLE_PID"
+    wait "$SLOW"
+    [ "$(cat "$T/slow.code")" = 200 ] || bad "a request whose rewriter was dropped: $(cat "$T/slow.code")"
+    is_running "$CUTTLE_PID" || bad "the proxy died when the rewriter was dropped"
+    : > "$T/rewriter.log"
+    expect_code "no rewriter after the reconfigure" 200 "http://$O/s/old"
+    grep -q . "$T/rewriter.log" && bad "the dropped rewriter was still asked"
+    pass_if_ok "a reconfigure that drops the rewriter"
 fi
 cache_stop
 checks_done
