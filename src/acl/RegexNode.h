@@ -69,9 +69,6 @@ public:
     bool isEmpty() const override { return patterns_.empty(); }
     bool match(const Checklist& facts) const override;
 
-    /// The field name of a req_header/rep_header acl; empty for other types.
-    const std::string& fieldName() const { return fieldName_; }
-
 private:
     /// The text this acl matches in `facts`, or nullopt when it is absent;
     /// a header field's value is copied into `field`, which must outlive it.

@@ -80,9 +80,6 @@ public:
     /// asked again.
     static constexpr std::chrono::seconds BadTtl{2};
 
-    /// The helpers, for the manager and tests.
-    const Helper::Pool& pool() const { return pool_; }
-
 private:
     /// The cache key of credentials.
     static std::string Key(const Credentials& credentials);
