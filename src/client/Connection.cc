@@ -914,7 +914,7 @@ bool Client::Connection::replyIsDenied(bool isOwner)
     facts.request = &requestFields;
     facts.reply = &replyFields;
     facts.replyStatus = stored.status;
-    facts.hierCode = isOwner ? "HIER_DIRECT" : "HIER_NONE";
+    facts.hierCode = isOwner ? directCode() : "HIER_NONE";
     const bool denied = services_.settings().httpReplyAccess.check(facts) != Acl::Answer::Allowed;
     facts.request = facts.reply = nullptr;
     if (!denied)
@@ -927,7 +927,7 @@ bool Client::Connection::replyIsDenied(bool isOwner)
     stopForwarding();
     reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", *context);
     if (pendingLog_ && !peer.empty()) {
-        pendingLog_->hierarchy = "HIER_DIRECT";
+        pendingLog_->hierarchy = directCode();
         pendingLog_->peerAddress = peer;
     }
     // written from the loop, not from inside the forwarder or the lookup
