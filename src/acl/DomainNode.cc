@@ -6,20 +6,12 @@
 #include "cuttle.h"
 #include "acl/DomainNode.h"
 #include "acl/AccessList.h"
+#include "base/Text.h"
 
-#include <algorithm>
-#include <cctype>
 
 namespace Acl {
 
 namespace {
-
-std::string Lowercase(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
 
 std::string Reversed(std::string_view text)
 {
@@ -37,7 +29,7 @@ bool DomainNode::addValues(const std::vector<std::string>& values, std::string& 
     hosts_.reserve(hosts_.size() + values.size());
     domains_.reserve(domains_.size() + values.size());
     for (const auto& value : values) {
-        if (!add(Lowercase(value), why, warnings))
+        if (!add(AsciiLowercase(value), why, warnings))
             return false;
     }
     return true;

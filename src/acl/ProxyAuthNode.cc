@@ -7,22 +7,12 @@
 #include "acl/ProxyAuthNode.h"
 #include "acl/AccessList.h"
 #include "base/Regex.h"
+#include "base/Text.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace Acl {
-
-namespace {
-
-std::string Lowercase(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
-
-} // namespace
 
 ProxyAuthNode::ProxyAuthNode(std::string name, std::string typeName, bool regex)
     : Node(std::move(name), std::move(typeName)), regex_(regex)
@@ -49,7 +39,7 @@ bool ProxyAuthNode::addValues(const std::vector<std::string>& values, std::strin
             }
             patterns_.push_back(std::move(regex));
         } else if (ignoreCase_) {
-            lowered_.insert(Lowercase(v));
+            lowered_.insert(AsciiLowercase(v));
         } else {
             users_.insert(v);
         }
@@ -70,7 +60,8 @@ bool ProxyAuthNode::match(const Checklist& facts) const
     case AuthState::Valid:
         break;
     }
-    if (required_ || users_.count(facts.user) || (!lowered_.empty() && lowered_.count(Lowercase(facts.user))))
+    if (required_ || users_.count(facts.user) ||
+        (!lowered_.empty() && lowered_.count(AsciiLowercase(facts.user))))
         return true;
     return std::any_of(patterns_.begin(), patterns_.end(),
                        [&facts](const std::unique_ptr<Regex>& r) { return r->matches(facts.user); });

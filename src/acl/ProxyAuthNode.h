@@ -42,7 +42,7 @@ private:
     bool regex_;
     bool ignoreCase_ = false;       ///< the current line's -i
     bool required_ = false;         ///< REQUIRED: any valid user
-    std::set<std::string> users_;   ///< names; lowercased ones when listed under -i
+    std::set<std::string> users_;   ///< names listed without -i, compared as they are
     std::set<std::string> lowered_; ///< names listed under -i, lowercased
     std::vector<std::unique_ptr<Regex>> patterns_;
 };

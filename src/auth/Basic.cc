@@ -5,10 +5,9 @@
 
 #include "cuttle.h"
 #include "auth/Basic.h"
+#include "base/Text.h"
 #include "helper/Reply.h"
 
-#include <algorithm>
-#include <cctype>
 #include <strings.h>
 
 namespace {
@@ -107,12 +106,7 @@ void Auth::Basic::reconfigure(const BasicOptions& options)
 
 std::string Auth::Basic::userName(const std::string& sent) const
 {
-    if (options_.caseSensitive)
-        return sent;
-    std::string lowered = sent;
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lowered;
+    return options_.caseSensitive ? sent : AsciiLowercase(sent);
 }
 
 std::string Auth::Basic::Key(const Credentials& credentials)

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "comm/Resolver.h"
+#include "base/Text.h"
 #include "base/TextException.h"
 #include "log/CacheLog.h"
 
@@ -42,20 +43,12 @@ constexpr off_t MaxHostsFileSize = 64 * 1024 * 1024;
 
 const char* const TimedOutText = "DNS server timed out";
 
-std::string Lowercase(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 /// the key of a name in the hosts table and in the queries in flight
 std::string NameKey(std::string_view name)
 {
     if (name.size() > 1 && name.back() == '.')
         name.remove_suffix(1);
-    return Lowercase(name);
+    return AsciiLowercase(name);
 }
 
 /// a copy of a with the given port
