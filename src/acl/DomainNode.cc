@@ -8,7 +8,6 @@
 #include "acl/AccessList.h"
 #include "base/Text.h"
 
-
 namespace Acl {
 
 namespace {
