@@ -38,6 +38,14 @@ bool Config::Handlers::NeedArgs(const DirectiveCall& call, size_t n)
     return true;
 }
 
+bool Config::Handlers::ParseCount(const std::string& text, unsigned& value)
+{
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    value = static_cast<unsigned>(std::stoul(text));
+    return true;
+}
+
 bool Config::Handlers::ParseOnOff(const DirectiveCall& call, const std::string& word, bool& value)
 {
     if (word == "on" || word == "enable") {
@@ -314,18 +322,13 @@ void Config::Handlers::LogfileRotateHandler(DirectiveCall& call)
     if (!NeedArgs(call, 1))
         return;
     const std::string& word = call.line.words[1];
-    unsigned long value = 0;
-    bool ok = !word.empty() && word.size() <= 9;
-    for (const char c : word)
-        ok = ok && std::isdigit(static_cast<unsigned char>(c));
-    if (ok)
-        value = std::stoul(word);
-    if (!ok) {
+    unsigned value = 0;
+    if (!ParseCount(word, value)) {
         call.error("bad logfile_rotate value '" + word + "': use a count from 0 to 999999999");
         return;
     }
     WarnExtra(call, 2);
-    call.settings.logfileRotate = static_cast<unsigned>(value);
+    call.settings.logfileRotate = value;
 }
 
 namespace {

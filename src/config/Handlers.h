@@ -33,6 +33,10 @@ void WarnExtra(const DirectiveCall& call, size_t pos);
 /// Whether the line has at least `n` values; an error otherwise.
 bool NeedArgs(const DirectiveCall& call, size_t n);
 
+/// A count as Squid's parse_int() reads one, but never negative: decimal
+/// digits only, at most 9 of them; false otherwise.
+bool ParseCount(const std::string& text, unsigned& value);
+
 /// Squid's parse_onoff(): on, off, and the deprecated enable/disable.
 bool ParseOnOff(const DirectiveCall& call, const std::string& word, bool& value);
 

@@ -10,19 +10,6 @@
 #include "cuttle.h"
 #include "config/Handlers.h"
 
-namespace {
-
-/// A count: digits only, at most 9 of them.
-bool ParseCount(const std::string& text, unsigned& value)
-{
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    value = static_cast<unsigned>(std::stoul(text));
-    return true;
-}
-
-} // namespace
-
 void Config::Handlers::ParseHelperChildren(DirectiveCall& call, size_t pos, HelperChildren& children)
 {
     const auto& w = call.line.words;
