@@ -8,14 +8,17 @@
 /// with a '/' are skipped (ConfigInput.h). Properties checked:
 /// - every line is of the file read, numbered 1..(physical lines), in
 ///   increasing order (nothing is included), with at least one word;
-/// - a word is not empty; an unquoted word holds no blank, a quoted one
-///   starts and ends with a DQUOTE; no word holds an LF or starts with '#';
+/// - a word is not empty; an unquoted word holds no blank (except the
+///   value that runs to the end of the line of a directive such as
+///   logformat, SquidRestOfLineAfter()), a quoted one starts and ends with
+///   a DQUOTE; no word holds an LF, and none but that value starts with '#';
 /// - diagnostics name the file and a line within it (or 0);
 /// - lexing the same text again gives the same lines and diagnostics.
 
 #include "cuttle.h"
 
 #include "config/Lexer.h"
+#include "config/SquidDirectives.h"
 #include "fuzz/Check.h"
 #include "fuzz/ConfigInput.h"
 
@@ -59,15 +62,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         FUZZ_CHECK(line.line > last && line.line <= physical);
         last = line.line;
         FUZZ_CHECK(!line.words.empty());
-        for (const auto& word : line.words) {
+        const size_t restAfter = Config::SquidRestOfLineAfter(line.words[0]);
+        for (size_t w = 0; w < line.words.size(); ++w) {
+            const std::string& word = line.words[w];
             FUZZ_CHECK(!word.empty());
             FUZZ_CHECK(word.find('\n') == std::string::npos);
             if (Config::Lexer::IsQuoted(word)) {
                 FUZZ_CHECK(word.size() >= 2 && word.front() == '"' && word.back() == '"');
                 FUZZ_CHECK(Config::Lexer::Unquote(word) == word.substr(1, word.size() - 2));
             } else {
-                FUZZ_CHECK(word[0] != '#');
-                FUZZ_CHECK(word.find_first_of(" \t\r\f\v") == std::string::npos);
+                if (restAfter && w == restAfter) {
+                    FUZZ_CHECK(w + 1 == line.words.size());
+                } else {
+                    FUZZ_CHECK(word[0] != '#');
+                    FUZZ_CHECK(word.find_first_of(" \t\r\f\v") == std::string::npos);
+                }
             }
         }
     }
