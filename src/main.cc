@@ -16,6 +16,7 @@
 #include "comm/SignalSource.h"
 #include "comm/SystemdNotify.h"
 #include "config/Parser.h"
+#include "proxy/ConfigDns.h"
 #include "log/CacheLog.h"
 #include "log/DebugOptions.h"
 
@@ -128,6 +129,7 @@ struct ConfigReader {
     {
         if (!options.serviceName.empty())
             parser.setServiceName(options.serviceName);
+        parser.setHostResolver(Proxy::ResolveAclHost);
     }
 };
 

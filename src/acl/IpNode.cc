@@ -182,40 +182,58 @@ bool IpNode::addValues(const std::vector<std::string>& values, std::string& why,
         if (!ParseValue(value, parsed, isHostName, why, warnings))
             return false;
         if (isHostName) {
-            markUnsupported("(" + typeName() + ") names the host '" + value +
-                            "', which Squid resolves when parsing and cuttle does not implement yet");
+            if (!hostResolver_) {
+                markUnsupported("(" + typeName() + ") names the host '" + value +
+                                "', which cuttle resolves only when it reads squid.conf to run");
+                continue;
+            }
+            if (value.find('/') != std::string::npos) {
+                why = "'" + value + "': cuttle takes no netmask after a host name";
+                return false;
+            }
+            std::vector<Address> addresses;
+            if (!(*hostResolver_)(value, addresses, why)) {
+                why = "cannot resolve the host '" + value + "': " + why;
+                return false;
+            }
+            for (const auto& a : addresses)
+                add(Entry{a, a, Address::PrefixMask(128)}, value + " (" + a.toString() + ")", warnings);
             continue;
         }
-        for (const auto& e : parsed) {
-            // Squid 5.7 keeps src/dst values in a splay tree whose comparison
-            // (aclIpNetworkCompare2) calls two values equal when the start
-            // of one lies in the other, and drops a value equal to one
-            // already there: a later value that overlaps an earlier one is
-            // ignored, wholly. Matching the union instead would make an
-            // `allow` rule match more than Squid's.
-            //
-            // A kept entry equal to `e` is the only kept one `e` overlaps (kept
-            // entries do not overlap each other), so the earliest clash is the
-            // duplicate when there is one. Reversed ranges overlap nothing equal
-            // to them and are looked up apart.
-            const auto clash = firstClash(e);
-            const bool duplicate = (clash != None && entries_[clash] == e) ||
-                                   (e.hi < e.lo && reversed_.count(std::make_tuple(e.lo, e.hi, e.mask)));
-            if (duplicate) {
-                warnings.push_back("'" + value + "' is already in acl " + name() + "; ignored");
-                continue;
-            }
-            if (clash != None) {
-                warnings.push_back(
-                    "'" + value + "' overlaps '" + texts_[clash] + "', which is already in acl " + name() +
-                    ", so it is ignored, as Squid 5.7 does: the acl does not match addresses of '" + value +
-                    "' outside '" + texts_[clash] + "'; list them without overlaps");
-                continue;
-            }
-            keep(e, value);
-        }
+        for (const auto& e : parsed)
+            add(e, value, warnings);
     }
     return true;
+}
+
+void IpNode::add(const Entry& e, const std::string& value, std::vector<std::string>& warnings)
+{
+    // Squid 5.7 keeps src/dst values in a splay tree whose comparison
+    // (aclIpNetworkCompare2) calls two values equal when the start
+    // of one lies in the other, and drops a value equal to one
+    // already there: a later value that overlaps an earlier one is
+    // ignored, wholly. Matching the union instead would make an
+    // `allow` rule match more than Squid's.
+    //
+    // A kept entry equal to `e` is the only kept one `e` overlaps (kept
+    // entries do not overlap each other), so the earliest clash is the
+    // duplicate when there is one. Reversed ranges overlap nothing equal
+    // to them and are looked up apart.
+    const auto clash = firstClash(e);
+    const bool duplicate = (clash != None && entries_[clash] == e) ||
+                           (e.hi < e.lo && reversed_.count(std::make_tuple(e.lo, e.hi, e.mask)));
+    if (duplicate) {
+        warnings.push_back("'" + value + "' is already in acl " + name() + "; ignored");
+        return;
+    }
+    if (clash != None) {
+        warnings.push_back("'" + value + "' overlaps '" + texts_[clash] + "', which is already in acl " +
+                           name() +
+                           ", so it is ignored, as Squid 5.7 does: the acl does not match addresses of '" +
+                           value + "' outside '" + texts_[clash] + "'; list them without overlaps");
+        return;
+    }
+    keep(e, value);
 }
 
 uint32_t IpNode::firstClash(const Entry& e) const

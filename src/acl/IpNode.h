@@ -11,6 +11,7 @@
 #include "acl/Node.h"
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -33,8 +34,10 @@ namespace Acl {
 /// As in Squid 5.7, a value that overlaps one already in the acl (the start
 /// of either lies in the other) is ignored with a warning, even when it is
 /// wider: `acl x src 10.1.0.0/16 10.0.0.0/8` matches 10.1.0.0/16 only.
-/// A host name value (Squid resolves it when parsing) makes the acl
-/// unsupported until cuttle resolves names at parse time.
+/// A host name value is resolved when the line is parsed, as Squid does,
+/// through the HostResolver the caller gives (Registry::parse()): its
+/// addresses take the name's place among the values, in order. Without a
+/// resolver (unit tests, fuzzers) a host name makes the acl unsupported.
 ///
 /// Block lists of 100,000 values are common, so values are not scanned
 /// linearly. Every entry, masked range included, covers one contiguous run
@@ -48,6 +51,10 @@ namespace Acl {
 /// comparison; it is kept in the tree as a point that contains nothing.
 class IpNode : public Node {
 public:
+    /// Resolves a host name to its addresses; false with `why` when it has none.
+    using HostResolver =
+        std::function<bool(const std::string& host, std::vector<Address>& addresses, std::string& why)>;
+
     /// Which address of the transaction the acl tests.
     enum class Side { Source, Destination, Local };
 
@@ -75,6 +82,10 @@ public:
     bool acceptsOption(const std::string& option) const override;
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
+    /// Sets the resolver of host name values for the next addValues() calls
+    /// (nullptr: names make the acl unsupported). The Registry sets it around
+    /// one line's values only.
+    void setHostResolver(const HostResolver* resolver) { hostResolver_ = resolver; }
     bool isEmpty() const override { return entries_.empty() && isSupported(); }
     /// src: Checklist::srcAddr; dst: Checklist::dstAddr, else dstHost when it is
     /// an address literal; an unknown address matches nothing (as a failed
@@ -109,6 +120,8 @@ private:
     uint32_t earliestStartingIn(const Address& lo, const Address& hi) const;
     /// The earliest kept entry that `e` overlaps (Squid's rule), or None.
     uint32_t firstClash(const Entry& e) const;
+    /// Keeps `e` unless it repeats or overlaps a kept entry (Squid's rule: warnings).
+    void add(const Entry& e, const std::string& value, std::vector<std::string>& warnings);
     /// Adds `e` (which overlaps nothing kept) to entries_, texts_ and the tree.
     void keep(const Entry& e, const std::string& text);
     /// Joins two treaps, every key in `a` not above those in `b`; returns the root.
@@ -119,6 +132,7 @@ private:
     void update(uint32_t t);
 
     Side side_;
+    const HostResolver* hostResolver_ = nullptr; ///< see setHostResolver()
     std::vector<Entry> entries_;
     std::vector<std::string> texts_; ///< the value each entry came from, for warnings
     std::vector<Slot> tree_;         ///< tree_[i] is the Slot of entries_[i]; linked by index

@@ -244,7 +244,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
     return nullptr;
 }
 
-Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, std::string& why)
+Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, std::string& why,
+                                       const IpNode::HostResolver* resolveHost)
 {
     why.clear();
     if (words.empty() || words[0].empty()) {
@@ -335,9 +336,17 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
             why = "acl " + name + ": " + why;
             return ParseOutcome::Error;
         }
-    } else if (!node->addValues(values, why, warnings)) {
-        why = "acl " + name + ": " + why;
-        return ParseOutcome::Error;
+    } else {
+        auto* addresses = dynamic_cast<IpNode*>(node);
+        if (addresses)
+            addresses->setHostResolver(resolveHost);
+        const bool added = node->addValues(values, why, warnings);
+        if (addresses)
+            addresses->setHostResolver(nullptr);
+        if (!added) {
+            why = "acl " + name + ": " + why;
+            return ParseOutcome::Error;
+        }
     }
     if (created)
         nodes_.emplace(name, std::move(created));

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "acl/IpNode.h"
 #include "acl/forward.h"
 
 #include <map>
@@ -62,7 +63,12 @@ public:
     /// value, masked host bits, netmask syntax, empty acl), joined by "; ":
     /// the caller should log it as a warning. On Unsupported and Error it
     /// says why, without the file:line prefix.
-    ParseOutcome parse(const std::vector<std::string>& words, std::string& why);
+    ///
+    /// Host names among the values of an address acl (src, dst, localip)
+    /// are resolved with `resolveHost` (IpNode::setHostResolver()); without
+    /// one they make the acl Unsupported.
+    ParseOutcome parse(const std::vector<std::string>& words, std::string& why,
+                       const IpNode::HostResolver* resolveHost = nullptr);
 
     /// The acl with this name, or nullptr. Unsupported-type acls are found
     /// too (isSupported() is false on them).

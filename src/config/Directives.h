@@ -62,6 +62,8 @@ struct DirectiveCall {
     Lexer& lexer;                         ///< resolves paths and reads quoted files
     std::vector<Diagnostic>& diagnostics; ///< where problems go
     RepeatedWarnings* repeated = nullptr; ///< the parse's once-per-key warnings; nullptr: none
+    /// resolves the host names of address acls (Parser::setHostResolver()); nullptr: none
+    const Acl::IpNode::HostResolver* resolveHost = nullptr;
 
     /// Reports an error about this line.
     void error(const std::string& reason) const;

@@ -299,7 +299,7 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
         if (Lexer::IsQuoted(w))
             w = "\"" + call.lexer.resolve(Lexer::Unquote(w)) + "\"";
     std::string why;
-    switch (call.settings.acls.parse(words, why)) {
+    switch (call.settings.acls.parse(words, why, call.resolveHost)) {
     case Acl::Registry::ParseOutcome::Ok:
         if (!why.empty()) // Registry.h: warnings Squid logs too
             call.warning("acl: " + why);

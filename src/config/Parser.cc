@@ -85,9 +85,25 @@ std::unique_ptr<Config::Settings> Config::Parser::parseText(const std::string& t
 std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path, const std::string& text,
                                                         const std::string& fileName)
 {
+    auto settings = read(path, text, fileName, nullptr);
+    if (hostResolver_ && sawHostName_) {
+        // the acl host names are resolved with the DNS settings of the
+        // whole file, which the first reading learned
+        const auto dns = std::move(settings);
+        settings = read(path, text, fileName, dns.get());
+    }
+    if (hasErrors())
+        return nullptr;
+    return settings;
+}
+
+std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, const std::string& text,
+                                                       const std::string& fileName, const Settings* dns)
+{
     diagnostics_.clear();
     seen_.clear();
     repeated_ = RepeatedWarnings();
+    sawHostName_ = false;
     Lexer lexer(diagnostics_, baseDirectory_);
     lexer.setMacros(Lexer::StandardMacros(serviceName_));
     std::string why;
@@ -95,7 +111,22 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
         diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, "-n " + serviceName_, 0, why});
     auto settings = std::make_unique<Settings>();
     settings->configFile = path ? lexer.resolve(*path) : fileName;
-    const Lexer::LineHandler handler = [&](const Line& line) { dispatch(*settings, line, lexer); };
+
+    Acl::IpNode::HostResolver resolveHost;
+    if (hostResolver_ && dns) {
+        resolveHost = [this, dns](const std::string& host, std::vector<Acl::Address>& addresses,
+                                  std::string& reason) {
+            return hostResolver_(host, *dns, addresses, reason);
+        };
+    } else if (hostResolver_) {
+        resolveHost = [this](const std::string&, std::vector<Acl::Address>&, std::string&) {
+            sawHostName_ = true;
+            return true; // no addresses yet: this reading only learns the DNS settings
+        };
+    }
+    const Lexer::LineHandler handler = [&](const Line& line) {
+        dispatch(*settings, line, lexer, resolveHost ? &resolveHost : nullptr);
+    };
     if (path)
         lexer.readFile(*path, handler);
     else
@@ -103,13 +134,11 @@ std::unique_ptr<Config::Settings> Config::Parser::parse(const std::string* path,
     applyDefaults(*settings, lexer);
 
     repeated_.finish(diagnostics_);
-
-    if (hasErrors())
-        return nullptr;
     return settings;
 }
 
-void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer)
+void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer,
+                              const Acl::IpNode::HostResolver* resolveHost)
 {
     const std::string& written = line.words[0];
     if (const ObsoleteDirective* o = FindObsoleteDirective(written)) {
@@ -133,7 +162,7 @@ void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer
     if (const Directive* d = FindDirective(name)) {
         if (std::find(seen_.begin(), seen_.end(), name) == seen_.end())
             seen_.push_back(name);
-        DirectiveCall call{settings, line, lexer, diagnostics_, &repeated_};
+        DirectiveCall call{settings, line, lexer, diagnostics_, &repeated_, resolveHost};
         d->handler(call);
         return;
     }

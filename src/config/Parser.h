@@ -33,6 +33,12 @@
 /// `${service_name}`, `${process_name}`, `${process_number}` and
 /// `${kid_count}` macros, Lexer.h); the service name comes from
 /// setServiceName() (`cuttle -n NAME`), "cuttle" by default.
+///
+/// Host names in address acls (`acl x dst www.example.com`) are resolved
+/// while the line is read, as Squid does, by the resolver main.cc gives
+/// (setHostResolver()), with the DNS settings of the file itself
+/// (hosts_file, dns_nameservers, dns_timeout), wherever they are in it: a
+/// file that names a host is read twice, the first time to learn them.
 
 #pragma once
 
@@ -40,6 +46,7 @@
 #include "config/Directives.h"
 #include "config/Settings.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +88,16 @@ public:
     /// What `${service_name}` expands to: Lexer::DefaultServiceName unless set.
     const std::string& serviceName() const { return serviceName_; }
 
+    /// Resolves a host name of an address acl to its addresses with the DNS
+    /// settings of `dns` (a whole configuration, defaults applied); false
+    /// with `why` when the name has none.
+    using HostResolver = std::function<bool(const std::string& host, const Settings& dns,
+                                            std::vector<Acl::Address>& addresses, std::string& why)>;
+
+    /// Sets the resolver of acl host names; without one they make their acl
+    /// unsupported (an http_access line that uses it is an error).
+    void setHostResolver(HostResolver resolver) { hostResolver_ = std::move(resolver); }
+
     /// Squid's rule for `-n NAME`: 1 to 32 letters and digits. False, with
     /// `why` (Squid's words), otherwise.
     static bool IsValidServiceName(const std::string& name, std::string& why);
@@ -88,7 +105,12 @@ public:
 private:
     std::unique_ptr<Settings> parse(const std::string* path, const std::string& text,
                                     const std::string& fileName);
-    void dispatch(Settings& settings, const Line& line, Lexer& lexer);
+    /// One reading of the file; acl host names are resolved with `dns`'s
+    /// DNS settings, or only noted (sawHostName_) when it is null.
+    std::unique_ptr<Settings> read(const std::string* path, const std::string& text,
+                                   const std::string& fileName, const Settings* dns);
+    void dispatch(Settings& settings, const Line& line, Lexer& lexer,
+                  const Acl::IpNode::HostResolver* resolveHost);
     void applyDefaults(Settings& settings, Lexer& lexer);
     std::string suggest(const std::string& word) const;
 
@@ -98,6 +120,8 @@ private:
     std::vector<std::string> seen_;       ///< table directives the file set
     /// once-per-key warnings: ignored Squid directives, unimplemented acl types
     RepeatedWarnings repeated_;
+    HostResolver hostResolver_; ///< see setHostResolver()
+    bool sawHostName_ = false;  ///< the last read() met an acl host name
 };
 
 } // namespace Config

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "proxy/Instance.h"
+#include "proxy/ConfigDns.h"
 #include "base/TextException.h"
 #include "client/DetachedFetch.h"
 #include "log/CacheLog.h"
@@ -26,10 +27,7 @@ Proxy::Instance::~Instance() = default;
 
 void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool isStartup)
 {
-    Comm::Resolver::Options dns;
-    dns.nameservers = settings.dnsNameservers;
-    dns.hostsFile = settings.hostsFile;
-    dns.timeout = settings.dnsTimeout;
+    const auto dns = DnsOptions(settings);
     try {
         if (!resolver_)
             resolver_ = std::make_unique<Comm::Resolver>(loop_, dns);

@@ -274,6 +274,7 @@ class TestIpNode : public CppUnit::TestFixture {
     CPPUNIT_TEST(hundredThousandValuesMatchAsBruteForce);
     CPPUNIT_TEST(badValuesAreRejected);
     CPPUNIT_TEST(hostNameMakesAclUnsupported);
+    CPPUNIT_TEST(hostNameStandsForItsAddressesInOrder);
     CPPUNIT_TEST(unsetAddressMatchesNothing);
     CPPUNIT_TEST(dstUsesResolvedAddressThenLiteralHost);
     CPPUNIT_TEST(dstAcceptsNoLookupOptionSrcDoesNot);
@@ -799,6 +800,41 @@ public:
         CPPUNIT_ASSERT(!n.isSupported());
         CPPUNIT_ASSERT(n.unsupportedReason().find("www.example.com") != std::string::npos);
         CPPUNIT_ASSERT(!n.isEmpty());
+    }
+
+    void hostNameStandsForItsAddressesInOrder()
+    {
+        Acl::IpNode n("x", Acl::IpNode::Side::Destination);
+        const Acl::IpNode::HostResolver resolve = [](const std::string& host, std::vector<Acl::Address>& out,
+                                                     std::string& why) {
+            if (host != "two.test") {
+                why = "Name not found";
+                return false;
+            }
+            out.push_back(*Acl::Address::Parse("127.0.0.2"));
+            out.push_back(*Acl::Address::Parse("::2"));
+            return true;
+        };
+        n.setHostResolver(&resolve);
+        std::string why;
+        std::vector<std::string> warnings;
+        // the range comes after the name: it overlaps 127.0.0.2 and is dropped, as in Squid
+        CPPUNIT_ASSERT(n.addValues({"two.test", "127.0.0.0/8"}, why, warnings));
+        CPPUNIT_ASSERT(n.isSupported());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), n.entries().size());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings.size());
+        CPPUNIT_ASSERT(warnings[0].find("two.test (127.0.0.2)") != std::string::npos);
+        auto c = Facts("192.0.2.1", "GET", "127.0.0.2");
+        CPPUNIT_ASSERT(n.match(c));
+        c.dstHost = "127.0.0.3";
+        CPPUNIT_ASSERT(!n.match(c));
+        c.dstHost = "[::2]";
+        CPPUNIT_ASSERT(n.match(c));
+
+        CPPUNIT_ASSERT(!n.addValues({"nosuch.test"}, why, warnings));
+        CPPUNIT_ASSERT(why.find("cannot resolve the host 'nosuch.test': Name not found") !=
+                       std::string::npos);
+        CPPUNIT_ASSERT(!n.addValues({"two.test/24"}, why, warnings));
     }
 
     void unsetAddressMatchesNothing()
