@@ -151,7 +151,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         !settings.mayCache(facts))
         return false;
 
-    tx.cacheKey = Store::MakeKey(parser_.methodToken(), tx.url);
+    tx.cacheKey = Store::MakeKey(parser_.methodToken(), tx.storeId.empty() ? tx.url : tx.storeId);
     tx.requestFacts = Store::RequestFacts::FromFields(method, parser_.fields());
     tx.mayStore = !tx.requestFacts.cc.noStore; // RFC 9111 5.2.1.5
     tx.requestHead = tx.pageContext ? tx.pageContext->request : std::string();

@@ -306,6 +306,8 @@ void Client::Connection::processBuffered()
         }
         parsedOffset_ += parser_.headSize();
         parser_.reset();
+        rewritten_.reset(); // the helpers' answers were about this head
+        storeIded_.reset();
         if (readingBody_)
             consumeBody(); // body bytes that came with the head
         if (state_ == State::Closed)
@@ -458,7 +460,11 @@ void Client::Connection::handleHead(std::string_view head)
     }
     if (!rewriteUrl(url, record, context, facts))
         return; // asked the rewriter (the head is handled again), or answered
+    std::string storeId;
+    if (!askStoreId(url, record, facts, storeId))
+        return; // asked the store-ID helper: the head is handled again
     tx_ = std::make_unique<Transaction>();
+    tx_->storeId = std::move(storeId);
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
     if (settings.httpReplyAccess.size() != 0) {
         tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
@@ -518,7 +524,7 @@ Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
 
 void Client::Connection::resumeAfterCheck()
 {
-    // the helper answered (its verdict is cached, or kept in rewritten_):
+    // the helper answered (its verdict is cached, or kept in rewritten_ or storeIded_):
     // the head still in the buffer is handled again from the start
     if (state_ != State::Checking)
         return;
@@ -1373,7 +1379,7 @@ void Client::Connection::close()
     timer_.cancel();
     kick_.cancel();
     authCheck_.cancel();
-    rewriteCheck_.cancel();
+    helperCheck_.cancel();
     registration_.cancel();
     stopForwarding();
     fd_.reset();

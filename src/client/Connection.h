@@ -141,6 +141,12 @@ private:
     Acl::Answer checkAccess(Acl::Checklist& facts);
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
                     const Acl::Checklist& facts);
+    bool askStoreId(const Http::Url& url, const Log::AccessRecord& record, const Acl::Checklist& facts,
+                    std::string& storeId);
+    /// A helper's answer about one URL of the head being handled.
+    using HelperAnswer = std::optional<std::pair<std::string, Helper::Reply>>;
+    const Helper::Reply* askHelper(Helper::Pool& pool, HelperAnswer& answer, const std::string& url,
+                                   const Log::AccessRecord& record, const Acl::Checklist& facts);
     void replyRedirect(int status, const std::string& location);
     void resumeAfterCheck();
     bool writeSome();
@@ -281,6 +287,7 @@ private:
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL
+        std::string storeId;                     ///< store_id_program's key for it; empty: the URL
         Http::Method method = Http::Method::Get; ///< the request method
         std::string
             cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none (a POST too)
@@ -324,10 +331,12 @@ private:
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
-    Helper::Ticket authCheck_;    ///< Checking: the credentials' check by the auth_param helper
-    Helper::Ticket rewriteCheck_; ///< Checking: the URL's rewriter request
-    /// the rewriter's answer for the URL of the head being handled again (Rewrite.cc)
-    std::optional<std::pair<std::string, Helper::Reply>> rewritten_;
+    Helper::Ticket authCheck_;   ///< Checking: the credentials' check by the auth_param helper
+    Helper::Ticket helperCheck_; ///< Checking: the URL's rewriter or store-ID helper request
+    /// the helpers' answers about the head being handled, kept until it is
+    /// consumed (Rewrite.cc: askHelper())
+    HelperAnswer rewritten_;
+    HelperAnswer storeIded_;
 };
 
 } // namespace Client

@@ -3,8 +3,9 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Client::Connection::rewriteUrl(): url_rewrite_program, as Squid
-/// 5.7's redirector (doc/design.md "URL rewriting").
+/// \file Client::Connection::rewriteUrl() and askStoreId():
+/// url_rewrite_program and store_id_program, as Squid 5.7's redirector and
+/// store-ID helper (doc/design.md "URL rewriting and store IDs").
 
 #include "cuttle.h"
 #include "client/Connection.h"
@@ -91,28 +92,12 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
         return true;
 
     const std::string original = url.canonical();
-    if (!rewritten_ || rewritten_->first != original) {
-        // ask, and handle the head again with the answer (processBuffered());
-        // the line is Squid's: URL, then url_rewrite_extras' default
-        // "%>a/%>A %un %>rm myip=%la myport=%lp" (%>A, the client's name, is
-        // its address, as in Squid when no reverse lookup was made)
-        const std::string line = Helper::Rfc1738Escape(original) + " " + peerHost_ + "/" + peerHost_ + " " +
-                                 (facts.user.empty() ? "-" : Helper::Rfc1738Escape(facts.user)) + " " +
-                                 record.method + " myip=" + localHost_ +
-                                 " myport=" + std::to_string(localPort_);
-        state_ = State::Checking;
-        pendingLog_.reset(); // made again when the head is handled again
-        rewriteCheck_ = rewriter->submit(line, [this, original](const Helper::Reply& reply) {
-            rewritten_.emplace(original, reply);
-            resumeAfterCheck();
-        });
+    const auto* answered = askHelper(*rewriter, rewritten_, original, record, facts);
+    if (!answered)
         return false;
-    }
-    const auto answered = std::move(rewritten_->second);
-    rewritten_.reset();
-    if (answered.failure == Helper::Failure::Overloaded && settings.urlRewriteBypass)
+    if (answered->failure == Helper::Failure::Overloaded && settings.urlRewriteBypass)
         return true; // url_rewrite_bypass: busy rewriters are skipped
-    const auto answer = Interpret(answered);
+    const auto answer = Interpret(*answered);
     switch (answer.kind) {
     case Rewrite::Kind::None:
         return true;
@@ -150,6 +135,55 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
     record.resultCode = "TCP_DENIED";
     reply(Http::StatusCode::InternalServerError, "ERR_GATEWAY_FAILURE", context);
     return false;
+}
+
+bool Client::Connection::askStoreId(const Http::Url& url, const Log::AccessRecord& record,
+                                    const Acl::Checklist& facts, std::string& storeId)
+{
+    auto* helper = services_.storeIdHelper();
+    const auto& settings = services_.settings();
+    // only requests that may be looked up in the cache have a key to change
+    const auto method = parser_.method();
+    if (!helper || (method != Http::Method::Get && method != Http::Method::Head) ||
+        (settings.storeIdAccess.size() != 0 && settings.storeIdAccess.check(facts) != Acl::Answer::Allowed))
+        return true;
+    const auto* answered = askHelper(*helper, storeIded_, url.canonical(), record, facts);
+    if (!answered)
+        return false;
+    // Squid 5.7 (ClientRequestContext::clientStoreIdDone): OK store-id=ID
+    // keys the object by ID; anything else keeps the URL (a failure only
+    // stops sharing, it lets nothing through)
+    if (answered->result == Helper::Result::Okay) {
+        if (const auto* id = answered->findNote("store-id"))
+            storeId = *id;
+    } else if (answered->result == Helper::Result::BrokenHelper &&
+               !(answered->failure == Helper::Failure::Overloaded && settings.storeIdBypass)) {
+        debugs(61, 1, "WARNING: store-ID helper failed for " << url.canonical() << "; keying it by its URL");
+    }
+    return true;
+}
+
+const Helper::Reply* Client::Connection::askHelper(Helper::Pool& pool, HelperAnswer& answer,
+                                                   const std::string& url, const Log::AccessRecord& record,
+                                                   const Acl::Checklist& facts)
+{
+    if (answer && answer->first == url)
+        return &answer->second;
+    // ask, and handle the head again with the answer (processBuffered());
+    // the line is Squid's: URL, then the default url_rewrite_extras and
+    // store_id_extras "%>a/%>A %un %>rm myip=%la myport=%lp" (%>A, the
+    // client's name, is its address, as in Squid when no reverse lookup
+    // was made)
+    const std::string line = Helper::Rfc1738Escape(url) + " " + peerHost_ + "/" + peerHost_ + " " +
+                             (facts.user.empty() ? "-" : Helper::Rfc1738Escape(facts.user)) + " " +
+                             record.method + " myip=" + localHost_ + " myport=" + std::to_string(localPort_);
+    state_ = State::Checking;
+    pendingLog_.reset(); // made again when the head is handled again
+    helperCheck_ = pool.submit(line, [this, &answer, url](const Helper::Reply& reply) {
+        answer.emplace(url, reply);
+        resumeAfterCheck();
+    });
+    return nullptr;
 }
 
 void Client::Connection::replyRedirect(int status, const std::string& location)

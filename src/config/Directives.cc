@@ -120,16 +120,16 @@ const std::vector<Directive> Table = {
      "URL) fetches that URL instead; `OK url=URL status=30N` (or `30N:URL`) answers the client with that "
      "redirect, logged TCP_REDIRECT; ERR or an empty line keeps the URL. A rewriter that fails, hangs or "
      "answers BH fails the request with ERR_GATEWAY_FAILURE (500): a site filter is never bypassed.",
-     UrlRewriteProgramHandler, false},
+     HelperProgramHandler<&Settings::urlRewrite>, false},
     {"url_rewrite_children", "N [startup=N] [idle=N] [concurrency=N] [queue-size=N]", nullptr, nullptr,
      "urlRewrite",
      "How many rewriter processes run (20 at most by default, started on demand, 1 kept idle) and how many "
      "requests each has in flight (concurrency=0: one, without channel ids), as in Squid.",
-     UrlRewriteChildrenHandler, false},
+     HelperChildrenHandler<&Settings::urlRewrite>, false},
     {"url_rewrite_extras", "\"FORMAT\"", "\"%>a/%>A %un %>rm myip=%la myport=%lp\"", nullptr, "(none)",
      "What follows the URL on a rewriter's line: only Squid's default is implemented; any other format is "
      "an error.",
-     UrlRewriteExtrasHandler, false},
+     HelperExtrasHandler, false},
     {"url_rewrite_access", "allow|deny [!]ACL...", nullptr, nullptr, "urlRewriteAccess",
      "Which requests go to the rewriter, by the rules of http_access; with no line, every request does.",
      AccessRulesHandler<&Settings::urlRewriteAccess>, true},
@@ -137,6 +137,31 @@ const std::vector<Directive> Table = {
      "on: a request that finds every rewriter busy and the queue full goes on unchanged instead of "
      "failing, as Squid's url_rewrite_bypass.",
      OnOffHandler<&Settings::urlRewriteBypass>, false},
+    {"store_id_program", "PATH [ARGUMENT...]", nullptr, nullptr, "storeId",
+     "A store-ID helper in Squid's helper protocol: each GET or HEAD that may use the cache and that "
+     "store_id_access allows is sent as \"URL client/client user METHOD myip=IP myport=PORT\" after the URL "
+     "rewriter; `OK store-id=ID` makes ID the object's cache key instead of the URL, so copies of one "
+     "object on several mirrors or CDN hosts are fetched once and hit under every URL. ERR, BH, a failure "
+     "or a timeout keep the URL as the key (the request is served, only not shared), as in Squid. The URL "
+     "fetched and logged stays the request's.",
+     HelperProgramHandler<&Settings::storeId>, false},
+    {"store_id_children", "N [startup=N] [idle=N] [concurrency=N] [queue-size=N]", nullptr, nullptr,
+     "storeId",
+     "How many store-ID helper processes run and how many requests each has in flight, as "
+     "url_rewrite_children.",
+     HelperChildrenHandler<&Settings::storeId>, false},
+    {"store_id_extras", "\"FORMAT\"", "\"%>a/%>A %un %>rm myip=%la myport=%lp\"", nullptr, "(none)",
+     "What follows the URL on a store-ID helper's line: only Squid's default is implemented; any other "
+     "format is an error.",
+     HelperExtrasHandler, false},
+    {"store_id_access", "allow|deny [!]ACL...", nullptr, nullptr, "storeIdAccess",
+     "Which requests go to the store-ID helper, by the rules of http_access; with no line, every request "
+     "that may use the cache does.",
+     AccessRulesHandler<&Settings::storeIdAccess>, true},
+    {"store_id_bypass", "on|off", "on", nullptr, "storeIdBypass",
+     "on (Squid's default): a request that finds every store-ID helper busy and the queue full keeps its "
+     "URL as the cache key instead of waiting.",
+     OnOffHandler<&Settings::storeIdBypass>, false},
     {"http_access", "allow|deny [!]ACL...", nullptr, "deny all", "httpAccess",
      "Allows or denies a request when every acl named on the line matches (a ! negates one); the first "
      "matching "

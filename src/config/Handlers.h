@@ -154,13 +154,32 @@ void AccessRulesHandler(DirectiveCall& call)
 void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
-void UrlRewriteProgramHandler(DirectiveCall& call);
-void UrlRewriteChildrenHandler(DirectiveCall& call);
-void UrlRewriteExtrasHandler(DirectiveCall& call);
-
 /// `N [startup=N] [idle=N] [concurrency=N] [queue-size=N]` from words[pos]
-/// on (auth_param's and url_rewrite_children's children); errors through call.
+/// on (auth_param's and the ..._children directives' children); errors through call.
 void ParseHelperChildren(DirectiveCall& call, size_t pos, HelperChildren& children);
+
+/// `url_rewrite_program`, `store_id_program`: the helper and its arguments; `none` unsets it.
+template <HelperProgramSettings Settings::*Field>
+void HelperProgramHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    auto& program = (call.settings.*Field).program;
+    program.assign(call.line.words.begin() + 1, call.line.words.end());
+    if (program.size() == 1 && program[0] == "none")
+        program.clear();
+}
+
+/// `url_rewrite_children`, `store_id_children`.
+template <HelperProgramSettings Settings::*Field>
+void HelperChildrenHandler(DirectiveCall& call)
+{
+    ParseHelperChildren(call, 1, (call.settings.*Field).children);
+}
+
+/// `url_rewrite_extras`, `store_id_extras`: only Squid's default, which
+/// client/Rewrite.cc sends.
+void HelperExtrasHandler(DirectiveCall& call);
 void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);

@@ -3,9 +3,9 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file The directives of helper programs other than auth_param:
-/// url_rewrite_program, url_rewrite_children, and their shared children
-/// syntax (Squid 5.7's Helper::ChildConfig::parseConfig()).
+/// \file The children syntax of helper programs (Squid 5.7's
+/// Helper::ChildConfig::parseConfig()) and the extras of url_rewrite_program
+/// and store_id_program.
 
 #include "cuttle.h"
 #include "config/Handlers.h"
@@ -36,25 +36,10 @@ void Config::Handlers::ParseHelperChildren(DirectiveCall& call, size_t pos, Help
     children = parsed;
 }
 
-void Config::Handlers::UrlRewriteProgramHandler(DirectiveCall& call)
-{
-    if (!NeedArgs(call, 1))
-        return;
-    auto& program = call.settings.urlRewrite.program;
-    program.assign(call.line.words.begin() + 1, call.line.words.end());
-    if (program.size() == 1 && program[0] == "none")
-        program.clear();
-}
-
-void Config::Handlers::UrlRewriteChildrenHandler(DirectiveCall& call)
-{
-    ParseHelperChildren(call, 1, call.settings.urlRewrite.children);
-}
-
-void Config::Handlers::UrlRewriteExtrasHandler(DirectiveCall& call)
+void Config::Handlers::HelperExtrasHandler(DirectiveCall& call)
 {
     // only Squid's default, which Rewrite.cc sends: another format would
-    // have the rewriter decide on words it was not configured for
+    // have the helper decide on words it was not configured for
     static const std::string Default = "%>a/%>A %un %>rm myip=%la myport=%lp";
     std::string value;
     for (size_t i = 1; i < call.line.words.size(); ++i)
@@ -62,7 +47,6 @@ void Config::Handlers::UrlRewriteExtrasHandler(DirectiveCall& call)
     if (Lexer::IsQuoted(value))
         value = Lexer::Unquote(value);
     if (value != Default)
-        call.error(
-            "url_rewrite_extras other than Squid's default \"" + Default +
-            "\" is not implemented by cuttle: refusing it, as the rewriter would decide on other words");
+        call.error(Name(call) + " other than Squid's default \"" + Default +
+                   "\" is not implemented by cuttle: refusing it, as the helper would decide on other words");
 }

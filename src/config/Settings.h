@@ -66,10 +66,11 @@ struct HelperChildren {
     unsigned queueSize = 0;   ///< queue-size=N; 0: twice children, as in Squid
 };
 
-/// `url_rewrite_program` and its companions (Squid 5.7's names and defaults).
-struct UrlRewriteSettings {
-    std::vector<std::string> program; ///< the rewriter and its arguments; empty: none
-    HelperChildren children;          ///< url_rewrite_children ...
+/// A helper program and its children: `url_rewrite_program` with
+/// `url_rewrite_children`, `store_id_program` with `store_id_children`.
+struct HelperProgramSettings {
+    std::vector<std::string> program; ///< the helper and its arguments; empty: none
+    HelperChildren children;          ///< ..._children
 };
 
 /// `auth_param basic ...` (Squid 5.7's names and defaults).
@@ -135,9 +136,12 @@ struct Settings {
     std::vector<HttpPort> httpPorts;
 
     AuthBasicSettings authBasic;      ///< `auth_param basic`
-    UrlRewriteSettings urlRewrite;    ///< `url_rewrite_program` ...
+    HelperProgramSettings urlRewrite; ///< `url_rewrite_program` ...
     bool urlRewriteBypass = false;    ///< `url_rewrite_bypass`: requests skip busy rewriters
     Acl::AccessList urlRewriteAccess; ///< `url_rewrite_access`; no rule: every request goes to the rewriter
+    HelperProgramSettings storeId;    ///< `store_id_program` ...
+    bool storeIdBypass = false;       ///< `store_id_bypass`: requests skip busy store-ID helpers
+    Acl::AccessList storeIdAccess;    ///< `store_id_access`; no rule: every request goes to the helper
     Acl::Registry acls;               ///< every `acl` line, plus Squid's predefined acls
     Acl::AccessList httpAccess;       ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess;  ///< `http_reply_access` rules in order; no rule: every reply is sent

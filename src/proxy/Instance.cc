@@ -158,19 +158,8 @@ Helper::Options HelperOptions(const char* name, const std::vector<std::string>& 
 
 void Proxy::Instance::configureHelpers()
 {
-    const auto& rewrite = settings_->urlRewrite;
-    if (rewrite.program.empty()) {
-        if (urlRewriter_) {
-            urlRewriter_->shutdown();
-            retiredRewriters_.push_back(std::move(urlRewriter_));
-        }
-    } else {
-        auto options = HelperOptions("redirector", rewrite.program, rewrite.children);
-        if (urlRewriter_)
-            urlRewriter_->reconfigure(options);
-        else
-            urlRewriter_ = std::make_unique<Helper::Pool>(loop_, options);
-    }
+    configurePool(urlRewriter_, "redirector", settings_->urlRewrite);
+    configurePool(storeIdHelper_, "store_id", settings_->storeId);
 
     const auto& s = settings_->authBasic;
     if (s.program.empty()) {
@@ -190,6 +179,23 @@ void Proxy::Instance::configureHelpers()
         basicAuth_->reconfigure(options);
     else
         basicAuth_ = std::make_unique<Auth::Basic>(loop_, options);
+}
+
+void Proxy::Instance::configurePool(std::unique_ptr<Helper::Pool>& pool, const char* name,
+                                    const Config::HelperProgramSettings& settings)
+{
+    if (settings.program.empty()) {
+        if (pool) {
+            pool->shutdown();
+            retiredPools_.push_back(std::move(pool));
+        }
+        return;
+    }
+    const auto options = HelperOptions(name, settings.program, settings.children);
+    if (pool)
+        pool->reconfigure(options);
+    else
+        pool = std::make_unique<Helper::Pool>(loop_, options);
 }
 
 uint64_t Proxy::Instance::PopulateAhead(const Config::Settings& settings)

@@ -95,8 +95,10 @@ public:
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
+    Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
 
-    /// Starts the helper processes (auth_param) once cuttle has left root:
+    /// Starts the helper processes (auth_param, url_rewrite_program,
+    /// store_id_program) once cuttle has left root:
     /// a helper never runs as root. Reconfigures apply to them from then on.
     void startHelpers();
 
@@ -107,6 +109,9 @@ private:
     /// memory_populate_ahead: its page reserve
     void configureMemory(const Config::Settings& settings, bool isStartup);
     void configureHelpers();
+    /// Starts, reconfigures or retires one helper pool as `settings` say.
+    void configurePool(std::unique_ptr<Helper::Pool>& pool, const char* name,
+                       const Config::HelperProgramSettings& settings);
     /// the bytes memory_populate_ahead asks for (auto worked out)
     static uint64_t PopulateAhead(const Config::Settings& settings);
     /// destroys the finished fetches no client owns
@@ -127,10 +132,11 @@ private:
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
+    std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;
-    std::vector<std::unique_ptr<Helper::Pool>> retiredRewriters_;
+    std::vector<std::unique_ptr<Helper::Pool>> retiredPools_;
     bool helpersMayRun_ = false;                ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_; ///< see accessLog()
     Errors::Templates templates_;               ///< see templates()
