@@ -4,7 +4,7 @@
 # once and hit under both URLs (each logged as requested); ERR keeps the URL
 # as the key; a helper that answers BH or dies leaves the request served,
 # keyed by its URL; store_id_access picks the requests; only GET and HEAD go
-# to the helper.
+# to the helper; a URL rewriter configured too is asked once a request.
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7
 # (which also asks the helper about a POST).
@@ -30,9 +30,15 @@ sed -i "s#\$LOG#$T/storeid.log#" "$T/storeid.sh"
 chmod 755 "$T/storeid.sh"
 : > "$T/storeid.log"
 chmod 666 "$T/storeid.log"
+# a URL rewriter beside it, which keeps every URL: it must be asked once a request
+printf '#!/bin/sh\nwhile read -r url rest; do echo "$url" >> %s; echo ERR; done\n' "$T/rewriter.log" > "$T/rewriter.sh"
+chmod 755 "$T/rewriter.sh"
+: > "$T/rewriter.log"
+chmod 666 "$T/rewriter.log"
 
 cache_start \
     "maximum_object_size_in_memory 512 KB" \
+    "url_rewrite_program $T/rewriter.sh" \
     "store_id_program $T/storeid.sh" \
     "store_id_children 2 startup=1 idle=1" \
     "acl noid urlpath_regex ^/s/noid" \
@@ -51,6 +57,7 @@ expect_hit "the other mirror's URL, same store ID" mirrorB-file 1 "$SHA"
 expect "origin requests for the other mirror" "$(seen_count mirrorB-file)" 0
 grep -q "/s/mirrorA-file 127.0.0.1/127.0.0.1 - GET myip=127.0.0.1 myport=$PORT" "$T/storeid.log" ||
     bad "the helper's line is not Squid's: $(cat "$T/storeid.log")"
+expect "the URL rewriter's questions about the first mirror" "$(grep -c /s/mirrorA-file "$T/rewriter.log")" 1
 pass_if_ok "OK store-id= keys both mirrors' URLs as one object"
 
 mark
