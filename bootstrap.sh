@@ -7,6 +7,7 @@
 #                                       clang-format, Debian's squid for the squid.conf tests,
 #                                       iproute2 and iptables for the interception test,
 #                                       openssl for the authentication test's password file,
+#                                       squidguard as a real URL rewriter,
 #                                       clang-14 and its libFuzzer for the fuzzers of src/fuzz)
 #
 # Packages are installed with apt-get, through sudo when not run as root. Debian's
@@ -15,7 +16,7 @@ set -e
 cd "$(dirname "$0")"
 
 BUILD_PACKAGES="g++ make autoconf automake pkg-config libssl-dev libcap-dev libcppunit-dev libc-ares-dev"
-TEST_PACKAGES="curl python3 clang-format strace procps squid clang-14 libclang-rt-14-dev iproute2 iptables openssl"
+TEST_PACKAGES="curl python3 clang-format strace procps squid squidguard clang-14 libclang-rt-14-dev iproute2 iptables openssl"
 
 install_packages() {
     missing=""
