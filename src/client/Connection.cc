@@ -63,9 +63,10 @@ timeval Now()
 } // namespace
 
 Client::Connection::Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
-                               const Comm::Address& local)
+                               const Comm::Address& local, std::string portName)
     : services_(services), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
-      localPort_(local.port()), parser_(services.settings().requestHeaderMaxSize)
+      localPort_(local.port()), portName_(std::move(portName)),
+      parser_(services.settings().requestHeaderMaxSize)
 {
     if (const auto a = Acl::Address::Parse(peerHost_))
         peerAddress_ = *a;
@@ -408,6 +409,7 @@ void Client::Connection::handleHead(std::string_view head)
     facts.srcAddr = peerAddress_;
     facts.localAddr = localAddress_;
     facts.localPort = localPort_;
+    facts.portName = portName_;
     facts.clientConnections = services_.connectionsFrom(peerHost_);
     facts.dstHost = url.host(); // a literal host is its own dstAddr (the acl part knows)
     facts.dstPort = url.port();

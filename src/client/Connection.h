@@ -89,9 +89,9 @@ public:
     /// the states of the diagram in the file comment
     enum class State { ReadingHead, Checking, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
 
-    /// takes the accepted descriptor; call start() next
+    /// takes the descriptor accepted on the http_port named `portName`; call start() next
     Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
-               const Comm::Address& local);
+               const Comm::Address& local, std::string portName);
     ~Connection() override;
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -238,6 +238,7 @@ private:
     Acl::Address peerAddress_;           ///< peerHost_ for the acls (parsed once per connection)
     Acl::Address localAddress_;          ///< localHost_ for the acls
     uint16_t localPort_ = 0;             ///< the listening port (%b); intercepted: the original destination's
+    std::string portName_;               ///< the http_port's name= (myportname)
     bool intercepted_ = false;           ///< accepted on an intercept port
     bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT
     std::optional<HostCheck> hostCheck_; ///< the current request's Host verdict, once known

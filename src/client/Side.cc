@@ -38,19 +38,20 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         if (old != ports_.end()) {
             // a port that gains or loses `intercept` keeps its socket (a new
             // one could not bind beside it): connections accepted from now
-            // on are taken in the new mode
-            if (*old->intercept != wanted.intercept) {
-                *old->intercept = wanted.intercept;
+            // on are taken in the new mode, and with its new name
+            if (old->mode->intercept != wanted.intercept) {
+                old->mode->intercept = wanted.intercept;
                 debugs(5, 1,
                        "http_port " << old->listener->localAddress().toString() << " is now "
                                     << (wanted.intercept ? "an intercept port" : "a forward proxy port"));
             }
+            old->mode->name = wanted.name;
             bound.push_back(std::move(*old));
             ports_.erase(old);
             continue;
         }
         const auto address = Comm::Address::Parse(wanted.host, wanted.port);
-        const auto intercept = std::make_shared<bool>(wanted.intercept);
+        const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name});
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
         if (!address) {
@@ -60,11 +61,11 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             try {
                 const auto local = *address;
                 listener = std::make_unique<Comm::Listener>(
-                    loop_, local, [this, intercept](Comm::Descriptor&& fd, const Comm::Address& peer) {
-                        if (*intercept)
-                            adoptIntercepted(std::move(fd), peer);
+                    loop_, local, [this, mode](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        if (mode->intercept)
+                            adoptIntercepted(std::move(fd), peer, mode->name);
                         else // the listener's own address is looked up by the connection
-                            (void)adopt(std::move(fd), peer, Comm::Address());
+                            (void)adopt(std::move(fd), peer, Comm::Address(), mode->name);
                     });
             } catch (const TextException& e) {
                 problem = e.message();
@@ -83,7 +84,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                             << "HTTP Socket connections at conn" << connectionsSeen_
                             << " local=" << listener->localAddress().toString() << " remote=[::] FD "
                             << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
-        bound.push_back(Port{wanted.host, wanted.port, intercept, std::move(listener)});
+        bound.push_back(Port{wanted.host, wanted.port, mode, std::move(listener)});
     }
     for (const auto& gone : ports_) {
         if (gone.listener)
@@ -93,7 +94,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
 }
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
-                                        const Comm::Address& local, const Comm::Address* interceptedAt)
+                                        const Comm::Address& local, const std::string& portName,
+                                        const Comm::Address* interceptedAt)
 {
     Comm::Address where = local;
     if (where.port() == 0) {
@@ -102,7 +104,7 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
         if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) == 0)
             where = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
     }
-    auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where);
+    auto connection = std::make_unique<Connection>(services_, std::move(fd), peer, where, portName);
     Connection& c = *connection;
     if (interceptedAt)
         c.setIntercepted(*interceptedAt);
@@ -115,7 +117,8 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     return c;
 }
 
-void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer)
+void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer,
+                                    const std::string& portName)
 {
     sockaddr_storage ss{};
     socklen_t len = sizeof(ss);
@@ -135,8 +138,7 @@ void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& 
                                                                            << " remote=" << peer.toString());
         return;
     }
-    auto& c = adopt(std::move(fd), peer, *original, &self);
-    (void)c;
+    (void)adopt(std::move(fd), peer, *original, portName, &self);
 }
 
 void Client::Side::release(Connection& connection)

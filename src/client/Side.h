@@ -57,11 +57,11 @@ public:
     /// an intercepted connection it is the original destination and
     /// interceptedAt the socket's own address.
     Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
-                      const Comm::Address* interceptedAt = nullptr);
+                      const std::string& portName, const Comm::Address* interceptedAt = nullptr);
     /// Takes a connection accepted on an intercept port: looks its original
     /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
     /// kernel has none, as Squid does.
-    void adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer);
+    void adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer, const std::string& portName);
     /// Ends a connection: it is destroyed after the current callback.
     void release(Connection& connection);
 
@@ -83,11 +83,16 @@ public:
     std::vector<Comm::Address> listeningAddresses() const;
 
 private:
+    /// what a port's accepted connections are (a reconfigure may change it)
+    struct Mode {
+        bool intercept = false; ///< an intercept port
+        std::string name;       ///< its name= (the myportname acl)
+    };
     /// one http_port and its socket
     struct Port {
         std::string host;                         ///< as configured
         uint16_t port = 0;                        ///< as configured (0: any)
-        std::shared_ptr<bool> intercept;          ///< an intercept port (shared with its accept callback)
+        std::shared_ptr<Mode> mode;               ///< shared with its accept callback
         std::unique_ptr<Comm::Listener> listener; ///< the bound socket
     };
 

@@ -84,7 +84,8 @@ const std::vector<Directive> Table = {
      "connections that iptables REDIRECT or DNAT sent to cuttle: each connection's original destination is "
      "read with SO_ORIGINAL_DST, requests come in origin-form and their URL is built from Host, the Host is "
      "verified against the original destination (host_verify_strict), and requests are forwarded to the "
-     "original destination address (logged ORIGINAL_DST); a connection without NAT state is closed. Squid's "
+     "original destination address (logged ORIGINAL_DST); a connection without NAT state is closed. "
+     "`name=NAME` names the port for myportname acls (by default its address as written). Squid's "
      "other options after the address are accepted with a warning and ignored, except those that change "
      "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
      "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",

@@ -184,7 +184,6 @@ const char* const PortOtherOptions[] = {"allow-direct",
                                         "protocol",
                                         "connection-auth",
                                         "disable-pmtu-discovery",
-                                        "name",
                                         "tcpkeepalive",
                                         "worker-queues",
                                         "ipv4",
@@ -225,6 +224,7 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
         return;
     }
     p.origin = call.line.file + ":" + std::to_string(call.line.line);
+    p.name = call.line.words[1];
     bool ok = true;
     bool tproxy = false;
     for (size_t i = 2; i < call.line.words.size(); ++i) {
@@ -241,6 +241,11 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
                 ok = false;
             }
             p.intercept = true;
+            continue;
+        }
+        if (key == "name") {
+            // Squid 5.7 takes any name, an empty one too; myportname acls compare it
+            p.name = opt.size() > 5 ? opt.substr(5) : std::string();
             continue;
         }
         if (opt == "tproxy") {

@@ -30,6 +30,8 @@ struct HttpPort {
     std::string host;   ///< address literal to bind; empty means every address
     uint16_t port = 0;  ///< 0 binds a free port (cache.log names it)
     std::string origin; ///< "FILE:LINE" of the directive, for messages
+    /// `name=` (the myportname acl); Squid's default is the address as written
+    std::string name;
     /// `intercept` (or `transparent`): connections NATed to this port; the
     /// original destination comes from SO_ORIGINAL_DST (doc/design.md "Interception")
     bool intercept = false;

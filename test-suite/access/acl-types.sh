@@ -37,6 +37,8 @@ cache_start \
     "acl crowd maxconn 1" \
     "acl crowded urlpath_regex ^/s/crowded" \
     "acl odd localport 1" \
+    "acl named myportname 127.0.0.1:0" \
+    "acl namedpath urlpath_regex ^/s/named" \
     "http_access deny blocked" \
     "http_access deny exe" \
     "http_access deny private" \
@@ -48,7 +50,8 @@ cache_start \
     "http_access deny everyday timed" \
     "http_access deny always lucky" \
     "http_access deny crowd crowded" \
-    "http_access deny odd"
+    "http_access deny odd" \
+    "http_access deny named namedpath"
 
 mark
 expect_code "dstdomain .ads.test itself" 403 http://ads.test/
@@ -86,7 +89,14 @@ expect_code "proto FTP" 403 ftp://ftp.test/x
 expect_code "time (every day, all day)" 403 "http://$O/s/timed"
 expect_code "random 1/1" 403 "http://$O/s/lucky"
 expect_code "localport that is not ours" 200 "http://$O/s/port"
-pass_if_ok "proto, time, random, localport"
+# an http_port's name is its address as written unless name= says otherwise:
+# cuttle's is "127.0.0.1:0"; the Squid run's port line names its real port
+if [ -z "$CACHE_TEST_SQUID" ]; then
+    expect_code "myportname: the port's default name" 403 "http://$O/s/named"
+else
+    expect_code "myportname: another port's name (Squid 5.7)" 200 "http://$O/s/named"
+fi
+pass_if_ok "proto, time, random, localport, myportname"
 
 # maxconn 1: a second connection from the same address is one too many
 mark

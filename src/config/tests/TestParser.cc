@@ -194,9 +194,11 @@ public:
 
     void httpPortOptionsWarnOrFailClosed()
     {
-        const auto s = ok("http_port 3128 name=main tcpkeepalive\n");
-        CPPUNIT_ASSERT_EQUAL(size_t(2), warnings().size());
-        CPPUNIT_ASSERT_EQUAL(size_t(1), s->httpPorts.size());
+        const auto s = ok("http_port 3128 name=main tcpkeepalive\nhttp_port 127.0.0.1:3129\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size()); // tcpkeepalive; name= is implemented
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->httpPorts.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("main"), s->httpPorts[0].name);
+        CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1:3129"), s->httpPorts[1].name); // Squid's default
         for (const char* opt : {"ssl-bump", "tproxy", "accel", "require-proxy-header"}) {
             const auto e = errors(std::string("http_port 3128 ") + opt + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(opt, size_t(1), e.size());
