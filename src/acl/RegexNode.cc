@@ -8,6 +8,8 @@
 #include "acl/AccessList.h"
 #include "base/Regex.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <strings.h>
 
@@ -68,8 +70,60 @@ bool RegexNode::addValues(const std::vector<std::string>& values, std::string& w
         }
         added.push_back(std::move(regex));
     }
-    std::move(added.begin(), added.end(), std::back_inserter(patterns_));
+    Combine(added, patterns_);
     return true;
+}
+
+namespace {
+
+/// Squid 5.7's bound on one combined expression (RegexData.cc: BUFSIZ).
+constexpr size_t MaxCombinedLength = 8192 - 1;
+
+/// Whether `pattern` refers back to a group (`\1`...): joined with others,
+/// its numbers would name their groups.
+bool HasBackReference(const std::string& pattern)
+{
+    for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+        if (pattern[i] == '\\') {
+            if (std::isdigit(static_cast<unsigned char>(pattern[i + 1])))
+                return true;
+            ++i;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+void RegexNode::Combine(std::vector<std::unique_ptr<Regex>>& checked,
+                        std::vector<std::unique_ptr<Regex>>& out)
+{
+    // Squid 5.7 (RegexData.cc compileOptimisedREs) joins the expressions of
+    // one acl line with '|' into as few as it can, up to its bound, case
+    // sensitivity alike: one regexec() per group instead of one per
+    // expression. An expression that cannot be joined (a back reference), or
+    // a group that would not compile, stays as it was checked.
+    size_t start = 0;
+    while (start < checked.size()) {
+        size_t end = start;
+        std::string joined;
+        while (end < checked.size() && !HasBackReference(checked[end]->pattern()) &&
+               checked[end]->ignoresCase() == checked[start]->ignoresCase() &&
+               joined.size() + 1 + checked[end]->pattern().size() <= MaxCombinedLength) {
+            joined += (end == start ? "" : "|") + checked[end]->pattern();
+            ++end;
+        }
+        if (end - start >= 2) {
+            auto group = std::make_unique<Regex>(joined, checked[start]->ignoresCase());
+            if (group->isValid()) {
+                out.push_back(std::move(group));
+                start = end;
+                continue;
+            }
+        }
+        out.push_back(std::move(checked[start]));
+        ++start;
+    }
 }
 
 std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,

@@ -69,6 +69,11 @@ public:
     bool isEmpty() const override { return patterns_.empty(); }
     bool match(const Checklist& facts) const override;
 
+    /// Moves `checked` (each expression compiled alone) into `out`, runs of
+    /// them joined with '|' as Squid 5.7 joins an acl line's expressions.
+    static void Combine(std::vector<std::unique_ptr<Regex>>& checked,
+                        std::vector<std::unique_ptr<Regex>>& out);
+
 private:
     /// The text this acl matches in `facts`, or nullopt when it is absent;
     /// a header field's value is copied into `field`, which must outlive it.

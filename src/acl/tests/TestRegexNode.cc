@@ -6,6 +6,7 @@
 #include "cuttle.h"
 #include "acl/RegexNode.h"
 #include "acl/tests/Helpers.h"
+#include "base/Regex.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -15,6 +16,7 @@ using namespace AclTest;
 class TestRegexNode : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestRegexNode);
     CPPUNIT_TEST(urlRegexSeesTheWholeUrl);
+    CPPUNIT_TEST(expressionsAreJoinedAsSquidJoinsThem);
     CPPUNIT_TEST(caseSensitiveUnlessDashI);
     CPPUNIT_TEST(plusIBetweenPatternsSwitchesBack);
     CPPUNIT_TEST(urlPathRegexSeesPathAndQuery);
@@ -29,6 +31,40 @@ class TestRegexNode : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    void expressionsAreJoinedAsSquidJoinsThem()
+    {
+        std::vector<std::unique_ptr<Regex>> checked, out;
+        for (const char* p : {"^a", "b$", "(x)\\1", "c"})
+            checked.push_back(std::make_unique<Regex>(p, false));
+        checked.push_back(std::make_unique<Regex>("D", true));
+        checked.push_back(std::make_unique<Regex>("e", true));
+        Acl::RegexNode::Combine(checked, out);
+        // a back reference stays alone; a change of case starts a new group
+        CPPUNIT_ASSERT_EQUAL(size_t(4), out.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("^a|b$"), out[0]->pattern());
+        CPPUNIT_ASSERT_EQUAL(std::string("(x)\\1"), out[1]->pattern());
+        CPPUNIT_ASSERT_EQUAL(std::string("c"), out[2]->pattern());
+        CPPUNIT_ASSERT_EQUAL(std::string("D|e"), out[3]->pattern());
+        CPPUNIT_ASSERT(out[3]->ignoresCase());
+        CPPUNIT_ASSERT(out[0]->matches(std::string("ab")) && out[0]->matches(std::string("xb")));
+        CPPUNIT_ASSERT(!out[0]->matches(std::string("ba")));
+        CPPUNIT_ASSERT(out[3]->matches(std::string("d")));
+
+        // the same answers through an acl, joined or not
+        Acl::Registry r;
+        MustAcl(r, "u url_regex -i \\.exe$ ^http://[0-9.]+/ +i Secret");
+        auto c = Facts("10.0.0.1");
+        for (const auto& [url, expected] :
+             std::vector<std::pair<std::string, bool>>{{"http://a.test/X.EXE", true},
+                                                       {"http://10.0.0.1/y", true},
+                                                       {"http://a.test/Secret", true},
+                                                       {"http://a.test/secret", false},
+                                                       {"http://a.test/exe", false}}) {
+            c.url = url;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(url, expected, Matches(r, "u", c));
+        }
+    }
+
     void urlRegexSeesTheWholeUrl()
     {
         Acl::Registry r;
