@@ -15,9 +15,12 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <endian.h>
 
 struct sockaddr;
 
@@ -69,12 +72,28 @@ public:
     /// The literal: dotted quad for IPv4, RFC 5952 text for IPv6, "" if unset.
     std::string toString() const;
 
-    /// Byte order comparison (unset addresses compare as all zeros).
-    std::strong_ordering operator<=>(const Address& other) const { return bytes_ <=> other.bytes_; }
+    /// Byte order comparison (unset addresses compare as all zeros): as two
+    /// big-endian 64-bit words, inline (acl matching compares addresses
+    /// many times a request; a byte-array comparison is a memcmp() call).
+    std::strong_ordering operator<=>(const Address& other) const
+    {
+        const uint64_t a = word(0), b = other.word(0);
+        if (a != b)
+            return a <=> b;
+        return word(8) <=> other.word(8);
+    }
     /// Equal bytes (and set-ness).
     bool operator==(const Address& other) const = default;
 
 private:
+    /// The 8 bytes at `offset` as a number, most significant first.
+    uint64_t word(size_t offset) const
+    {
+        uint64_t w;
+        std::memcpy(&w, bytes_.data() + offset, sizeof(w));
+        return be64toh(w);
+    }
+
     Bytes bytes_{};
     bool isSet_ = false;
 };
