@@ -585,6 +585,8 @@ void Client::Connection::serveManager(const std::string& path)
     Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
+    editReplyHead(out_, tx_ && tx_->pageContext ? tx_->pageContext->request : std::string(), nullptr,
+                  known ? 200 : 404);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;

@@ -379,8 +379,9 @@ const std::vector<Directive> Table = {
      "is.",
      HeaderRulesHandler<&Settings::requestHeaderRules, HeaderAddLine>, true},
     {"reply_header_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "replyHeaderRules",
-     "request_header_access for the replies cuttle sends to clients (from the origin, from the cache, and "
-     "its own error pages). The acls see what http_reply_access sees: the request's facts and the "
+     "request_header_access for the replies cuttle sends to clients (from the origin, from the cache, "
+     "its own error pages, a URL rewriter's redirect and the manager page). The acls see what "
+     "http_reply_access sees: the request's facts and the "
      "reply's. Content-Length, Transfer-Encoding and Connection, which cuttle writes for the hop, are not "
      "removed.",
      HeaderRulesHandler<&Settings::replyHeaderRules, HeaderAccessLine>, true},

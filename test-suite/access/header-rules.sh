@@ -103,6 +103,34 @@ grep -q "by $CACHE_HOST ([a-z]*)</p>" "$T/body" || bad "the error page names the
 header Via | grep -Eq '^1\.1 '"$CACHE_HOST"' \([a-z]+\)$' || bad "Via names the version: $(header Via)"
 pass_if_ok "error pages: reply rules; httpd_suppress_version_string on"
 
+mark
+# origin-form, to the proxy itself (through it, the page would be a forwarded reply)
+CODE=$(curl -s -D "$T/head.raw" -o "$T/body" -w '%{http_code}' --max-time "$(scaled 10)" \
+    "http://127.0.0.1:$PORT/squid-internal-mgr/menu")
+tr -d '\r' < "$T/head.raw" > "$T/head"
+# (Squid 5.7 denies it here, and its 403 gets the rules too)
+[ -n "$CACHE_TEST_SQUID" ] || [ "$CODE" = 200 ] || bad "manager menu: status $CODE"
+expect_reply X-RA "127.0.0.1 -"
+pass_if_ok "the manager page: reply rules"
+
+# a URL rewriter's redirect gets the reply rules too
+mark
+cat > "$T/rewriter.sh" <<'SH'
+#!/bin/sh
+while read -r url rest; do
+    case $url in
+    */s/go*) echo "OK status=302 url=http://elsewhere.test/landing" ;;
+    *) echo "ERR" ;;
+    esac
+done
+SH
+chmod 755 "$T/rewriter.sh"
+cache_start "url_rewrite_program $T/rewriter.sh" "url_rewrite_children 1" "reply_header_add X-RA \"%>a\""
+get go
+[ "$CODE" = 302 ] || bad "redirect: status $CODE"
+expect_reply X-RA 127.0.0.1
+pass_if_ok "a rewriter's redirect: reply rules"
+
 if [ -z "$CACHE_TEST_SQUID" ]; then
     # a deliberate difference: the hop's framing stays (Squid removes
     # Content-Length and Connection, and the client waits for the end)
