@@ -165,7 +165,8 @@ bool Config::HeaderRules::parseAccess(const std::vector<std::string>& words, con
         return false;
     if (parsed.size() == 0)
         return true; // a rule without acls: skipped, `why` says so
-    // the line joins its group: parse it again onto the group's list
+    // checked on its own first, so that a bad line makes no group; then
+    // it joins its group's list (AccessList appends one rule per parse)
     Group& g = track(words[0]);
     std::string again;
     return g.rules.parse({words.begin() + 1, words.end()}, acls, again);
