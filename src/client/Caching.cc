@@ -317,6 +317,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     request.method = Http::Method::Get;
     aimAtOrigin(request, url);
     request.head = BuildOriginRequest(spec);
+    editRequestHead(request.head);
 
     Store::FetchSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
     services_.startDetached(std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request)));

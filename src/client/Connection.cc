@@ -472,6 +472,10 @@ void Client::Connection::handleHead(std::string_view head)
         tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
         tx_->replyFacts->request = nullptr; // parsed again from the head's copy (replyIsDenied())
     }
+    if (!settings.requestHeaderRules.isEmpty() || !settings.replyHeaderRules.isEmpty()) {
+        tx_->headerFacts = std::make_unique<Acl::Checklist>(facts);
+        tx_->headerFacts->request = nullptr; // set again where the fields are (HeaderEdits.cc)
+    }
     tx_->method = parser_.method();
     if (parser_.methodToken() == "PURGE") {
         purge(url);
@@ -589,6 +593,8 @@ void Client::Connection::serveManager(const std::string& path)
     Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
+    editReplyHead(out_, tx_ && tx_->pageContext ? tx_->pageContext->request : std::string(), nullptr,
+                  known ? 200 : 404);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;
@@ -608,7 +614,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
     spec.forwardedFor = settings.forwardedFor;
     return spec;
 }
@@ -655,6 +661,7 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
             tx_->stale = nullptr; // nothing to validate with: an ordinary miss
     }
     request.head = BuildOriginRequest(spec);
+    editRequestHead(request.head);
 
     state_ = State::Forwarding;
     timer_.cancel(); // the origin side has its own timeouts now
@@ -877,10 +884,15 @@ void Client::Connection::startStreaming()
     // taken for the next request: such a connection closes after the reply
     spec.keepAlive = !closeAfterReply_ && !services_.isShuttingDown();
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + Errors::SoftwareName() + ")";
+        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
     spec.cacheName = services_.visibleHostname();
     spec.cacheLookupName = services_.visibleHostname() + ":" + std::to_string(localPort_);
     auto out = BuildClientReply(spec);
+    if (tx_->pageContext)
+        editReplyHead(out.head, tx_->pageContext->request, spec.reply,
+                      spec.notModified ? 304
+                      : spec.status    ? spec.status
+                                       : spec.reply->status);
     if (out.closeAfter)
         closeAfterReply_ = true;
     prependInterim(out.head);
@@ -1268,11 +1280,15 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     const auto& host = services_.visibleHostname();
     options.extraFields = std::move(extraFields);
     options.extraFields.emplace_back("X-Cache", "MISS from " + host);
-    if (services_.settings().via)
-        options.extraFields.emplace_back("Via", "1.1 " + host + " (" + Errors::SoftwareName() + ")");
+    const auto& settings = services_.settings();
+    if (settings.httpdSuppressVersionString)
+        context.software = SoftwareName(settings);
+    if (settings.via)
+        options.extraFields.emplace_back("Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.templates(), options);
+    editReplyHead(out_, context.request, nullptr, Http::ToInt(status));
     outOffset_ = 0;
     prependInterim(out_);
 

@@ -191,6 +191,21 @@ private:
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
     void serveManager(const std::string& path);
     bool replyIsDenied(bool isOwner);
+
+    // squid.conf's header rules (HeaderEdits.cc); each does nothing without rules
+    /// The acl facts the header rules see: the request's, or before they
+    /// are gathered (an early error page) what the connection knows.
+    Acl::Checklist headerFacts() const;
+    /// What the %-codes of a header addition read, for a transaction with `facts`.
+    Log::FormatFacts headerFormatFacts(const Acl::Checklist& facts) const;
+    /// request_header_access, _replace and _add on a forwarded request head.
+    void editRequestHead(std::string& head) const;
+    /// reply_header_access, _replace and _add on a head to the client;
+    /// `requestHead` is the request's head (its fields are parsed again),
+    /// `reply` the origin's or stored reply (nullptr for an error page),
+    /// `status` the status sent.
+    void editReplyHead(std::string& head, const std::string& requestHead, const Store::Reply* reply,
+                       int status) const;
     bool startRequestBody();
     void readBody();
     void consumeBody();
@@ -285,6 +300,7 @@ private:
         std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
         std::unique_ptr<Acl::Checklist> replyFacts;       ///< for http_reply_access; null without its rules
+        std::unique_ptr<Acl::Checklist> headerFacts;      ///< for the header rules; null without them
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL

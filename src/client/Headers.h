@@ -12,7 +12,9 @@
 /// small string once (doc/design.md "The path of a body byte"); body bytes are never touched here.
 #pragma once
 
+#include "acl/AccessList.h"
 #include "config/Settings.h"
+#include "log/ValueFormat.h"
 #include "http/RequestParser.h"
 #include "store/BodyWriter.h"
 
@@ -101,6 +103,18 @@ public:
 private:
     std::vector<std::string_view> connectionValues_; ///< the Connection and Proxy-Connection values
 };
+
+/// How cuttle names itself in Via and on error pages: "cuttle/VERSION", or
+/// "cuttle" with httpd_suppress_version_string on.
+std::string SoftwareName(const Config::Settings& settings);
+
+/// Applies squid.conf's header rules of one direction (Config::HeaderRules)
+/// to a head cuttle built (a start line, "Name: value" fields, the empty
+/// line, maybe followed by a body, which stays): removes or replaces the fields the access rules deny (never
+/// the hop's Content-Length, Transfer-Encoding and Connection), then appends the additions whose acls match,
+/// their %-codes filled from `format`. Does nothing without rules.
+void ApplyHeaderRules(std::string& head, const Config::HeaderRules& rules, const Acl::Checklist& facts,
+                      const Log::FormatFacts& format);
 
 /// Whether the field must not cross a hop (HopByHop(fields).contains(name)).
 bool IsHopByHop(std::string_view name, Http::FieldsView fields);

@@ -376,6 +376,48 @@ const std::vector<Directive> Table = {
      "transparent "
      "leaves the header alone, truncate replaces it with the client address, delete removes it.",
      ForwardedForHandler, false},
+    {"httpd_suppress_version_string", "on|off", "off", nullptr, "httpdSuppressVersionString",
+     "on: cuttle names itself without its version (`cuttle`, not `cuttle/VERSION`) in Server headers, Via "
+     "headers and error pages, as Squid does with it.",
+     OnOffHandler<&Settings::httpdSuppressVersionString>, false},
+    {"request_header_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "requestHeaderRules",
+     "Removes fields from the requests cuttle forwards, as Squid 5.7 does. Rules are grouped by header name "
+     "(in any case); for each field the group used is the field's own name's, else `Other` (for names Squid "
+     "does not know: X-Custom, DNT, ...), else `All`, the first that has rules. In that group the first "
+     "rule whose acls all match decides: allow keeps the field, deny removes it (or, with "
+     "request_header_replace for the group, replaces its value); when none matches the answer is the "
+     "opposite of the last rule's, as in http_access. The acls see what http_access sees. The rules apply "
+     "to every field that goes out, Host, Via and X-Forwarded-For included, except the hop's own framing, "
+     "which cuttle writes (Content-Length, Transfer-Encoding, Connection; Squid removes them and breaks "
+     "the message). They do not change what the cache looks up.",
+     HeaderRulesHandler<&Settings::requestHeaderRules, HeaderAccessLine>, true},
+    {"request_header_replace", "NAME VALUE", nullptr, nullptr, "requestHeaderRules",
+     "The value a request field of group NAME (a header name, `Other` or `All`) gets when "
+     "request_header_access denies it, instead of being removed: the rest of the line, as written. Only "
+     "fields that are there are replaced, and only where request_header_access has rules for NAME.",
+     HeaderRulesHandler<&Settings::requestHeaderRules, HeaderReplaceLine>, true},
+    {"request_header_add", "NAME VALUE [ACL...]", nullptr, nullptr, "requestHeaderRules",
+     "Adds the field NAME to the requests cuttle forwards, when every acl on the line matches (or there is "
+     "none), after the request_header_access rules and untouched by them; a field of that name that is "
+     "already there stays. A quoted \"VALUE\" has %-codes: %>a (client address), %rm (method), %ru (URL), "
+     "%un (user, or -), %ts and %tu (the request's start, seconds and milliseconds), %{NAME}>h (the "
+     "request's NAME field, or -) and %% (a %); any other code is an error. An unquoted VALUE is taken as it "
+     "is.",
+     HeaderRulesHandler<&Settings::requestHeaderRules, HeaderAddLine>, true},
+    {"reply_header_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "replyHeaderRules",
+     "request_header_access for the replies cuttle sends to clients (from the origin, from the cache, "
+     "its own error pages, a URL rewriter's redirect and the manager page). The acls see what "
+     "http_reply_access sees: the request's facts and the "
+     "reply's. Content-Length, Transfer-Encoding and Connection, which cuttle writes for the hop, are not "
+     "removed.",
+     HeaderRulesHandler<&Settings::replyHeaderRules, HeaderAccessLine>, true},
+    {"reply_header_replace", "NAME VALUE", nullptr, nullptr, "replyHeaderRules",
+     "request_header_replace for reply fields that reply_header_access denies.",
+     HeaderRulesHandler<&Settings::replyHeaderRules, HeaderReplaceLine>, true},
+    {"reply_header_add", "NAME VALUE [ACL...]", nullptr, nullptr, "replyHeaderRules",
+     "request_header_add for the replies cuttle sends to clients (not the 200 that opens a CONNECT tunnel), "
+     "with the same %-codes.",
+     HeaderRulesHandler<&Settings::replyHeaderRules, HeaderAddLine>, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to an origin to open.",
      DurationHandler<&Settings::connectTimeout>, false},

@@ -192,6 +192,21 @@ void CacheEffectiveUserHandler(DirectiveCall& call);
 void CacheEffectiveGroupHandler(DirectiveCall& call);
 void VisibleHostnameHandler(DirectiveCall& call);
 
+// HeaderHandlers.cc: one line of Config::HeaderRules, for either direction
+/// `*_header_access NAME allow|deny [!]ACL...` into `rules`
+void HeaderAccessLine(DirectiveCall& call, HeaderRules& rules);
+/// `*_header_replace NAME VALUE` into `rules`
+void HeaderReplaceLine(DirectiveCall& call, HeaderRules& rules);
+/// `*_header_add NAME VALUE [ACL...]` into `rules`
+void HeaderAddLine(DirectiveCall& call, HeaderRules& rules);
+
+/// A header rule directive of the direction Settings::*Field holds.
+template <HeaderRules Settings::*Field, void (*Line)(DirectiveCall&, HeaderRules&)>
+void HeaderRulesHandler(DirectiveCall& call)
+{
+    Line(call, call.settings.*Field);
+}
+
 void RefreshPatternHandler(DirectiveCall& call);
 void MemoryReplacementPolicyHandler(DirectiveCall& call);
 void QuickAbortMinHandler(DirectiveCall& call);

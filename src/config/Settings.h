@@ -14,6 +14,7 @@
 
 #include "acl/AccessList.h"
 #include "acl/Registry.h"
+#include "config/HeaderRules.h"
 #include "base/Regex.h"
 
 #include <chrono>
@@ -181,6 +182,10 @@ struct Settings {
     bool stripQueryTerms = true;   ///< strip_query_terms: access.log URLs end at the `?`
     bool hostVerifyStrict = false; ///< host_verify_strict: a Host that fails verification gets 409
     ForwardedFor forwardedFor = ForwardedFor::On;
+    bool httpdSuppressVersionString =
+        false;                      ///< httpd_suppress_version_string: "cuttle", not "cuttle/VERSION"
+    HeaderRules requestHeaderRules; ///< request_header_access, _replace, _add
+    HeaderRules replyHeaderRules;   ///< reply_header_access, _replace, _add
 
     Duration connectTimeout{0};
     Duration readTimeout{0};

@@ -11,7 +11,7 @@ allowed() {
         acl) echo "base acl" ;;
         log) echo "base log" ;;
         errors) echo "base sbuf log http errors" ;;
-        config) echo "base sbuf acl config" ;;
+        config) echo "base sbuf acl log config" ;;
         http) echo "base sbuf http" ;;
         comm) echo "base sbuf log comm" ;;
         helper) echo "base log comm helper" ;;
