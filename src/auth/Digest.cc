@@ -89,6 +89,19 @@ std::string Hex(const unsigned char* bytes, size_t size)
     return out;
 }
 
+/// RFC 7616 section 3.4.6: whether digest-uri names the request-target; a
+/// client of a proxy (curl) may send the origin-form of an absolute target
+bool UriMatches(std::string_view uri, std::string_view target)
+{
+    if (uri == target)
+        return true;
+    const auto scheme = target.find("://");
+    if (scheme == std::string_view::npos || target.substr(0, scheme).find('/') != std::string_view::npos)
+        return false;
+    const auto path = target.find('/', scheme + 3);
+    return uri == (path == std::string_view::npos ? std::string_view("/") : target.substr(path));
+}
+
 } // namespace
 
 std::optional<Auth::DigestCredentials> Auth::ParseDigest(std::string_view value)
@@ -218,7 +231,7 @@ Auth::Verdict Auth::Digest::lookUp(const DigestCredentials& c, std::string_view 
     if (c.realm != options_.realm)
         return Verdict::Bad;
     // RFC 7616 section 3.4.6: the digest covers this request, not another
-    if (c.uri != target)
+    if (!UriMatches(c.uri, target))
         return Verdict::Bad;
     const auto nonce = nonces_.find(c.nonce);
     if (nonce == nonces_.end())

@@ -87,7 +87,8 @@ public:
     void shutdown() { pool_.shutdown(); }
 
     /// Checks credentials sent with a request of `method` to `target`
-    /// (the request-target as sent). Good: `user` is set and the nonce
+    /// (the request-target as sent; digest-uri may be it or, for an
+    /// absolute target, its path and query, as curl sends). Good: `user` is set and the nonce
     /// counted; Stale: right HA1 but the nonce is no longer good (or
     /// unknown); Unknown: ask check() for the user's HA1; Bad: anything else.
     Verdict lookUp(const DigestCredentials& credentials, std::string_view method, std::string_view target,

@@ -139,6 +139,13 @@ private:
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
     Acl::Answer checkAccess(Acl::Checklist& facts);
+    // proxy authentication (Authenticate.cc)
+    /// sets facts.auth and facts.user from Proxy-Authorization and the scheme's cached verdict
+    void readCredentials(Acl::Checklist& facts);
+    /// asks the scheme's helper about the request's credentials (http_access waits for it)
+    void checkCredentials();
+    /// the Proxy-Authenticate fields of a 407, one per configured scheme
+    std::vector<std::pair<std::string, std::string>> authChallenges();
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
                     const Acl::Checklist& facts);
     void replyRedirect(int status, const std::string& location);
@@ -325,6 +332,7 @@ private:
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
     Helper::Ticket authCheck_;    ///< Checking: the credentials' check by the auth_param helper
+    bool staleNonce_ = false;     ///< the request's digest nonce is no longer good: the 407 says stale=true
     Helper::Ticket rewriteCheck_; ///< Checking: the URL's rewriter request
     /// the rewriter's answer for the URL of the head being handled again (Rewrite.cc)
     std::optional<std::pair<std::string, Helper::Reply>> rewritten_;

@@ -339,6 +339,9 @@ public:
         const auto c = Mufasa(nonce);
         const auto now = Auth::Digest::Clock::now();
         CPPUNIT_ASSERT(digest.lookUp(c, "GET", "/other.html", user, now) == Auth::Verdict::Bad);
+        CPPUNIT_ASSERT(digest.lookUp(c, "GET", "http://host/other.html", user, now) == Auth::Verdict::Bad);
+        CPPUNIT_ASSERT(digest.lookUp(c, "GET", "http://host/dir/index.html?q", user, now) ==
+                       Auth::Verdict::Bad);
         CPPUNIT_ASSERT(digest.lookUp(c, "POST", c.uri, user, now) == Auth::Verdict::Bad);
     }
 
