@@ -100,7 +100,8 @@ const std::vector<Directive> Table = {
      "values (a whole line is one name or pattern); a relative file name is resolved against the directory "
      "cuttle starts in. Squid's predefined acls all, localhost, to_localhost, to_linklocal, manager and "
      "CONNECT exist already. An acl type that cuttle does not implement is a warning here (once per type "
-     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic or digest before it.",
+     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic or digest "
+     "before it.",
      AclHandler, true},
     {"auth_param", "basic|digest program|children|realm|... VALUE...", nullptr, nullptr,
      "authBasic authDigest",
