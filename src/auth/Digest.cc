@@ -295,7 +295,9 @@ void Auth::Digest::collectGarbage(Clock::time_point now)
         nextCollection_ = now + options_.nonceGarbageInterval;
         std::erase_if(nonces_,
                       [&](const auto& n) { return n.second.created + options_.nonceMaxDuration <= now; });
-        std::erase_if(users_, [&](const auto& u) { return u.second.fetched + Ha1Ttl <= now; });
+        std::erase_if(users_, [&](const auto& u) {
+            return u.second.fetched + (u.second.ha1.empty() ? BadTtl : Ha1Ttl) <= now;
+        });
     }
     if (nonces_.size() >= MaxNonces) // a flood of 407s: an old client retries with stale=true
         nonces_.erase(nonces_.begin());

@@ -48,11 +48,19 @@ void Client::Connection::readCredentials(Acl::Checklist& facts)
         }
     }
     if (auto* digest = services_.digestAuth()) {
+        if (digestPassed_ && digestPassed_->first == *value) {
+            // the same head again: its nonce use is taken already
+            facts.auth = Acl::AuthState::Valid;
+            facts.user = digestPassed_->second;
+            return;
+        }
         if (const auto credentials = Auth::ParseDigest(*value)) {
             const auto verdict = digest->lookUp(*credentials, parser_.methodToken(), parser_.target(),
                                                 facts.user, Auth::Digest::Clock::now());
             staleNonce_ = verdict == Auth::Verdict::Stale;
             facts.auth = StateOf(verdict);
+            if (verdict == Auth::Verdict::Good)
+                digestPassed_.emplace(std::string(*value), facts.user);
             return;
         }
         facts.auth = Acl::AuthState::Invalid; // a Digest value cuttle cannot read: a new challenge

@@ -305,6 +305,7 @@ void Client::Connection::processBuffered()
         }
         parsedOffset_ += parser_.headSize();
         parser_.reset();
+        digestPassed_.reset(); // the head is done with (Authenticate.cc)
         if (readingBody_)
             consumeBody(); // body bytes that came with the head
         if (state_ == State::Closed)

@@ -331,8 +331,12 @@ private:
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
-    Helper::Ticket authCheck_;    ///< Checking: the credentials' check by the auth_param helper
-    bool staleNonce_ = false;     ///< the request's digest nonce is no longer good: the 407 says stale=true
+    Helper::Ticket authCheck_; ///< Checking: the credentials' check by the auth_param helper
+    bool staleNonce_ = false;  ///< the request's digest nonce is no longer good: the 407 says stale=true
+    /// the Proxy-Authorization value that Auth::Digest passed for the head
+    /// being handled again, and its user: a request takes one nonce use, however
+    /// often a helper (rewriter, external acl) makes its head handled again
+    std::optional<std::pair<std::string, std::string>> digestPassed_;
     Helper::Ticket rewriteCheck_; ///< Checking: the URL's rewriter request
     /// the rewriter's answer for the URL of the head being handled again (Rewrite.cc)
     std::optional<std::pair<std::string, Helper::Reply>> rewritten_;

@@ -153,6 +153,25 @@ pass_if_ok "nonces: replayed, used up or unknown gets stale=true; a wrong passwo
 
 cache_stop
 
+# a URL rewriter makes the head handled twice: the nonce use is taken once
+printf '#!/bin/sh\nwhile read line; do echo ERR; done\n' > "$T/rewriter"
+chmod 755 "$T/rewriter"
+mark
+cache_start \
+    "auth_param digest program $DIGEST -c $T/digest-pw" \
+    "auth_param digest realm $REALM" \
+    "url_rewrite_program $T/rewriter" \
+    "acl users proxy_auth REQUIRED" \
+    "http_access allow users"
+U="http://$O/s/rw"
+n=$(fresh_nonce "$U")
+r=$(dc "$U" alice secret "$n" 00000001)
+[ "$(echo "$r" | head -n 1)" = 200 ] || bad "count 1 through a rewriter: $r"
+r=$(dc "$U" alice secret "$n" 00000002)
+[ "$(echo "$r" | head -n 1)" = 200 ] || bad "count 2 through a rewriter: $r"
+pass_if_ok "a rewriter after the login takes one nonce use"
+cache_stop
+
 # basic and digest together: both challenges, in auth_param's order
 mark
 cache_start \
