@@ -28,8 +28,9 @@ int Base64Digit(unsigned char c)
     return -1;
 }
 
-/// Latin-1 to UTF-8 (Squid's `utf8 on`).
-std::string Latin1ToUtf8(const std::string& text)
+} // namespace
+
+std::string Auth::Latin1ToUtf8(const std::string& text)
 {
     std::string out;
     for (const unsigned char c : text) {
@@ -42,8 +43,6 @@ std::string Latin1ToUtf8(const std::string& text)
     }
     return out;
 }
-
-} // namespace
 
 std::optional<std::string> Auth::DecodeBase64(std::string_view text)
 {

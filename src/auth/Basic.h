@@ -44,7 +44,15 @@ struct BasicOptions {
 };
 
 /// What a check of credentials found (see Basic::lookUp()).
-enum class Verdict { Unknown, Good, Bad };
+enum class Verdict {
+    Unknown, ///< not checked yet: ask the helper
+    Good,    ///< the helper vouched for them
+    Bad,     ///< wrong, or the helper failed
+    Stale,   ///< Digest: right, but with a nonce no longer good: a 407 with stale=true
+};
+
+/// Latin-1 to UTF-8 (Squid's `auth_param SCHEME utf8 on`).
+std::string Latin1ToUtf8(const std::string& text);
 
 /// The basic scheme: its helpers and the cache of their answers.
 class Basic {

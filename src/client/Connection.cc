@@ -7,7 +7,6 @@
 
 #include "client/Connection.h"
 #include "acl/AccessList.h"
-#include "auth/Basic.h"
 #include "client/AclFields.h"
 #include "acl/Address.h"
 #include "base/TextException.h"
@@ -309,6 +308,7 @@ void Client::Connection::processBuffered()
         parser_.reset();
         rewritten_.reset(); // the helpers' answers were about this head
         storeIded_.reset();
+        digestPassed_.reset(); // the head is done with (Authenticate.cc)
         if (readingBody_)
             consumeBody(); // body bytes that came with the head
         if (state_ == State::Closed)
@@ -430,7 +430,7 @@ void Client::Connection::handleHead(std::string_view head)
     case Acl::Answer::AuthRequired:
         record.resultCode = "TCP_DENIED";
         reply(Http::StatusCode::ProxyAuthenticationRequired, "ERR_CACHE_ACCESS_DENIED", context,
-              {{"Proxy-Authenticate", services_.basicAuth() ? services_.basicAuth()->challenge() : "Basic"}});
+              authChallenges());
         return;
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
@@ -496,32 +496,11 @@ void Client::Connection::handleHead(std::string_view head)
 
 Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
 {
-    // proxy credentials: what the auth_param helper said of them, if it did
-    auto* basic = services_.basicAuth();
-    std::optional<Auth::Credentials> credentials;
-    if (basic) {
-        if (const auto value = parser_.findField("Proxy-Authorization"))
-            credentials = Auth::ParseBasic(*value);
-    }
-    if (credentials) {
-        switch (basic->lookUp(*credentials, facts.user, Auth::Basic::Clock::now())) {
-        case Auth::Verdict::Good:
-            facts.auth = Acl::AuthState::Valid;
-            break;
-        case Auth::Verdict::Bad:
-            facts.auth = Acl::AuthState::Invalid;
-            break;
-        case Auth::Verdict::Unknown:
-            facts.auth = Acl::AuthState::Unchecked;
-            break;
-        }
-    }
+    readCredentials(facts); // what the auth_param helper said of them, if it did (Authenticate.cc)
     const auto answer = services_.settings().httpAccess.check(facts);
     if (answer == Acl::Answer::Pending) {
-        // ask the helper; the head stays unconsumed and is handled again
-        // with its verdict cached (processBuffered())
         state_ = State::Checking;
-        authCheck_ = basic->check(*credentials, [this] { resumeAfterCheck(); });
+        checkCredentials();
     }
     if (facts.auth != Acl::AuthState::Valid)
         facts.user.clear();

@@ -139,6 +139,13 @@ private:
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
     Acl::Answer checkAccess(Acl::Checklist& facts);
+    // proxy authentication (Authenticate.cc)
+    /// sets facts.auth and facts.user from Proxy-Authorization and the scheme's cached verdict
+    void readCredentials(Acl::Checklist& facts);
+    /// asks the scheme's helper about the request's credentials (http_access waits for it)
+    void checkCredentials();
+    /// the Proxy-Authenticate fields of a 407, one per configured scheme
+    std::vector<std::pair<std::string, std::string>> authChallenges();
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
                     const Acl::Checklist& facts);
     bool askStoreId(const Http::Url& url, const Log::AccessRecord& record, const Acl::Checklist& facts,
@@ -348,7 +355,12 @@ private:
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
-    Helper::Ticket authCheck_;   ///< Checking: the credentials' check by the auth_param helper
+    Helper::Ticket authCheck_; ///< Checking: the credentials' check by the auth_param helper
+    bool staleNonce_ = false;  ///< the request's digest nonce is no longer good: the 407 says stale=true
+    /// the Proxy-Authorization value that Auth::Digest passed for the head
+    /// being handled again, and its user: a request takes one nonce use, however
+    /// often a helper (rewriter, external acl) makes its head handled again
+    std::optional<std::pair<std::string, std::string>> digestPassed_;
     Helper::Ticket helperCheck_; ///< Checking: the URL's rewriter or store-ID helper request
     /// the helpers' answers about the head being handled, kept until it is
     /// consumed (Rewrite.cc: askHelper())

@@ -45,7 +45,8 @@ class InFlight;
 
 namespace Auth {
 class Basic;
-}
+class Digest;
+} // namespace Auth
 namespace Helper {
 class Pool;
 }
@@ -108,6 +109,8 @@ public:
 
     /// `auth_param basic`, or null when it is not configured
     virtual Auth::Basic* basicAuth() = 0;
+    /// `auth_param digest`, or null when it is not configured
+    virtual Auth::Digest* digestAuth() = 0;
     /// `url_rewrite_program`'s helpers, or null when it is not configured
     virtual Helper::Pool* urlRewriter() = 0;
     /// `store_id_program`'s helpers, or null when it is not configured

@@ -101,17 +101,27 @@ const std::vector<Directive> Table = {
      "values (a whole line is one name or pattern); a relative file name is resolved against the directory "
      "cuttle starts in. Squid's predefined acls all, localhost, to_localhost, to_linklocal, manager and "
      "CONNECT exist already. An acl type that cuttle does not implement is a warning here (once per type "
-     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic before it.",
+     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic or digest "
+     "before it.",
      AclHandler, true},
-    {"auth_param", "basic program|children|realm|credentialsttl|casesensitive|utf8 VALUE...", nullptr,
-     nullptr, "authBasic",
-     "Proxy authentication with Squid's basic helpers (basic_ncsa_auth, basic_ldap_auth, ...): `program "
-     "PATH ARGS...` starts them, `children N startup=N idle=N concurrency=N queue-size=N` sizes them (20, "
-     "0, 1, 0), `realm TEXT` names the 407 challenge, `credentialsttl TIME` (2 hours) is how long a good "
-     "check is trusted, `casesensitive off` (the default) lowercases user names before the check, `utf8 "
-     "on` sends Latin-1 credentials as UTF-8. A request with no or bad credentials that meets a proxy_auth "
-     "acl gets 407 with Proxy-Authenticate; the user appears in access.log; Proxy-Authorization is never "
-     "forwarded. A helper that fails or does not answer denies. digest, ntlm and negotiate are errors.",
+    {"auth_param", "basic|digest program|children|realm|... VALUE...", nullptr, nullptr,
+     "authBasic authDigest",
+     "Proxy authentication with Squid's helpers. For both schemes: `program PATH ARGS...` starts the "
+     "helpers, "
+     "`children N startup=N idle=N concurrency=N queue-size=N` sizes them (20, 0, 1, 0), `realm TEXT` names "
+     "the 407 challenge, `utf8 on` sends Latin-1 user names (and basic passwords) as UTF-8. `basic` "
+     "(basic_ncsa_auth, basic_ldap_auth, ...): `credentialsttl TIME` (2 hours) is how long a good check is "
+     "trusted, `casesensitive off` (the default) lowercases user names before the check. `digest` "
+     "(digest_file_auth, digest_ldap_auth: asked `\"user\":\"realm\"`, they answer `OK ha1=HEX`): RFC 7616 "
+     "MD5 with qop=auth; cuttle makes the nonces (128 random bits), good for `nonce_max_duration TIME` (30 "
+     "minutes) and `nonce_max_count N` (50) uses, each with a larger nonce count (`nonce_strictness on`: one "
+     "larger; `check_nonce_count off`: not checked); `nonce_garbage_interval TIME` (5 minutes) drops expired "
+     "ones; `post_workaround on` accepts a POST digest computed for GET. A used-up, expired or unknown nonce "
+     "with otherwise right credentials gets a new challenge with stale=true. With both schemes, a 407 offers "
+     "both challenges in the order of their first auth_param line. A request with no or bad credentials that "
+     "meets a proxy_auth acl gets 407 with Proxy-Authenticate; the user appears in access.log; "
+     "Proxy-Authorization is never forwarded. A helper that fails or does not answer denies. key_extras, "
+     "ntlm and negotiate are errors.",
      AuthParamHandler, true},
     {"url_rewrite_program", "PATH [ARGUMENT...]", nullptr, nullptr, "urlRewrite",
      "A URL rewriter in Squid's helper protocol (squidGuard, ufdbGuard, a script): each request that "

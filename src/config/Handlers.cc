@@ -294,10 +294,10 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
     }
     // Squid 5.7 (ACLProxyAuth::parse) needs a configured scheme before the acl
     if (words.size() >= 2 && (words[1] == "proxy_auth" || words[1] == "proxy_auth_regex") &&
-        call.settings.authBasic.program.empty()) {
+        call.settings.authBasic.program.empty() && call.settings.authDigest.program.empty()) {
         call.error("bad acl: acl " + words[0] + " " + words[1] +
-                   " needs a configured authentication scheme first (auth_param basic program ...), as "
-                   "in Squid");
+                   " needs a configured authentication scheme first (auth_param basic|digest program ...), "
+                   "as in Squid");
         return;
     }
     for (auto& w : words)

@@ -86,6 +86,20 @@ struct AuthBasicSettings {
     bool utf8 = false; ///< on: Latin-1 credentials go to the helper as UTF-8
 };
 
+/// `auth_param digest ...` (Squid 5.7's names and defaults).
+struct AuthDigestSettings {
+    std::vector<std::string> program; ///< the helper and its arguments; empty: no digest scheme
+    HelperChildren children;          ///< auth_param digest children ...
+    std::string realm = "Squid proxy-caching web server";    ///< the realm of the 407 challenge
+    Duration nonceGarbageInterval = std::chrono::minutes(5); ///< how often expired nonces are dropped
+    Duration nonceMaxDuration = std::chrono::minutes(30);    ///< how long a nonce is good
+    unsigned nonceMaxCount = 50;                             ///< how many uses a nonce is good for
+    bool nonceStrictness = false; ///< on: each nonce count must be the last one plus one
+    bool checkNonceCount = true;  ///< off: the client's nonce count is ignored
+    bool postWorkaround = false;  ///< on: a non-GET digest computed for GET passes (old browsers)
+    bool utf8 = false;            ///< on: a Latin-1 user name goes to the helper as UTF-8
+};
+
 /// One `refresh_pattern [-i] REGEX MIN PERCENT MAX [OPTION...]` line
 /// (Squid 5.7's meaning; doc/directives.md).
 ///
@@ -138,7 +152,11 @@ struct RangeOffsetLimit {
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
-    AuthBasicSettings authBasic;      ///< `auth_param basic`
+    AuthBasicSettings authBasic;   ///< `auth_param basic`
+    AuthDigestSettings authDigest; ///< `auth_param digest`
+    /// "basic", "digest": the schemes in the order of their first
+    /// auth_param line, which is the order of a 407's challenges (Squid's)
+    std::vector<std::string> authSchemes;
     HelperProgramSettings urlRewrite; ///< `url_rewrite_program` ...
     bool urlRewriteBypass = false;    ///< `url_rewrite_bypass`: requests skip busy rewriters
     Acl::AccessList urlRewriteAccess; ///< `url_rewrite_access`; no rule: every request goes to the rewriter

@@ -167,18 +167,44 @@ void Proxy::Instance::configureHelpers()
             basicAuth_->shutdown();
             retiredAuth_.push_back(std::move(basicAuth_));
         }
+    } else {
+        Auth::BasicOptions options;
+        options.helper = HelperOptions("basicauthenticator", s.program, s.children);
+        options.realm = s.realm;
+        options.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
+        options.caseSensitive = s.caseSensitive;
+        options.utf8 = s.utf8;
+        if (basicAuth_)
+            basicAuth_->reconfigure(options);
+        else
+            basicAuth_ = std::make_unique<Auth::Basic>(loop_, options);
+    }
+
+    const auto& d = settings_->authDigest;
+    if (d.program.empty()) {
+        if (digestAuth_) {
+            digestAuth_->shutdown();
+            retiredDigests_.push_back(std::move(digestAuth_));
+        }
         return;
     }
-    Auth::BasicOptions options;
-    options.helper = HelperOptions("basicauthenticator", s.program, s.children);
-    options.realm = s.realm;
-    options.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
-    options.caseSensitive = s.caseSensitive;
-    options.utf8 = s.utf8;
-    if (basicAuth_)
-        basicAuth_->reconfigure(options);
+    const auto seconds = [](Config::Duration t) {
+        return std::chrono::duration_cast<std::chrono::seconds>(t);
+    };
+    Auth::DigestOptions options;
+    options.helper = HelperOptions("digestauthenticator", d.program, d.children);
+    options.realm = d.realm;
+    options.nonceGarbageInterval = seconds(d.nonceGarbageInterval);
+    options.nonceMaxDuration = seconds(d.nonceMaxDuration);
+    options.nonceMaxCount = d.nonceMaxCount;
+    options.nonceStrictness = d.nonceStrictness;
+    options.checkNonceCount = d.checkNonceCount;
+    options.postWorkaround = d.postWorkaround;
+    options.utf8 = d.utf8;
+    if (digestAuth_)
+        digestAuth_->reconfigure(options);
     else
-        basicAuth_ = std::make_unique<Auth::Basic>(loop_, options);
+        digestAuth_ = std::make_unique<Auth::Digest>(loop_, options);
 }
 
 void Proxy::Instance::configurePool(std::unique_ptr<Helper::Pool>& pool, const char* name,

@@ -31,6 +31,7 @@
 
 #include "client/Services.h"
 #include "auth/Basic.h"
+#include "auth/Digest.h"
 #include "client/Side.h"
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
@@ -94,6 +95,7 @@ public:
     size_t connectionCount() const override { return side_.connectionCount(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
+    Auth::Digest* digestAuth() override { return digestAuth_.get(); }
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
     Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
 
@@ -131,11 +133,13 @@ private:
     Comm::Timer reapTimer_;                                        ///< see reapSoon()
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
+    std::unique_ptr<Auth::Digest> digestAuth_;                     ///< auth_param digest, likewise
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;
+    std::vector<std::unique_ptr<Auth::Digest>> retiredDigests_;
     std::vector<std::unique_ptr<Helper::Pool>> retiredPools_;
     bool helpersMayRun_ = false;                ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_; ///< see accessLog()

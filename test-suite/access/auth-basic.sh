@@ -82,6 +82,25 @@ pass_if_ok "keep-alive with credentials"
 
 cache_stop
 
+# casesensitive off (the default) lowercases the user before the helper
+# sees it and in access.log; on keeps it; utf8 on sends a Latin-1 user
+# name to the helper in UTF-8 (the password file has it in UTF-8)
+echo "$(printf 'jos\303\251'):$(openssl passwd -1 latin)" >> "$T/passwd"
+mark
+cache_start "auth_param basic program $NCSA $T/passwd" "auth_param basic utf8 on" \
+    "acl users proxy_auth REQUIRED" "http_access allow users"
+expect_code "an upper-case user, casesensitive off" 200 "http://$O/s/case1" --proxy-user ALICE:secret
+wait_until 5 access_log_has " TCP_MISS/200 [0-9]+ GET http://$O/s/case1 alice HIER_DIRECT/" ||
+    bad "the user is not logged lowercased"
+expect_code "a Latin-1 user, utf8 on" 200 "http://$O/s/latin1" --proxy-user "$(printf 'jos\351:latin')"
+cache_start "auth_param basic program $NCSA $T/passwd" "auth_param basic casesensitive on" \
+    "acl users proxy_auth REQUIRED" "http_access allow users"
+expect_code "an upper-case user, casesensitive on" 407 "http://$O/s/case2" --proxy-user ALICE:secret
+expect_code "the user as written, casesensitive on" 200 "http://$O/s/case3" --proxy-user alice:secret
+expect_code "a Latin-1 user, utf8 off" 407 "http://$O/s/latin2" --proxy-user "$(printf 'jos\351:latin')"
+cache_stop
+pass_if_ok "casesensitive and utf8"
+
 # a helper that cannot run: logins fail closed (407), nothing is let through
 if [ -z "$CACHE_TEST_SQUID" ]; then
     mark

@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "auth/Basic.h"
+#include "auth/tests/RunUntil.h"
 #include "comm/Loop.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -15,13 +16,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool RunUntil(Comm::Loop& loop, const std::function<bool()>& done)
-{
-    const auto deadline = Comm::Clock::now() + 15s;
-    while (!done() && Comm::Clock::now() < deadline)
-        loop.runOnce(10ms);
-    return done();
-}
+using AuthTests::RunUntil;
 
 /// A basic helper in sh: alice/secret is good, "BH" for user broken, ERR otherwise;
 /// the request line it got goes to stderr (the test reads the escaping there).
