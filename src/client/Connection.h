@@ -141,7 +141,12 @@ private:
     Acl::Answer checkAccess(Acl::Checklist& facts);
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
                     const Acl::Checklist& facts);
-    void replyRedirect(int status, const std::string& location);
+    /// a redirect with no body (Rewrite.cc), with extraFields after Location and Content-Length
+    void replyRedirect(int status, const std::string& location,
+                       const std::vector<std::pair<std::string, std::string>>& extraFields = {});
+    /// a denial: ERR_ACCESS_DENIED, or the deny_info line for the last acl
+    /// the rules evaluated (a page, a redirect, a reset) (Denial.cc)
+    void answerDenied(Errors::PageContext& context, std::string_view lastAcl);
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();
@@ -184,7 +189,20 @@ private:
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
     void serveManager(const std::string& path);
+    // limits on a transaction (Limits.cc)
+    /// request_body_max_size against the Content-Length: answers 413 and returns true when over
+    bool requestBodyIsTooBig(Errors::PageContext& context);
+    /// request_body_max_size against a chunked body so far: resets the connection and returns true when over
+    bool chunkedBodyIsTooBig();
+    /// reply_body_max_size (ERR_TOO_BIG), then http_reply_access
+    /// (ERR_ACCESS_DENIED): answers the 403 and returns true when denied
     bool replyIsDenied(bool isOwner);
+    /// a reply of unknown length that grew past reply_body_max_size: stops
+    /// its writer at the limit, and once the client has it, closes and
+    /// returns true (`caught`: the writer caught up with the entry)
+    bool replyGrewTooBig(bool caught = false);
+    /// closes the connection with a TCP reset (Squid's comm_reset_close)
+    void resetConnection();
     bool startRequestBody();
     void readBody();
     void consumeBody();
@@ -277,7 +295,9 @@ private:
         Store::BodyWriter writer;                         ///< writes the reply head and body
         std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
-        std::unique_ptr<Acl::Checklist> replyFacts;       ///< for http_reply_access; null without its rules
+        /// for http_reply_access and reply_body_max_size; null without their rules
+        std::unique_ptr<Acl::Checklist> replyFacts;
+        int64_t replyBodyLimit = -1; ///< reply_body_max_size of a reply streamed out; -1: none
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL

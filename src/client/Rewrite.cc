@@ -152,7 +152,8 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
     return false;
 }
 
-void Client::Connection::replyRedirect(int status, const std::string& location)
+void Client::Connection::replyRedirect(int status, const std::string& location,
+                                       const std::vector<std::pair<std::string, std::string>>& extraFields)
 {
     if (pendingLog_) {
         pendingLog_->httpStatus = status;
@@ -162,6 +163,8 @@ void Client::Connection::replyRedirect(int status, const std::string& location)
     Http::AppendStatusLine(out_, status);
     Http::AppendField(out_, "Location", location);
     Http::AppendField(out_, "Content-Length", "0");
+    for (const auto& [name, value] : extraFields)
+        Http::AppendField(out_, name, value);
     Http::AppendField(out_, "X-Cache", "MISS from " + services_.visibleHostname());
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);

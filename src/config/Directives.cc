@@ -153,6 +153,37 @@ const std::vector<Directive> Table = {
      "still "
      "stored when it may be. With no http_reply_access line every reply is sent.",
      AccessRulesHandler<&Settings::httpReplyAccess>, true},
+    {"deny_info", "ERR_PAGE|[NNN:]ERR_PAGE|[3NN:]URL|TCP_RESET ACL...", nullptr, nullptr, "denyInfos",
+     "What a client denied by http_access or http_reply_access gets when the last acl evaluated (the last "
+     "acl of the deny line that matched; when no line matched, the last acl of the last line) is one of the "
+     "ACLs named, as in Squid 5.7 (the first deny_info line naming it applies): the page ERR_PAGE from "
+     "error_directory instead of ERR_ACCESS_DENIED (403, or the NNN: given, 200 to 599 but 3xx); a "
+     "redirect to URL (302, or 307 for an HTTP/1.1 request other than GET and HEAD, or the 3NN: given) "
+     "with its codes expanded and URL-escaped: %a user, %A the proxy's address, %e error number, %E its "
+     "text, %h visible_hostname, %H the request's host, %i client address, %M method, %p port, %P "
+     "protocol, %R path and query (not escaped), %T time, %u URL, %U URL after strip_query_terms, %w "
+     "cache_mgr, %x error name, %% a percent sign (as %25); Squid's %B, %o and %O are errors. TCP_RESET "
+     "resets the connection. The denial is logged as it would be (TCP_DENIED, TCP_DENIED_REPLY) with the "
+     "status sent (000 for a reset). An acl that is not defined is a warning.",
+     DenyInfoHandler, true},
+    {"request_body_max_size", "SIZE", "0 KB", "0 KB (no limit)", "requestBodyMaxSize",
+     "The largest request body a client may send, as in Squid 5.7 (one size for every request: it takes no "
+     "acls). A request whose Content-Length is larger is answered 413 with the ERR_TOO_BIG page before "
+     "http_access is checked, logged NONE_NONE/413, and its connection is closed; a chunked body that grows "
+     "past the limit on its way to the origin has its connection reset, logged NONE_NONE/000, as Squid "
+     "does. 0 means no limit.",
+     RequestBodyMaxSizeHandler, false},
+    {"reply_body_max_size", "SIZE|none [[!]ACL...]", nullptr, "none", "replyBodyMaxSizes",
+     "The largest reply body a client may be sent. Several lines may be given, each with acls after the "
+     "size (the size then needs its unit, as in Squid); the first line whose acls all match applies (request "
+     "acls and reply acls alike); when none does, there is no limit. A reply whose Content-Length is "
+     "larger, or a stored one whose body is, gets the ERR_TOO_BIG page (403) instead, logged "
+     "TCP_DENIED_REPLY/403, "
+     "before http_reply_access is checked, for misses and hits alike (the object is still stored when it "
+     "may be); a reply to HEAD, and one without a body, pass. A reply without a length whose body grows past "
+     "the limit is cut off: the client gets the body up to the limit, the connection is closed and the "
+     "line logged with the bytes sent, as in Squid.",
+     ReplyBodyMaxSizeHandler, true},
     {"cache_mem", "SIZE", "256 MB", nullptr, "cacheMem",
      "The memory that cached objects may use, in bytes, KB, MB or GB (two words, as `256 MB`). In-transit "
      "objects are counted too while they are being kept.",

@@ -38,8 +38,6 @@ const std::vector<SquidOnlyRule> Rules = {
      "request headers it adds, by which origins enforce a policy (YouTube-Restrict, "
      "X-GoogApps-Allowed-Domains...), would be missing"},
     {"reply_header_add", true, nullptr, "reply headers it adds (a security policy...) would be missing"},
-    {"request_body_max_size", true, "0|0 *", "request bodies above its limit would be forwarded"},
-    {"reply_body_max_size", true, "none", "replies above its limit would be delivered"},
     {"ssl_bump", true, nullptr, "TLS traffic it would inspect or terminate would pass untouched"},
     {"adaptation_access", true, nullptr, "requests it sends to an ICAP/eCAP filter would not be filtered"},
     {"icap_access", true, nullptr, "requests it sends to an ICAP filter would not be filtered"},
@@ -106,8 +104,6 @@ const std::vector<SquidOnlyRule> Rules = {
     {"external_acl_type", false, nullptr, "acls of type external are refused wherever a rule uses them"},
     {"ident_lookup_access", false, nullptr, "ident acls are refused wherever a rule uses them"},
     {"note", false, nullptr, "note acls are refused wherever a rule uses them, so notes select nothing"},
-    {"deny_info", false, nullptr,
-     "a denied request stays denied: only the error page (or redirect) the client gets differs"},
     {"http_upgrade_request_protocols", false, nullptr,
      "Squid forwards no Upgrade unless this allows it: it can only allow more"},
     {"on_unsupported_protocol", false, nullptr,
