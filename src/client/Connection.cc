@@ -419,6 +419,7 @@ void Client::Connection::handleHead(std::string_view head)
     facts.url = context.url; // the canonical URL (host:port for CONNECT), before strip_query_terms
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
+    findIndirectClient(facts, record);
     switch (checkAccess(facts)) {
     case Acl::Answer::Allowed:
         break;

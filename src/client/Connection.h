@@ -203,6 +203,9 @@ private:
     bool replyGrewTooBig(bool caught = false);
     /// closes the connection with a TCP reset (Squid's comm_reset_close)
     void resetConnection();
+    /// follow_x_forwarded_for: the indirect client, into the facts' src
+    /// (acl_uses_indirect_client) and the log (log_uses_indirect_client) (IndirectClient.cc)
+    void findIndirectClient(Acl::Checklist& facts, Log::AccessRecord& record);
     bool startRequestBody();
     void readBody();
     void consumeBody();

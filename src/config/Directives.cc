@@ -153,6 +153,21 @@ const std::vector<Directive> Table = {
      "still "
      "stored when it may be. With no http_reply_access line every reply is sent.",
      AccessRulesHandler<&Settings::httpReplyAccess>, true},
+    {"follow_x_forwarded_for", "allow|deny [!]ACL...", nullptr, "deny all", "followXForwardedFor",
+     "Which hops of X-Forwarded-For to trust, as in Squid 5.7: starting from the client that connected, "
+     "while these rules (read as http_access rules, src acls seeing the hop) allow the current hop, the "
+     "rightmost address left in X-Forwarded-For (all its fields joined) becomes the current hop; the last "
+     "one reached is the indirect client. An item that is not an address literal stops the walk. With no "
+     "line, X-Forwarded-For is not read.",
+     AccessRulesHandler<&Settings::followXForwardedFor>, true},
+    {"acl_uses_indirect_client", "on|off", "on", nullptr, "aclUsesIndirectClient",
+     "on: src acls (in http_access and every later rule) see the indirect client that "
+     "follow_x_forwarded_for found instead of the client that connected.",
+     OnOffHandler<&Settings::aclUsesIndirectClient>, false},
+    {"log_uses_indirect_client", "on|off", "on", nullptr, "logUsesIndirectClient",
+     "on: access.log shows the indirect client that follow_x_forwarded_for found (%>a) instead of the "
+     "client that connected.",
+     OnOffHandler<&Settings::logUsesIndirectClient>, false},
     {"deny_info", "ERR_PAGE|[NNN:]ERR_PAGE|[3NN:]URL|TCP_RESET ACL...", nullptr, nullptr, "denyInfos",
      "What a client denied by http_access or http_reply_access gets when the last acl evaluated (the last "
      "acl of the deny line that matched; when no line matched, the last acl of the last line) is one of the "

@@ -165,7 +165,10 @@ struct Settings {
     Acl::AccessList httpAccess;       ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess;  ///< `http_reply_access` rules in order; no rule: every reply is sent
     std::vector<DenyInfo> denyInfos;  ///< `deny_info` lines in order
-    uint64_t requestBodyMaxSize = 0;  ///< `request_body_max_size`, bytes; 0: no limit
+    Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
+    bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client
+    bool logUsesIndirectClient = true;   ///< `log_uses_indirect_client`: access.log shows the indirect client
+    uint64_t requestBodyMaxSize = 0;     ///< `request_body_max_size`, bytes; 0: no limit
     std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes

@@ -79,6 +79,7 @@ class TestParser : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(rangeOffsetLimitForms);
     CPPUNIT_TEST(replyBodyMaxSizeFirstMatchingLine);
     CPPUNIT_TEST(requestBodyMaxSizeIsOneSize);
+    CPPUNIT_TEST(indirectClientDirectives);
     CPPUNIT_TEST(cacheDefaultsAreSquids);
     CPPUNIT_TEST(cacheDirectivesAreNoLongerSquidOnly);
     CPPUNIT_TEST_SUITE_END();
@@ -875,6 +876,23 @@ public:
                            "a size followed by acls needs its unit"));
         errors("reply_body_max_size\n");
         errors("reply_body_max_size lots\n");
+    }
+
+    void indirectClientDirectives()
+    {
+        auto s = ok("");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), s->followXForwardedFor.size()); // X-Forwarded-For is not read
+        CPPUNIT_ASSERT(s->aclUsesIndirectClient);                       // Squid's defaults
+        CPPUNIT_ASSERT(s->logUsesIndirectClient);
+        s = ok(
+            "acl proxies src 10.0.0.0/8\nfollow_x_forwarded_for allow proxies\n"
+            "follow_x_forwarded_for deny all\nacl_uses_indirect_client off\nlog_uses_indirect_client off\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->followXForwardedFor.size());
+        CPPUNIT_ASSERT(!s->aclUsesIndirectClient);
+        CPPUNIT_ASSERT(!s->logUsesIndirectClient);
+        errors("follow_x_forwarded_for allow nosuch\n");
+        errors("acl_uses_indirect_client maybe\n");
     }
 
     void requestBodyMaxSizeIsOneSize()

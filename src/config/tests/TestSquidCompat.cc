@@ -349,8 +349,8 @@ public:
         for (const char* line :
              {"tcp_outgoing_address 192.0.2.1", "request_header_access Cookie deny all",
               "reply_header_access Server deny all", "cache_peer p.example parent 3128 0", "delay_pools 2",
-              "miss_access allow all\nmiss_access deny all", "follow_x_forwarded_for allow all",
-              "request_header_access Cookie allow localhost", "cachemgr_passwd secret all", "umask 027"}) {
+              "miss_access allow all\nmiss_access deny all", "request_header_access Cookie allow localhost",
+              "cachemgr_passwd secret all", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
@@ -363,13 +363,13 @@ public:
 
     void formsThatCannotLoosenAreAccepted()
     {
-        ok("miss_access allow all\nfollow_x_forwarded_for deny all\nnever_direct deny all\n"
+        ok("miss_access allow all\nnever_direct deny all\n"
            "request_header_access Cookie allow all\nreply_header_access Server allow all\n"
            "delay_pools 0\nclient_ip_max_connections "
            "-1\n"
            "cachemgr_passwd none menu info\nchroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(9), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(8), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }
