@@ -80,6 +80,9 @@ struct PageContext;
 namespace Log {
 struct AccessRecord;
 }
+namespace Store {
+struct Lookup;
+}
 
 namespace Client {
 
@@ -161,6 +164,8 @@ private:
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
+    /// whether send_hit keeps what the lookup found from answering this request
+    bool hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const;
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
     bool joinedRevalidationIsUsable();

@@ -249,6 +249,13 @@ const std::vector<Directive> Table = {
      "line's. With no cache line at all everything may be cached. A line that names an undefined acl or one "
      "of a type cuttle does not implement is an error.",
      AccessRulesHandler<&Settings::cacheAccess>, true},
+    {"send_hit", "allow|deny [!]ACL...", nullptr, nullptr, "sendHit",
+     "Requests that these rules deny are not answered from the cache: they are forwarded as misses (logged "
+     "TCP_MISS), and the reply may be stored again, as in Squid 5.7. The rules read as http_access rules "
+     "do, reply acls (rep_header, http_status...) seeing the stored reply. A request that could join a "
+     "fetch in flight (collapsed_forwarding) fetches alone when there are send_hit rules. With no line, "
+     "every hit may be served.",
+     AccessRulesHandler<&Settings::sendHit>, true},
     {"refresh_pattern", "[-i] REGEX MIN PERCENT MAX [OPTION...]", nullptr, nullptr, "refreshPatterns",
      "How long a response without explicit freshness (no max-age, s-maxage or Expires) stays fresh, for "
      "URLs that the POSIX extended regular expression REGEX matches (-i: ignoring case). The lines are "

@@ -21,8 +21,6 @@ const std::vector<SquidOnlyRule> Rules = {
     // access rules
     {"adapted_http_access", true, "allow all", "requests it would deny after adaptation would be forwarded"},
     {"miss_access", true, "allow all", "cache misses it would deny would be forwarded"},
-    {"send_hit", true, "allow all",
-     "cached replies it would keep from some requests would be served to them"},
     {"store_miss", true, "allow all",
      "replies it would keep out of the cache would be cached and served to others"},
     {"cachemgr_passwd", true, "none ...",

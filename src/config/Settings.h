@@ -184,6 +184,7 @@ struct Settings {
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy
     Acl::AccessList cacheAccess;              ///< `cache` rules in order; no rule: everything may be cached
+    Acl::AccessList sendHit;                  ///< `send_hit` rules in order; no rule: every hit may be served
     bool collapsedForwarding = false;         ///< collapsed_forwarding
     int64_t quickAbortMin = 0;                ///< quick_abort_min, bytes; < 0: always finish a kept fetch
     uint64_t quickAbortMax = 0;               ///< quick_abort_max, bytes
