@@ -181,7 +181,7 @@ try:
         if not d:
             break
         out += d
-except socket.timeout:
+except (socket.timeout, ConnectionResetError):
     pass
 sys.stdout.write(out.decode("latin1"))
 PY

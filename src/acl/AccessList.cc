@@ -61,9 +61,11 @@ bool AccessList::parse(const std::vector<std::string>& words, const Registry& ac
 Answer AccessList::check(const Checklist& facts) const
 {
     facts.interruption = Answer::Allowed;
+    facts.lastAcl = {};
     for (const auto& rule : rules_) {
         bool allMatch = true;
         for (const auto& t : rule.terms) {
+            facts.lastAcl = t.acl->name();
             const bool matched = t.acl->match(facts) != t.negated;
             if (facts.interruption != Answer::Allowed)
                 return facts.interruption;

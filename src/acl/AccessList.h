@@ -88,6 +88,11 @@ struct Checklist {
     /// (a proxy_auth acl with credentials that are absent, bad or not
     /// checked yet): the check stops there with AuthRequired or Pending.
     mutable Answer interruption = Answer::Allowed;
+
+    /// The name of the last acl an AccessList::check() evaluated (matched
+    /// or not), as Squid's AclMatchedName: what deny_info looks up. Empty
+    /// before a check, and after one of a list without rules.
+    mutable std::string_view lastAcl;
 };
 
 /// `http_access allow|deny [!]acl...` lines in order.

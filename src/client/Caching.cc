@@ -26,6 +26,7 @@
 
 #include "client/Connection.h"
 #include "base/TextException.h"
+#include "client/AclFields.h"
 #include "client/DetachedFetch.h"
 #include "client/Headers.h"
 #include "client/Services.h"
@@ -164,6 +165,10 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     const auto& rule = refreshRule();
     auto found = Store::LookUp(cache, services_.inFlight(), tx.cacheKey, parser_.fields(), tx.requestFacts,
                                rule, options);
+    if (hitIsBlocked(found, facts)) {
+        tx.resultCode = "TCP_MISS"; // forwarded as a miss, as Squid's clientReplyContext::blockedHit()
+        return false;
+    }
     switch (found.kind) {
     case Store::Lookup::Kind::Miss:
         return false;
@@ -200,6 +205,25 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         return false;
     }
     return false;
+}
+
+bool Client::Connection::hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const
+{
+    const auto& sendHit = services_.settings().sendHit;
+    if (sendHit.size() == 0 || found.kind == Store::Lookup::Kind::Miss ||
+        found.kind == Store::Lookup::Kind::Unavailable || found.kind == Store::Lookup::Kind::Reload)
+        return false;
+    // a fetch in flight has no reply to check yet: it is fetched alone
+    if (found.kind == Store::Lookup::Kind::Join || !found.entry || !found.entry->reply())
+        return true;
+    // send_hit sees the stored reply (its rep_header, http_status...)
+    Acl::Checklist hitFacts = facts;
+    const auto& stored = *found.entry->reply();
+    const AclFields replyFields(stored.fields());
+    hitFacts.reply = &replyFields;
+    hitFacts.replyStatus = stored.status;
+    hitFacts.hierCode = "HIER_NONE";
+    return sendHit.check(hitFacts) != Acl::Answer::Allowed;
 }
 
 void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode)

@@ -395,6 +395,8 @@ void Client::Connection::handleHead(std::string_view head)
     context.serverHost = url.host();
     context.serverPort = url.port();
 
+    if (requestBodyIsTooBig(context))
+        return;
     // Host verification comes before http_access, as in Squid
     // (ClientHttpRequest::doCallouts); a Host that fails is refused with
     // host_verify_strict (a CONNECT always)
@@ -421,6 +423,7 @@ void Client::Connection::handleHead(std::string_view head)
     facts.url = context.url; // the canonical URL (host:port for CONNECT), before strip_query_terms
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
+    findIndirectClient(facts, record);
     switch (checkAccess(facts)) {
     case Acl::Answer::Allowed:
         break;
@@ -435,7 +438,7 @@ void Client::Connection::handleHead(std::string_view head)
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
         record.user = facts.user;
-        reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+        answerDenied(context, facts.lastAcl);
         return;
     }
     record.user = facts.user;
@@ -468,7 +471,7 @@ void Client::Connection::handleHead(std::string_view head)
     tx_ = std::make_unique<Transaction>();
     tx_->storeId = std::move(storeId);
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
-    if (settings.httpReplyAccess.size() != 0) {
+    if (settings.httpReplyAccess.size() != 0 || !settings.replyBodyMaxSizes.empty()) {
         tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
         tx_->replyFacts->request = nullptr; // parsed again from the head's copy (replyIsDenied())
     }
@@ -686,6 +689,8 @@ void Client::Connection::consumeBody()
         case Kind::Payload:
             tx_->body->entry->append(Sbuf::Slice(buffer_, parsedOffset_, piece.length));
             parsedOffset_ += piece.length;
+            if (chunkedBodyIsTooBig())
+                return;
             break;
         case Kind::Framing:
         case Kind::NeedMore:
@@ -899,44 +904,9 @@ void Client::Connection::startStreaming()
     streamSome();
 }
 
-bool Client::Connection::replyIsDenied(bool isOwner)
-{
-    // http_reply_access: the request's facts, with the reply's head (the
-    // request's own bytes may be gone: its fields are parsed again from its copy)
-    auto& facts = *tx_->replyFacts;
-    const auto& head = tx_->pageContext->request;
-    Http::RequestParser again(head.size() + 1);
-    again.parse(head);
-    const AclFields requestFields(again.fields());
-    const auto& stored = *tx_->reply->reply();
-    const AclFields replyFields(stored.fields());
-    facts.request = &requestFields;
-    facts.reply = &replyFields;
-    facts.replyStatus = stored.status;
-    facts.hierCode = isOwner ? directCode() : "HIER_NONE";
-    const bool denied = services_.settings().httpReplyAccess.check(facts) != Acl::Answer::Allowed;
-    facts.request = facts.reply = nullptr;
-    if (!denied)
-        return false;
-    // Squid 5.7: the reply is replaced by ERR_ACCESS_DENIED, logged TCP_DENIED_REPLY
-    const auto context = std::move(tx_->pageContext);
-    const std::string peer = isOwner ? tx_->forwarder->peerHost() : std::string();
-    if (pendingLog_)
-        pendingLog_->resultCode = "TCP_DENIED_REPLY";
-    stopForwarding();
-    reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", *context);
-    if (pendingLog_ && !peer.empty()) {
-        pendingLog_->hierarchy = directCode();
-        pendingLog_->peerAddress = peer;
-    }
-    // written from the loop, not from inside the forwarder or the lookup
-    kick_ = services_.loop().defer([this] { drive(); }, this);
-    return true;
-}
-
 void Client::Connection::streamSome()
 {
-    if (writing_ || state_ != State::Streaming)
+    if (writing_ || state_ != State::Streaming || replyGrewTooBig())
         return;
     writing_ = true;
     const auto result = tx_->writer.write(fd_.get(), *tx_->reply);
@@ -948,6 +918,7 @@ void Client::Connection::streamSome()
         writeBlocked_ = true;
         return;
     case Store::BodyWriter::Result::Caught:
+        (void)replyGrewTooBig(true);
         return;
     case Store::BodyWriter::Result::Done:
         endTransaction();

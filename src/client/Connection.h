@@ -80,6 +80,9 @@ struct PageContext;
 namespace Log {
 struct AccessRecord;
 }
+namespace Store {
+struct Lookup;
+}
 
 namespace Client {
 
@@ -154,7 +157,12 @@ private:
     using HelperAnswer = std::optional<std::pair<std::string, Helper::Reply>>;
     const Helper::Reply* askHelper(Helper::Pool& pool, HelperAnswer& answer, const std::string& url,
                                    const Log::AccessRecord& record, const Acl::Checklist& facts);
-    void replyRedirect(int status, const std::string& location);
+    /// a redirect with no body (Rewrite.cc), with extraFields after Location and Content-Length
+    void replyRedirect(int status, const std::string& location,
+                       const std::vector<std::pair<std::string, std::string>>& extraFields = {});
+    /// a denial: ERR_ACCESS_DENIED, or the deny_info line for the last acl
+    /// the rules evaluated (a page, a redirect, a reset) (Denial.cc)
+    void answerDenied(Errors::PageContext& context, std::string_view lastAcl);
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();
@@ -169,6 +177,8 @@ private:
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
+    /// whether send_hit keeps what the lookup found from answering this request
+    bool hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const;
     void joinMiss(const Store::EntryRef& entry);
     bool joinedReplyIsUsable();
     bool joinedRevalidationIsUsable();
@@ -197,6 +207,13 @@ private:
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
     void serveManager(const std::string& path);
+    // limits on a transaction (Limits.cc)
+    /// request_body_max_size against the Content-Length: answers 413 and returns true when over
+    bool requestBodyIsTooBig(Errors::PageContext& context);
+    /// request_body_max_size against a chunked body so far: resets the connection and returns true when over
+    bool chunkedBodyIsTooBig();
+    /// reply_body_max_size (ERR_TOO_BIG), then http_reply_access
+    /// (ERR_ACCESS_DENIED): answers the 403 and returns true when denied
     bool replyIsDenied(bool isOwner);
 
     // squid.conf's header rules (HeaderEdits.cc); each does nothing without rules
@@ -213,6 +230,15 @@ private:
     /// `status` the status sent.
     void editReplyHead(std::string& head, const std::string& requestHead, const Store::Reply* reply,
                        int status) const;
+    /// a reply of unknown length that grew past reply_body_max_size: stops
+    /// its writer at the limit, and once the client has it, closes and
+    /// returns true (`caught`: the writer caught up with the entry)
+    bool replyGrewTooBig(bool caught = false);
+    /// closes the connection with a TCP reset (Squid's comm_reset_close)
+    void resetConnection();
+    /// follow_x_forwarded_for: the indirect client, into the facts' src
+    /// (acl_uses_indirect_client) and the log (log_uses_indirect_client) (IndirectClient.cc)
+    void findIndirectClient(Acl::Checklist& facts, Log::AccessRecord& record);
     bool startRequestBody();
     void readBody();
     void consumeBody();
@@ -306,8 +332,10 @@ private:
         Store::BodyWriter writer;                         ///< writes the reply head and body
         std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
-        std::unique_ptr<Acl::Checklist> replyFacts;       ///< for http_reply_access; null without its rules
-        std::unique_ptr<Acl::Checklist> headerFacts;      ///< for the header rules; null without them
+        /// for http_reply_access and reply_body_max_size; null without their rules
+        std::unique_ptr<Acl::Checklist> replyFacts;
+        std::unique_ptr<Acl::Checklist> headerFacts; ///< for the header rules; null without them
+        int64_t replyBodyLimit = -1;                 ///< reply_body_max_size of a reply streamed out; -1: none
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL

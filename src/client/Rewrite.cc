@@ -186,7 +186,8 @@ const Helper::Reply* Client::Connection::askHelper(Helper::Pool& pool, HelperAns
     return nullptr;
 }
 
-void Client::Connection::replyRedirect(int status, const std::string& location)
+void Client::Connection::replyRedirect(int status, const std::string& location,
+                                       const std::vector<std::pair<std::string, std::string>>& extraFields)
 {
     if (pendingLog_) {
         pendingLog_->httpStatus = status;
@@ -196,6 +197,8 @@ void Client::Connection::replyRedirect(int status, const std::string& location)
     Http::AppendStatusLine(out_, status);
     Http::AppendField(out_, "Location", location);
     Http::AppendField(out_, "Content-Length", "0");
+    for (const auto& [name, value] : extraFields)
+        Http::AppendField(out_, name, value);
     Http::AppendField(out_, "X-Cache", "MISS from " + services_.visibleHostname());
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);

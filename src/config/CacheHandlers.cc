@@ -211,8 +211,7 @@ bool ParseSignedSize(const DirectiveCall& call, const std::vector<std::string>& 
     const auto r = Units::ParseSize(words, p, bytes);
     if (!r.ok || bytes > uint64_t(INT64_MAX)) {
         std::string why = r.ok ? "the size is too big" : r.why;
-        if (!r.ok && Name(call) == "range_offset_limit" && numeric && words.size() > 1 &&
-            !Units::SizeUnit(words[1]))
+        if (!r.ok && !kilobytes && numeric && words.size() > 1 && !Units::SizeUnit(words[1]))
             why += "; a size followed by acls needs its unit, as in Squid";
         call.error("bad " + Name(call) + " value: " + why);
         return false;
@@ -285,14 +284,15 @@ void Config::Handlers::QuickAbortPctHandler(DirectiveCall& call)
     call.settings.quickAbortPct = static_cast<unsigned>(value);
 }
 
-/// `range_offset_limit SIZE|none [[!]ACL...]`: lines accumulate and the
-/// first whose acls match applies (Squid's acl_b_size_t).
-void Config::Handlers::RangeOffsetLimitHandler(DirectiveCall& call)
+/// `NAME SIZE|none [[!]ACL...]` (range_offset_limit, reply_body_max_size):
+/// lines accumulate and the first whose acls match applies (Squid's
+/// acl_b_size_t); the acls read as one `allow ACL...` rule.
+void Config::Handlers::SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits)
 {
     if (!NeedArgs(call, 1))
         return;
     const auto& w = call.line.words;
-    RangeOffsetLimit limit;
+    SizeLimit limit;
     size_t pos = 1;
     if (!ParseSignedSize(call, w, pos, limit.bytes, true, false))
         return;
@@ -303,9 +303,35 @@ void Config::Handlers::RangeOffsetLimitHandler(DirectiveCall& call)
         rule.insert(rule.end(), w.begin() + static_cast<std::ptrdiff_t>(pos), w.end());
         std::string why;
         if (!limit.acls.parse(rule, call.settings.acls, why)) {
-            call.error("bad range_offset_limit: " + why);
+            call.error("bad " + Name(call) + ": " + why);
             return;
         }
     }
-    call.settings.rangeOffsetLimits.push_back(std::move(limit));
+    limits.push_back(std::move(limit));
+}
+
+void Config::Handlers::RangeOffsetLimitHandler(DirectiveCall& call)
+{
+    SizeLimitHandler(call, call.settings.rangeOffsetLimits);
+}
+
+void Config::Handlers::ReplyBodyMaxSizeHandler(DirectiveCall& call)
+{
+    SizeLimitHandler(call, call.settings.replyBodyMaxSizes);
+}
+
+/// `request_body_max_size SIZE`: Squid 5.7's b_int64_t, one size for every
+/// request (0: no limit); words after it are ignored, as Squid ignores them.
+void Config::Handlers::RequestBodyMaxSizeHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    size_t pos = 1;
+    int64_t value = 0;
+    if (!ParseSignedSize(call, call.line.words, pos, value, false, false))
+        return;
+    if (pos < call.line.words.size())
+        call.warning("request_body_max_size takes no acls: ignoring '" + call.line.words[pos] +
+                     "' and what follows; the limit applies to every request, as in Squid 5.7");
+    call.settings.requestBodyMaxSize = static_cast<uint64_t>(value);
 }

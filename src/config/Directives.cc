@@ -189,6 +189,52 @@ const std::vector<Directive> Table = {
      "still "
      "stored when it may be. With no http_reply_access line every reply is sent.",
      AccessRulesHandler<&Settings::httpReplyAccess>, true},
+    {"follow_x_forwarded_for", "allow|deny [!]ACL...", nullptr, "deny all", "followXForwardedFor",
+     "Which hops of X-Forwarded-For to trust, as in Squid 5.7: starting from the client that connected, "
+     "while these rules (read as http_access rules, src acls seeing the hop) allow the current hop, the "
+     "rightmost address left in X-Forwarded-For (all its fields joined) becomes the current hop; the last "
+     "one reached is the indirect client. An item that is not an address literal stops the walk. With no "
+     "line, X-Forwarded-For is not read.",
+     AccessRulesHandler<&Settings::followXForwardedFor>, true},
+    {"acl_uses_indirect_client", "on|off", "on", nullptr, "aclUsesIndirectClient",
+     "on: src acls (in http_access and every later rule) see the indirect client that "
+     "follow_x_forwarded_for found instead of the client that connected.",
+     OnOffHandler<&Settings::aclUsesIndirectClient>, false},
+    {"log_uses_indirect_client", "on|off", "on", nullptr, "logUsesIndirectClient",
+     "on: access.log shows the indirect client that follow_x_forwarded_for found (%>a) instead of the "
+     "client that connected.",
+     OnOffHandler<&Settings::logUsesIndirectClient>, false},
+    {"deny_info", "ERR_PAGE|[NNN:]ERR_PAGE|[3NN:]URL|TCP_RESET ACL...", nullptr, nullptr, "denyInfos",
+     "What a client denied by http_access or http_reply_access gets when the last acl evaluated (the last "
+     "acl of the deny line that matched; when no line matched, the last acl of the last line) is one of the "
+     "ACLs named, as in Squid 5.7 (the first deny_info line naming it applies): the page ERR_PAGE from "
+     "error_directory instead of ERR_ACCESS_DENIED (403, or the NNN: given, 200 to 599 but 3xx); a "
+     "redirect to URL (302, or 307 for an HTTP/1.1 request other than GET and HEAD, or the 3NN: given) "
+     "with its codes expanded and URL-escaped: %a user, %A the proxy's address, %e error number, %E its "
+     "text, %h visible_hostname, %H the request's host, %i client address, %M method, %p port, %P "
+     "protocol, %R path and query (not escaped), %T time, %u URL, %U URL after strip_query_terms, %w "
+     "cache_mgr, %x error name, %% a percent sign (as %25); Squid's %B, %o and %O are errors. TCP_RESET "
+     "resets the connection. The denial is logged as it would be (TCP_DENIED, TCP_DENIED_REPLY) with the "
+     "status sent (000 for a reset). An acl that is not defined is a warning.",
+     DenyInfoHandler, true},
+    {"request_body_max_size", "SIZE", "0 KB", "0 KB (no limit)", "requestBodyMaxSize",
+     "The largest request body a client may send, as in Squid 5.7 (one size for every request: it takes no "
+     "acls). A request whose Content-Length is larger is answered 413 with the ERR_TOO_BIG page before "
+     "http_access is checked, logged NONE_NONE/413, and its connection is closed; a chunked body that grows "
+     "past the limit on its way to the origin has its connection reset, logged NONE_NONE/000, as Squid "
+     "does. 0 means no limit.",
+     RequestBodyMaxSizeHandler, false},
+    {"reply_body_max_size", "SIZE|none [[!]ACL...]", nullptr, "none", "replyBodyMaxSizes",
+     "The largest reply body a client may be sent. Several lines may be given, each with acls after the "
+     "size (the size then needs its unit, as in Squid); the first line whose acls all match applies (request "
+     "acls and reply acls alike); when none does, there is no limit. A reply whose Content-Length is "
+     "larger, or a stored one whose body is, gets the ERR_TOO_BIG page (403) instead, logged "
+     "TCP_DENIED_REPLY/403, "
+     "before http_reply_access is checked, for misses and hits alike (the object is still stored when it "
+     "may be); a reply to HEAD, and one without a body, pass. A reply without a length whose body grows past "
+     "the limit is cut off: the client gets the body up to the limit, the connection is closed and the "
+     "line logged with the bytes sent, as in Squid.",
+     ReplyBodyMaxSizeHandler, true},
     {"cache_mem", "SIZE", "256 MB", nullptr, "cacheMem",
      "The memory that cached objects may use, in bytes, KB, MB or GB (two words, as `256 MB`). In-transit "
      "objects are counted too while they are being kept.",
@@ -239,6 +285,13 @@ const std::vector<Directive> Table = {
      "line's. With no cache line at all everything may be cached. A line that names an undefined acl or one "
      "of a type cuttle does not implement is an error.",
      AccessRulesHandler<&Settings::cacheAccess>, true},
+    {"send_hit", "allow|deny [!]ACL...", nullptr, nullptr, "sendHit",
+     "Requests that these rules deny are not answered from the cache: they are forwarded as misses (logged "
+     "TCP_MISS), and the reply may be stored again, as in Squid 5.7. The rules read as http_access rules "
+     "do, reply acls (rep_header, http_status...) seeing the stored reply. A request that could join a "
+     "fetch in flight (collapsed_forwarding) fetches alone when there are send_hit rules. With no line, "
+     "every hit may be served.",
+     AccessRulesHandler<&Settings::sendHit>, true},
     {"refresh_pattern", "[-i] REGEX MIN PERCENT MAX [OPTION...]", nullptr, nullptr, "refreshPatterns",
      "How long a response without explicit freshness (no max-age, s-maxage or Expires) stays fresh, for "
      "URLs that the POSIX extended regular expression REGEX matches (-i: ignoring case). The lines are "

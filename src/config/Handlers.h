@@ -214,5 +214,10 @@ void QuickAbortMaxHandler(DirectiveCall& call);
 void MaxFiledescriptorsHandler(DirectiveCall& call);
 void QuickAbortPctHandler(DirectiveCall& call);
 void RangeOffsetLimitHandler(DirectiveCall& call);
+/// a `NAME SIZE|none [[!]ACL...]` line into `limits` (CacheHandlers.cc)
+void SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits);
+void ReplyBodyMaxSizeHandler(DirectiveCall& call);
+void RequestBodyMaxSizeHandler(DirectiveCall& call);
+void DenyInfoHandler(DirectiveCall& call);
 
 } // namespace Config::Handlers

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace Config {
@@ -135,9 +136,12 @@ struct RefreshPattern {
 /// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
 enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
 
-/// One `range_offset_limit SIZE|none [[!]ACL...]` line.
-struct RangeOffsetLimit {
-    /// how far into an object a Range may start for cuttle to fetch it whole; -1: no limit
+/// One `DIRECTIVE SIZE|none [[!]ACL...]` line (Squid's acl_b_size_t):
+/// range_offset_limit, reply_body_max_size.
+struct SizeLimit {
+    /// the size in bytes (range_offset_limit: how far into an object a Range
+    /// may start for cuttle to fetch it whole; reply_body_max_size: the
+    /// largest reply body); -1: no limit
     int64_t bytes = 0;
     Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule; empty: every request
 
@@ -147,6 +151,25 @@ struct RangeOffsetLimit {
         return acls.size() == 0 || acls.check(facts) == Acl::Answer::Allowed;
     }
 };
+
+/// One `deny_info ERR_PAGE|[NNN:]URL|TCP_RESET ACL...` line: what a client
+/// denied by a rule whose last acl (Acl::Checklist::lastAcl) is one of
+/// `acls` gets instead of the ERR_ACCESS_DENIED page.
+struct DenyInfo {
+    enum class Action {
+        Page,     ///< the error page `target` (a name in error_directory), with `status`
+        Redirect, ///< a redirect to `target` with its %-codes expanded, with `status` (0: 302 or 307)
+        Reset     ///< the connection is reset (TCP_RESET)
+    };
+    Action action = Action::Page;
+    std::string target;            ///< the page name or the URL pattern
+    int status = 0;                ///< NNN: given before the page or URL; 0: Squid's (403; 302 or 307)
+    std::vector<std::string> acls; ///< the acl names the line is for
+};
+
+/// The %-codes a deny_info URL may hold (`%%` too), each expanded by
+/// Errors::ExpandDenyInfoUrl(); Squid's others (%B, %o, %O) are refused.
+inline constexpr std::string_view DenyInfoUrlCodes = "aAeEhHiMpPRTuUwx";
 
 /// Everything one squid.conf says, with defaults filled in.
 struct Settings {
@@ -166,6 +189,12 @@ struct Settings {
     Acl::Registry acls;               ///< every `acl` line, plus Squid's predefined acls
     Acl::AccessList httpAccess;       ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess;  ///< `http_reply_access` rules in order; no rule: every reply is sent
+    std::vector<DenyInfo> denyInfos;  ///< `deny_info` lines in order
+    Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
+    bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client
+    bool logUsesIndirectClient = true;   ///< `log_uses_indirect_client`: access.log shows the indirect client
+    uint64_t requestBodyMaxSize = 0;     ///< `request_body_max_size`, bytes; 0: no limit
+    std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start
@@ -179,14 +208,15 @@ struct Settings {
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy
-    Acl::AccessList cacheAccess;      ///< `cache` rules in order; no rule: everything may be cached
-    bool collapsedForwarding = false; ///< collapsed_forwarding
-    int64_t quickAbortMin = 0;        ///< quick_abort_min, bytes; < 0: always finish a kept fetch
-    uint64_t quickAbortMax = 0;       ///< quick_abort_max, bytes
-    unsigned quickAbortPct = 0;       ///< quick_abort_pct, 0 to 100
-    Duration negativeTtl{0};          ///< negative_ttl
-    std::vector<RangeOffsetLimit> rangeOffsetLimits; ///< `range_offset_limit` lines in order
-    Duration maxStale{0};                            ///< max_stale
+    Acl::AccessList cacheAccess;              ///< `cache` rules in order; no rule: everything may be cached
+    Acl::AccessList sendHit;                  ///< `send_hit` rules in order; no rule: every hit may be served
+    bool collapsedForwarding = false;         ///< collapsed_forwarding
+    int64_t quickAbortMin = 0;                ///< quick_abort_min, bytes; < 0: always finish a kept fetch
+    uint64_t quickAbortMax = 0;               ///< quick_abort_max, bytes
+    unsigned quickAbortPct = 0;               ///< quick_abort_pct, 0 to 100
+    Duration negativeTtl{0};                  ///< negative_ttl
+    std::vector<SizeLimit> rangeOffsetLimits; ///< `range_offset_limit` lines in order
+    Duration maxStale{0};                     ///< max_stale
 
     std::vector<AccessLogSpec> accessLogs; ///< in order; nothing follows a Kind::None (`access_log none`)
     std::vector<std::string>
@@ -245,10 +275,34 @@ struct Settings {
     /// (-1: no limit), or 0 when none does (Squid's default).
     int64_t rangeOffsetLimitFor(const Acl::Checklist& facts) const
     {
-        for (const auto& l : rangeOffsetLimits)
+        return FirstMatching(rangeOffsetLimits, facts, 0);
+    }
+
+    /// The reply_body_max_size of the first line that matches, in bytes, or
+    /// -1 (no limit) when none does (Squid's HttpReply::calcMaxBodySize()).
+    int64_t replyBodyMaxSizeFor(const Acl::Checklist& facts) const
+    {
+        return FirstMatching(replyBodyMaxSizes, facts, -1);
+    }
+
+    /// The first deny_info line for the acl called `acl`, or nullptr (Squid's aclGetDenyInfoPage()).
+    const DenyInfo* denyInfoFor(std::string_view acl) const
+    {
+        for (const auto& d : denyInfos)
+            for (const auto& name : d.acls)
+                if (name == acl)
+                    return &d;
+        return nullptr;
+    }
+
+    /// The size of the first of `limits` whose acls match, or `otherwise`.
+    static int64_t FirstMatching(const std::vector<SizeLimit>& limits, const Acl::Checklist& facts,
+                                 int64_t otherwise)
+    {
+        for (const auto& l : limits)
             if (l.matches(facts))
                 return l.bytes;
-        return 0;
+        return otherwise;
     }
 };
 

@@ -296,6 +296,88 @@ std::string renderImpl(const std::string& text, const Errors::PageContext& c, bo
 
 } // namespace
 
+std::string Errors::ExpandDenyInfoUrl(const std::string& pattern, const PageContext& c)
+{
+    // Squid 5.7's ErrorState::Convert() with building_deny_info_url: each
+    // value rfc1738-escaped, %R as it is
+    std::string out;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] != '%' || i + 1 == pattern.size()) {
+            out += pattern[i];
+            continue;
+        }
+        const char code = pattern[++i];
+        std::string value;
+        switch (code) {
+        case 'a':
+            value = c.user.empty() ? std::string("-") : c.user;
+            break;
+        case 'A':
+            value = c.localAddress;
+            break;
+        case 'e':
+            value = std::to_string(c.xerrno);
+            break;
+        case 'E':
+            value = c.xerrno ? errnoText(c.xerrno) : std::string("[No Error]");
+            break;
+        case 'h':
+            value = hostName(c);
+            break;
+        case 'H':
+            value = c.serverHost;
+            break;
+        case 'i':
+            value = c.clientAddress;
+            break;
+        case 'M':
+            value = c.method;
+            break;
+        case 'p':
+            value = std::to_string(c.serverPort);
+            break;
+        case 'P':
+            value = c.protocol;
+            break;
+        case 'R': {
+            // the path and query, not escaped (Squid's request->url.path())
+            const auto scheme = c.url.find("://");
+            const auto slash = c.url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+            out += slash == std::string::npos ? std::string("/") : c.url.substr(slash);
+            continue;
+        }
+        case 'T':
+            value = Http::FormatHttpDate(whenOf(c));
+            break;
+        case 'u':
+            value = c.url;
+            break;
+        case 'U': {
+            // canonicalCleanUrl(): no password, and no query with strip_query_terms
+            value = withoutPassword(c.url);
+            if (const auto q = value.find('?'); c.stripQueryTerms && q != std::string::npos)
+                value.resize(q + 1);
+            break;
+        }
+        case 'w':
+            value = c.adminEmail;
+            break;
+        case 'x':
+            value = c.errorDetailName;
+            break;
+        case '%':
+            out += "%25"; // escaped too, as Squid does
+            continue;
+        default: // refused by the configuration (Config::DenyInfoUrlCodes): kept as it is
+            out += '%';
+            out += code;
+            continue;
+        }
+        out += escapePart(value);
+    }
+    return out;
+}
+
 std::string Errors::render(const std::string& templateText, const PageContext& context)
 {
     return renderImpl(templateText, context, true);

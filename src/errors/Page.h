@@ -46,6 +46,11 @@ class Templates;
 /// TEMPLATE_TEXT with every %-code replaced from CONTEXT (see the file comment).
 std::string render(const std::string& templateText, const PageContext& context);
 
+/// A deny_info URL with its %-codes expanded from CONTEXT, each value
+/// URL-escaped as Squid's rfc1738_escape_part() (but %R), for a Location
+/// field. The codes are Config::DenyInfoUrlCodes and %% (as "%25"); any other is left as it is.
+std::string ExpandDenyInfoUrl(const std::string& pattern, const PageContext& context);
+
 /// How the client side frames an error reply.
 struct ReplyOptions {
     bool close = false;    ///< add `Connection: close`

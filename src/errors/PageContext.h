@@ -47,6 +47,7 @@ struct PageContext {
     std::string adminEmail = "webmaster"; ///< %w: `cache_mgr`
     bool emailErrorData = true;           ///< `email_err_data`: whether %W adds the mailto details
     std::string software;                 ///< %s: "" means "cuttle/PACKAGE_VERSION"
+    bool stripQueryTerms = false;         ///< `strip_query_terms`: a deny_info URL's %U drops the query
 };
 
 /// "cuttle/PACKAGE_VERSION", the Server: header value and the default %s.

@@ -188,6 +188,7 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
     chunkTailOffset_ = 2;
     lastChunkOffset_ = 0;
     written_ = bodyWritten_ = writes_ = 0;
+    bodyEnd_ = UINT64_MAX;
     errno_ = 0;
 }
 
@@ -206,8 +207,10 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
 Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
 {
     const auto& body = entry.body();
-    const size_t maxBytes = maxBytes_ ? maxBytes_ : SIZE_MAX;
     for (;;) {
+        // body bytes one writev may carry: maxBytes_, and not past bodyEnd_
+        const uint64_t room = cursor_.offset() < bodyEnd_ ? bodyEnd_ - cursor_.offset() : 0;
+        const size_t maxBytes = size_t(std::min<uint64_t>(maxBytes_ ? maxBytes_ : SIZE_MAX, room));
         iovec iov[IOV_MAX];
         size_t n = 0;
         push(iov, n, head_.data() + headOffset_, head_.size() - headOffset_);
@@ -222,7 +225,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
             n += cursor_.gather(body, iov + n, IOV_MAX - n, maxBytes, &bodyBytes, &copied);
             break;
         case Framing::Chunked:
-            if (chunkTailOffset_ >= 2 && cursor_.available(body) > 0) {
+            if (chunkTailOffset_ >= 2 && cursor_.available(body) > 0 && maxBytes > 0) {
                 // open a chunk over what one writev can carry (2 iovecs kept
                 // for its size line and closing CRLF)
                 iovec probe[IOV_MAX];
@@ -240,7 +243,9 @@ Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
                 if (bodyBytes == chunkLeft_)
                     push(iov, n, Http::ChunkEnd.data() + chunkTailOffset_,
                          Http::ChunkEnd.size() - chunkTailOffset_);
-            } else if (entry.isComplete() && lastChunkOffset_ < LastChunkSize) {
+            } else if (entry.isComplete() && cursor_.available(body) == 0 &&
+                       lastChunkOffset_ < LastChunkSize) {
+                // (not while bodyEnd_ holds bytes back: the body is not whole)
                 push(iov, n, Http::LastChunk.data() + lastChunkOffset_, LastChunkSize - lastChunkOffset_);
                 lastChunkOffered = true;
             }
@@ -252,8 +257,8 @@ Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
                 return Result::Done;
             if (entry.hasFailed())
                 return Result::Error;
-            if (!entry.isComplete())
-                return Result::Caught;
+            if (!entry.isComplete() || cursor_.available(body) > 0)
+                return Result::Caught; // (bytes held back at bodyEnd_: the caller decides)
             if (framing_ == Framing::Chunked && lastChunkOffset_ < LastChunkSize)
                 continue; // the last-chunk is offered on the next pass
             return Result::Done;

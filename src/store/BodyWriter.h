@@ -102,6 +102,11 @@ public:
     /// the cache between calls; it is still about 1,000 writes per GB.
     static constexpr size_t DefaultMaxBytesPerWrite = 1024 * 1024;
 
+    /// sends no body byte at or past absolute offset `end` (Raw and Chunked
+    /// framing, not segments): write() returns Caught there, even when the
+    /// entry is complete, and the caller decides (reply_body_max_size cuts
+    /// the connection); start() lifts it
+    void setBodyEnd(uint64_t end) { bodyEnd_ = end; }
     /// limits each writev to maxBytes body bytes (0: no limit)
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
@@ -134,6 +139,7 @@ private:
     uint64_t writes_ = 0;                       ///< see writeCount()
     bool inWrite_ = false;                      ///< inside write(): it is not re-entered
     size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
+    uint64_t bodyEnd_ = UINT64_MAX;             ///< see setBodyEnd()
     int errno_ = 0;
 };
 

@@ -67,6 +67,7 @@ class TestAccessList : public CppUnit::TestFixture {
     CPPUNIT_TEST(debianDefaultPolicy);
     CPPUNIT_TEST(debianPolicyRejectsInvalidPort);
     CPPUNIT_TEST(needsDstAddressOnlyWithDstAcls);
+    CPPUNIT_TEST(lastAclIsTheLastOneEvaluated);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -119,6 +120,33 @@ public:
         Acl::AccessList empty;
         MustAccess(empty, r, "allow !nobody");
         CPPUNIT_ASSERT(empty.check(Facts("192.0.2.1")) == Answer::Allowed);
+    }
+
+    /// what deny_info looks up: the last acl evaluated, matched or not (Squid's AclMatchedName)
+    void lastAclIsTheLastOneEvaluated()
+    {
+        Acl::Registry r;
+        MustAcl(r, "net src 10.0.0.0/8");
+        MustAcl(r, "bad src 10.0.0.66");
+        MustAcl(r, "other src 192.0.2.0/24");
+        Acl::AccessList list;
+        MustAccess(list, r, "deny net bad");
+        MustAccess(list, r, "deny !net other");
+        MustAccess(list, r, "allow localhost");
+        const auto a = Facts("10.0.0.66");
+        CPPUNIT_ASSERT(list.check(a) == Answer::Denied);
+        CPPUNIT_ASSERT_EQUAL(std::string("bad"), std::string(a.lastAcl));
+        const auto b = Facts("192.0.2.1");
+        CPPUNIT_ASSERT(list.check(b) == Answer::Denied);
+        CPPUNIT_ASSERT_EQUAL(std::string("other"),
+                             std::string(b.lastAcl)); // a negated one counts by its name
+        // no rule matched: the last acl of the last rule, as Squid
+        const auto c = Facts("198.51.100.1");
+        CPPUNIT_ASSERT(list.check(c) == Answer::Denied);
+        CPPUNIT_ASSERT_EQUAL(std::string("localhost"), std::string(c.lastAcl));
+        Acl::AccessList empty;
+        CPPUNIT_ASSERT(empty.check(c) == Answer::Denied);
+        CPPUNIT_ASSERT(c.lastAcl.empty());
     }
 
     void implicitLastRuleAfterAllow()

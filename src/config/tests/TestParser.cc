@@ -77,6 +77,9 @@ class TestParser : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(quickAbortAsSquidReadsIt);
     CPPUNIT_TEST(memoryReplacementPolicyValues);
     CPPUNIT_TEST(rangeOffsetLimitForms);
+    CPPUNIT_TEST(replyBodyMaxSizeFirstMatchingLine);
+    CPPUNIT_TEST(requestBodyMaxSizeIsOneSize);
+    CPPUNIT_TEST(indirectClientDirectives);
     CPPUNIT_TEST(cacheDefaultsAreSquids);
     CPPUNIT_TEST(cacheDirectivesAreNoLongerSquidOnly);
     CPPUNIT_TEST_SUITE_END();
@@ -848,6 +851,65 @@ public:
         // any negative size is no limit in Squid
         CPPUNIT_ASSERT_EQUAL(int64_t(-1), ok("range_offset_limit -2 MB\n")->rangeOffsetLimits.at(0).bytes);
         errors("range_offset_limit\n");
+    }
+
+    void replyBodyMaxSizeFirstMatchingLine()
+    {
+        Acl::Checklist facts;
+        facts.srcAddr = *Acl::Address::Parse("10.0.0.1");
+        auto s = ok("");
+        CPPUNIT_ASSERT(s->replyBodyMaxSizes.empty());
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), s->replyBodyMaxSizeFor(facts)); // no line: no limit
+        s = ok("acl lan src 10.0.0.0/8\nreply_body_max_size 10 MB lan\nreply_body_max_size 1 KB\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(int64_t(10) << 20, s->replyBodyMaxSizeFor(facts));
+        facts.srcAddr = *Acl::Address::Parse("192.168.0.1");
+        CPPUNIT_ASSERT_EQUAL(int64_t(1) << 10, s->replyBodyMaxSizeFor(facts));
+        // none (or -1) is no limit; 0 is a limit of 0 bytes, as in Squid's calcMaxBodySize()
+        CPPUNIT_ASSERT_EQUAL(int64_t(-1), ok("reply_body_max_size none\n")->replyBodyMaxSizeFor(facts));
+        CPPUNIT_ASSERT_EQUAL(int64_t(0), ok("reply_body_max_size 0\n")->replyBodyMaxSizeFor(facts));
+        // only lines whose acls match: none matching is no limit
+        CPPUNIT_ASSERT_EQUAL(
+            int64_t(-1),
+            ok("acl lan src 10.0.0.0/8\nreply_body_max_size 1 KB lan\n")->replyBodyMaxSizeFor(facts));
+        CPPUNIT_ASSERT(
+            has(errors("reply_body_max_size 1 MB nosuchacl\n").at(0), "acl nosuchacl is not defined"));
+        CPPUNIT_ASSERT(has(errors("acl lan src 10.0.0.0/8\nreply_body_max_size 10 lan\n").at(0),
+                           "a size followed by acls needs its unit"));
+        errors("reply_body_max_size\n");
+        errors("reply_body_max_size lots\n");
+    }
+
+    void indirectClientDirectives()
+    {
+        auto s = ok("");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), s->followXForwardedFor.size()); // X-Forwarded-For is not read
+        CPPUNIT_ASSERT(s->aclUsesIndirectClient);                       // Squid's defaults
+        CPPUNIT_ASSERT(s->logUsesIndirectClient);
+        s = ok(
+            "acl proxies src 10.0.0.0/8\nfollow_x_forwarded_for allow proxies\n"
+            "follow_x_forwarded_for deny all\nacl_uses_indirect_client off\nlog_uses_indirect_client off\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->followXForwardedFor.size());
+        CPPUNIT_ASSERT(!s->aclUsesIndirectClient);
+        CPPUNIT_ASSERT(!s->logUsesIndirectClient);
+        errors("follow_x_forwarded_for allow nosuch\n");
+        errors("acl_uses_indirect_client maybe\n");
+    }
+
+    void requestBodyMaxSizeIsOneSize()
+    {
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), ok("")->requestBodyMaxSize);
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1) << 20, ok("request_body_max_size 1 MB\n")->requestBodyMaxSize);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), ok("request_body_max_size 0\n")->requestBodyMaxSize);
+        // Squid 5.7 takes no acls here and ignores the words: the limit applies to all, with a warning
+        const auto s = ok("acl lan src 10.0.0.0/8\nrequest_body_max_size 2 MB lan\n");
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2) << 20, s->requestBodyMaxSize);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+        errors("request_body_max_size\n");
+        errors("request_body_max_size -1 KB\n");
+        errors("request_body_max_size many bytes\n");
     }
 
     void cacheDefaultsAreSquids()

@@ -78,6 +78,7 @@ std::string bodyOf(const std::string& reply)
 class TestPage : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestPage);
     CPPUNIT_TEST(everyCodeHasItsValue);
+    CPPUNIT_TEST(denyInfoUrlCodesAreEscaped);
     CPPUNIT_TEST(emptyContextGivesSquidPlaceholders);
     CPPUNIT_TEST(percentPercentIsPercent);
     CPPUNIT_TEST(unknownCodesAreKept);
@@ -147,6 +148,32 @@ public:
             renderCode("%W", c).rfind("?subject=CacheErrorInfo%20-%20ERR_CONNECT_FAIL&amp;body=", 0) == 0);
         CPPUNIT_ASSERT(renderCode("%S", c).find("Generated Tue, 14 Nov 2023 22:13:20 GMT by proxy.example "
                                                 "(cuttle/9.9)") != std::string::npos);
+    }
+
+    /// a deny_info URL: each value rfc1738-escaped (as Squid 5.7 wrote them
+    /// in test-suite/access/deny-info.sh), %R as it is, unknown codes kept
+    void denyInfoUrlCodesAreEscaped()
+    {
+        auto c = fullContext();
+        c.xerrno = 0;
+        c.errorDetailName.clear();
+        c.url = "http://user:secret@origin.example:8080/path?q=a%20b";
+        const auto x = [&c](const std::string& p) { return Errors::ExpandDenyInfoUrl(p, c); };
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("http://x/?u=http%3A%2F%2Fuser%3Asecret%40origin.example%3A8080%2Fpath%3Fq%3Da%"
+                        "2520b"),
+            x("http://x/?u=%u"));
+        CPPUNIT_ASSERT_EQUAL(std::string("/path?q=a%20b"), x("%R"));
+        CPPUNIT_ASSERT_EQUAL(std::string("http%3A%2F%2Forigin.example%3A8080%2Fpath%3Fq%3Da%2520b"), x("%U"));
+        c.stripQueryTerms = true;
+        CPPUNIT_ASSERT_EQUAL(std::string("http%3A%2F%2Forigin.example%3A8080%2Fpath%3F"), x("%U"));
+        CPPUNIT_ASSERT_EQUAL(std::string("origin.example 192.0.2.7 GET 8080 http alice admin%40example.net "
+                                         "proxy.example 127.0.0.1 0 %5BNo%20Error%5D  100%25"),
+                             x("%H %i %M %p %P %a %w %h %A %e %E %x 100%%"));
+        c.user.clear();
+        CPPUNIT_ASSERT_EQUAL(std::string("-"), x("%a"));
+        CPPUNIT_ASSERT_EQUAL(std::string("Tue,%2014%20Nov%202023%2022%3A13%3A20%20GMT"), x("%T"));
+        CPPUNIT_ASSERT_EQUAL(std::string("%o%B%"), x("%o%B%"));
     }
 
     void emptyContextGivesSquidPlaceholders()

@@ -119,6 +119,7 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(chunkedBodyThroughPartialWrites);
     CPPUNIT_TEST(chunkedEmptyBodyIsLastChunkOnly);
     CPPUNIT_TEST(failedEntryIsAnError);
+    CPPUNIT_TEST(bodyEndStopsRawAndChunkedBodies);
     CPPUNIT_TEST(segmentsInterleaveTextAndBodyRanges);
     CPPUNIT_TEST(segmentsOfABodyInFlightWaitAndLeadTheCursor);
     CPPUNIT_TEST(segmentsPastAShortBodyAreAnError);
@@ -303,6 +304,40 @@ public:
         CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Caught);
         e->fail("origin reset");
         CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Error);
+    }
+
+    /// setBodyEnd(): no body byte at or past the end goes out, raw or
+    /// chunked, and write() reports Caught there even once the entry is complete
+    void bodyEndStopsRawAndChunkedBodies()
+    {
+        Sbuf::BlockPool pool;
+        for (const auto framing : {Store::BodyWriter::Framing::Raw, Store::BodyWriter::Framing::Chunked}) {
+            FileSink sink;
+            auto e = MakeRef<Store::Entry>(1 << 20);
+            Store::BodyWriter w;
+            w.start("H\r\n\r\n", framing, *e);
+            WriterReader reader(w);
+            e->addReader(reader);
+            appendPattern(pool, *e, 3000);
+            w.setBodyEnd(5000);
+            CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Caught);
+            CPPUNIT_ASSERT_EQUAL(uint64_t(3000), w.bodyBytesWritten());
+            appendPattern(pool, *e, 3000);
+            e->complete();
+            CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Caught);
+            CPPUNIT_ASSERT(w.write(sink.fd, *e) == Store::BodyWriter::Result::Caught);
+            CPPUNIT_ASSERT_EQUAL(uint64_t(5000), w.bodyBytesWritten());
+            const auto out = sink.contents();
+            CPPUNIT_ASSERT_EQUAL(std::string("H\r\n\r\n"), out.substr(0, 5));
+            std::string body = out.substr(5);
+            if (framing == Store::BodyWriter::Framing::Chunked) {
+                bool sawLast = true;
+                body = dechunk(body, sawLast);
+                CPPUNIT_ASSERT(!sawLast);
+            }
+            CPPUNIT_ASSERT(body == pattern(5000));
+            e->removeReader(reader);
+        }
     }
 
     void segmentsInterleaveTextAndBodyRanges()
