@@ -14,4 +14,9 @@ class Registry;
 class AccessList;
 struct Checklist;
 class Fields;
+class ExternalNode;
+class ExternalType;
+class LookupAnswers;
+struct Lookup;
+struct LookupResult;
 } // namespace Acl
