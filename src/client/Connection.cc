@@ -504,15 +504,20 @@ Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
             break;
         }
     }
+    lookups_.beginCheck(services_.lookups());
+    facts.answers = &lookups_;
     const auto answer = services_.settings().httpAccess.check(facts);
     if (answer == Acl::Answer::Pending) {
         // ask the helper; the head stays unconsumed and is handled again
         // with its verdict cached (processBuffered())
         state_ = State::Checking;
-        authCheck_ = basic->check(*credentials, [this] { resumeAfterCheck(); });
+        if (facts.lookup.kind == Acl::Lookup::Kind::Credentials)
+            authCheck_ = basic->check(*credentials, [this] { resumeAfterCheck(); });
+        else
+            lookups_.start(facts.lookup, [this] { resumeAfterCheck(); });
     }
     if (facts.auth != Acl::AuthState::Valid)
-        facts.user.clear();
+        facts.user = facts.noteValue("user"); // Squid's %un: else the external acl's user=
     return answer;
 }
 
@@ -1374,6 +1379,7 @@ void Client::Connection::close()
     kick_.cancel();
     authCheck_.cancel();
     rewriteCheck_.cancel();
+    lookups_.cancel();
     registration_.cancel();
     stopForwarding();
     fd_.reset();

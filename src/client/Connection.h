@@ -44,6 +44,7 @@
 #include "client/DetachedFetch.h"
 #include "client/Headers.h"
 #include "client/HostVerification.h"
+#include "client/Lookups.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "helper/Pool.h"
@@ -326,6 +327,7 @@ private:
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
     Helper::Ticket authCheck_;    ///< Checking: the credentials' check by the auth_param helper
     Helper::Ticket rewriteCheck_; ///< Checking: the URL's rewriter request
+    LookupAnswers lookups_;       ///< the acl lookups of the request (Checking: the one asked)
     /// the rewriter's answer for the URL of the head being handled again (Rewrite.cc)
     std::optional<std::pair<std::string, Helper::Reply>> rewritten_;
 };

@@ -110,6 +110,8 @@ public:
     virtual Auth::Basic* basicAuth() = 0;
     /// `url_rewrite_program`'s helpers, or null when it is not configured
     virtual Helper::Pool* urlRewriter() = 0;
+    /// the acl lookups (external_acl_type helpers and their cached answers)
+    virtual Lookups& lookups() = 0;
 };
 
 } // namespace Client

@@ -155,6 +155,7 @@ void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
 void UrlRewriteProgramHandler(DirectiveCall& call);
+void ExternalAclTypeHandler(DirectiveCall& call);
 void UrlRewriteChildrenHandler(DirectiveCall& call);
 void UrlRewriteExtrasHandler(DirectiveCall& call);
 

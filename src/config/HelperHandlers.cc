@@ -5,7 +5,7 @@
 
 /// \file The directives of helper programs other than auth_param:
 /// url_rewrite_program, url_rewrite_children, and their shared children
-/// syntax (Squid 5.7's Helper::ChildConfig::parseConfig()).
+/// syntax (Squid 5.7's Helper::ChildConfig::parseConfig()); external_acl_type.
 
 #include "cuttle.h"
 #include "config/Handlers.h"
@@ -65,4 +65,11 @@ void Config::Handlers::UrlRewriteExtrasHandler(DirectiveCall& call)
         call.error(
             "url_rewrite_extras other than Squid's default \"" + Default +
             "\" is not implemented by cuttle: refusing it, as the rewriter would decide on other words");
+}
+
+void Config::Handlers::ExternalAclTypeHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!call.settings.acls.defineExternalType(call.args(), why))
+        call.error(why);
 }

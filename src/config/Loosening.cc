@@ -103,9 +103,10 @@ const std::vector<SquidOnlyRule> Rules = {
      "it replaces only headers that request_header_access removes, which cuttle refuses"},
     {"reply_header_replace", false, nullptr,
      "it replaces only headers that reply_header_access removes, which cuttle refuses"},
-    {"external_acl_type", false, nullptr, "acls of type external are refused wherever a rule uses them"},
     {"ident_lookup_access", false, nullptr, "ident acls are refused wherever a rule uses them"},
-    {"note", false, nullptr, "note acls are refused wherever a rule uses them, so notes select nothing"},
+    {"note", false, nullptr,
+     "it only annotates transactions (access.log, adaptation); the note acls cuttle has match the notes "
+     "helpers return"},
     {"deny_info", false, nullptr,
      "a denied request stays denied: only the error page (or redirect) the client gets differs"},
     {"http_upgrade_request_protocols", false, nullptr,

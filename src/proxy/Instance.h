@@ -31,6 +31,7 @@
 
 #include "client/Services.h"
 #include "auth/Basic.h"
+#include "client/Lookups.h"
 #include "client/Side.h"
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
@@ -95,6 +96,7 @@ public:
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
+    Client::Lookups& lookups() override;
 
     /// Starts the helper processes (auth_param) once cuttle has left root:
     /// a helper never runs as root. Reconfigures apply to them from then on.
@@ -127,6 +129,7 @@ private:
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
+    std::unique_ptr<Client::Lookups> lookups_;                     ///< external_acl_type helpers, likewise
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;
