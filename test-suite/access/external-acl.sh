@@ -25,6 +25,7 @@ while read -r who method rest; do
     alice) echo "OK user=alice tag=staff grp=red groups=blue,green" ;;
     carol) echo "OK user=carol tag=guest grp=blue" ;;
     broken) echo "BH message=oops" ;;
+    sleepy) sleep 2; echo "OK" ;;
     die) exit 1 ;;
     *) echo "ERR message=who%20are%20you" ;;
     esac
@@ -132,6 +133,22 @@ expect_code "concurrency: a fast OK" 200 "http://$O/fastok"
 wait "$SLOW"
 [ "$(cat "$T/slow.code" 2>/dev/null)" = 200 ] || bad "concurrency: the slow OK got $(cat "$T/slow.code" 2>/dev/null)"
 pass_if_ok "a concurrent helper answers out of order"
+
+if [ -z "$CACHE_TEST_SQUID" ]; then
+    # a reconfigure while a request waits for the helper: the request is
+    # checked again under the new configuration, and the proxy goes on
+    mark
+    curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "http://$O/s/who10" \
+        -H "X-Who: sleepy" > "$T/sleepy.code" &
+    SLEEPY=$!
+    sleep 0.5
+    kill -HUP "$CUTTLE_PID"
+    wait "$SLEEPY"
+    [ "$(cat "$T/sleepy.code")" = 200 ] || bad "a request waiting across a reconfigure: $(cat "$T/sleepy.code")"
+    is_running "$CUTTLE_PID" || bad "the proxy died in a reconfigure while a helper worked"
+    expect_code "after the reconfigure" 200 "http://$O/s/who11" -H "X-Who: alice"
+    pass_if_ok "a reconfigure while a request waits for the helper"
+fi
 
 if [ -x "$USERIP" ] && [ -x "$NCSA" ]; then
     mark
