@@ -86,6 +86,7 @@ struct Checklist {
     std::string user;                   ///< the user when auth is Valid
 
     const LookupAnswers* answers = nullptr; ///< lookups answered so far; nullptr: none (Acl/Lookup.h)
+    UserAddresses* userAddresses = nullptr; ///< where users were seen (max_user_ip); nullptr: nowhere
 
     /// Set by an acl that cannot decide without something the check lacks
     /// (a proxy_auth acl with credentials that are absent, bad or not

@@ -7,6 +7,7 @@
 #include "acl/Registry.h"
 #include "acl/IpNode.h"
 #include "acl/ManagerNode.h"
+#include "acl/MaxUserIpNode.h"
 #include "acl/MethodNode.h"
 #include "acl/Node.h"
 #include "acl/PortNode.h"
@@ -54,7 +55,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "has",
     "ident",
     "ident_regex",
-    "max_user_ip",
     "myip",
     "myport",
     "server_cert_fingerprint",
@@ -71,39 +71,14 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "user_cert",
 };
 
-const std::set<std::string, std::less<>> ImplementedTypes = {"src",
-                                                             "dst",
-                                                             "port",
-                                                             "method",
-                                                             "localip",
-                                                             "localport",
-                                                             "myportname",
-                                                             "proto",
-                                                             "dstdomain",
-                                                             "dstdom_regex",
-                                                             "url_regex",
-                                                             "urlpath_regex",
-                                                             "browser",
-                                                             "referer_regex",
-                                                             "req_header",
-                                                             "rep_header",
-                                                             "req_mime_type",
-                                                             "rep_mime_type",
-                                                             "http_status",
-                                                             "time",
-                                                             "random",
-                                                             "maxconn",
-                                                             "hier_code",
-                                                             "peername",
-                                                             "peername_regex",
-                                                             "any-of",
-                                                             "all-of",
-                                                             "proxy_auth",
-                                                             "proxy_auth_regex",
-                                                             "external",
-                                                             "note",
-                                                             "ext_user",
-                                                             "tag"};
+const std::set<std::string, std::less<>> ImplementedTypes = {
+    "src",        "dst",           "port",          "method",           "localip",
+    "localport",  "myportname",    "proto",         "dstdomain",        "dstdom_regex",
+    "url_regex",  "urlpath_regex", "browser",       "referer_regex",    "req_header",
+    "rep_header", "req_mime_type", "rep_mime_type", "http_status",      "time",
+    "random",     "maxconn",       "hier_code",     "peername",         "peername_regex",
+    "any-of",     "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
+    "note",       "ext_user",      "tag",           "max_user_ip"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -243,6 +218,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<MaxConnNode>(name);
     if (type == "proxy_auth" || type == "proxy_auth_regex")
         return std::make_unique<ProxyAuthNode>(name, type, type == "proxy_auth_regex");
+    if (type == "max_user_ip")
+        return std::make_unique<MaxUserIpNode>(name);
     if (type == "external")
         return std::make_unique<ExternalNode>(name);
     if (type == "note")

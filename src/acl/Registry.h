@@ -25,7 +25,7 @@ namespace Acl {
 /// browser, referer_regex, req_header, rep_header, req_mime_type,
 /// rep_mime_type, http_status, time, random, maxconn, hier_code, peername,
 /// peername_regex, any-of, all-of, proxy_auth, proxy_auth_regex, external,
-/// note, ext_user, tag (and the built-in manager). Every other
+/// note, ext_user, tag, max_user_ip (and the built-in manager). Every other
 /// Squid 5.7 type parses as ParseOutcome::Unsupported.
 ///
 /// Acl names ignore case, as in Squid 5.7 (ACL::FindByName uses strcasecmp):

@@ -17,6 +17,7 @@ class Fields;
 class ExternalNode;
 class ExternalType;
 class LookupAnswers;
+class UserAddresses;
 struct Lookup;
 struct LookupResult;
 } // namespace Acl

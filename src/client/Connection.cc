@@ -506,6 +506,10 @@ Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
     }
     lookups_.beginCheck(services_.lookups());
     facts.answers = &lookups_;
+    auto& seen = services_.lookups().userAddresses();
+    if (facts.auth == Acl::AuthState::Valid) // max_user_ip: Squid's Auth::User::addIp()
+        seen.note(facts.user, facts.srcAddr.toString(), Client::Lookups::Clock::now());
+    facts.userAddresses = &seen;
     const auto answer = services_.settings().httpAccess.check(facts);
     if (answer == Acl::Answer::Pending) {
         // ask the helper; the head stays unconsumed and is handled again

@@ -16,8 +16,9 @@ Client::Lookups::Lookups(Comm::Loop& loop) : loop_(loop) {}
 
 Client::Lookups::~Lookups() = default;
 
-void Client::Lookups::configure(const Acl::Registry& acls)
+void Client::Lookups::configure(const Acl::Registry& acls, Clock::duration ipTtl)
 {
+    userAddresses_.setTtl(ipTtl);
     std::map<std::string, Type> next;
     for (const auto& t : acls.externalTypes()) {
         Helper::Options options;
@@ -164,4 +165,45 @@ const Acl::LookupResult* Client::LookupAnswers::find(const Acl::Lookup& lookup) 
             return &result;
     }
     return shared_ ? shared_->find(lookup, Lookups::Clock::now()) : nullptr;
+}
+
+void Client::UserAddresses::expire(std::map<std::string, Clock::time_point>& seen,
+                                   Clock::time_point now) const
+{
+    for (auto i = seen.begin(); i != seen.end();) {
+        if (now - i->second >= ttl_)
+            i = seen.erase(i);
+        else
+            ++i;
+    }
+}
+
+void Client::UserAddresses::note(const std::string& user, const std::string& address, Clock::time_point now)
+{
+    if (users_.size() >= 4096) { // drop the users whose addresses all expired
+        for (auto u = users_.begin(); u != users_.end();) {
+            expire(u->second, now);
+            u = u->second.empty() ? users_.erase(u) : std::next(u);
+        }
+    }
+    auto& seen = users_[user];
+    if (seen.size() >= MaxPerUser && !seen.count(address))
+        expire(seen, now);
+    if (seen.size() < MaxPerUser || seen.count(address))
+        seen[address] = now;
+}
+
+size_t Client::UserAddresses::count(const std::string& user)
+{
+    const auto u = users_.find(user);
+    if (u == users_.end())
+        return 0;
+    expire(u->second, Clock::now());
+    return u->second.size();
+}
+
+void Client::UserAddresses::forget(const std::string& user, const std::string& address)
+{
+    if (const auto u = users_.find(user); u != users_.end())
+        u->second.erase(address);
 }

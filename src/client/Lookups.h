@@ -10,6 +10,7 @@
 #pragma once
 
 #include "acl/Lookup.h"
+#include "acl/MaxUserIpNode.h"
 #include "helper/Pool.h"
 
 #include <chrono>
@@ -25,6 +26,34 @@ class Registry;
 }
 
 namespace Client {
+
+/// The client addresses each authenticated user came from, each kept for
+/// authenticate_ip_ttl after its last request (Squid's Auth::User ip list),
+/// for max_user_ip acls. Bounded: a user's list holds at most MaxPerUser
+/// addresses, and expired users are dropped as the table grows.
+class UserAddresses : public Acl::UserAddresses {
+public:
+    using Clock = std::chrono::steady_clock;
+    /// the most addresses kept per user (more count as this many)
+    static constexpr size_t MaxPerUser = 1024;
+
+    /// sets authenticate_ip_ttl
+    void setTtl(Clock::duration ttl) { ttl_ = ttl; }
+    /// `user` made a request from `address` now
+    void note(const std::string& user, const std::string& address, Clock::time_point now);
+
+    size_t count(const std::string& user) override;
+    void forget(const std::string& user, const std::string& address) override;
+    void forgetAll(const std::string& user) override { users_.erase(user); }
+
+private:
+    /// drops the expired addresses of one user's list
+    void expire(std::map<std::string, Clock::time_point>& seen, Clock::time_point now) const;
+
+    Clock::duration ttl_ = std::chrono::seconds(1);
+    std::unordered_map<std::string, std::map<std::string, Clock::time_point>>
+        users_; ///< user: address: last seen
+};
 
 /// The external_acl_type helpers of the configuration in force and the
 /// answers they gave, shared by every connection (Squid's per-type cache):
@@ -44,8 +73,9 @@ public:
     /// Runs the external_acl_type helpers `acls` defines: a type with a
     /// known name reconfigures its pool, a new one starts one, a removed one
     /// is shut down. Every cached answer is dropped (Squid makes its types
-    /// anew on reconfigure). Throws TextException when a helper cannot run.
-    void configure(const Acl::Registry& acls);
+    /// anew on reconfigure). `ipTtl` is authenticate_ip_ttl (userAddresses()).
+    /// Throws TextException when a helper cannot run.
+    void configure(const Acl::Registry& acls, Clock::duration ipTtl);
 
     /// The cached answer to `lookup`, or nullptr.
     const Acl::LookupResult* find(const Acl::Lookup& lookup, Clock::time_point now) const;
@@ -57,6 +87,9 @@ public:
 
     /// the loop the helpers run on
     Comm::Loop& loop() { return loop_; }
+
+    /// where authenticated users came from (max_user_ip)
+    UserAddresses& userAddresses() { return userAddresses_; }
 
     /// The request line of `words`: each one URL-escaped, "-" when empty,
     /// joined with spaces (Squid 5.7's external acl key).
@@ -84,6 +117,7 @@ private:
     void remember(Type& type, const std::string& line, const Acl::LookupResult& result);
 
     Comm::Loop& loop_;
+    UserAddresses userAddresses_;
     std::map<std::string, Type> types_;
     std::vector<std::unique_ptr<Helper::Pool>> retired_; ///< shut down, finishing
 };

@@ -89,6 +89,10 @@ const std::vector<Directive> Table = {
      "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
      "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
+    {"authenticate_ip_ttl", "TIME", "1 second", nullptr, "authenticateIpTtl",
+     "How long a client address counts for the user that authenticated from it, for max_user_ip acls "
+     "(Squid 5.7's default: 1 second).",
+     DurationHandler<&Settings::authenticateIpTtl>, false},
     {"external_acl_type", "NAME [OPTION...] %FORMAT... PROGRAM [ARGUMENT...]", nullptr, nullptr, "acls",
      "A helper in Squid's external acl protocol that `acl X external NAME [ARG...]` acls ask, as Squid 5.7: "
      "each check sends the format's values (URL-escaped, \"-\" when empty) and the acl's arguments as one "
@@ -109,7 +113,8 @@ const std::vector<Directive> Table = {
      "req_mime_type, rep_header, rep_mime_type, http_status, hier_code, peername, peername_regex, time, "
      "random, maxconn, proxy_auth, proxy_auth_regex, external (external_acl_type), note (a note "
      "helpers returned: `note [-m[=DELIMITERS]] NAME [VALUE...]`), ext_user and tag (an external acl's "
-     "user= and tag=), any-of and all-of; -i makes the values after it "
+     "user= and tag=), max_user_ip ([-s] N: the user came from more than N addresses within "
+     "authenticate_ip_ttl), any-of and all-of; -i makes the values after it "
      "case-insensitive. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
      "Squid reads it: `get` is GET (with a warning). A quoted \"FILE\" value names a file whose lines are "
      "values (a whole line is one name or pattern); a relative file name is resolved against the directory "

@@ -134,8 +134,9 @@ struct RangeOffsetLimit {
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
-    AuthBasicSettings authBasic;      ///< `auth_param basic`
-    UrlRewriteSettings urlRewrite;    ///< `url_rewrite_program` ...
+    AuthBasicSettings authBasic;                          ///< `auth_param basic`
+    Duration authenticateIpTtl = std::chrono::seconds(1); ///< authenticate_ip_ttl (max_user_ip)
+    UrlRewriteSettings urlRewrite;                        ///< `url_rewrite_program` ...
     bool urlRewriteBypass = false;    ///< `url_rewrite_bypass`: requests skip busy rewriters
     Acl::AccessList urlRewriteAccess; ///< `url_rewrite_access`; no rule: every request goes to the rewriter
     Acl::Registry acls;               ///< every `acl` line, plus Squid's predefined acls

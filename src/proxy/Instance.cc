@@ -167,7 +167,7 @@ Helper::Options HelperOptions(const char* name, const std::vector<std::string>& 
 
 void Proxy::Instance::configureHelpers()
 {
-    lookups().configure(settings_->acls);
+    lookups().configure(settings_->acls, settings_->authenticateIpTtl);
 
     const auto& rewrite = settings_->urlRewrite;
     if (rewrite.program.empty()) {

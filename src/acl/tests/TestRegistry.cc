@@ -250,7 +250,6 @@ public:
                                  "ssl::server_name_regex",
                                  "user_cert",
                                  "ca_cert",
-                                 "max_user_ip",
                                  "transaction_initiator",
                                  "adaptation_service",
                                  "ident",

@@ -64,6 +64,7 @@ class TestLookups : public CppUnit::TestFixture {
     CPPUNIT_TEST(repliesAsAclsReadThem);
     CPPUNIT_TEST(answersAreCachedButNotFailures);
     CPPUNIT_TEST(unknownTypeAnswersError);
+    CPPUNIT_TEST(userAddressesExpire);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -94,7 +95,7 @@ public:
         Comm::Loop loop;
         Client::Lookups lookups(loop);
         lookups.configure(
-            With("t children-max=1 ttl=60 negative_ttl=60 %SRC " + base + ".sh " + base + ".count"));
+            With("t children-max=1 ttl=60 negative_ttl=60 %SRC " + base + ".sh " + base + ".count"), 1s);
         Client::LookupAnswers answers;
         const auto ask = [&](const std::string& word) {
             answers.beginCheck(lookups); // a new request each time
@@ -119,10 +120,27 @@ public:
         CPPUNIT_ASSERT(answers.find(Ext("t", {"bh"})));
         answers.beginCheck(lookups); // the next request asks again
         CPPUNIT_ASSERT(!answers.find(Ext("t", {"bh"})));
-        lookups.configure(With("t %SRC " + base + ".sh " + base + ".count")); // a reconfigure
-        CPPUNIT_ASSERT(!lookups.find(Ext("t", {"yes"}), now));                // drops the cache
+        lookups.configure(With("t %SRC " + base + ".sh " + base + ".count"), 1s); // a reconfigure
+        CPPUNIT_ASSERT(!lookups.find(Ext("t", {"yes"}), now));                    // drops the cache
         ::unlink((base + ".sh").c_str());
         ::unlink((base + ".count").c_str());
+    }
+
+    void userAddressesExpire()
+    {
+        Client::UserAddresses seen;
+        seen.setTtl(60s);
+        const auto now = Client::UserAddresses::Clock::now();
+        seen.note("alice", "10.0.0.1", now - 120s); // expired
+        seen.note("alice", "10.0.0.2", now);
+        seen.note("alice", "10.0.0.3", now);
+        seen.note("alice", "10.0.0.3", now); // the same address once
+        CPPUNIT_ASSERT_EQUAL(size_t(2), seen.count("alice"));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), seen.count("bob"));
+        seen.forget("alice", "10.0.0.2");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), seen.count("alice"));
+        seen.forgetAll("alice");
+        CPPUNIT_ASSERT_EQUAL(size_t(0), seen.count("alice"));
     }
 
     void unknownTypeAnswersError()
