@@ -86,6 +86,21 @@ Answer AccessList::check(const Checklist& facts) const
     return rules_.back().action == Answer::Allowed ? Answer::Denied : Answer::Allowed;
 }
 
+void Checklist::addNote(const Note& note) const
+{
+    if (std::find(notes.begin(), notes.end(), note) == notes.end())
+        notes.push_back(note);
+}
+
+std::string Checklist::noteValue(const std::string& key) const
+{
+    for (const auto& n : notes) {
+        if (n.first == key)
+            return n.second;
+    }
+    return std::string();
+}
+
 bool AccessList::needsDstAddress() const
 {
     return std::any_of(rules_.begin(), rules_.end(), [](const Rule& r) {

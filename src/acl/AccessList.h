@@ -9,6 +9,7 @@
 #pragma once
 
 #include "acl/Address.h"
+#include "acl/Lookup.h"
 #include "acl/forward.h"
 
 #include <cstdint>
@@ -25,7 +26,7 @@ enum class Answer {
     Allowed,
     Denied,
     AuthRequired, ///< a proxy_auth acl needs credentials the request lacks or got wrong: 407
-    Pending       ///< a proxy_auth acl needs credentials checked first: check again after
+    Pending       ///< an acl needs a lookup first (Checklist::lookup): check again after
 };
 
 /// What the proxy credentials of a request are known to be.
@@ -84,15 +85,32 @@ struct Checklist {
     AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
     std::string user;                   ///< the user when auth is Valid
 
+    const LookupAnswers* answers = nullptr; ///< lookups answered so far; nullptr: none (Acl/Lookup.h)
+    UserAddresses* userAddresses = nullptr; ///< where users were seen (max_user_ip); nullptr: nowhere
+
     /// Set by an acl that cannot decide without something the check lacks
     /// (a proxy_auth acl with credentials that are absent, bad or not
-    /// checked yet): the check stops there with AuthRequired or Pending.
+    /// checked yet; an external acl whose helper was not asked yet): the
+    /// check stops there with AuthRequired or Pending; or Denied, by an
+    /// acl whose lookup failed (a helper's BH), as Squid ends such a check.
     mutable Answer interruption = Answer::Allowed;
 
     /// The name of the last acl an AccessList::check() evaluated (matched
     /// or not), as Squid's AclMatchedName: what deny_info looks up. Empty
     /// before a check, and after one of a list without rules.
     mutable std::string_view lastAcl;
+    /// With interruption Pending: the lookup to make before checking again.
+    mutable Lookup lookup;
+    /// The notes of the helper answers the check used (external acls), each
+    /// key=value pair once, in order: Squid's request notes, which the
+    /// `note` acl matches. Later checks of the transaction see them.
+    mutable std::vector<Note> notes;
+
+    /// Adds `note` to `notes` unless the same pair is there (Squid's appendNewOnly()).
+    void addNote(const Note& note) const;
+    /// The value of the first note called `key`, or "" (an external acl's
+    /// user= is "user", its tag= "tag").
+    std::string noteValue(const std::string& key) const;
 };
 
 /// `http_access allow|deny [!]acl...` lines in order.

@@ -47,7 +47,7 @@ bool ProxyAuthNode::addValues(const std::vector<std::string>& values, std::strin
     return true;
 }
 
-bool ProxyAuthNode::match(const Checklist& facts) const
+bool HasValidUser(const Checklist& facts)
 {
     switch (facts.auth) {
     case AuthState::Absent:
@@ -56,10 +56,18 @@ bool ProxyAuthNode::match(const Checklist& facts) const
         return false;
     case AuthState::Unchecked:
         facts.interruption = Answer::Pending;
+        facts.lookup = Lookup{Lookup::Kind::Credentials, {}, {}};
         return false;
     case AuthState::Valid:
         break;
     }
+    return true;
+}
+
+bool ProxyAuthNode::match(const Checklist& facts) const
+{
+    if (!HasValidUser(facts))
+        return false;
     if (required_ || users_.count(facts.user) ||
         (!lowered_.empty() && lowered_.count(AsciiLowercase(facts.user))))
         return true;

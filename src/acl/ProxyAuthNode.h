@@ -16,6 +16,11 @@ class Regex;
 
 namespace Acl {
 
+/// Whether `facts` carry a valid user. If not, stops the check as a
+/// proxy_auth acl does: AuthRequired without (good) credentials, Pending
+/// with a Credentials lookup while they are not checked yet.
+bool HasValidUser(const Checklist& facts);
+
 /// `acl NAME proxy_auth [-i] REQUIRED|USER...` and `acl NAME
 /// proxy_auth_regex [-i] REGEX...`: the request's proxy credentials are
 /// valid and their user is listed (REQUIRED: any user), as Squid 5.7 checks

@@ -7,10 +7,14 @@
 #include "acl/Registry.h"
 #include "acl/IpNode.h"
 #include "acl/ManagerNode.h"
+#include "acl/MaxUserIpNode.h"
 #include "acl/MethodNode.h"
 #include "acl/Node.h"
 #include "acl/PortNode.h"
 #include "acl/DomainNode.h"
+#include "acl/ExternalNode.h"
+#include "acl/ExternalType.h"
+#include "acl/NoteNode.h"
 #include "acl/GroupNode.h"
 #include "acl/NumberNode.h"
 #include "acl/ProxyAuthNode.h"
@@ -47,16 +51,12 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "connections_encrypted",
     "dst_as",
     "eui64",
-    "ext_user",
     "ext_user_regex",
-    "external",
     "has",
     "ident",
     "ident_regex",
-    "max_user_ip",
     "myip",
     "myport",
-    "note",
     "server_cert_fingerprint",
     "snmp_community",
     "squid_error",
@@ -66,19 +66,19 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "ssl::server_name",
     "ssl::server_name_regex",
     "ssl_error",
-    "tag",
     "transaction_initiator",
     "urllogin",
     "user_cert",
 };
 
 const std::set<std::string, std::less<>> ImplementedTypes = {
-    "src",        "dst",           "port",          "method",          "localip",
-    "localport",  "myportname",    "proto",         "dstdomain",       "dstdom_regex",
-    "url_regex",  "urlpath_regex", "browser",       "referer_regex",   "req_header",
-    "rep_header", "req_mime_type", "rep_mime_type", "http_status",     "time",
-    "random",     "maxconn",       "hier_code",     "peername",        "peername_regex",
-    "any-of",     "all-of",        "proxy_auth",    "proxy_auth_regex"};
+    "src",        "dst",           "port",          "method",           "localip",
+    "localport",  "myportname",    "proto",         "dstdomain",        "dstdom_regex",
+    "url_regex",  "urlpath_regex", "browser",       "referer_regex",    "req_header",
+    "rep_header", "req_mime_type", "rep_mime_type", "http_status",      "time",
+    "random",     "maxconn",       "hier_code",     "peername",         "peername_regex",
+    "any-of",     "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
+    "note",       "ext_user",      "tag",           "max_user_ip"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -218,6 +218,16 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<MaxConnNode>(name);
     if (type == "proxy_auth" || type == "proxy_auth_regex")
         return std::make_unique<ProxyAuthNode>(name, type, type == "proxy_auth_regex");
+    if (type == "max_user_ip")
+        return std::make_unique<MaxUserIpNode>(name);
+    if (type == "external")
+        return std::make_unique<ExternalNode>(name);
+    if (type == "note")
+        return std::make_unique<NoteNode>(name, type, NoteNode::Subject::Note);
+    if (type == "ext_user")
+        return std::make_unique<NoteNode>(name, type, NoteNode::Subject::ExtUser);
+    if (type == "tag")
+        return std::make_unique<NoteNode>(name, type, NoteNode::Subject::Tag);
     if (type == "any-of" || type == "all-of")
         return std::make_unique<GroupNode>(name, type == "all-of");
     static const std::map<std::string, WordNode::Subject, std::less<>> words = {
@@ -336,6 +346,11 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
             why = "acl " + name + ": " + why;
             return ParseOutcome::Error;
         }
+    } else if (auto* external = dynamic_cast<ExternalNode*>(node)) {
+        if (!bindExternal(*external, values, why)) {
+            why = "acl " + name + ": " + why;
+            return ParseOutcome::Error;
+        }
     } else {
         auto* addresses = dynamic_cast<IpNode*>(node);
         if (addresses)
@@ -381,6 +396,42 @@ bool Registry::addGroup(GroupNode& group, const std::vector<std::string>& names,
     if (!members.empty())
         group.addGroup(std::move(members));
     return true;
+}
+
+bool Registry::bindExternal(ExternalNode& acl, const std::vector<std::string>& values, std::string& why) const
+{
+    if (values.empty()) {
+        why = "missing the external_acl_type name";
+        return false;
+    }
+    const auto* type = findExternalType(values[0]);
+    if (!type) {
+        why = "external_acl_type " + values[0] + " is not defined (it must come before the acl)";
+        return false;
+    }
+    return acl.bind(*type, std::vector<std::string>(values.begin() + 1, values.end()), why);
+}
+
+bool Registry::defineExternalType(const std::vector<std::string>& words, std::string& why)
+{
+    auto type = ExternalType::Parse(words, why);
+    if (!type)
+        return false;
+    if (findExternalType(type->name())) {
+        why = "external_acl_type " + type->name() + " is already defined";
+        return false;
+    }
+    externalTypes_.push_back(std::move(type));
+    return true;
+}
+
+const ExternalType* Registry::findExternalType(const std::string& name) const
+{
+    for (const auto& t : externalTypes_) {
+        if (t->name() == name)
+            return t.get();
+    }
+    return nullptr;
 }
 
 const Node* Registry::find(const std::string& name) const

@@ -25,8 +25,8 @@ namespace Acl {
 /// myportname, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex,
 /// browser, referer_regex, req_header, rep_header, req_mime_type,
 /// rep_mime_type, http_status, time, random, maxconn, hier_code, peername,
-/// peername_regex, any-of, all-of, proxy_auth, proxy_auth_regex (and the
-/// built-in manager). Every other
+/// peername_regex, any-of, all-of, proxy_auth, proxy_auth_regex, external,
+/// note, ext_user, tag, max_user_ip (and the built-in manager). Every other
 /// Squid 5.7 type parses as ParseOutcome::Unsupported.
 ///
 /// Acl names ignore case, as in Squid 5.7 (ACL::FindByName uses strcasecmp):
@@ -74,6 +74,17 @@ public:
     /// too (isSupported() is false on them).
     const Node* find(const std::string& name) const;
 
+    /// Parses the words after `external_acl_type` (ExternalType::Parse()); a
+    /// name defined twice is an error. `acl X external NAME` lines must come
+    /// after it, as in Squid.
+    bool defineExternalType(const std::vector<std::string>& words, std::string& why);
+
+    /// The external_acl_type called `name`, or nullptr.
+    const ExternalType* findExternalType(const std::string& name) const;
+
+    /// Every external_acl_type in the order defined.
+    const std::vector<std::unique_ptr<ExternalType>>& externalTypes() const { return externalTypes_; }
+
     /// Whether `type` is an acl type of Squid 5.7 (implemented or not).
     static bool IsKnownType(const std::string& type);
 
@@ -87,6 +98,9 @@ private:
     /// Adds one line of an any-of/all-of acl: `names` must be defined acls.
     bool addGroup(GroupNode& group, const std::vector<std::string>& names, std::string& why) const;
 
+    /// Binds an external acl to its type: `values` are CLASS [ARGUMENT...].
+    bool bindExternal(ExternalNode& acl, const std::vector<std::string>& values, std::string& why) const;
+
     /// Defines a predefined acl from its values; the values are known good.
     void predefine(const std::string& name, const std::string& type, const std::vector<std::string>& values);
 
@@ -97,6 +111,7 @@ private:
     };
 
     std::map<std::string, std::unique_ptr<Node>, CaseLess> nodes_;
+    std::vector<std::unique_ptr<ExternalType>> externalTypes_; ///< external acls (in nodes_) point to them
 };
 
 } // namespace Acl

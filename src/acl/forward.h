@@ -14,4 +14,10 @@ class Registry;
 class AccessList;
 struct Checklist;
 class Fields;
+class ExternalNode;
+class ExternalType;
+class LookupAnswers;
+class UserAddresses;
+struct Lookup;
+struct LookupResult;
 } // namespace Acl

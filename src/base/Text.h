@@ -20,3 +20,12 @@ inline std::string AsciiLowercase(std::string_view text)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
+
+/// `text` with its ASCII letters uppercased (other bytes are kept).
+inline std::string AsciiUppercase(std::string_view text)
+{
+    std::string out(text);
+    for (char& c : out)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}

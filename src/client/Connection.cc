@@ -306,9 +306,8 @@ void Client::Connection::processBuffered()
         }
         parsedOffset_ += parser_.headSize();
         parser_.reset();
-        rewritten_.reset(); // the helpers' answers were about this head
-        storeIded_.reset();
-        digestPassed_.reset(); // the head is done with (Authenticate.cc)
+        helperAnswers_.reset(); // they were about this head
+        digestPassed_.reset();  // the head is done with (Authenticate.cc)
         if (readingBody_)
             consumeBody(); // body bytes that came with the head
         if (state_ == State::Closed)
@@ -500,19 +499,28 @@ void Client::Connection::handleHead(std::string_view head)
 Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
 {
     readCredentials(facts); // what the auth_param helper said of them, if it did (Authenticate.cc)
+    lookups_.beginCheck(services_.lookups());
+    facts.answers = &lookups_;
+    auto& seen = services_.lookups().userAddresses();
+    if (facts.auth == Acl::AuthState::Valid) // max_user_ip: Squid's Auth::User::addIp()
+        seen.note(facts.user, facts.srcAddr.toString(), Client::Lookups::Clock::now());
+    facts.userAddresses = &seen;
     const auto answer = services_.settings().httpAccess.check(facts);
     if (answer == Acl::Answer::Pending) {
         state_ = State::Checking;
-        checkCredentials();
+        if (facts.lookup.kind == Acl::Lookup::Kind::Credentials)
+            checkCredentials();
+        else
+            lookups_.start(facts.lookup, [this] { resumeAfterCheck(); });
     }
     if (facts.auth != Acl::AuthState::Valid)
-        facts.user.clear();
+        facts.user = facts.noteValue("user"); // Squid's %un: else the external acl's user=
     return answer;
 }
 
 void Client::Connection::resumeAfterCheck()
 {
-    // the helper answered (its verdict is cached, or kept in rewritten_ or storeIded_):
+    // the helper answered (its verdict is cached, or kept in helperAnswers_):
     // the head still in the buffer is handled again from the start
     if (state_ != State::Checking)
         return;
@@ -1348,6 +1356,7 @@ void Client::Connection::close()
     kick_.cancel();
     authCheck_.cancel();
     helperCheck_.cancel();
+    lookups_.cancel();
     registration_.cancel();
     stopForwarding();
     fd_.reset();

@@ -44,6 +44,7 @@
 #include "client/DetachedFetch.h"
 #include "client/Headers.h"
 #include "client/HostVerification.h"
+#include "client/Lookups.h"
 #include "client/forward.h"
 #include "acl/AccessList.h"
 #include "helper/Pool.h"
@@ -155,8 +156,14 @@ private:
                     std::string& storeId);
     /// A helper's answer about one URL of the head being handled.
     using HelperAnswer = std::optional<std::pair<std::string, Helper::Reply>>;
-    const Helper::Reply* askHelper(Helper::Pool& pool, HelperAnswer& answer, const std::string& url,
-                                   const Log::AccessRecord& record, const Acl::Checklist& facts);
+    /// The URL helpers' answers about the head being handled.
+    struct HelperAnswers {
+        HelperAnswer rewrite; ///< url_rewrite_program's
+        HelperAnswer storeId; ///< store_id_program's
+    };
+    const Helper::Reply* askHelper(Helper::Pool& pool, HelperAnswer HelperAnswers::*which,
+                                   const std::string& url, const Log::AccessRecord& record,
+                                   const Acl::Checklist& facts);
     /// a redirect with no body (Rewrite.cc), with extraFields after Location and Content-Length
     void replyRedirect(int status, const std::string& location,
                        const std::vector<std::pair<std::string, std::string>>& extraFields = {});
@@ -335,7 +342,7 @@ private:
         /// for http_reply_access and reply_body_max_size; null without their rules
         std::unique_ptr<Acl::Checklist> replyFacts;
         std::unique_ptr<Acl::Checklist> headerFacts; ///< for the header rules; null without them
-        int64_t replyBodyLimit = -1;                 ///< reply_body_max_size of a reply streamed out; -1: none
+        int64_t replyBodyLimit = -1; ///< reply_body_max_size of a reply streamed out; -1: none
 
         // the memory cache (Caching.cc)
         std::string url;                         ///< the canonical URL
@@ -389,11 +396,11 @@ private:
     /// being handled again, and its user: a request takes one nonce use, however
     /// often a helper (rewriter, external acl) makes its head handled again
     std::optional<std::pair<std::string, std::string>> digestPassed_;
+    LookupAnswers lookups_;      ///< the acl lookups of the request (Checking: the one asked)
     Helper::Ticket helperCheck_; ///< Checking: the URL's rewriter or store-ID helper request
     /// the helpers' answers about the head being handled, kept until it is
     /// consumed (Rewrite.cc: askHelper())
-    HelperAnswer rewritten_;
-    HelperAnswer storeIded_;
+    std::unique_ptr<HelperAnswers> helperAnswers_;
 };
 
 } // namespace Client

@@ -92,7 +92,7 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
         return true;
 
     const std::string original = url.canonical();
-    const auto* answered = askHelper(*rewriter, rewritten_, original, record, facts);
+    const auto* answered = askHelper(*rewriter, &HelperAnswers::rewrite, original, record, facts);
     if (!answered)
         return false;
     if (answered->failure == Helper::Failure::Overloaded && settings.urlRewriteBypass)
@@ -147,7 +147,7 @@ bool Client::Connection::askStoreId(const Http::Url& url, const Log::AccessRecor
     if (!helper || (method != Http::Method::Get && method != Http::Method::Head) ||
         (settings.storeIdAccess.size() != 0 && settings.storeIdAccess.check(facts) != Acl::Answer::Allowed))
         return true;
-    const auto* answered = askHelper(*helper, storeIded_, url.canonical(), record, facts);
+    const auto* answered = askHelper(*helper, &HelperAnswers::storeId, url.canonical(), record, facts);
     if (!answered)
         return false;
     // Squid 5.7 (ClientRequestContext::clientStoreIdDone): OK store-id=ID
@@ -163,12 +163,15 @@ bool Client::Connection::askStoreId(const Http::Url& url, const Log::AccessRecor
     return true;
 }
 
-const Helper::Reply* Client::Connection::askHelper(Helper::Pool& pool, HelperAnswer& answer,
+const Helper::Reply* Client::Connection::askHelper(Helper::Pool& pool, HelperAnswer HelperAnswers::*which,
                                                    const std::string& url, const Log::AccessRecord& record,
                                                    const Acl::Checklist& facts)
 {
-    if (answer && answer->first == url)
-        return &answer->second;
+    // the answers live apart until a helper is asked: an idle connection stays small
+    if (helperAnswers_) {
+        if (const auto& answer = (*helperAnswers_).*which; answer && answer->first == url)
+            return &answer->second;
+    }
     // ask, and handle the head again with the answer (processBuffered());
     // the line is Squid's: URL, then the default url_rewrite_extras and
     // store_id_extras "%>a/%>A %un %>rm myip=%la myport=%lp" (%>A, the
@@ -179,8 +182,10 @@ const Helper::Reply* Client::Connection::askHelper(Helper::Pool& pool, HelperAns
                              record.method + " myip=" + localHost_ + " myport=" + std::to_string(localPort_);
     state_ = State::Checking;
     pendingLog_.reset(); // made again when the head is handled again
-    helperCheck_ = pool.submit(line, [this, &answer, url](const Helper::Reply& reply) {
-        answer.emplace(url, reply);
+    helperCheck_ = pool.submit(line, [this, which, url](const Helper::Reply& reply) {
+        if (!helperAnswers_)
+            helperAnswers_ = std::make_unique<HelperAnswers>();
+        ((*helperAnswers_).*which).emplace(url, reply);
         resumeAfterCheck();
     });
     return nullptr;

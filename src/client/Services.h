@@ -115,6 +115,8 @@ public:
     virtual Helper::Pool* urlRewriter() = 0;
     /// `store_id_program`'s helpers, or null when it is not configured
     virtual Helper::Pool* storeIdHelper() = 0;
+    /// the acl lookups (external_acl_type helpers and their cached answers)
+    virtual Lookups& lookups() = 0;
 };
 
 } // namespace Client

@@ -14,5 +14,7 @@ class Connection;
 class Services;
 class Side;
 class DetachedFetch;
+class Lookups;
+class LookupAnswers;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client

@@ -90,12 +90,32 @@ const std::vector<Directive> Table = {
      "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
      "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
+    {"authenticate_ip_ttl", "TIME", "1 second", nullptr, "authenticateIpTtl",
+     "How long a client address counts for the user that authenticated from it, for max_user_ip acls "
+     "(Squid 5.7's default: 1 second).",
+     DurationHandler<&Settings::authenticateIpTtl>, false},
+    {"external_acl_type", "NAME [OPTION...] %FORMAT... PROGRAM [ARGUMENT...]", nullptr, nullptr, "acls",
+     "A helper in Squid's external acl protocol that `acl X external NAME [ARG...]` acls ask, as Squid 5.7: "
+     "each check sends the format's values (URL-escaped, \"-\" when empty) and the acl's arguments as one "
+     "line; OK matches, ERR does not, BH (or a helper that fails, hangs or crashes) denies the request "
+     "whatever the rule says. The key=value pairs of the answer (user=, tag=, message=, log=, any other) "
+     "become request notes that note, ext_user and tag acls match. Options: ttl=N (seconds an OK answer "
+     "is cached, 3600), negative_ttl=N (ERR, ttl), cache=N (most cached answers, 262144), children-max=N "
+     "(5), children-startup=N (0), children-idle=N (1), concurrency=N (0), queue-size=N, protocol=3.0, "
+     "quote=url, ipv4, ipv6, grace=0. Format tokens: %LOGIN/%ul (asks for credentials first, as proxy_auth "
+     "does), %un, %EXT_USER/%ue, %EXT_TAG/%et, %SRC/%>a, %DST/%>rd, %PROTO/%>rs, %PORT/%>rP, %PATH/%>rp, "
+     "%METHOD/%>rm, %URI/%>ru, %MYADDR/%la, %MYPORT/%lp, %ACL, %DATA, %>{Header}, %>{Header:member}, "
+     "%>{Header:;member}. Other tokens and options (grace=N, protocol=2.5, quote=shell) are errors.",
+     ExternalAclTypeHandler, true},
     {"acl", "NAME TYPE [-FLAG...] VALUE... | NAME TYPE \"FILE\"", nullptr, nullptr, "acls",
      "Defines a named access list of one type; more lines with the same name add values. The types, as "
      "Squid 5.7 has them: src, dst, localip (addresses, networks, ranges), port, localport, myportname, "
      "method, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex, browser, referer_regex, req_header, "
      "req_mime_type, rep_header, rep_mime_type, http_status, hier_code, peername, peername_regex, time, "
-     "random, maxconn, proxy_auth, proxy_auth_regex, any-of and all-of; -i makes the values after it "
+     "random, maxconn, proxy_auth, proxy_auth_regex, external (external_acl_type), note (a note "
+     "helpers returned: `note [-m[=DELIMITERS]] NAME [VALUE...]`), ext_user and tag (an external acl's "
+     "user= and tag=), max_user_ip ([-s] N: the user came from more than N addresses within "
+     "authenticate_ip_ttl), any-of and all-of; -i makes the values after it "
      "case-insensitive. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
      "Squid reads it: `get` is GET (with a warning). A quoted \"FILE\" value names a file whose lines are "
      "values (a whole line is one name or pattern); a relative file name is resolved against the directory "

@@ -293,7 +293,8 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
         return;
     }
     // Squid 5.7 (ACLProxyAuth::parse) needs a configured scheme before the acl
-    if (words.size() >= 2 && (words[1] == "proxy_auth" || words[1] == "proxy_auth_regex") &&
+    if (words.size() >= 2 &&
+        (words[1] == "proxy_auth" || words[1] == "proxy_auth_regex" || words[1] == "max_user_ip") &&
         call.settings.authBasic.program.empty() && call.settings.authDigest.program.empty()) {
         call.error("bad acl: acl " + words[0] + " " + words[1] +
                    " needs a configured authentication scheme first (auth_param basic|digest program ...), "

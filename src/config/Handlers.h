@@ -154,6 +154,8 @@ void AccessRulesHandler(DirectiveCall& call)
 void HttpPortHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
+void ExternalAclTypeHandler(DirectiveCall& call);
+
 /// `N [startup=N] [idle=N] [concurrency=N] [queue-size=N]` from words[pos]
 /// on (auth_param's and the ..._children directives' children); errors through call.
 void ParseHelperChildren(DirectiveCall& call, size_t pos, HelperChildren& children);

@@ -4,8 +4,8 @@
  */
 
 /// \file The children syntax of helper programs (Squid 5.7's
-/// Helper::ChildConfig::parseConfig()) and the extras of url_rewrite_program
-/// and store_id_program.
+/// Helper::ChildConfig::parseConfig()), the extras of url_rewrite_program
+/// and store_id_program, and external_acl_type.
 
 #include "cuttle.h"
 #include "config/Handlers.h"
@@ -49,4 +49,11 @@ void Config::Handlers::HelperExtrasHandler(DirectiveCall& call)
     if (value != Default)
         call.error(Name(call) + " other than Squid's default \"" + Default +
                    "\" is not implemented by cuttle: refusing it, as the helper would decide on other words");
+}
+
+void Config::Handlers::ExternalAclTypeHandler(DirectiveCall& call)
+{
+    std::string why;
+    if (!call.settings.acls.defineExternalType(call.args(), why))
+        call.error(why);
 }

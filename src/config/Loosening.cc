@@ -86,9 +86,10 @@ const std::vector<SquidOnlyRule> Rules = {
      "it has no effect without client_delay_pools, which cuttle refuses"},
     {"response_delay_pool_access", false, nullptr,
      "it has no effect without response_delay_pool, which cuttle refuses"},
-    {"external_acl_type", false, nullptr, "acls of type external are refused wherever a rule uses them"},
     {"ident_lookup_access", false, nullptr, "ident acls are refused wherever a rule uses them"},
-    {"note", false, nullptr, "note acls are refused wherever a rule uses them, so notes select nothing"},
+    {"note", false, nullptr,
+     "it only annotates transactions (access.log, adaptation); the note acls cuttle has match the notes "
+     "helpers return"},
     {"http_upgrade_request_protocols", false, nullptr,
      "Squid forwards no Upgrade unless this allows it: it can only allow more"},
     {"on_unsupported_protocol", false, nullptr,

@@ -180,6 +180,7 @@ struct Settings {
     /// "basic", "digest": the schemes in the order of their first
     /// auth_param line, which is the order of a 407's challenges (Squid's)
     std::vector<std::string> authSchemes;
+    Duration authenticateIpTtl = std::chrono::seconds(1); ///< authenticate_ip_ttl (max_user_ip)
     HelperProgramSettings urlRewrite; ///< `url_rewrite_program` ...
     bool urlRewriteBypass = false;    ///< `url_rewrite_bypass`: requests skip busy rewriters
     Acl::AccessList urlRewriteAccess; ///< `url_rewrite_access`; no rule: every request goes to the rewriter

@@ -130,6 +130,13 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         side_.bindPorts(*settings_, isStartup);
 }
 
+Client::Lookups& Proxy::Instance::lookups()
+{
+    if (!lookups_) // its helpers start with the others (configureHelpers())
+        lookups_ = std::make_unique<Client::Lookups>(loop_);
+    return *lookups_;
+}
+
 void Proxy::Instance::startHelpers()
 {
     helpersMayRun_ = true;
@@ -158,6 +165,7 @@ Helper::Options HelperOptions(const char* name, const std::vector<std::string>& 
 
 void Proxy::Instance::configureHelpers()
 {
+    lookups().configure(settings_->acls, settings_->authenticateIpTtl);
     configurePool(urlRewriter_, "redirector", settings_->urlRewrite);
     configurePool(storeIdHelper_, "store_id", settings_->storeId);
 

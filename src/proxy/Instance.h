@@ -32,6 +32,7 @@
 #include "client/Services.h"
 #include "auth/Basic.h"
 #include "auth/Digest.h"
+#include "client/Lookups.h"
 #include "client/Side.h"
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
@@ -98,6 +99,7 @@ public:
     Auth::Digest* digestAuth() override { return digestAuth_.get(); }
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
     Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
+    Client::Lookups& lookups() override;
 
     /// Starts the helper processes (auth_param, url_rewrite_program,
     /// store_id_program) once cuttle has left root:
@@ -136,6 +138,7 @@ private:
     std::unique_ptr<Auth::Digest> digestAuth_;                     ///< auth_param digest, likewise
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
+    std::unique_ptr<Client::Lookups> lookups_;                     ///< external_acl_type helpers, likewise
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;
