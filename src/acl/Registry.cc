@@ -55,8 +55,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "has",
     "ident",
     "ident_regex",
-    "myip",
-    "myport",
     "server_cert_fingerprint",
     "snmp_community",
     "squid_error",
@@ -272,7 +270,16 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
         why = "acl " + name + ": missing acl type";
         return ParseOutcome::Error;
     }
-    const auto& type = words[1];
+    std::vector<std::string> warnings;
+    // Squid 5.7 (Acl.cc) takes its old names of two types, with a note
+    std::string type = words[1];
+    if (type == "myip" || type == "myport") {
+        const std::string renamed = type == "myip" ? "localip" : "localport";
+        warnings.push_back("UPGRADE: ACL '" + type + "' type has been renamed to '" + renamed +
+                           "' and matches the " + (type == "myip" ? "IP" : "port") +
+                           " the client connected to");
+        type = renamed;
+    }
     if (!IsKnownType(type)) {
         why = "acl " + name + ": invalid acl type '" + type + "'";
         return ParseOutcome::Error;
@@ -287,7 +294,6 @@ Registry::ParseOutcome Registry::parse(const std::vector<std::string>& words, st
         return ParseOutcome::Error;
     }
 
-    std::vector<std::string> warnings;
     if (!name.empty() && name.front() == '!')
         warnings.push_back("acl name '" + name + "' starts with '!', so no access rule can name it");
 

@@ -96,6 +96,11 @@ void Client::Lookups::remember(Type& type, const std::string& line, const Acl::L
         return;
     const auto now = Clock::now();
     if (type.cache.size() >= type.cacheSize && !type.cache.count(line)) {
+        // a full cache of live answers is walked at most once a second:
+        // a walk per new request line would make each lookup cost the cache's size
+        if (now - type.lastSweep < std::chrono::seconds(1))
+            return;
+        type.lastSweep = now;
         for (auto i = type.cache.begin(); i != type.cache.end();) {
             if (i->second.expires <= now)
                 i = type.cache.erase(i);
@@ -180,7 +185,10 @@ void Client::UserAddresses::expire(std::map<std::string, Clock::time_point>& see
 
 void Client::UserAddresses::note(const std::string& user, const std::string& address, Clock::time_point now)
 {
-    if (users_.size() >= 4096) { // drop the users whose addresses all expired
+    if (users_.size() >= 4096 && now - lastSweep_ >= std::chrono::seconds(1)) {
+        // drop the users whose addresses all expired; at most once a second,
+        // so that a table of live users does not cost a walk per request
+        lastSweep_ = now;
         for (auto u = users_.begin(); u != users_.end();) {
             expire(u->second, now);
             u = u->second.empty() ? users_.erase(u) : std::next(u);

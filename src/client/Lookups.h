@@ -52,7 +52,8 @@ private:
 
     Clock::duration ttl_ = std::chrono::seconds(1);
     std::unordered_map<std::string, std::map<std::string, Clock::time_point>>
-        users_; ///< user: address: last seen
+        users_;                     ///< user: address: last seen
+    Clock::time_point lastSweep_{}; ///< the last walk over every user (at most one a second)
 };
 
 /// The external_acl_type helpers of the configuration in force and the
@@ -111,6 +112,7 @@ private:
         std::chrono::seconds negativeTtl{0};
         size_t cacheSize = 0;
         std::unordered_map<std::string, Cached> cache; ///< by request line
+        Clock::time_point lastSweep{}; ///< the last walk over a full cache (at most one a second)
     };
 
     /// keeps `result` for `line` as the type's options say

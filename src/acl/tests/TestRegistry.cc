@@ -19,6 +19,7 @@ using Outcome = Acl::Registry::ParseOutcome;
 class TestRegistry : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestRegistry);
     CPPUNIT_TEST(predefinedAclsExist);
+    CPPUNIT_TEST(oldTypeNamesAreTheirNewOnes);
     CPPUNIT_TEST(manyWarningsOfOneLineAreCounted);
     CPPUNIT_TEST(predefinedAclsMatchAsSquids);
     CPPUNIT_TEST(redefiningPredefinedSameTypeExtends);
@@ -48,6 +49,19 @@ class TestRegistry : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    void oldTypeNamesAreTheirNewOnes()
+    {
+        // Squid 5.7 takes myip and myport as localip and localport, with a note
+        Acl::Registry r;
+        std::string why;
+        CPPUNIT_ASSERT(r.parse({"a", "myip", "127.0.0.1"}, why) == Acl::Registry::ParseOutcome::Ok);
+        CPPUNIT_ASSERT_MESSAGE(why, why.find("UPGRADE: ACL 'myip' type has been renamed to 'localip'") == 0);
+        CPPUNIT_ASSERT_EQUAL(std::string("localip"), r.find("a")->typeName());
+        CPPUNIT_ASSERT(r.parse({"a", "localip", "127.0.0.2"}, why) == Acl::Registry::ParseOutcome::Ok);
+        CPPUNIT_ASSERT(r.parse({"p", "myport", "3128"}, why) == Acl::Registry::ParseOutcome::Ok);
+        CPPUNIT_ASSERT_EQUAL(std::string("localport"), r.find("p")->typeName());
+    }
+
     void predefinedAclsExist()
     {
         const Acl::Registry r;
@@ -239,8 +253,6 @@ public:
         for (const char* type : {"srcdomain",
                                  "srcdom_regex",
                                  "urllogin",
-                                 "myip",
-                                 "myport",
                                  "arp",
                                  "eui64",
                                  "ssl_error",
