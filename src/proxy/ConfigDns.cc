@@ -6,7 +6,6 @@
 #include "cuttle.h"
 #include "proxy/ConfigDns.h"
 
-#include "base/TextException.h"
 #include "comm/Loop.h"
 
 #include <optional>
