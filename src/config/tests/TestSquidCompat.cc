@@ -347,10 +347,9 @@ public:
     void trafficRestrictingDirectivesAreRefused()
     {
         for (const char* line :
-             {"tcp_outgoing_address 192.0.2.1", "store_miss deny all",
-              "cache_peer p.example parent 3128 0", "delay_pools 2",
-              "miss_access allow all\nmiss_access deny all",
-              "cachemgr_passwd secret all", "umask 027"}) {
+             {"tcp_outgoing_address 192.0.2.1", "store_miss deny all", "cache_peer p.example parent 3128 0",
+              "delay_pools 2", "miss_access allow all\nmiss_access deny all", "cachemgr_passwd secret all",
+              "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
