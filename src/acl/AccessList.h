@@ -61,8 +61,10 @@ public:
 /// such a rule warns and the acl does not match.
 struct Checklist {
     Address srcAddr; ///< client address; unset matches no src acl
-    Address
-        dstAddr; ///< origin address when resolved; unset: dstHost if it is a literal, else no dst acl matches
+    /// the origin's addresses when resolved: a dst acl matches when one of
+    /// them is in it (Squid's ACLDestinationIP); empty: dstHost if it is a
+    /// literal, else no dst acl matches
+    std::vector<Address> dstAddrs;
     std::string dstHost;   ///< host name or literal from the URL
     uint16_t dstPort = 0;  ///< port from the URL (80 when absent)
     std::string method;    ///< request method as sent, e.g. "GET", "CONNECT"
@@ -141,7 +143,7 @@ public:
     /// Number of rules parsed.
     size_t size() const { return rules_.size(); }
 
-    /// Whether some rule uses an acl that reads Checklist::dstAddr (a `dst`
+    /// Whether some rule uses an acl that reads Checklist::dstAddrs (a `dst`
     /// acl), so the caller should resolve the origin before check().
     bool needsDstAddress() const;
 

@@ -378,8 +378,9 @@ bool IpNode::match(const Checklist& facts) const
         a = facts.srcAddr;
     } else if (side_ == Side::Local) {
         a = facts.localAddr;
-    } else if (facts.dstAddr.isSet()) {
-        a = facts.dstAddr;
+    } else if (!facts.dstAddrs.empty()) {
+        return std::any_of(facts.dstAddrs.begin(), facts.dstAddrs.end(),
+                           [this](const Address& d) { return containing(d) != None; });
     } else if (const auto literal = Address::Parse(facts.dstHost)) {
         a = *literal;
     }

@@ -87,7 +87,7 @@ public:
     /// one line's values only.
     void setHostResolver(const HostResolver* resolver) { hostResolver_ = resolver; }
     bool isEmpty() const override { return entries_.empty() && isSupported(); }
-    /// src: Checklist::srcAddr; dst: Checklist::dstAddr, else dstHost when it is
+    /// src: Checklist::srcAddr; dst: any of Checklist::dstAddrs, else dstHost when it is
     /// an address literal; an unknown address matches nothing (as a failed
     /// lookup does in Squid).
     bool match(const Checklist& facts) const override;

@@ -73,7 +73,7 @@ public:
     /// as someone the rule lets through (Squid's 407 for such a denial).
     virtual bool isProxyAuth() const { return false; }
 
-    /// Whether match() reads Checklist::dstAddr (so the caller should resolve first).
+    /// Whether match() reads Checklist::dstAddrs (so the caller should resolve first).
     virtual bool needsDstAddress() const { return false; }
 
 protected:

@@ -307,7 +307,8 @@ void Client::Connection::processBuffered()
         parsedOffset_ += parser_.headSize();
         parser_.reset();
         helperAnswers_.reset(); // they were about this head
-        digestPassed_.reset();  // the head is done with (Authenticate.cc)
+        dstAnswer_.reset();
+        digestPassed_.reset(); // the head is done with (Authenticate.cc)
         if (readingBody_)
             consumeBody(); // body bytes that came with the head
         if (state_ == State::Closed)
@@ -423,6 +424,8 @@ void Client::Connection::handleHead(std::string_view head)
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
     findIndirectClient(facts, record);
+    if (!destinationKnown(url, facts))
+        return; // resolving the origin for the dst acls: the head is handled again
     switch (checkAccess(facts)) {
     case Acl::Answer::Allowed:
         break;
@@ -1357,6 +1360,7 @@ void Client::Connection::close()
     authCheck_.cancel();
     helperCheck_.cancel();
     lookups_.cancel();
+    dstLookup_.cancel();
     registration_.cancel();
     stopForwarding();
     fd_.reset();

@@ -143,6 +143,10 @@ private:
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
     Acl::Answer checkAccess(Acl::Checklist& facts);
+    /// Whether the facts hold what the rules' dst acls read: the origin's
+    /// addresses, resolved first when the host is a name (false: asked, the
+    /// head is handled again with them) (Destination.cc)
+    bool destinationKnown(const Http::Url& url, Acl::Checklist& facts);
     // proxy authentication (Authenticate.cc)
     /// sets facts.auth and facts.user from Proxy-Authorization and the scheme's cached verdict
     void readCredentials(Acl::Checklist& facts);
@@ -298,6 +302,9 @@ private:
     bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT
     std::optional<HostCheck> hostCheck_; ///< the current request's Host verdict, once known
     Comm::Lookup hostLookup_;            ///< resolving the current request's Host
+    Comm::Lookup dstLookup_;             ///< Checking: resolving the URL's host for dst acls
+    /// the URL's host and its addresses, for the head being handled (Destination.cc)
+    std::unique_ptr<std::pair<std::string, std::vector<Acl::Address>>> dstAnswer_;
 
     Sbuf::MemBlobRef buffer_; ///< read block; null while idle
     size_t parsedOffset_ = 0; ///< where the current head starts in buffer_

@@ -22,7 +22,10 @@ if [ -z "$CACHE_TEST_SQUID" ]; then
         "acl byname dst origin.test" \
         "acl elsewhere dst elsewhere.test" \
         "acl denied urlpath_regex ^/s/denied" \
-        "http_access deny elsewhere" \
+        "acl to_origin dst 127.0.0.1" \
+        "acl viadst urlpath_regex ^/s/via-dst" \
+        "http_access deny to_origin viadst" \
+        "http_access deny elsewhere !viadst" \
         "http_access deny byname denied"
 else
     set --
@@ -46,6 +49,18 @@ expect_code "dst name resolved by DNS" 403 "http://$O/s/denied"
 expect_code "dst name: the other path" 200 "http://$O/s/fine"
 expect_code "dst name of another address does not match" 200 "http://$O/s/x"
 pass_if_ok "dst with names from the configured DNS server"
+
+# a request names its origin by a name: the dst acl sees the name's
+# addresses (Squid's slow dst acl), so `http_access deny to_localhost`-style
+# rules hold for names too
+mark
+expect_code "dst: a URL whose name resolves into the acl" 403 "http://origin.test:$OPORT/s/via-dst"
+expect_code "dst: the same URL by its address" 403 "http://127.0.0.1:$OPORT/s/via-dst"
+code=$(proxy_get "http://elsewhere.test:$OPORT/s/via-dst")
+[ "$code" != 403 ] || bad "dst: a name that resolves outside the acl was denied"
+wait_until 5 access_log_has " TCP_DENIED/403 [0-9]+ GET http://origin.test:$OPORT/s/via-dst " ||
+    bad "no TCP_DENIED line for the name that resolved into the dst acl"
+pass_if_ok "dst acls see the addresses of a URL's host name"
 cache_stop
 
 mark

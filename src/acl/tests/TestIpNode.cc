@@ -853,10 +853,10 @@ public:
         CPPUNIT_ASSERT(n->match(c));
         c.dstHost = "localhost.example";
         CPPUNIT_ASSERT(!n->match(c)); // unresolved name: no match, as a failed lookup in Squid
-        c.dstAddr = *Acl::Address::Parse("127.0.0.2");
-        CPPUNIT_ASSERT(n->match(c)); // resolved address wins
+        c.dstAddrs = {*Acl::Address::Parse("192.0.2.9"), *Acl::Address::Parse("127.0.0.2")};
+        CPPUNIT_ASSERT(n->match(c)); // one of the resolved addresses is in it
         c.dstHost = "127.0.0.1";
-        c.dstAddr = *Acl::Address::Parse("192.0.2.3");
+        c.dstAddrs = {*Acl::Address::Parse("192.0.2.3")};
         CPPUNIT_ASSERT(!n->match(c));
         CPPUNIT_ASSERT(n->needsDstAddress());
         // src ignores the destination
