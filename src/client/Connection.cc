@@ -413,7 +413,7 @@ void Client::Connection::handleHead(std::string_view head)
     facts.localPort = localPort_;
     facts.portName = portName_;
     facts.clientConnections = services_.connectionsFrom(peerHost_);
-    facts.dstHost = url.host(); // a literal host is its own dstAddr (the acl part knows)
+    facts.dstHost = url.host(); // an address literal is read as one; a name: destinationKnown()
     facts.dstPort = url.port();
     facts.method = record.method;
     const bool isConnect = parser_.method() == Http::Method::Connect;
