@@ -161,6 +161,26 @@ Helper::Options HelperOptions(const char* name, const std::vector<std::string>& 
     return options;
 }
 
+/// Starts, reconfigures or (without options) retires one helper service; a
+/// retired one is shut down but kept in `retired`: a connection may still
+/// hold one of its Helper::Tickets (whose callback then runs with a failure).
+template <typename Service, typename Options>
+void Apply(Comm::Loop& loop, std::unique_ptr<Service>& service,
+           std::vector<std::unique_ptr<Service>>& retired, const Options* options)
+{
+    if (!options) {
+        if (service) {
+            service->shutdown();
+            retired.push_back(std::move(service));
+        }
+        return;
+    }
+    if (service)
+        service->reconfigure(*options);
+    else
+        service = std::make_unique<Service>(loop, *options);
+}
+
 } // namespace
 
 void Proxy::Instance::configureHelpers()
@@ -170,66 +190,36 @@ void Proxy::Instance::configureHelpers()
     configurePool(storeIdHelper_, "store_id", settings_->storeId);
 
     const auto& s = settings_->authBasic;
-    if (s.program.empty()) {
-        if (basicAuth_) {
-            basicAuth_->shutdown();
-            retiredAuth_.push_back(std::move(basicAuth_));
-        }
-    } else {
-        Auth::BasicOptions options;
-        options.helper = HelperOptions("basicauthenticator", s.program, s.children);
-        options.realm = s.realm;
-        options.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
-        options.caseSensitive = s.caseSensitive;
-        options.utf8 = s.utf8;
-        if (basicAuth_)
-            basicAuth_->reconfigure(options);
-        else
-            basicAuth_ = std::make_unique<Auth::Basic>(loop_, options);
-    }
+    Auth::BasicOptions basic;
+    basic.helper = HelperOptions("basicauthenticator", s.program, s.children);
+    basic.realm = s.realm;
+    basic.credentialsTtl = std::chrono::duration_cast<std::chrono::seconds>(s.credentialsTtl);
+    basic.caseSensitive = s.caseSensitive;
+    basic.utf8 = s.utf8;
+    Apply(loop_, basicAuth_, retiredAuth_, s.program.empty() ? nullptr : &basic);
 
     const auto& d = settings_->authDigest;
-    if (d.program.empty()) {
-        if (digestAuth_) {
-            digestAuth_->shutdown();
-            retiredDigests_.push_back(std::move(digestAuth_));
-        }
-        return;
-    }
     const auto seconds = [](Config::Duration t) {
         return std::chrono::duration_cast<std::chrono::seconds>(t);
     };
-    Auth::DigestOptions options;
-    options.helper = HelperOptions("digestauthenticator", d.program, d.children);
-    options.realm = d.realm;
-    options.nonceGarbageInterval = seconds(d.nonceGarbageInterval);
-    options.nonceMaxDuration = seconds(d.nonceMaxDuration);
-    options.nonceMaxCount = d.nonceMaxCount;
-    options.nonceStrictness = d.nonceStrictness;
-    options.checkNonceCount = d.checkNonceCount;
-    options.postWorkaround = d.postWorkaround;
-    options.utf8 = d.utf8;
-    if (digestAuth_)
-        digestAuth_->reconfigure(options);
-    else
-        digestAuth_ = std::make_unique<Auth::Digest>(loop_, options);
+    Auth::DigestOptions digest;
+    digest.helper = HelperOptions("digestauthenticator", d.program, d.children);
+    digest.realm = d.realm;
+    digest.nonceGarbageInterval = seconds(d.nonceGarbageInterval);
+    digest.nonceMaxDuration = seconds(d.nonceMaxDuration);
+    digest.nonceMaxCount = d.nonceMaxCount;
+    digest.nonceStrictness = d.nonceStrictness;
+    digest.checkNonceCount = d.checkNonceCount;
+    digest.postWorkaround = d.postWorkaround;
+    digest.utf8 = d.utf8;
+    Apply(loop_, digestAuth_, retiredDigests_, d.program.empty() ? nullptr : &digest);
 }
 
 void Proxy::Instance::configurePool(std::unique_ptr<Helper::Pool>& pool, const char* name,
                                     const Config::HelperProgramSettings& settings)
 {
-    if (settings.program.empty()) {
-        if (pool) {
-            pool->shutdown();
-            retiredPools_.push_back(std::move(pool));
-        }
-        return;
-    }
     const auto options = HelperOptions(name, settings.program, settings.children);
-    if (pool)
-        pool->reconfigure(options);
-    else
-        pool = std::make_unique<Helper::Pool>(loop_, options);
+    Apply(loop_, pool, retiredPools_, settings.program.empty() ? nullptr : &options);
 }
 
 uint64_t Proxy::Instance::PopulateAhead(const Config::Settings& settings)
