@@ -11,7 +11,6 @@
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
 DIGEST=/usr/lib/squid/digest_file_auth
-NCSA=/usr/lib/squid/basic_ncsa_auth
 [ -x "$DIGEST" ] && [ -x "$NCSA" ] || { echo "SKIP: no $DIGEST (Debian's squid package)"; exit 77; }
 cuttle_setup
 origin_start
@@ -23,8 +22,8 @@ ha1_line() { echo "$1:$REALM:$(printf '%s:%s:%s' "$1" "$REALM" "$2" | md5sum | c
     ha1_line alice secret
     ha1_line bob hunter2
 } > "$T/digest-pw"
-echo "carol:$(openssl passwd -1 basicpw)" > "$T/basic-pw"
-chmod 644 "$T/digest-pw" "$T/basic-pw"
+passwd_file "$T/basic-pw" carol:basicpw
+chmod 644 "$T/digest-pw"
 
 # dc URL USER PASSWORD NONCE NC [METHOD] : one request through the proxy
 # with a digest made for NONCE and NC ("-" for NONCE: no credentials);

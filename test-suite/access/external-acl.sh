@@ -10,7 +10,6 @@
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
-NCSA=/usr/lib/squid/basic_ncsa_auth
 USERIP=/usr/lib/squid/ext_file_userip_acl
 cuttle_setup
 origin_start
@@ -49,10 +48,9 @@ PY
 chmod 755 "$T/who.sh"
 : > "$T/who.log"
 chmod 666 "$T/who.log"
-echo "alice:$(openssl passwd -1 secret)" > "$T/passwd"
-echo "bob:$(openssl passwd -1 hunter2)" >> "$T/passwd"
+passwd_file "$T/passwd" alice:secret bob:hunter2
 echo "127.0.0.1 alice" > "$T/userip"
-chmod 644 "$T/passwd" "$T/userip"
+chmod 644 "$T/userip"
 
 cache_start \
     "auth_param basic program $NCSA $T/passwd" \

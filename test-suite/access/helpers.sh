@@ -12,3 +12,18 @@ expect_code() {
     code=$(proxy_get "$url" "$@")
     [ "$code" = "$expected" ] || bad "$what: expected $expected, got $code for $url"
 }
+
+# Debian's basic_ncsa_auth, the basic authentication helper the tests use
+NCSA=/usr/lib/squid/basic_ncsa_auth
+
+# passwd_file FILE USER:PASSWORD... : writes an htpasswd file (MD5-crypt
+# passwords) for basic_ncsa_auth, readable by the proxy's user
+passwd_file() {
+    local file=$1 entry
+    shift
+    : > "$file"
+    for entry in "$@"; do
+        echo "${entry%%:*}:$(openssl passwd -1 "${entry#*:}")" >> "$file"
+    done
+    chmod 644 "$file"
+}

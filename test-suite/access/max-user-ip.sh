@@ -8,14 +8,11 @@
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
-NCSA=/usr/lib/squid/basic_ncsa_auth
 [ -x "$NCSA" ] || { echo "SKIP: no $NCSA (Debian's squid package)"; exit 77; }
 cuttle_setup
 origin_start
 O="127.0.0.1:$OPORT"
-echo "alice:$(openssl passwd -1 secret)" > "$T/passwd"
-echo "bob:$(openssl passwd -1 hunter2)" >> "$T/passwd"
-chmod 644 "$T/passwd"
+passwd_file "$T/passwd" alice:secret bob:hunter2
 
 cache_start \
     "auth_param basic program $NCSA $T/passwd" \
