@@ -17,13 +17,9 @@
 
 bool Client::Connection::destinationKnown(const Http::Url& url, Acl::Checklist& facts)
 {
-    const auto& settings = services_.settings();
-    // the lists whose checks run with these facts; the others see a
-    // literal host only (doc/differences.md)
-    const bool needed = settings.httpAccess.needsDstAddress() || settings.httpReplyAccess.needsDstAddress() ||
-                        settings.urlRewriteAccess.needsDstAddress() ||
-                        settings.storeIdAccess.needsDstAddress();
-    if (!needed || Acl::Address::Parse(url.host()))
+    // only the lists of Settings::rulesNeedDstAddress wait for the lookup;
+    // the others see a literal host only (doc/differences.md)
+    if (!services_.settings().rulesNeedDstAddress || Acl::Address::Parse(url.host()))
         return true; // nothing reads it, or the host is an address the acl reads itself
     if (dstAnswer_ && dstAnswer_->first == url.host()) {
         facts.dstAddrs = dstAnswer_->second;

@@ -132,6 +132,9 @@ std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, 
     else
         lexer.readText(text, fileName, handler);
     applyDefaults(*settings, lexer);
+    settings->rulesNeedDstAddress =
+        settings->httpAccess.needsDstAddress() || settings->httpReplyAccess.needsDstAddress() ||
+        settings->urlRewriteAccess.needsDstAddress() || settings->storeIdAccess.needsDstAddress();
 
     repeated_.finish(diagnostics_);
     return settings;

@@ -187,10 +187,14 @@ struct Settings {
     HelperProgramSettings storeId;    ///< `store_id_program` ...
     bool storeIdBypass = false;       ///< `store_id_bypass`: requests skip busy store-ID helpers
     Acl::AccessList storeIdAccess;    ///< `store_id_access`; no rule: every request goes to the helper
-    Acl::Registry acls;               ///< every `acl` line, plus Squid's predefined acls
-    Acl::AccessList httpAccess;       ///< `http_access` rules in order
-    Acl::AccessList httpReplyAccess;  ///< `http_reply_access` rules in order; no rule: every reply is sent
-    std::vector<DenyInfo> denyInfos;  ///< `deny_info` lines in order
+    /// http_access, http_reply_access, url_rewrite_access or store_id_access
+    /// uses a dst acl, so a URL's host name is resolved before they are
+    /// checked (client/Destination.cc); worked out once, when parsed
+    bool rulesNeedDstAddress = false;
+    Acl::Registry acls;                  ///< every `acl` line, plus Squid's predefined acls
+    Acl::AccessList httpAccess;          ///< `http_access` rules in order
+    Acl::AccessList httpReplyAccess;     ///< `http_reply_access` rules in order; no rule: every reply is sent
+    std::vector<DenyInfo> denyInfos;     ///< `deny_info` lines in order
     Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
     bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client
     bool logUsesIndirectClient = true;   ///< `log_uses_indirect_client`: access.log shows the indirect client
