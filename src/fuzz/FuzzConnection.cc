@@ -15,7 +15,10 @@
 /// until the proxy closes or about 300 ms passed; then it closes too.
 ///
 /// Nothing leaves loopback: http_access allows only dst 127.0.0.1 on the
-/// origin's port, hosts_file is off and the only DNS server is 127.0.0.1:1.
+/// origin's port, hosts_file is off and the only DNS server is NameServer,
+/// on loopback, which says no name exists. A `dst` acl looks up a request's
+/// host name (client/Destination.cc), so the lookup must end at once: a
+/// server that never answers keeps each such input waiting for dns_timeout.
 /// `cache deny all` keeps one input's result from depending on the inputs
 /// before it (libFuzzer can then minimise a crash).
 ///
@@ -110,7 +113,48 @@ private:
     std::string script_;
 };
 
-/// The proxy, its loop and the origin, made once per process.
+/// A DNS server on loopback that answers every query "no such name" (RFC 1035
+/// RCODE 3, the query echoed back as the question), from its own thread.
+class NameServer {
+public:
+    NameServer()
+    {
+        fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof(a);
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+            std::abort();
+        port_ = ntohs(a.sin_port);
+        std::thread([this] { serve(); }).detach();
+    }
+
+    uint16_t port() const { return port_; }
+
+private:
+    void serve()
+    {
+        while (true) {
+            unsigned char msg[512];
+            sockaddr_storage from{};
+            socklen_t fromLen = sizeof(from);
+            const ssize_t n =
+                ::recvfrom(fd_, msg, sizeof(msg), 0, reinterpret_cast<sockaddr*>(&from), &fromLen);
+            if (n < 12)
+                continue;                                                // shorter than a DNS header
+            msg[2] = static_cast<unsigned char>(msg[2] | 0x80);          // QR: a response
+            msg[3] = static_cast<unsigned char>((msg[3] & 0xF0) | 0x83); // RA, RCODE 3
+            (void)!::sendto(fd_, msg, size_t(n), 0, reinterpret_cast<sockaddr*>(&from), fromLen);
+        }
+    }
+
+    int fd_ = -1;
+    uint16_t port_ = 0;
+};
+
+/// The proxy, its loop, the origin and the name server, made once per process.
 struct Rig {
     Rig()
     {
@@ -131,7 +175,9 @@ struct Rig {
                                  "cache_log /dev/null\n"
                                  "pid_filename none\n"
                                  "hosts_file none\n"
-                                 "dns_nameservers 127.0.0.1:1\n"
+                                 "dns_nameservers 127.0.0.1:" +
+                                 std::to_string(nameServer.port()) +
+                                 "\n"
                                  "connect_timeout 1 second\n"
                                  "error_directory " TOP_SRCDIR "/errors/templates\n";
         Config::Parser parser;
@@ -150,6 +196,7 @@ struct Rig {
 
     std::string dir;
     Origin origin;
+    NameServer nameServer;
     Comm::Loop loop;
     std::unique_ptr<Proxy::Instance> server;
     Comm::Address listening;
