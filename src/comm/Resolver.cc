@@ -14,9 +14,11 @@
 #include <cctype>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include <ares.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -49,6 +51,12 @@ std::string NameKey(std::string_view name)
     if (name.size() > 1 && name.back() == '.')
         name.remove_suffix(1);
     return AsciiLowercase(name);
+}
+
+/// the key of a reverse query in the queries in flight (a space is in no name)
+std::string ReverseKey(const std::string& addressText)
+{
+    return "ptr " + addressText;
 }
 
 /// a copy of a with the given port
@@ -509,8 +517,9 @@ void Comm::Resolver::Channel::handleTimeout() noexcept
 /// one c-ares lookup of a name, shared by every Lookup of it in flight
 struct Comm::Resolver::Query {
     Resolver& resolver;
-    std::string name;              ///< lowercase, the key in queries_
-    std::vector<uint64_t> waiters; ///< Lookup ids (some may be cancelled)
+    std::string name;               ///< lowercase, the key in queries_ (ReverseKey() of a reverse query)
+    std::vector<uint64_t> waiters;  ///< Lookup ids (some may be cancelled)
+    std::optional<Address> reverse; ///< a reverse query: the address whose names are asked
 };
 
 Comm::Resolver::Resolver(Loop& loop, const Options& options)
@@ -554,7 +563,7 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
         return handle;
     }
     const std::string key = NameKey(host);
-    if (const auto found = hosts_.find(key); found != hosts_.end()) {
+    if (const auto found = hosts_.byName.find(key); found != hosts_.byName.end()) {
         ++stats_.fromHostsFile;
         Answer a;
         for (const auto& address : found->second)
@@ -563,7 +572,46 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
         return handle;
     }
 
-    pending.timer = loop_.schedule(options_.timeout, [this, id] {
+    join(key, nullptr, id);
+    return handle;
+}
+
+Comm::Lookup Comm::Resolver::resolveAddress(const Address& address, Callback cb)
+{
+    ++stats_.lookups;
+    ++stats_.addressLookups;
+    const uint64_t id = nextId_++;
+    Pending& pending = lookups_[id];
+    pending.callback = std::move(cb);
+    Lookup handle(this, id);
+
+    const std::string text = address.host();
+    Answer a;
+    a.addresses.push_back(WithPort(address, 0));
+    if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
+        ++stats_.fromHostsFile;
+        a.names = found->second;
+        finish(id, std::move(a));
+        return handle;
+    }
+    if (const auto found = names_.find(text); found != names_.end()) {
+        if (found->second.expires > loop_.now()) {
+            ++stats_.nameCacheHits;
+            a.names = found->second.answer.names;
+            a.error = found->second.answer.error;
+            a.isNotFound = found->second.answer.isNotFound;
+            finish(id, std::move(a));
+            return handle;
+        }
+        names_.erase(found);
+    }
+    join(ReverseKey(text), &address, id);
+    return handle;
+}
+
+void Comm::Resolver::join(const std::string& key, const Address* reverse, uint64_t id)
+{
+    lookups_.at(id).timer = loop_.schedule(options_.timeout, [this, id] {
         ++stats_.timeouts;
         ++stats_.failures;
         Answer a;
@@ -573,25 +621,40 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
     auto& query = queries_[key];
     if (query) {
         query->waiters.push_back(id);
-        return handle;
+        return;
     }
     // braces, not make_unique's parentheses: clang 14 has no C++20 aggregate paren-init (P0960)
-    query = std::make_unique<Query>(Query{*this, key, std::vector<uint64_t>{id}});
+    query = std::make_unique<Query>(Query{*this, key, std::vector<uint64_t>{id}, std::nullopt});
+    if (reverse)
+        query->reverse = WithPort(*reverse, 0);
     startQuery(*query); // may answer (and erase) the query at once
-    return handle;
 }
 
 void Comm::Resolver::startQuery(Query& query)
 {
     ++stats_.dnsQueries;
     debugs(DebugSection, 3, "resolving " << query.name);
+    Channel& channel = *channel_;
+    if (query.reverse) {
+        const sockaddr* raw = query.reverse->raw();
+        if (raw->sa_family == AF_INET6) {
+            const auto* in6 = reinterpret_cast<const sockaddr_in6*>(raw);
+            ares_gethostbyaddr(channel.get(), &in6->sin6_addr, sizeof(in6->sin6_addr), AF_INET6,
+                               &OnHostByAddr, &query);
+        } else {
+            const auto* in = reinterpret_cast<const sockaddr_in*>(raw);
+            ares_gethostbyaddr(channel.get(), &in->sin_addr, sizeof(in->sin_addr), AF_INET, &OnHostByAddr,
+                               &query);
+        }
+        channel.rearm();
+        return;
+    }
     ares_addrinfo_hints hints;
     std::memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC; // A and AAAA
     // NOSORT: RFC 6724 sorting would connect() a socket per address to find
     // source addresses; whoever connects decides the order (happy eyeballs)
     hints.ai_flags = ARES_AI_NOSORT;
-    Channel& channel = *channel_;
     ares_getaddrinfo(channel.get(), query.name.c_str(), nullptr, &hints, &OnAddrInfo, &query);
     channel.rearm();
 }
@@ -607,6 +670,75 @@ void Comm::Resolver::OnAddrInfo(void* arg, int status, int, ::ares_addrinfo* res
     }
     if (result)
         ares_freeaddrinfo(result);
+}
+
+void Comm::Resolver::OnHostByAddr(void* arg, int status, int, ::hostent* result)
+{
+    // called from inside c-ares: nothing may escape
+    auto* query = static_cast<Query*>(arg);
+    try {
+        query->resolver.answerReverse(*query, status, result);
+    } catch (const std::exception& e) {
+        debugs(DebugSection, 0, "BUG: DNS answer for " << query->name << ": " << e.what());
+    }
+}
+
+void Comm::Resolver::answerReverse(Query& query, int status, const ::hostent* result)
+{
+    if (isDestroying_)
+        return;
+    if (isRestarting_ && (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED)) {
+        startQuery(query); // reconfigure(): ask the new servers
+        return;
+    }
+    Answer base;
+    if (status == ARES_SUCCESS && result && result->h_name) {
+        base.names.emplace_back(result->h_name);
+        for (char** alias = result->h_aliases; alias && *alias; ++alias) {
+            if (std::find(base.names.begin(), base.names.end(), *alias) == base.names.end())
+                base.names.emplace_back(*alias);
+        }
+    } else {
+        base = FailureAnswer(status == ARES_SUCCESS ? ARES_ENOTFOUND : status);
+    }
+    base.addresses.push_back(*query.reverse);
+    debugs(DebugSection, 3,
+           query.name << ": " << base.names.size() << " names" << (base.error.empty() ? "" : ", ")
+                      << base.error);
+    const std::string text = query.reverse->host();
+    if (status != ARES_ECANCELLED && status != ARES_EDESTRUCTION)
+        rememberNames(text, base);
+
+    const std::vector<uint64_t> waiters = std::move(query.waiters);
+    queries_.erase(query.name); // query is gone from here on
+    for (const uint64_t id : waiters) {
+        const auto found = lookups_.find(id);
+        if (found == lookups_.end() || found->second.isFinished)
+            continue;
+        if (!base.names.empty())
+            ++stats_.fromDns;
+        else if (base.isNotFound)
+            ++stats_.notFound;
+        else
+            ++stats_.failures;
+        finish(id, Answer(base));
+    }
+}
+
+void Comm::Resolver::rememberNames(const std::string& key, const Answer& answer)
+{
+    if (options_.nameCacheSize == 0)
+        return;
+    const auto now = loop_.now();
+    if (names_.size() >= options_.nameCacheSize && !names_.count(key)) {
+        // full: drop what expired, else one entry (Squid's fqdncache drops its least recently used)
+        for (auto it = names_.begin(); it != names_.end();)
+            it = it->second.expires <= now ? names_.erase(it) : std::next(it);
+        if (names_.size() >= options_.nameCacheSize)
+            names_.erase(names_.begin());
+    }
+    const auto ttl = answer.names.empty() ? options_.negativeTtl : options_.positiveTtl;
+    names_[key] = CachedNames{answer, now + ttl};
 }
 
 void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* result)
@@ -694,6 +826,7 @@ void Comm::Resolver::reconfigure(const Options& options)
     HostsTable hosts = LoadHostsFile(options.hostsFile);
     options_ = options;
     hosts_ = std::move(hosts);
+    names_.clear(); // Squid purges its fqdncache on reconfigure too
     auto old = std::move(channel_);
     channel_ = std::move(fresh);
     // ares_destroy() ends each query in flight with ARES_EDESTRUCTION, and
@@ -702,7 +835,7 @@ void Comm::Resolver::reconfigure(const Options& options)
     old.reset();
     isRestarting_ = false;
     debugs(DebugSection, 2,
-           "DNS reconfigured: " << hosts_.size() << " names from hosts_file, " << queries_.size()
+           "DNS reconfigured: " << hosts_.byName.size() << " names from hosts_file, " << queries_.size()
                                 << " lookups restarted");
 }
 
@@ -739,7 +872,13 @@ Comm::Resolver::HostsTable Comm::Resolver::ParseHosts(const std::string& text)
         if (!address)
             continue;
         for (size_t i = 1; i < words.size(); ++i)
-            AddUnique(table[NameKey(words[i])], *address);
+            AddUnique(table.byName[NameKey(words[i])], *address);
+        // the first line of an address gives its names, as glibc's gethostbyaddr() reads /etc/hosts
+        auto& names = table.byAddress[address->host()];
+        if (names.empty()) {
+            for (size_t i = 1; i < words.size(); ++i)
+                names.emplace_back(words[i]);
+        }
     }
     return table;
 }
@@ -785,6 +924,6 @@ Comm::Resolver::HostsTable Comm::Resolver::LoadHostsFile(const std::string& path
         return {};
     }
     auto table = ParseHosts(text);
-    debugs(DebugSection, 2, "hosts_file " << path << ": " << table.size() << " names");
+    debugs(DebugSection, 2, "hosts_file " << path << ": " << table.byName.size() << " names");
     return table;
 }

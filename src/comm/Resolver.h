@@ -12,6 +12,10 @@
 ///       otherwise: one c-ares query per distinct name in flight (A and AAAA,
 ///       ares_getaddrinfo), shared by every lookup of that name
 ///       every lookup also has its own deadline (Options::timeout)
+///     resolveAddress(address, cb) -> Lookup: the address's names (reverse DNS,
+///       Squid's fqdncache): hosts_file first, then the name cache (answers
+///       kept positive_dns_ttl, failures negative_dns_ttl, at most
+///       fqdncache_size of them), then one PTR query per address in flight
 ///
 /// - The callback NEVER runs inside resolve(): every answer, even one known
 ///   at once, is delivered by a deferred call of the loop (Loop::defer()). It never runs
@@ -40,7 +44,8 @@
 #include <unordered_map>
 #include <vector>
 
-struct ares_addrinfo; // c-ares's answer; only Resolver.cc includes ares.h
+struct ares_addrinfo; // c-ares's answers; only Resolver.cc includes ares.h
+struct hostent;
 
 namespace Comm {
 
@@ -87,6 +92,12 @@ public:
         std::string hostsFile = "/etc/hosts";
         /// dns_timeout: a lookup gives up after this long
         Milliseconds timeout{30000};
+        /// positive_dns_ttl: how long the name cache keeps an address's names
+        Milliseconds positiveTtl{6 * 3600 * 1000};
+        /// negative_dns_ttl: how long it keeps a failed reverse lookup
+        Milliseconds negativeTtl{60 * 1000};
+        /// fqdncache_size: the most addresses the name cache keeps (0: none)
+        size_t nameCacheSize = 1024;
     };
 
     /// the outcome of one lookup
@@ -97,6 +108,9 @@ public:
         std::string error;
         /// the name does not exist or has no address (NXDOMAIN, NODATA)
         bool isNotFound = false;
+        /// resolveAddress(): the address's names, the canonical one first
+        /// (empty on error); addresses then holds the address asked about
+        std::vector<std::string> names;
     };
 
     /// receives the answer of a lookup, from the loop
@@ -104,14 +118,16 @@ public:
 
     /// counters, for tests and the cache manager
     struct Stats {
-        uint64_t lookups = 0;       ///< resolve() calls
-        uint64_t literals = 0;      ///< answered as IP literals
-        uint64_t fromHostsFile = 0; ///< answered from hosts_file
-        uint64_t dnsQueries = 0;    ///< c-ares lookups started (lookups of a name in flight share one)
-        uint64_t fromDns = 0;       ///< lookups answered with addresses from DNS
-        uint64_t notFound = 0;      ///< lookups answered isNotFound by DNS
-        uint64_t failures = 0;      ///< lookups that failed otherwise (timeouts included)
-        uint64_t timeouts = 0;      ///< lookups ended by their own deadline
+        uint64_t lookups = 0;        ///< resolve() calls
+        uint64_t literals = 0;       ///< answered as IP literals
+        uint64_t fromHostsFile = 0;  ///< answered from hosts_file
+        uint64_t dnsQueries = 0;     ///< c-ares lookups started (lookups of a name in flight share one)
+        uint64_t fromDns = 0;        ///< lookups answered with addresses from DNS
+        uint64_t notFound = 0;       ///< lookups answered isNotFound by DNS
+        uint64_t failures = 0;       ///< lookups that failed otherwise (timeouts included)
+        uint64_t timeouts = 0;       ///< lookups ended by their own deadline
+        uint64_t addressLookups = 0; ///< resolveAddress() calls (also counted in lookups)
+        uint64_t nameCacheHits = 0;  ///< of them, answered from the name cache
     };
 
     /// Starts c-ares with the options and reads the hosts file. Throws
@@ -129,6 +145,11 @@ public:
     /// or destroyed first.
     Lookup resolve(const std::string& host, uint16_t port, Callback cb);
 
+    /// Starts finding the names of `address` (its port is ignored): cb gets
+    /// an Answer whose names hold them, or an error (isNotFound when the
+    /// address has no name). Called back as resolve()'s callbacks are.
+    Lookup resolveAddress(const Address& address, Callback cb);
+
     /// Applies new options (after a reconfigure): re-reads the hosts file and
     /// restarts c-ares; names in flight are asked again of the new servers.
     /// Throws as the constructor does, keeping the old options.
@@ -143,14 +164,22 @@ public:
     /// descriptors of c-ares currently watched on the loop
     size_t watchedSockets() const;
     /// how many names the hosts file gave
-    size_t hostsFileNames() const { return hosts_.size(); }
+    size_t hostsFileNames() const { return hosts_.byName.size(); }
+    /// addresses whose names the name cache holds
+    size_t cachedNames() const { return names_.size(); }
 
-    /// lowercase name (without a trailing dot) -> its addresses (port 0)
-    using HostsTable = std::unordered_map<std::string, std::vector<Address>>;
+    /// what a hosts file says, both ways
+    struct HostsTable {
+        /// lowercase name (without a trailing dot) -> its addresses (port 0)
+        std::unordered_map<std::string, std::vector<Address>> byName;
+        /// address (Address::host() text) -> the names of its first line
+        std::unordered_map<std::string, std::vector<std::string>> byAddress;
+    };
 
     /// Parses hosts-file text (address, names..., `#` comments; lines whose
     /// address is not an IP literal are skipped) into a table, each name's
-    /// addresses in file order without repeats.
+    /// addresses in file order without repeats, and each address's names as
+    /// its first line gives them (the first is its canonical name).
     static HostsTable ParseHosts(const std::string& text);
 
 private:
@@ -167,10 +196,24 @@ private:
         Timer timer; ///< the deadline, then the delivery
     };
 
+    /// a name cache entry: an address's names, or why there are none
+    struct CachedNames {
+        Answer answer; ///< names, or error and isNotFound
+        Clock::time_point expires;
+    };
+
     /// c-ares's ares_getaddrinfo() callback; arg is the Query
     static void OnAddrInfo(void* arg, int status, int timeouts, ::ares_addrinfo* result);
+    /// c-ares's ares_gethostbyaddr() callback; arg is the Query
+    static void OnHostByAddr(void* arg, int status, int timeouts, ::hostent* result);
     /// finishes every lookup waiting for query, then forgets the query
     void answerQuery(Query& query, int status, ::ares_addrinfo* result);
+    /// the same for a reverse query, whose answer the name cache keeps
+    void answerReverse(Query& query, int status, const ::hostent* result);
+    /// registers lookup `id` as a waiter of the query under key, starting it if new
+    void join(const std::string& key, const Address* reverse, uint64_t id);
+    /// keeps answer for the address text `key` in the name cache
+    void rememberNames(const std::string& key, const Answer& answer);
     /// asks c-ares (the current channel) about query's name
     void startQuery(Query& query);
     /// records the answer of a lookup and schedules its delivery
@@ -187,6 +230,7 @@ private:
     Loop& loop_;
     Options options_;
     HostsTable hosts_;                                                ///< hosts_file, port 0
+    std::unordered_map<std::string, CachedNames> names_;              ///< the name cache, by address text
     std::unordered_map<uint64_t, Pending> lookups_;                   ///< by Lookup id
     std::unordered_map<std::string, std::unique_ptr<Query>> queries_; ///< by lowercase name
     std::unique_ptr<Channel> channel_; ///< after queries_: destroyed (ending its queries) before them

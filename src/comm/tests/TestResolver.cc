@@ -58,6 +58,10 @@ class TestResolver : public CppUnit::TestFixture {
     CPPUNIT_TEST(ipv6NameserverWithPort);
     CPPUNIT_TEST(reconfigureAsksTheNewServers);
     CPPUNIT_TEST(badNameserversAreRefused);
+    CPPUNIT_TEST(addressNamesFromDns);
+    CPPUNIT_TEST(addressNamesFromHostsFile);
+    CPPUNIT_TEST(addressWithoutNameIsCachedBriefly);
+    CPPUNIT_TEST(nameCacheIsBounded);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -81,6 +85,10 @@ public:
     void ipv6NameserverWithPort();
     void reconfigureAsksTheNewServers();
     void badNameserversAreRefused();
+    void addressNamesFromDns();
+    void addressNamesFromHostsFile();
+    void addressWithoutNameIsCachedBriefly();
+    void nameCacheIsBounded();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestResolver);
 
@@ -140,6 +148,12 @@ public:
         if (!ip.empty())
             record.addresses.push_back(*Comm::Address::Parse(ip, 0));
     }
+    /// PTR queries for name (e.g. "7.2.0.192.in-addr.arpa") get target
+    void addPtr(const std::string& name, const std::string& target)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        records_[Lower(name)].ptr = target;
+    }
     /// queries for name get no answer at all
     void silence(const std::string& name)
     {
@@ -198,6 +212,7 @@ private:
 
     struct Record {
         std::vector<Comm::Address> addresses;
+        std::string ptr; ///< the PTR record's name; empty: none
         bool isSilent = false;
         bool isTruncated = false;
         Milliseconds delay{0};
@@ -260,6 +275,23 @@ private:
             flags |= 0x0200; // TC
         } else {
             wait = found->second.delay;
+            if (qtype == 12 && !found->second.ptr.empty()) {
+                std::string target; // RFC 1035 labels
+                size_t start = 0;
+                const std::string& ptr = found->second.ptr;
+                while (start < ptr.size()) {
+                    const size_t dot = std::min(ptr.find('.', start), ptr.size());
+                    target += static_cast<char>(dot - start);
+                    target.append(ptr, start, dot - start);
+                    start = dot + 1;
+                }
+                target += '\0';
+                answers += std::string("\xc0\x0c\x00\x0c\x00\x01\x00\x00\x00\x3c", 10); // PTR IN, TTL 60
+                answers += static_cast<char>(target.size() >> 8);
+                answers += static_cast<char>(target.size() & 0xff);
+                answers += target;
+                ++count;
+            }
             for (const auto& a : found->second.addresses) {
                 const bool v4 = a.family() == AF_INET;
                 if ((qtype == 1 && !v4) || (qtype == 28 && v4))
@@ -733,12 +765,12 @@ void TestResolver::hostsFileParsing()
                                               "[::2] bracketed\n"
                                               "fe80::1%eth0 scoped\n"
                                               "10.0.0.4 LastLine"); // no final newline
-    CPPUNIT_ASSERT_EQUAL(size_t(3), t.size());
-    CPPUNIT_ASSERT_EQUAL(size_t(2), t.at("localhost").size());
-    CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), t.at("localhost")[0].host());
-    CPPUNIT_ASSERT_EQUAL(std::string("::1"), t.at("localhost")[1].host());
-    CPPUNIT_ASSERT_EQUAL(size_t(1), t.at("ip6-localhost").size());
-    CPPUNIT_ASSERT_EQUAL(std::string("10.0.0.4"), t.at("lastline").at(0).host());
+    CPPUNIT_ASSERT_EQUAL(size_t(3), t.byName.size());
+    CPPUNIT_ASSERT_EQUAL(size_t(2), t.byName.at("localhost").size());
+    CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), t.byName.at("localhost")[0].host());
+    CPPUNIT_ASSERT_EQUAL(std::string("::1"), t.byName.at("localhost")[1].host());
+    CPPUNIT_ASSERT_EQUAL(size_t(1), t.byName.at("ip6-localhost").size());
+    CPPUNIT_ASSERT_EQUAL(std::string("10.0.0.4"), t.byName.at("lastline").at(0).host());
 }
 
 void TestResolver::unreadableHostsFileIsIgnored()
@@ -983,4 +1015,100 @@ void TestResolver::badNameserversAreRefused()
         Comm::Resolver resolver(loop, o);
         CPPUNIT_ASSERT_EQUAL(size_t(0), resolver.watchedSockets());
     }
+}
+
+void TestResolver::addressNamesFromDns()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    dns.addPtr("7.2.0.192.in-addr.arpa", "Host.Example.Test");
+    dns.addPtr("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa",
+               "six.example.test");
+    Comm::Loop loop;
+    Comm::Resolver resolver(loop, OptionsFor(dns));
+    Result r, again, six;
+    auto l1 = resolver.resolveAddress(*Comm::Address::Parse("192.0.2.7", 3128), r.callback());
+    auto l2 = resolver.resolveAddress(*Comm::Address::Parse("2001:db8::1", 0), six.callback());
+    CPPUNIT_ASSERT(l1.isPending());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls && six.calls; }));
+    CPPUNIT_ASSERT_EQUAL(std::string(), r.answer.error);
+    CPPUNIT_ASSERT((std::vector<std::string>{"Host.Example.Test"}) == r.answer.names);
+    CPPUNIT_ASSERT((std::vector<std::string>{"192.0.2.7"}) == Hosts(r.answer));
+    CPPUNIT_ASSERT((std::vector<std::string>{"six.example.test"}) == six.answer.names);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), dns.queries());
+    // asked again: the name cache answers, DNS is not asked
+    auto l3 = resolver.resolveAddress(*Comm::Address::Parse("192.0.2.7", 0), again.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return again.calls > 0; }));
+    CPPUNIT_ASSERT((std::vector<std::string>{"Host.Example.Test"}) == again.answer.names);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), dns.queries());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), resolver.stats().nameCacheHits);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), resolver.stats().addressLookups);
+}
+
+void TestResolver::addressNamesFromHostsFile()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    TempFile hosts("192.0.2.8 First.Example alias\n"
+                   "192.0.2.8 second.example\n" // not the first line of 192.0.2.8: not its names
+                   "::1 localhost6\n");
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.hostsFile = hosts.path();
+    Comm::Resolver resolver(loop, o);
+    Result r, six;
+    auto l1 = resolver.resolveAddress(*Comm::Address::Parse("192.0.2.8", 0), r.callback());
+    auto l2 = resolver.resolveAddress(*Comm::Address::Parse("::1", 0), six.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls && six.calls; }));
+    CPPUNIT_ASSERT((std::vector<std::string>{"First.Example", "alias"}) == r.answer.names);
+    CPPUNIT_ASSERT((std::vector<std::string>{"localhost6"}) == six.answer.names);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), dns.queries());
+}
+
+void TestResolver::addressWithoutNameIsCachedBriefly()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.negativeTtl = Milliseconds(200);
+    Comm::Resolver resolver(loop, o);
+    const auto address = *Comm::Address::Parse("192.0.2.9", 0);
+    Result first, cached, later;
+    auto l1 = resolver.resolveAddress(address, first.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return first.calls > 0; }));
+    CPPUNIT_ASSERT(first.answer.isNotFound);
+    CPPUNIT_ASSERT(first.answer.names.empty());
+    CPPUNIT_ASSERT_EQUAL(size_t(1), dns.queries());
+    auto l2 = resolver.resolveAddress(address, cached.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return cached.calls > 0; }));
+    CPPUNIT_ASSERT(cached.answer.isNotFound);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), dns.queries()); // negative_dns_ttl keeps the failure
+    RunFor(loop, Milliseconds(300));
+    auto l3 = resolver.resolveAddress(address, later.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return later.calls > 0; }));
+    CPPUNIT_ASSERT_EQUAL(size_t(2), dns.queries()); // expired: asked again
+}
+
+void TestResolver::nameCacheIsBounded()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.nameCacheSize = 2;
+    Comm::Resolver resolver(loop, o);
+    for (const char* ip : {"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"}) {
+        Result r;
+        auto l = resolver.resolveAddress(*Comm::Address::Parse(ip, 0), r.callback());
+        CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
+        CPPUNIT_ASSERT(resolver.cachedNames() <= 2);
+    }
+    CPPUNIT_ASSERT_EQUAL(size_t(2), resolver.cachedNames());
+    o.nameCacheSize = 0; // fqdncache_size 0: nothing is kept
+    resolver.reconfigure(o);
+    Result r;
+    auto l = resolver.resolveAddress(*Comm::Address::Parse("192.0.2.5", 0), r.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), resolver.cachedNames());
 }
