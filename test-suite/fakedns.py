@@ -6,6 +6,7 @@
 
     python3 test-suite/fakedns.py --listen 127.0.0.1:0 \\
         --record www.example.test=192.0.2.10 --record www.example.test=2001:db8::10 \\
+        [--ptr 192.0.2.10=www.example.test] \\
         [--delay-ms N] [--silent NAME] [--servfail NAME] [--log FILE]
 
 Binds UDP and TCP on one port (port 0: a free one, the same for both), prints
@@ -15,6 +16,8 @@ then answers until SIGTERM or SIGINT:
 - A and AAAA queries for a --record name get its IPv4 (A) or IPv6 (AAAA)
   records; a query of a type the name has no record of (AAAA for an
   IPv4-only name, MX, ...) gets NOERROR with no answer (NODATA);
+- PTR queries for the reverse name of a --ptr address (10.2.0.192.in-addr.arpa,
+  or the ip6.arpa nibbles) get its name;
 - unknown names get NXDOMAIN;
 - --silent names get no answer at all (the client times out);
 - --servfail names get SERVFAIL (the server could not answer);
@@ -39,7 +42,8 @@ import time
 
 TYPE_A = 1
 TYPE_AAAA = 28
-TYPE_NAMES = {1: "A", 28: "AAAA", 5: "CNAME", 15: "MX", 16: "TXT", 33: "SRV", 65: "HTTPS"}
+TYPE_PTR = 12
+TYPE_NAMES = {1: "A", 28: "AAAA", 5: "CNAME", 12: "PTR", 15: "MX", 16: "TXT", 33: "SRV", 65: "HTTPS"}
 UDP_LIMIT = 512
 
 
@@ -75,6 +79,22 @@ def parse_record(text):
         raise argparse.ArgumentTypeError(str(e))
 
 
+def parse_ptr(text):
+    """'IP=NAME' -> (reverse name of IP, NAME)"""
+    ip, sep, name = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError("a PTR record is IP=NAME")
+    try:
+        return normalize(ipaddress.ip_address(ip).reverse_pointer), name
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def encode_name(name):
+    """RFC 1035 labels of a dotted name"""
+    return b"".join(bytes([len(label)]) + label.encode() for label in name.split(".") if label) + b"\0"
+
+
 def normalize(name):
     name = name.lower()
     return name[:-1] if name.endswith(".") and len(name) > 1 else name
@@ -107,8 +127,9 @@ def parse_question(query):
 
 
 class FakeDns:
-    def __init__(self, records, silent, delay, log, servfail=()):
+    def __init__(self, records, silent, delay, log, servfail=(), ptrs=()):
         self.records = {}  # name -> [ip_address]
+        self.ptrs = dict(ptrs)  # reverse name -> name
         for name, ip in records:
             self.records.setdefault(name, [])
             if ip not in self.records[name]:
@@ -163,6 +184,10 @@ class FakeDns:
         answers = []
         if name in self.servfail:
             flags |= 2  # SERVFAIL
+        elif name in self.ptrs:
+            if qtype == TYPE_PTR:
+                target = encode_name(self.ptrs[name])
+                answers.append(struct.pack("!HHHIH", 0xC00C, TYPE_PTR, 1, 60, len(target)) + target)
         elif name not in self.records:
             flags |= 3  # NXDOMAIN
         else:
@@ -295,6 +320,8 @@ def main():
                         help="ADDR:PORT or [ADDR]:PORT to bind, UDP and TCP (default 127.0.0.1:0)")
     parser.add_argument("--record", type=parse_record, action="append", default=[],
                         help="NAME=IP: an A (IPv4) or AAAA (IPv6) record; repeatable")
+    parser.add_argument("--ptr", type=parse_ptr, action="append", default=[],
+                        help="IP=NAME: a PTR record for IP's reverse name; repeatable")
     parser.add_argument("--delay-ms", type=int, default=0, help="send every answer this late")
     parser.add_argument("--silent", action="append", default=[], help="never answer NAME; repeatable")
     parser.add_argument("--servfail", action="append", default=[], help="answer SERVFAIL for NAME; repeatable")
@@ -308,7 +335,7 @@ def main():
     signal.signal(signal.SIGINT, stop)
 
     family, host, port = args.listen
-    server = FakeDns(args.record, args.silent, args.delay_ms, args.log, args.servfail)
+    server = FakeDns(args.record, args.silent, args.delay_ms, args.log, args.servfail, args.ptr)
     port = server.bind(family, host, port)
     shown = "[%s]" % host if family == socket.AF_INET6 else host
     print("listening on %s:%d" % (shown, port), flush=True)

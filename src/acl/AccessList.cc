@@ -7,6 +7,7 @@
 #include "acl/AccessList.h"
 #include "acl/Node.h"
 #include "acl/Registry.h"
+#include "base/Text.h"
 
 #include <algorithm>
 
@@ -99,6 +100,23 @@ std::string Checklist::noteValue(const std::string& key) const
             return n.second;
     }
     return std::string();
+}
+
+std::optional<std::string> Checklist::addressName(const Address& address) const
+{
+    if (!address.isSet())
+        return std::string("none");
+    Lookup wanted{Lookup::Kind::AddressName, {}, {address.toString()}};
+    const auto* result = answers ? answers->find(wanted) : nullptr;
+    if (!result) {
+        interruption = Answer::Pending;
+        lookup = std::move(wanted);
+        return std::nullopt;
+    }
+    // Squid 5.7 matches "none" when the address has no name or the lookup failed
+    if (result->names.empty())
+        return std::string("none");
+    return AsciiLowercase(result->names.front());
 }
 
 bool AccessList::needsDstAddress() const

@@ -113,6 +113,12 @@ struct Checklist {
     /// The value of the first note called `key`, or "" (an external acl's
     /// user= is "user", its tag= "tag").
     std::string noteValue(const std::string& key) const;
+
+    /// The name that the domain acls match for `address` (Squid's
+    /// fqdncache_gethostbyaddr()): its canonical name, lowercased, or "none"
+    /// when it has none or is unset; nullopt when it has not been looked up
+    /// yet, with interruption Pending and `lookup` set.
+    std::optional<std::string> addressName(const Address& address) const;
 };
 
 /// `http_access allow|deny [!]acl...` lines in order.

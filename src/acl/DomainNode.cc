@@ -19,7 +19,15 @@ std::string Reversed(std::string_view text)
 
 } // namespace
 
-DomainNode::DomainNode(std::string name) : Node(std::move(name), "dstdomain") {}
+DomainNode::DomainNode(std::string name, Side side)
+    : Node(std::move(name), side == Side::Source ? "srcdomain" : "dstdomain"), side_(side)
+{}
+
+void DomainNode::beginLine(const std::vector<std::string>& options)
+{
+    for (const auto& o : options)
+        noLookup_ = noLookup_ || o == "-n";
+}
 
 bool DomainNode::addValues(const std::vector<std::string>& values, std::string& why,
                            std::vector<std::string>& warnings)
@@ -90,7 +98,19 @@ bool DomainNode::matchesHost(std::string_view host) const
 
 bool DomainNode::match(const Checklist& facts) const
 {
-    return !facts.dstHost.empty() && matchesHost(facts.dstHost);
+    if (side_ == Side::Source) {
+        const auto name = facts.addressName(facts.srcAddr);
+        return name && matchesHost(*name);
+    }
+    if (facts.dstHost.empty())
+        return false;
+    if (matchesHost(facts.dstHost))
+        return true;
+    const auto address = noLookup_ ? std::nullopt : Address::Parse(facts.dstHost);
+    if (!address)
+        return false; // a name, or -n: compared as written only
+    const auto name = facts.addressName(*address);
+    return name && matchesHost(*name);
 }
 
 } // namespace Acl

@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Acl::DomainNode: the `dstdomain` acl type.
+/// \file Acl::DomainNode: the `dstdomain` and `srcdomain` acl types.
 
 #pragma once
 
@@ -19,9 +19,13 @@ namespace Acl {
 /// `acl NAME dstdomain [-n] DOMAIN...`: the URL's host is one of the
 /// listed names (`www.example.com`: that host only) or inside one of the
 /// listed domains (`.example.com`: example.com and every name under it).
-/// Names compare without regard to ASCII case. An address in the URL is
-/// compared as written; cuttle never looks its name up (Squid does unless
-/// `-n` is given: see doc/differences.md).
+/// Names compare without regard to ASCII case. An address in the URL that
+/// is not listed as written is looked up, and its name compared, unless
+/// `-n` is given (Squid 5.7's ACLDestinationDomainStrategy).
+///
+/// `acl NAME srcdomain DOMAIN...`: the same test of the client's name, by
+/// reverse DNS of its address. Both lookups go through
+/// Checklist::addressName(): an address without a name is "none".
 ///
 /// Overlapping values follow Squid 5.7's rules exactly:
 ///   - a repeated value is ignored;
@@ -38,11 +42,21 @@ namespace Acl {
 /// size.
 class DomainNode : public Node {
 public:
-    /// An empty `dstdomain` acl.
-    explicit DomainNode(std::string name);
+    /// whose name the acl tests
+    enum class Side {
+        Destination, ///< dstdomain: the URL's host
+        Source,      ///< srcdomain: the client's
+    };
+
+    /// An empty `dstdomain` or `srcdomain` acl.
+    DomainNode(std::string name, Side side);
 
     bool takesWholeFileLines() const override { return true; }
-    bool acceptsOption(const std::string& option) const override { return option == "-n"; }
+    bool acceptsOption(const std::string& option) const override
+    {
+        return side_ == Side::Destination && option == "-n";
+    }
+    void beginLine(const std::vector<std::string>& options) override;
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return names_.empty(); }
@@ -59,6 +73,8 @@ private:
     std::unordered_set<std::string_view> hosts_;   ///< `www.example.com` values
     std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
     std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
+    Side side_;
+    bool noLookup_ = false; ///< `-n` on some line (Squid keeps an acl's flags)
 };
 
 } // namespace Acl

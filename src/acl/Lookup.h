@@ -33,6 +33,7 @@ struct Lookup {
     enum class Kind {
         Credentials, ///< the request's proxy credentials (auth_param's helper)
         External,    ///< an external_acl_type helper's verdict on `key`
+        AddressName, ///< the names of the address words[0] (reverse DNS, srcdomain)
     };
     Kind kind = Kind::Credentials; ///< what to look up
     std::string helper;            ///< External: the external_acl_type name
@@ -60,6 +61,9 @@ struct LookupResult {
     };
     Verdict verdict = Verdict::Error; ///< OK, ERR or BH
     std::vector<Note> notes;          ///< the reply's key=value pairs in order (user=, tag=, ...)
+    /// AddressName: the address's names, the canonical one first (verdict
+    /// Match), or none (NoMatch: no name; Error: the lookup failed)
+    std::vector<std::string> names;
 };
 
 /// The lookups answered so far (the client side's cache); Checklist::answers.

@@ -23,7 +23,7 @@ RegexNode::~RegexNode() = default;
 
 bool RegexNode::acceptsOption(const std::string& option) const
 {
-    // dstdom_regex also takes -n (no reverse lookup), which is what cuttle always does
+    // dstdom_regex also takes -n: no reverse lookup of an address
     return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n");
 }
 
@@ -31,7 +31,9 @@ void RegexNode::beginLine(const std::vector<std::string>& options)
 {
     lineIgnoresCase_ = false;
     for (const auto& o : options) {
-        if (o == "-i")
+        if (o == "-n")
+            noLookup_ = true;
+        else if (o == "-i")
             lineIgnoresCase_ = true;
         else if (o == "+i")
             lineIgnoresCase_ = false;
@@ -136,6 +138,13 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
         return std::string_view(facts.urlPath);
     case Subject::DstDomain:
         return std::string_view(facts.dstHost);
+    case Subject::SrcDomain: {
+        auto name = facts.addressName(facts.srcAddr);
+        if (!name)
+            return std::nullopt; // looked up first: the check stops (Pending)
+        field = std::move(*name);
+        break;
+    }
     case Subject::PeerName:
         if (facts.peerName.empty())
             return std::nullopt;
@@ -166,14 +175,27 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
     return std::string_view(*field);
 }
 
+bool RegexNode::matchesText(std::string_view text) const
+{
+    return std::any_of(patterns_.begin(), patterns_.end(),
+                       [text](const std::unique_ptr<Regex>& r) { return r->matches(text); });
+}
+
 bool RegexNode::match(const Checklist& facts) const
 {
     std::optional<std::string> field;
     const auto text = subjectOf(facts, field);
     if (!text)
         return false;
-    return std::any_of(patterns_.begin(), patterns_.end(),
-                       [&text](const std::unique_ptr<Regex>& r) { return r->matches(*text); });
+    if (matchesText(*text))
+        return true;
+    // dstdom_regex: an address that did not match is tried by its name (Squid's ACLDestinationDomainStrategy)
+    const auto address =
+        subject_ == Subject::DstDomain && !noLookup_ ? Address::Parse(facts.dstHost) : std::nullopt;
+    if (!address)
+        return false;
+    const auto name = facts.addressName(*address);
+    return name && matchesText(*name);
 }
 
 } // namespace Acl

@@ -59,8 +59,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "snmp_community",
     "squid_error",
     "src_as",
-    "srcdom_regex",
-    "srcdomain",
     "ssl::server_name",
     "ssl::server_name_regex",
     "ssl_error",
@@ -70,13 +68,14 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
 };
 
 const std::set<std::string, std::less<>> ImplementedTypes = {
-    "src",        "dst",           "port",          "method",           "localip",
-    "localport",  "myportname",    "proto",         "dstdomain",        "dstdom_regex",
-    "url_regex",  "urlpath_regex", "browser",       "referer_regex",    "req_header",
-    "rep_header", "req_mime_type", "rep_mime_type", "http_status",      "time",
-    "random",     "maxconn",       "hier_code",     "peername",         "peername_regex",
-    "any-of",     "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
-    "note",       "ext_user",      "tag",           "max_user_ip"};
+    "src",         "dst",           "port",          "method",           "localip",
+    "localport",   "myportname",    "proto",         "dstdomain",        "dstdom_regex",
+    "url_regex",   "urlpath_regex", "browser",       "referer_regex",    "req_header",
+    "rep_header",  "req_mime_type", "rep_mime_type", "http_status",      "time",
+    "random",      "maxconn",       "hier_code",     "peername",         "peername_regex",
+    "any-of",      "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
+    "note",        "ext_user",      "tag",           "max_user_ip",      "srcdomain",
+    "srcdom_regex"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -205,7 +204,9 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
     if (type == "localport")
         return std::make_unique<PortNode>(name, PortNode::Side::Local);
     if (type == "dstdomain")
-        return std::make_unique<DomainNode>(name);
+        return std::make_unique<DomainNode>(name, DomainNode::Side::Destination);
+    if (type == "srcdomain")
+        return std::make_unique<DomainNode>(name, DomainNode::Side::Source);
     if (type == "http_status")
         return std::make_unique<StatusNode>(name);
     if (type == "time")
@@ -240,6 +241,7 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         {"url_regex", Subject::Url},
         {"urlpath_regex", Subject::UrlPath},
         {"dstdom_regex", Subject::DstDomain},
+        {"srcdom_regex", Subject::SrcDomain},
         {"browser", Subject::Browser},
         {"referer_regex", Subject::Referer},
         {"req_header", Subject::RequestHeader},

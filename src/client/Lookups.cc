@@ -55,6 +55,14 @@ void Client::Lookups::configure(const Acl::Registry& acls, Clock::duration ipTtl
 
 const Acl::LookupResult* Client::Lookups::find(const Acl::Lookup& lookup, Clock::time_point now) const
 {
+    if (lookup.kind == Acl::Lookup::Kind::AddressName) {
+        const auto address = lookup.words.empty() ? std::nullopt : Comm::Address::Parse(lookup.words[0], 0);
+        const auto known = address && resolver_ ? resolver_->knownNames(*address) : std::nullopt;
+        if (!known)
+            return nullptr;
+        knownName_ = Interpret(*known);
+        return &knownName_;
+    }
     const auto type = types_.find(lookup.helper);
     if (lookup.kind != Acl::Lookup::Kind::External || type == types_.end())
         return nullptr;
@@ -62,6 +70,27 @@ const Acl::LookupResult* Client::Lookups::find(const Acl::Lookup& lookup, Clock:
     if (cached == type->second.cache.end() || cached->second.expires <= now)
         return nullptr;
     return &cached->second.result;
+}
+
+Comm::Lookup Client::Lookups::startName(const Acl::Lookup& lookup,
+                                        std::function<void(const Acl::LookupResult&)> done)
+{
+    const auto address = lookup.words.empty() ? std::nullopt : Comm::Address::Parse(lookup.words[0], 0);
+    if (!address || !resolver_)
+        return Comm::Lookup();
+    return resolver_->resolveAddress(
+        *address,
+        [done = std::move(done)](const Comm::Resolver::Answer& answer) { done(Interpret(answer)); });
+}
+
+Acl::LookupResult Client::Lookups::Interpret(const Comm::Resolver::Answer& answer)
+{
+    Acl::LookupResult result;
+    result.names = answer.names;
+    result.verdict = !answer.names.empty() ? Acl::LookupResult::Verdict::Match
+                     : answer.isNotFound   ? Acl::LookupResult::Verdict::NoMatch
+                                           : Acl::LookupResult::Verdict::Error;
+    return result;
 }
 
 Helper::Ticket Client::Lookups::start(const Acl::Lookup& lookup,
@@ -158,9 +187,17 @@ void Client::LookupAnswers::start(const Acl::Lookup& lookup, std::function<void(
         isFresh_ = true;
         done();
     };
-    ticket_ = shared_->start(lookup, answer);
-    if (!ticket_.isPending()) // nobody to ask: an Error, from the loop as a helper's answer would come
-        failure_ = shared_->loop().defer([answer] { answer(Acl::LookupResult{}); });
+    if (lookup.kind == Acl::Lookup::Kind::AddressName) {
+        nameLookup_ = shared_->startName(lookup, answer);
+        if (nameLookup_.isPending())
+            return;
+    } else {
+        ticket_ = shared_->start(lookup, answer);
+        if (ticket_.isPending())
+            return;
+    }
+    // nobody to ask: an Error, from the loop as an answer would come
+    failure_ = shared_->loop().defer([answer] { answer(Acl::LookupResult{}); });
 }
 
 const Acl::LookupResult* Client::LookupAnswers::find(const Acl::Lookup& lookup) const

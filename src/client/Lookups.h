@@ -5,12 +5,14 @@
 
 /// \file Client::Lookups and Client::LookupAnswers: the client side's half of
 /// the acl lookups (acl/Lookup.h): the external_acl_type helpers, the cache
-/// of their answers, and one connection's view of them. doc/design.md "Lookups".
+/// of their answers, the names of addresses (through Comm::Resolver and its
+/// name cache), and one connection's view of them. doc/design.md "Lookups".
 
 #pragma once
 
 #include "acl/Lookup.h"
 #include "acl/MaxUserIpNode.h"
+#include "comm/Resolver.h"
 #include "helper/Pool.h"
 
 #include <chrono>
@@ -78,8 +80,21 @@ public:
     /// Throws TextException when a helper cannot run.
     void configure(const Acl::Registry& acls, Clock::duration ipTtl);
 
-    /// The cached answer to `lookup`, or nullptr.
+    /// where AddressName lookups go (nullptr: nowhere, they answer Error)
+    void setResolver(Comm::Resolver* resolver) { resolver_ = resolver; }
+
+    /// The cached answer to `lookup`, or nullptr. An AddressName answer is
+    /// valid until the next find().
     const Acl::LookupResult* find(const Acl::Lookup& lookup, Clock::time_point now) const;
+
+    /// Looks up the names of an AddressName lookup's address and gives them
+    /// to `done` (from the loop). Without a resolver or a valid address, an
+    /// empty Lookup: `done` is never called.
+    Comm::Lookup startName(const Acl::Lookup& lookup, std::function<void(const Acl::LookupResult&)> done);
+
+    /// An address's names as acls read them: Match with its names, NoMatch
+    /// when it has none, Error when the lookup failed.
+    static Acl::LookupResult Interpret(const Comm::Resolver::Answer& answer);
 
     /// Asks the helper of `lookup` (an External one), caches the answer, and
     /// gives it to `done` (from the loop). For a lookup no helper here can
@@ -119,6 +134,8 @@ private:
     void remember(Type& type, const std::string& line, const Acl::LookupResult& result);
 
     Comm::Loop& loop_;
+    Comm::Resolver* resolver_ = nullptr;
+    mutable Acl::LookupResult knownName_; ///< find()'s answer to an AddressName lookup
     UserAddresses userAddresses_;
     std::map<std::string, Type> types_;
     std::vector<std::unique_ptr<Helper::Pool>> retired_; ///< shut down, finishing
@@ -140,6 +157,7 @@ public:
     void cancel()
     {
         ticket_.cancel();
+        nameLookup_.cancel();
         failure_.cancel();
     }
 
@@ -150,7 +168,8 @@ private:
     std::vector<std::pair<Acl::Lookup, Acl::LookupResult>> answered_; ///< this request's
     bool isFresh_ = false; ///< answered_ grew since the last beginCheck()
     Helper::Ticket ticket_;
-    Comm::Timer failure_; ///< delivers the Error of a lookup nobody can answer
+    Comm::Lookup nameLookup_; ///< an AddressName lookup in flight
+    Comm::Timer failure_;     ///< delivers the Error of a lookup nobody can answer
 };
 
 } // namespace Client

@@ -585,28 +585,33 @@ Comm::Lookup Comm::Resolver::resolveAddress(const Address& address, Callback cb)
     pending.callback = std::move(cb);
     Lookup handle(this, id);
 
-    const std::string text = address.host();
-    Answer a;
-    a.addresses.push_back(WithPort(address, 0));
-    if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
-        ++stats_.fromHostsFile;
-        a.names = found->second;
-        finish(id, std::move(a));
+    if (auto known = knownNames(address)) {
+        if (hosts_.byAddress.count(address.host()))
+            ++stats_.fromHostsFile;
+        else
+            ++stats_.nameCacheHits;
+        finish(id, std::move(*known));
         return handle;
     }
-    if (const auto found = names_.find(text); found != names_.end()) {
-        if (found->second.expires > loop_.now()) {
-            ++stats_.nameCacheHits;
-            a.names = found->second.answer.names;
-            a.error = found->second.answer.error;
-            a.isNotFound = found->second.answer.isNotFound;
-            finish(id, std::move(a));
-            return handle;
-        }
-        names_.erase(found);
-    }
-    join(ReverseKey(text), &address, id);
+    join(ReverseKey(address.host()), &address, id);
     return handle;
+}
+
+std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& address) const
+{
+    const std::string text = address.host();
+    Answer a;
+    if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
+        a.names = found->second;
+    } else if (const auto cached = names_.find(text);
+               cached != names_.end() && cached->second.expires > loop_.now()) {
+        a = cached->second.answer;
+        a.addresses.clear();
+    } else {
+        return std::nullopt;
+    }
+    a.addresses.push_back(WithPort(address, 0));
+    return a;
 }
 
 void Comm::Resolver::join(const std::string& key, const Address* reverse, uint64_t id)

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -149,6 +150,10 @@ public:
     /// an Answer whose names hold them, or an error (isNotFound when the
     /// address has no name). Called back as resolve()'s callbacks are.
     Lookup resolveAddress(const Address& address, Callback cb);
+
+    /// The names of `address` known without asking DNS (hosts_file, or the
+    /// name cache's unexpired answer), or nullopt.
+    std::optional<Answer> knownNames(const Address& address) const;
 
     /// Applies new options (after a reconfigure): re-reads the hosts file and
     /// restarts c-ares; names in flight are asked again of the new servers.

@@ -434,7 +434,7 @@ const std::vector<Directive> Table = {
      "previous access.log.0 becomes access.log.1, and so on up to COUNT-1; 0 renames nothing and only "
      "reopens the logs, for an external logrotate (Debian's Squid package sets 0 in "
      "/etc/squid/conf.d/debian.conf). cache.log uses debug_options rotate=N instead when that is given.",
-     LogfileRotateHandler, false},
+     CountHandler<&Settings::logfileRotate>, false},
     {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
      "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
      VisibleHostnameHandler, false},
@@ -527,6 +527,16 @@ const std::vector<Directive> Table = {
      "How long a DNS lookup may take, every try of every server included, before the request gets "
      "ERR_DNS_FAIL.",
      DurationHandler<&Settings::dnsTimeout>, false},
+    {"positive_dns_ttl", "TIME", "6 hours", nullptr, "positiveDnsTtl",
+     "How long the name cache keeps the names found for an address (the reverse lookups of srcdomain, "
+     "srcdom_regex, and dstdomain or dstdom_regex with an address in the URL).",
+     DurationHandler<&Settings::positiveDnsTtl>, false},
+    {"negative_dns_ttl", "TIME", "1 minutes", nullptr, "negativeDnsTtl",
+     "How long the name cache keeps a reverse lookup that found no name or failed.",
+     DurationHandler<&Settings::negativeDnsTtl>, false},
+    {"fqdncache_size", "COUNT", "1024", nullptr, "fqdncacheSize",
+     "The most addresses whose names the name cache keeps; 0 keeps none (every reverse lookup asks DNS).",
+     CountHandler<&Settings::fqdncacheSize>, false},
     {"max_filedescriptors", "NUMBER", "0", nullptr, "maxFiledescriptors",
      "How many descriptors cuttle may hold: the soft limit is set to this at start, and the hard "
      "limit raised to it when cuttle starts as root. 0 keeps the limit cuttle was started with (ulimit "

@@ -321,22 +321,6 @@ void Config::Handlers::AclHandler(DirectiveCall& call)
     }
 }
 
-/// Squid's parse_int() for a count: decimal digits only; cuttle refuses a
-/// negative count, which Squid would take.
-void Config::Handlers::LogfileRotateHandler(DirectiveCall& call)
-{
-    if (!NeedArgs(call, 1))
-        return;
-    const std::string& word = call.line.words[1];
-    unsigned value = 0;
-    if (!ParseCount(word, value)) {
-        call.error("bad logfile_rotate value '" + word + "': use a count from 0 to 999999999");
-        return;
-    }
-    WarnExtra(call, 2);
-    call.settings.logfileRotate = value;
-}
-
 namespace {
 
 bool ParseBufferSize(const std::string& what, const std::vector<std::string>& words, size_t& pos,

@@ -97,6 +97,23 @@ void DurationHandler(DirectiveCall& call)
     UnitHandler<Duration, Field, Units::ParseDuration>(call);
 }
 
+/// Squid's parse_int() for a count: decimal digits only; cuttle refuses a
+/// negative count, which Squid would take.
+template <unsigned Settings::*Field>
+void CountHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    unsigned value = 0;
+    if (!ParseCount(word, value)) {
+        call.error("bad " + Name(call) + " value '" + word + "': use a count from 0 to 999999999");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.*Field = value;
+}
+
 template <bool Settings::*Field>
 void OnOffHandler(DirectiveCall& call)
 {
@@ -182,7 +199,6 @@ void HelperChildrenHandler(DirectiveCall& call)
 /// `url_rewrite_extras`, `store_id_extras`: only Squid's default, which
 /// client/Rewrite.cc sends.
 void HelperExtrasHandler(DirectiveCall& call);
-void LogfileRotateHandler(DirectiveCall& call);
 void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);
 void LogformatHandler(DirectiveCall& call);

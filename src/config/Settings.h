@@ -250,6 +250,9 @@ struct Settings {
     std::vector<std::string> dnsNameservers; ///< "IP" or "IP:PORT" (cuttle extension)
     std::string hostsFile;                   ///< "none" disables it
     Duration dnsTimeout{0};                  ///< dns_timeout: a whole lookup's bound
+    Duration positiveDnsTtl{0};              ///< positive_dns_ttl: the name cache keeps names this long
+    Duration negativeDnsTtl{0};              ///< negative_dns_ttl: ... and failures this long
+    unsigned fqdncacheSize = 0;              ///< fqdncache_size: the name cache's most entries
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root

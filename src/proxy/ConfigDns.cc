@@ -16,6 +16,9 @@ Comm::Resolver::Options Proxy::DnsOptions(const Config::Settings& settings)
     dns.nameservers = settings.dnsNameservers;
     dns.hostsFile = settings.hostsFile;
     dns.timeout = settings.dnsTimeout;
+    dns.positiveTtl = std::chrono::duration_cast<Comm::Milliseconds>(settings.positiveDnsTtl);
+    dns.negativeTtl = std::chrono::duration_cast<Comm::Milliseconds>(settings.negativeDnsTtl);
+    dns.nameCacheSize = settings.fqdncacheSize;
     return dns;
 }
 

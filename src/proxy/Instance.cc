@@ -41,6 +41,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     if (!forwarding_)
         forwarding_ = std::make_unique<Server::Context>(Server::Context{loop_, resolver_.get(), pool_});
     forwarding_->resolver = resolver_.get();
+    lookups().setResolver(resolver_.get()); // srcdomain and the other acls that need an address's name
     pool_.setIdleTimeout(settings.serverIdlePconnTimeout);
 
     const auto& rbs = settings.requestBufferSize;

@@ -136,7 +136,7 @@ public:
     void largeListMatchesEveryEntry()
     {
         // a block list's size: each entry is found, near misses are not
-        Acl::DomainNode node("d");
+        Acl::DomainNode node("d", Acl::DomainNode::Side::Destination);
         std::vector<std::string> values;
         for (int i = 0; i < 100000; ++i)
             values.push_back((i % 2 ? "." : "") + std::string("site") + std::to_string(i) + ".test");

@@ -84,8 +84,8 @@ public:
         Acl::AccessList list;
         MustAccess(list, r, "allow e red");
         FakeAnswers answers;
-        Acl::LookupResult ok{Acl::LookupResult::Verdict::Match, {{"user", "alice"}, {"grp", "red"}}};
-        Acl::LookupResult err{Acl::LookupResult::Verdict::NoMatch, {{"message", "no"}}};
+        Acl::LookupResult ok{Acl::LookupResult::Verdict::Match, {{"user", "alice"}, {"grp", "red"}}, {}};
+        Acl::LookupResult err{Acl::LookupResult::Verdict::NoMatch, {{"message", "no"}}, {}};
         answers.known = {{Ext("t", {"10.0.0.1"}), ok}, {Ext("t", {"10.0.0.2"}), err}};
         auto f = Facts("10.0.0.1");
         f.answers = &answers;

@@ -58,7 +58,7 @@ public:
         CPPUNIT_ASSERT(AclError(r, "g any-of nosuch").find("nosuch is not defined") != std::string::npos);
         AclError(r, "g any-of g");
         std::string why;
-        CPPUNIT_ASSERT(ParseAcl(r, "rev srcdomain .example.com", &why) ==
+        CPPUNIT_ASSERT(ParseAcl(r, "rev ident .example.com", &why) ==
                        Acl::Registry::ParseOutcome::Unsupported);
         CPPUNIT_ASSERT(ParseAcl(r, "g2 any-of localhost rev", &why) ==
                        Acl::Registry::ParseOutcome::Unsupported);

@@ -250,8 +250,8 @@ public:
 
     void everyUnimplementedSquidTypeIsUnsupported()
     {
-        for (const char* type : {"srcdomain",
-                                 "srcdom_regex",
+        for (const char* type : {"ident",
+                                 "ident_regex",
                                  "urllogin",
                                  "arp",
                                  "eui64",
@@ -290,21 +290,21 @@ public:
     {
         Acl::Registry r;
         std::string why;
-        CPPUNIT_ASSERT(ParseAcl(r, "work srcdomain .example.com", &why) == Outcome::Unsupported);
+        CPPUNIT_ASSERT(ParseAcl(r, "work ident .example.com", &why) == Outcome::Unsupported);
         const auto* n = r.find("work");
         CPPUNIT_ASSERT(n);
         CPPUNIT_ASSERT(!n->isSupported());
-        CPPUNIT_ASSERT_EQUAL(std::string("srcdomain"), n->typeName());
-        CPPUNIT_ASSERT(n->unsupportedReason().find("srcdomain") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(std::string("ident"), n->typeName());
+        CPPUNIT_ASSERT(n->unsupportedReason().find("ident") != std::string::npos);
         // a repeated line says so again
-        CPPUNIT_ASSERT(ParseAcl(r, "work srcdomain .example.net", &why) == Outcome::Unsupported);
+        CPPUNIT_ASSERT(ParseAcl(r, "work ident .example.net", &why) == Outcome::Unsupported);
     }
 
     void unsupportedTypeClashIsStillError()
     {
         Acl::Registry r;
         std::string why;
-        CPPUNIT_ASSERT(ParseAcl(r, "sites srcdomain .example.com", &why) == Outcome::Unsupported);
+        CPPUNIT_ASSERT(ParseAcl(r, "sites ident .example.com", &why) == Outcome::Unsupported);
         CPPUNIT_ASSERT(ParseAcl(r, "sites src 1.2.3.4", &why) == Outcome::Error);
         MustAcl(r, "net src 1.2.3.4");
         CPPUNIT_ASSERT(ParseAcl(r, "net dstdomain .example.com", &why) == Outcome::Error);

@@ -737,7 +737,7 @@ public:
         CPPUNIT_ASSERT(
             has(errors("cache deny nosuchacl\n").at(0), "t.conf:1: bad cache: acl nosuchacl is not defined"));
         // an acl type cuttle does not implement: the rule is refused, not dropped
-        const auto e = errors("acl cgi srcdomain cgi.example.com\ncache deny cgi\n");
+        const auto e = errors("acl cgi ident cgi.example.com\ncache deny cgi\n");
         CPPUNIT_ASSERT_EQUAL(size_t(1), e.size());
         CPPUNIT_ASSERT(e[0].rfind("t.conf:2: bad cache: acl cgi ", 0) == 0);
         CPPUNIT_ASSERT(has(errors("cache maybe all\n").at(0), "expecting 'allow' or 'deny'"));

@@ -212,16 +212,16 @@ public:
     void unimplementedAclTypeWarnsOncePerTypeAndFile()
     {
         TempDir dir;
-        dir.write("inc.conf", "acl e srcdomain .e\n");
+        dir.write("inc.conf", "acl e ident .e\n");
         const std::string main =
-            dir.write("squid.conf", "acl a srcdomain .a\nacl b srcdom_regex b\nacl c srcdomain .c\n"
+            dir.write("squid.conf", "acl a ident .a\nacl b ident_regex b\nacl c ident .c\n"
                                     "include " +
-                                        dir.path() + "/inc.conf\nacl d srcdomain .d\n");
+                                        dir.path() + "/inc.conf\nacl d ident .d\n");
         CPPUNIT_ASSERT(parser.parseFile(main));
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
         CPPUNIT_ASSERT_MESSAGE(w[0], w[0].rfind(main + ":1: WARNING: acl: acl a ", 0) == 0);
-        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "(and on 2 more srcdomain acl lines)"));
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "(and on 2 more ident acl lines)"));
         CPPUNIT_ASSERT_MESSAGE(w[1], w[1].rfind(main + ":2: WARNING: acl: acl b ", 0) == 0);
         CPPUNIT_ASSERT_MESSAGE(w[1], !has(w[1], "more"));
         CPPUNIT_ASSERT_MESSAGE(w[2], w[2].rfind(dir.path() + "/inc.conf:1: WARNING: acl: acl e ", 0) == 0);
@@ -230,7 +230,7 @@ public:
 
     void unimplementedAclsAreStillRefusedWhereUsed()
     {
-        const auto e = parse("acl a srcdomain .a\nacl b srcdomain .b\nhttp_access deny b\n", false);
+        const auto e = parse("acl a ident .a\nacl b ident .b\nhttp_access deny b\n", false);
         CPPUNIT_ASSERT_EQUAL(size_t(2), e.size());
         CPPUNIT_ASSERT_MESSAGE(e[1], e[1].rfind("t.conf:3: ", 0) == 0);
     }
