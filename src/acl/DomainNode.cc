@@ -23,12 +23,6 @@ DomainNode::DomainNode(std::string name, Side side)
     : Node(std::move(name), side == Side::Source ? "srcdomain" : "dstdomain"), side_(side)
 {}
 
-void DomainNode::beginLine(const std::vector<std::string>& options)
-{
-    for (const auto& o : options)
-        noLookup_ = noLookup_ || o == "-n";
-}
-
 bool DomainNode::addValues(const std::vector<std::string>& values, std::string& why,
                            std::vector<std::string>& warnings)
 {
@@ -102,15 +96,7 @@ bool DomainNode::match(const Checklist& facts) const
         const auto name = facts.addressName(facts.srcAddr);
         return name && matchesHost(*name);
     }
-    if (facts.dstHost.empty())
-        return false;
-    if (matchesHost(facts.dstHost))
-        return true;
-    const auto address = noLookup_ ? std::nullopt : Address::Parse(facts.dstHost);
-    if (!address)
-        return false; // a name, or -n: compared as written only
-    const auto name = facts.addressName(*address);
-    return name && matchesHost(*name);
+    return !facts.dstHost.empty() && matchesHost(facts.dstHost);
 }
 
 } // namespace Acl

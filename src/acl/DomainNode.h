@@ -19,13 +19,13 @@ namespace Acl {
 /// `acl NAME dstdomain [-n] DOMAIN...`: the URL's host is one of the
 /// listed names (`www.example.com`: that host only) or inside one of the
 /// listed domains (`.example.com`: example.com and every name under it).
-/// Names compare without regard to ASCII case. An address in the URL that
-/// is not listed as written is looked up, and its name compared, unless
-/// `-n` is given (Squid 5.7's ACLDestinationDomainStrategy).
+/// Names compare without regard to ASCII case. An address in the URL is
+/// compared as written; cuttle never looks its name up (Squid does unless
+/// `-n` is given: see doc/differences.md), so `-n` changes nothing.
 ///
 /// `acl NAME srcdomain DOMAIN...`: the same test of the client's name, by
-/// reverse DNS of its address. Both lookups go through
-/// Checklist::addressName(): an address without a name is "none".
+/// reverse DNS of its address (Checklist::addressName(): an address without
+/// a name is "none").
 ///
 /// Overlapping values follow Squid 5.7's rules exactly:
 ///   - a repeated value is ignored;
@@ -56,7 +56,6 @@ public:
     {
         return side_ == Side::Destination && option == "-n";
     }
-    void beginLine(const std::vector<std::string>& options) override;
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return names_.empty(); }
@@ -74,7 +73,6 @@ private:
     std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
     std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
     Side side_;
-    bool noLookup_ = false; ///< `-n` on some line (Squid keeps an acl's flags)
 };
 
 } // namespace Acl

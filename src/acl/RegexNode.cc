@@ -23,7 +23,7 @@ RegexNode::~RegexNode() = default;
 
 bool RegexNode::acceptsOption(const std::string& option) const
 {
-    // dstdom_regex also takes -n: no reverse lookup of an address
+    // dstdom_regex also takes -n (no reverse lookup), which is what cuttle always does
     return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n");
 }
 
@@ -31,9 +31,7 @@ void RegexNode::beginLine(const std::vector<std::string>& options)
 {
     lineIgnoresCase_ = false;
     for (const auto& o : options) {
-        if (o == "-n")
-            noLookup_ = true;
-        else if (o == "-i")
+        if (o == "-i")
             lineIgnoresCase_ = true;
         else if (o == "+i")
             lineIgnoresCase_ = false;
@@ -175,27 +173,14 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
     return std::string_view(*field);
 }
 
-bool RegexNode::matchesText(std::string_view text) const
-{
-    return std::any_of(patterns_.begin(), patterns_.end(),
-                       [text](const std::unique_ptr<Regex>& r) { return r->matches(text); });
-}
-
 bool RegexNode::match(const Checklist& facts) const
 {
     std::optional<std::string> field;
     const auto text = subjectOf(facts, field);
     if (!text)
         return false;
-    if (matchesText(*text))
-        return true;
-    // dstdom_regex: an address that did not match is tried by its name (Squid's ACLDestinationDomainStrategy)
-    const auto address =
-        subject_ == Subject::DstDomain && !noLookup_ ? Address::Parse(facts.dstHost) : std::nullopt;
-    if (!address)
-        return false;
-    const auto name = facts.addressName(*address);
-    return name && matchesText(*name);
+    return std::any_of(patterns_.begin(), patterns_.end(),
+                       [&text](const std::unique_ptr<Regex>& r) { return r->matches(*text); });
 }
 
 } // namespace Acl

@@ -33,8 +33,8 @@ namespace Acl {
 /// The texts, as Squid 5.7 matches them:
 ///   - url_regex: the canonical URL (host:port for CONNECT)
 ///   - urlpath_regex: the path with its query (empty for CONNECT)
-///   - dstdom_regex: the URL's host, lowercased; when no expression matches
-///     an address, its name too, unless `-n` (as dstdomain)
+///   - dstdom_regex: the URL's host, lowercased (no reverse lookup of an
+///     address: see doc/differences.md)
 ///   - srcdom_regex: the client's name (Checklist::addressName(), "none" when
 ///     it has none)
 ///   - browser, referer_regex: the User-Agent, Referer field
@@ -78,8 +78,6 @@ public:
                         std::vector<std::unique_ptr<Regex>>& out);
 
 private:
-    /// whether some expression matches `text`
-    bool matchesText(std::string_view text) const;
     /// The text this acl matches in `facts`, or nullopt when it is absent;
     /// a header field's value is copied into `field`, which must outlive it.
     std::optional<std::string_view> subjectOf(const Checklist& facts,
@@ -88,7 +86,6 @@ private:
     Subject subject_;
     std::string fieldName_;        ///< req_header/rep_header: the header's name
     bool lineIgnoresCase_ = false; ///< `-i` among the current line's options
-    bool noLookup_ = false;        ///< dstdom_regex: `-n` on some line
     std::vector<std::unique_ptr<Regex>> patterns_;
 };
 

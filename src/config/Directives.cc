@@ -528,8 +528,8 @@ const std::vector<Directive> Table = {
      "ERR_DNS_FAIL.",
      DurationHandler<&Settings::dnsTimeout>, false},
     {"positive_dns_ttl", "TIME", "6 hours", nullptr, "positiveDnsTtl",
-     "How long the name cache keeps the names found for an address (the reverse lookups of srcdomain, "
-     "srcdom_regex, and dstdomain or dstdom_regex with an address in the URL).",
+     "How long the name cache keeps the names found for an address (the reverse lookups of srcdomain "
+     "and srcdom_regex acls).",
      DurationHandler<&Settings::positiveDnsTtl>, false},
     {"negative_dns_ttl", "TIME", "1 minutes", nullptr, "negativeDnsTtl",
      "How long the name cache keeps a reverse lookup that found no name or failed.",
