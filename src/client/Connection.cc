@@ -426,24 +426,8 @@ void Client::Connection::handleHead(std::string_view head)
     findIndirectClient(facts, record);
     if (!destinationKnown(url, facts))
         return; // resolving the origin for the dst acls: the head is handled again
-    switch (checkAccess(facts)) {
-    case Acl::Answer::Allowed:
-        break;
-    case Acl::Answer::Pending:
-        pendingLog_.reset(); // made again when the head is handled again
+    if (!admitted(checkAccess(settings.httpAccess, facts), facts, record, context))
         return;
-    case Acl::Answer::AuthRequired:
-        record.resultCode = "TCP_DENIED";
-        reply(Http::StatusCode::ProxyAuthenticationRequired, "ERR_CACHE_ACCESS_DENIED", context,
-              authChallenges());
-        return;
-    case Acl::Answer::Denied:
-        record.resultCode = "TCP_DENIED";
-        record.user = facts.user;
-        answerDenied(context, facts.lastAcl);
-        return;
-    }
-    record.user = facts.user;
 
     if (isManager) {
         serveManager(url.path());
@@ -467,6 +451,10 @@ void Client::Connection::handleHead(std::string_view head)
     }
     if (!rewriteUrl(url, record, context, facts))
         return; // asked the rewriter (the head is handled again), or answered
+    // Squid's clientAccessCheck2, after the rewriter
+    if (settings.adaptedHttpAccess.size() != 0 &&
+        !admitted(checkAccess(settings.adaptedHttpAccess, facts), facts, record, context))
+        return;
     std::string storeId;
     if (!askStoreId(url, record, facts, storeId))
         return; // asked the store-ID helper: the head is handled again
@@ -499,7 +487,31 @@ void Client::Connection::handleHead(std::string_view head)
     forward(url, head, joinable);
 }
 
-Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
+bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log::AccessRecord& record,
+                                  Errors::PageContext& context)
+{
+    switch (answer) {
+    case Acl::Answer::Allowed:
+        record.user = facts.user;
+        return true;
+    case Acl::Answer::Pending:
+        pendingLog_.reset(); // made again when the head is handled again
+        return false;
+    case Acl::Answer::AuthRequired:
+        record.resultCode = "TCP_DENIED";
+        reply(Http::StatusCode::ProxyAuthenticationRequired, "ERR_CACHE_ACCESS_DENIED", context,
+              authChallenges());
+        return false;
+    case Acl::Answer::Denied:
+        record.resultCode = "TCP_DENIED";
+        record.user = facts.user;
+        answerDenied(context, facts.lastAcl);
+        return false;
+    }
+    return false;
+}
+
+Acl::Answer Client::Connection::checkAccess(const Acl::AccessList& rules, Acl::Checklist& facts)
 {
     readCredentials(facts); // what the auth_param helper said of them, if it did (Authenticate.cc)
     lookups_.beginCheck(services_.lookups());
@@ -508,7 +520,7 @@ Acl::Answer Client::Connection::checkAccess(Acl::Checklist& facts)
     if (facts.auth == Acl::AuthState::Valid) // max_user_ip: Squid's Auth::User::addIp()
         seen.note(facts.user, facts.srcAddr.toString(), Client::Lookups::Clock::now());
     facts.userAddresses = &seen;
-    const auto answer = services_.settings().httpAccess.check(facts);
+    const auto answer = rules.check(facts);
     if (answer == Acl::Answer::Pending) {
         state_ = State::Checking;
         if (facts.lookup.kind == Acl::Lookup::Kind::Credentials)

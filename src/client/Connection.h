@@ -142,7 +142,13 @@ private:
     void handleParseError();
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
-    Acl::Answer checkAccess(Acl::Checklist& facts);
+    /// `rules` (http_access, adapted_http_access) on facts, after what the
+    /// auth and lookups found; starts the lookup a Pending answer needs
+    Acl::Answer checkAccess(const Acl::AccessList& rules, Acl::Checklist& facts);
+    /// Whether `answer` of checkAccess() lets the request go on; otherwise
+    /// answers it (403, 407, deny_info) or, when Pending, waits
+    bool admitted(Acl::Answer answer, Acl::Checklist& facts, Log::AccessRecord& record,
+                  Errors::PageContext& context);
     /// Whether the facts hold what the rules' dst acls read: the origin's
     /// addresses, resolved first when the host is a name (false: asked, the
     /// head is handled again with them) (Destination.cc)
@@ -154,8 +160,10 @@ private:
     void checkCredentials();
     /// the Proxy-Authenticate fields of a 407, one per configured scheme
     std::vector<std::pair<std::string, std::string>> authChallenges();
+    /// Asks url_rewrite_program about the URL; a rewrite changes url and the
+    /// facts the later rules see (Rewrite.cc)
     bool rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
-                    const Acl::Checklist& facts);
+                    Acl::Checklist& facts);
     bool askStoreId(const Http::Url& url, const Log::AccessRecord& record, const Acl::Checklist& facts,
                     std::string& storeId);
     /// A helper's answer about one URL of the head being handled.

@@ -80,7 +80,7 @@ Rewrite Interpret(const Helper::Reply& reply)
 } // namespace
 
 bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, Errors::PageContext& context,
-                                    const Acl::Checklist& facts)
+                                    Acl::Checklist& facts)
 {
     auto* rewriter = services_.urlRewriter();
     const auto& settings = services_.settings();
@@ -110,6 +110,17 @@ bool Client::Connection::rewriteUrl(Http::Url& url, Log::AccessRecord& record, E
             return true;
         }
         url = to;
+        // the rules from here on see the rewritten request, as Squid's do;
+        // a dst acl sees the addresses of a rewritten host only when it is
+        // an address (destinationKnown()'s one answer is the original host's)
+        if (url.host() != facts.dstHost) {
+            facts.dstHost = url.host();
+            facts.dstAddrs.clear();
+        }
+        facts.dstPort = url.port();
+        facts.urlScheme = url.scheme();
+        facts.urlPath = url.path();
+        facts.url = url.canonical();
         record.url = url.canonical();
         context.url = record.url;
         context.serverHost = url.host();

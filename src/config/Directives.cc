@@ -202,6 +202,12 @@ const std::vector<Directive> Table = {
      "is "
      "an error: a rule is never dropped silently.",
      AccessRulesHandler<&Settings::httpAccess>, true},
+    {"adapted_http_access", "allow|deny [!]ACL...", nullptr, nullptr, "adaptedHttpAccess",
+     "Allows or denies a request again once url_rewrite_program has rewritten it, by the same rules and "
+     "with the same answers as http_access (403, 407, deny_info), matching the rewritten URL; without a "
+     "rewriter it is a second http_access. Squid checks it after ICAP and eCAP adaptation too, which "
+     "cuttle does not do. With no adapted_http_access line nothing more is checked.",
+     AccessRulesHandler<&Settings::adaptedHttpAccess>, true},
     {"http_reply_access", "allow|deny [!]ACL...", nullptr, nullptr, "httpReplyAccess",
      "Allows or denies a reply, once its head is known, by the same rules as http_access; acls of the reply "
      "(http_status, rep_header, rep_mime_type, hier_code) match here and nowhere else. A denied reply is "

@@ -134,7 +134,8 @@ std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, 
     applyDefaults(*settings, lexer);
     settings->rulesNeedDstAddress =
         settings->httpAccess.needsDstAddress() || settings->httpReplyAccess.needsDstAddress() ||
-        settings->urlRewriteAccess.needsDstAddress() || settings->storeIdAccess.needsDstAddress();
+        settings->urlRewriteAccess.needsDstAddress() || settings->storeIdAccess.needsDstAddress() ||
+        settings->adaptedHttpAccess.needsDstAddress();
 
     repeated_.finish(diagnostics_);
     return settings;

@@ -194,6 +194,7 @@ struct Settings {
     Acl::Registry acls;                  ///< every `acl` line, plus Squid's predefined acls
     Acl::AccessList httpAccess;          ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess;     ///< `http_reply_access` rules in order; no rule: every reply is sent
+    Acl::AccessList adaptedHttpAccess;   ///< `adapted_http_access`: http_access again after url_rewrite
     std::vector<DenyInfo> denyInfos;     ///< `deny_info` lines in order
     Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
     bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client

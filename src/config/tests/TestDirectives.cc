@@ -195,8 +195,7 @@ public:
 
     void looseningDirectivesAreSquidDirectives()
     {
-        for (const char* name :
-             {"store_miss", "never_direct", "ssl_bump", "adapted_http_access", "miss_access"})
+        for (const char* name : {"store_miss", "never_direct", "ssl_bump", "miss_access"})
             CPPUNIT_ASSERT_MESSAGE(name, LooseningDirectiveReason(name));
         for (const auto& [name, why] : LooseningDirectives()) {
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));

@@ -119,18 +119,19 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(500),
                              ok("max_filedesc 100\nmax_filedescriptors 500\n")->maxFiledescriptors);
         CPPUNIT_ASSERT_EQUAL(int64_t(1000), ok("pconn_timeout 1 second\n")->serverIdlePconnTimeout.count());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), ok("acl a src all\nhttp_access2 deny a\n")->adaptedHttpAccess.size());
     }
 
     void aliasOfARefusedDirectiveIsRefused()
     {
-        const auto e = parse("tcp_outgoing_ds 0x20 all\nhttp_access2 deny all\n", false);
+        const auto e = parse("tcp_outgoing_ds 0x20 all\nclientside_mark 0x10\n", false);
         CPPUNIT_ASSERT_EQUAL(size_t(2), e.size());
         CPPUNIT_ASSERT_MESSAGE(e[0], e[0].rfind("t.conf:1: 'tcp_outgoing_ds' (Squid's old name of "
                                                 "'tcp_outgoing_tos') is a Squid directive",
                                                 0) == 0);
         CPPUNIT_ASSERT_MESSAGE(e[0], e[0].find("loosen access control") != std::string::npos);
-        CPPUNIT_ASSERT_MESSAGE(e[1], e[1].rfind("t.conf:2: 'http_access2' (Squid's old name of "
-                                                "'adapted_http_access')",
+        CPPUNIT_ASSERT_MESSAGE(e[1], e[1].rfind("t.conf:2: 'clientside_mark' (Squid's old name of "
+                                                "'mark_client_packet')",
                                                 0) == 0);
     }
 
