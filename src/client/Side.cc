@@ -8,6 +8,7 @@
 #include "client/Side.h"
 #include "base/TextException.h"
 #include "client/Connection.h"
+#include "client/Services.h"
 #include "comm/Loop.h"
 #include "comm/OriginalDestination.h"
 #include "config/Settings.h"
@@ -62,6 +63,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                 const auto local = *address;
                 listener = std::make_unique<Comm::Listener>(
                     loop_, local, [this, mode](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                        if (!admits(peer))
+                            return; // closed unanswered (fd goes)
                         if (mode->intercept)
                             adoptIntercepted(std::move(fd), peer, mode->name);
                         else // the listener's own address is looked up by the connection
@@ -151,6 +154,20 @@ void Client::Side::release(Connection& connection)
         connections_.erase(key);
         giveBackMemory();
     });
+}
+
+bool Client::Side::admits(const Comm::Address& peer)
+{
+    const auto& limit = services_.settings().clientIpMaxConnections;
+    if (!limit || connectionsFrom(peer.host()) < *limit)
+        return true;
+    // a client that keeps trying must not fill cache.log: one line a second
+    const auto now = loop_.now();
+    if (now - lastRefusal_ >= std::chrono::seconds(1)) {
+        lastRefusal_ = now;
+        debugs(33, 1, "WARNING: " << peer.host() << " attempting more than " << *limit << " connections.");
+    }
+    return false;
 }
 
 size_t Client::Side::connectionsFrom(const std::string& host) const

@@ -97,6 +97,8 @@ private:
     };
 
     void giveBackMemory();
+    /// whether client_ip_max_connections lets `peer` open one more connection
+    bool admits(const Comm::Address& peer);
 
     Comm::Loop& loop_;
     Services& services_;
@@ -104,7 +106,8 @@ private:
     std::unordered_map<Connection*, ConnectionPtr> connections_;
     std::unordered_map<std::string, size_t> perClient_; ///< open connections by peer host, for maxconn
     uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
-    size_t connectionPeak_ = 0; ///< most connections open since memory was last given back
+    size_t connectionPeak_ = 0;             ///< most connections open since memory was last given back
+    Comm::Clock::time_point lastRefusal_{}; ///< the last client_ip_max_connections warning
     bool shuttingDown_ = false;
 };
 

@@ -519,6 +519,11 @@ const std::vector<Directive> Table = {
      "How long cuttle waits for a complete request header section after a client connected or its previous "
      "request ended.",
      DurationHandler<&Settings::requestTimeout>, false},
+    {"client_ip_max_connections", "COUNT|-1", "-1", nullptr, "clientIpMaxConnections",
+     "The most connections one client address may have open at once; a connection past it is closed as "
+     "soon as it is accepted, unanswered, with a warning in cache.log (at most one a second). -1: no "
+     "limit.",
+     LimitHandler<&Settings::clientIpMaxConnections>, false},
     {"client_idle_pconn_timeout", "TIME", "2 minutes", nullptr, "clientIdlePconnTimeout",
      "How long an idle persistent client connection is kept open between requests.",
      DurationHandler<&Settings::clientIdlePconnTimeout>, false},

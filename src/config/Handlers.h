@@ -114,6 +114,23 @@ void CountHandler(DirectiveCall& call)
     call.settings.*Field = value;
 }
 
+/// A count, or -1 for none (Squid's parse_int() of a limit whose -1 turns it off).
+template <std::optional<unsigned> Settings::*Field>
+void LimitHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const std::string& word = call.line.words[1];
+    unsigned value = 0;
+    if (word != "-1" && !ParseCount(word, value)) {
+        call.error("bad " + Name(call) + " value '" + word +
+                   "': use a count from 0 to 999999999, or -1 for no limit");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.*Field = word == "-1" ? std::nullopt : std::optional<unsigned>(value);
+}
+
 template <bool Settings::*Field>
 void OnOffHandler(DirectiveCall& call)
 {

@@ -245,6 +245,7 @@ struct Settings {
     Duration readTimeout{0};
     Duration requestTimeout{0};
     Duration clientIdlePconnTimeout{0};
+    std::optional<unsigned> clientIpMaxConnections; ///< client_ip_max_connections; none: no limit
     Duration serverIdlePconnTimeout{0};
     Duration shutdownLifetime{0};
 

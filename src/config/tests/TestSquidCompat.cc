@@ -364,11 +364,10 @@ public:
     void formsThatCannotLoosenAreAccepted()
     {
         ok("miss_access allow all\nnever_direct deny all\n"
-           "delay_pools 0\nclient_ip_max_connections "
-           "-1\n"
+           "delay_pools 0\n"
            "cachemgr_passwd none menu info\nchroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(6), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(5), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }
