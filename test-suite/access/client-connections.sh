@@ -50,7 +50,7 @@ while True:  # the proxy learns of the close when it reads it
     time.sleep(0.1)
 print("ok")
 PY
-wait_until 5 grep -q "WARNING: 127.0.0.1 attempting more than 2 connections" "$T/cache.log" ||
+wait_until 5 grep -Eq "WARNING: 127.0.0.1:[0-9]+ attempting more than 2 connections" "$T/cache.log" ||
     bad "no warning in cache.log"
 pass_if_ok "two connections served, a third closed unanswered, then one more once one closed"
 cache_stop
