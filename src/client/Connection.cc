@@ -480,6 +480,8 @@ void Client::Connection::handleHead(std::string_view head)
     const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
     if (mayUseCache && lookupCache(url, facts, joinable))
         return;
+    if (!isConnect && !missAllowed(facts, context))
+        return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
         tx_->wholeForRange = tx_->wholeLimit != 0;

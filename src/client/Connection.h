@@ -179,9 +179,12 @@ private:
     /// a redirect with no body (Rewrite.cc), with extraFields after Location and Content-Length
     void replyRedirect(int status, const std::string& location,
                        const std::vector<std::pair<std::string, std::string>>& extraFields = {});
-    /// a denial: ERR_ACCESS_DENIED, or the deny_info line for the last acl
-    /// the rules evaluated (a page, a redirect, a reset) (Denial.cc)
-    void answerDenied(Errors::PageContext& context, std::string_view lastAcl);
+    /// a denial: `page` (403), or the deny_info line for the last acl the
+    /// rules evaluated (a page, a redirect, a reset) (Denial.cc)
+    void answerDenied(Errors::PageContext& context, std::string_view lastAcl,
+                      const char* page = "ERR_ACCESS_DENIED");
+    /// whether miss_access lets the request be forwarded; otherwise answers it (Denial.cc)
+    bool missAllowed(const Acl::Checklist& facts, Errors::PageContext& context);
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();

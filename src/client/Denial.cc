@@ -15,12 +15,13 @@
 #include "errors/PageContext.h"
 #include "log/AccessRecord.h"
 
-void Client::Connection::answerDenied(Errors::PageContext& context, std::string_view lastAcl)
+void Client::Connection::answerDenied(Errors::PageContext& context, std::string_view lastAcl,
+                                      const char* page)
 {
     const auto& settings = services_.settings();
     const auto* info = settings.denyInfoFor(lastAcl);
     if (!info) {
-        reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+        reply(Http::StatusCode::Forbidden, page, context);
         return;
     }
     switch (info->action) {
@@ -57,4 +58,22 @@ void Client::Connection::answerDenied(Errors::PageContext& context, std::string_
         resetConnection();
         return;
     }
+}
+
+bool Client::Connection::missAllowed(const Acl::Checklist& facts, Errors::PageContext& context)
+{
+    const auto& rules = services_.settings().missAccess;
+    if (rules.size() == 0)
+        return true;
+    // Squid 5.7 (FwdState::Start): the direct client's address, never the
+    // indirect one; a fast check, so a rule that would need a lookup not
+    // made yet denies here (Squid's DUNNO lets the request through)
+    Acl::Checklist missFacts = facts;
+    missFacts.srcAddr = peerAddress_;
+    if (rules.check(missFacts) == Acl::Answer::Allowed)
+        return true;
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_MISS"; // TCP_MISS/403 HIER_NONE, as Squid logs it
+    answerDenied(context, missFacts.lastAcl, "ERR_FORWARDING_DENIED");
+    return false;
 }

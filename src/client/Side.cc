@@ -165,7 +165,8 @@ bool Client::Side::admits(const Comm::Address& peer)
     const auto now = loop_.now();
     if (now - lastRefusal_ >= std::chrono::seconds(1)) {
         lastRefusal_ = now;
-        debugs(33, 1, "WARNING: " << peer.toString() << " attempting more than " << *limit << " connections.");
+        debugs(33, 1,
+               "WARNING: " << peer.toString() << " attempting more than " << *limit << " connections.");
     }
     return false;
 }

@@ -208,6 +208,13 @@ const std::vector<Directive> Table = {
      "rewriter it is a second http_access. Squid checks it after ICAP and eCAP adaptation too, which "
      "cuttle does not do. With no adapted_http_access line nothing more is checked.",
      AccessRulesHandler<&Settings::adaptedHttpAccess>, true},
+    {"miss_access", "allow|deny [!]ACL...", nullptr, nullptr, "missAccess",
+     "Whether a request the cache cannot answer may be forwarded (a miss, a revalidation, an uncacheable "
+     "request; not CONNECT), checked with the direct client's address: a denied one gets "
+     "ERR_FORWARDING_DENIED (403, or its deny_info), logged TCP_MISS/403, as in Squid. Use it with sibling "
+     "caches that may take hits but no misses from you. Fast acls only: a rule that would need a lookup "
+     "denies. With no miss_access line every request may be forwarded.",
+     AccessRulesHandler<&Settings::missAccess>, true},
     {"http_reply_access", "allow|deny [!]ACL...", nullptr, nullptr, "httpReplyAccess",
      "Allows or denies a reply, once its head is known, by the same rules as http_access; acls of the reply "
      "(http_status, rep_header, rep_mime_type, hier_code) match here and nowhere else. A denied reply is "

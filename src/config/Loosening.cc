@@ -19,7 +19,6 @@ using Config::SquidOnlyRule;
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
-    {"miss_access", true, "allow all", "cache misses it would deny would be forwarded"},
     {"store_miss", true, "allow all",
      "replies it would keep out of the cache would be cached and served to others"},
     {"cachemgr_passwd", true, "none ...",

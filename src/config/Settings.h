@@ -195,6 +195,7 @@ struct Settings {
     Acl::AccessList httpAccess;          ///< `http_access` rules in order
     Acl::AccessList httpReplyAccess;     ///< `http_reply_access` rules in order; no rule: every reply is sent
     Acl::AccessList adaptedHttpAccess;   ///< `adapted_http_access`: http_access again after url_rewrite
+    Acl::AccessList missAccess;          ///< `miss_access`: who may cause a fetch; no rule: anyone
     std::vector<DenyInfo> denyInfos;     ///< `deny_info` lines in order
     Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
     bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client

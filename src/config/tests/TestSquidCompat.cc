@@ -349,7 +349,7 @@ public:
     {
         for (const char* line :
              {"tcp_outgoing_address 192.0.2.1", "store_miss deny all", "cache_peer p.example parent 3128 0",
-              "delay_pools 2", "miss_access allow all\nmiss_access deny all", "cachemgr_passwd secret all",
+              "delay_pools 2", "store_miss allow all\nstore_miss deny all", "cachemgr_passwd secret all",
               "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
@@ -363,7 +363,7 @@ public:
 
     void formsThatCannotLoosenAreAccepted()
     {
-        ok("miss_access allow all\nnever_direct deny all\n"
+        ok("store_miss allow all\nnever_direct deny all\n"
            "delay_pools 0\n"
            "cachemgr_passwd none menu info\nchroot none\n");
         const auto w = warnings();
