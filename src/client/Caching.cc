@@ -344,7 +344,10 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Stor
     editRequestHead(request.head);
 
     Store::FetchSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
-    services_.startDetached(std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request)));
+    auto fetch = std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request));
+    if (tx_->replyFacts)
+        fetch->setStoreFacts(*tx_->replyFacts);
+    services_.startDetached(std::move(fetch));
 }
 
 void Client::Connection::joinMiss(const Store::EntryRef& entry)
@@ -523,7 +526,8 @@ bool Client::Connection::decideStore()
 
     if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
         return false;
-    if (auto fullKey = StoreFetched(services_, storeSpec(), tx.reply, tx.forwarder.get()))
+    if (auto fullKey =
+            StoreFetched(services_, storeSpec(), tx.reply, tx.forwarder.get(), tx.replyFacts.get()))
         tx.storedKey = std::move(*fullKey);
     return false;
 }
@@ -601,7 +605,7 @@ void Client::Connection::invalidateAfterUnsafe()
                           tx.requestHead, tx.requestFacts, refreshRule()};
     const auto location = reply->findField("Content-Location");
     spec.contentLocationIsTarget = location && SameOriginUrl(target, *location) == tx.url;
-    if (auto fullKey = StoreFetched(services_, spec, tx.reply, tx.forwarder.get()))
+    if (auto fullKey = StoreFetched(services_, spec, tx.reply, tx.forwarder.get(), tx.replyFacts.get()))
         tx.storedKey = std::move(*fullKey);
 }
 

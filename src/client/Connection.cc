@@ -461,7 +461,8 @@ void Client::Connection::handleHead(std::string_view head)
     tx_ = std::make_unique<Transaction>();
     tx_->storeId = std::move(storeId);
     tx_->pageContext = std::make_unique<Errors::PageContext>(context);
-    if (settings.httpReplyAccess.size() != 0 || !settings.replyBodyMaxSizes.empty()) {
+    if (settings.httpReplyAccess.size() != 0 || !settings.replyBodyMaxSizes.empty() ||
+        settings.storeMiss.size() != 0) {
         tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
         tx_->replyFacts->request = nullptr; // parsed again from the head's copy (replyIsDenied())
     }
@@ -1146,8 +1147,11 @@ void Client::Connection::stopForwarding()
         // the reply is decided on its head without this client, for the
         // others (and newcomers, who may still join it): a DetachedFetch
         // takes this client's place among its readers
-        services_.startDetached(std::make_unique<DetachedFetch>(
-            services_, storeSpec(), std::move(tx_->forwarder), tx_->fetch, *this));
+        auto fetch = std::make_unique<DetachedFetch>(services_, storeSpec(), std::move(tx_->forwarder),
+                                                     tx_->fetch, *this);
+        if (tx_->replyFacts)
+            fetch->setStoreFacts(*tx_->replyFacts);
+        services_.startDetached(std::move(fetch));
     } else if (tx_->reply) {
         tx_->reply->removeReader(*this); // the last reader gone stops the forwarder
     }

@@ -357,7 +357,7 @@ private:
         Store::BodyWriter writer;                         ///< writes the reply head and body
         std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
-        /// for http_reply_access and reply_body_max_size; null without their rules
+        /// for http_reply_access, reply_body_max_size and store_miss; null without their rules
         std::unique_ptr<Acl::Checklist> replyFacts;
         std::unique_ptr<Acl::Checklist> headerFacts; ///< for the header rules; null without them
         int64_t replyBodyLimit = -1; ///< reply_body_max_size of a reply streamed out; -1: none

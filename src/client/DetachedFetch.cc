@@ -8,7 +8,9 @@
 #include "client/DetachedFetch.h"
 #include "base/TextException.h"
 #include "client/Services.h"
+#include "client/AclFields.h"
 #include "config/Settings.h"
+#include "http/RequestParser.h"
 #include "log/CacheLog.h"
 #include "server/Forwarder.h"
 #include "store/Admission.h"
@@ -19,10 +21,41 @@
 #include <chrono>
 #include <ctime>
 
+namespace {
+
+/// store_miss: whether its rules let the reply be stored, seeing the
+/// request (its head parsed again) and the reply. No rules: yes; no facts,
+/// or a rule that needs a lookup not made: no (Squid's check may wait for one)
+bool StoreMissAllows(const Config::Settings& settings, const Acl::Checklist* storeFacts,
+                     const std::string& requestHead, const Store::Entry& entry)
+{
+    if (settings.storeMiss.size() == 0)
+        return true;
+    const auto* reply = entry.reply();
+    if (!storeFacts || !reply)
+        return false;
+    Acl::Checklist facts = *storeFacts;
+    Http::RequestParser again(requestHead.size() + 1);
+    again.parse(requestHead);
+    const Client::AclFields requestFields(again.fields());
+    const Client::AclFields replyFields(reply->fields());
+    facts.request = &requestFields;
+    facts.reply = &replyFields;
+    facts.replyStatus = reply->status;
+    return settings.storeMiss.check(facts) == Acl::Answer::Allowed;
+}
+
+} // namespace
+
 std::optional<std::string> Client::StoreFetched(Services& services, const Store::FetchSpec& spec,
-                                                const Store::EntryRef& entry, Server::Forwarder* forwarder)
+                                                const Store::EntryRef& entry, Server::Forwarder* forwarder,
+                                                const Acl::Checklist* storeFacts)
 {
     const auto& settings = services.settings();
+    if (!StoreMissAllows(settings, storeFacts, spec.requestHead, *entry)) {
+        debugs(20, 3, "store_miss keeps " << spec.cacheKey << " out of the cache");
+        return std::nullopt;
+    }
     Store::AdmissionLimits limits;
     limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
     limits.maxObjectSize = settings.maximumObjectSizeInMemory;
@@ -114,6 +147,13 @@ bool Client::StaleMayAnswerErrors(const Config::Settings& settings, const Store:
         Store::MayServeStale(Store::StaleUse::OnError, request, response, rule, ::time(nullptr), maxStale));
 }
 
+void Client::DetachedFetch::setStoreFacts(const Acl::Checklist& facts)
+{
+    storeFacts_ = std::make_unique<Acl::Checklist>(facts);
+    storeFacts_->answers = nullptr; // the client's lookups: gone with it
+    storeFacts_->request = storeFacts_->reply = nullptr;
+}
+
 void Client::DetachedFetch::decide()
 {
     decided_ = true;
@@ -137,9 +177,9 @@ void Client::DetachedFetch::decide()
             debugs(20, 3,
                    "revalidation of " << spec_.cacheKey << ": status " << reply->status
                                       << "; the stale object stays");
-        else if (StoreFetched(services_, spec_, reply_, forwarder_.get()))
+        else if (StoreFetched(services_, spec_, reply_, forwarder_.get(), storeFacts_.get()))
             debugs(20, 3, "revalidation of " << spec_.cacheKey << ": stored the new reply");
-    } else if (StoreFetched(services_, spec_, reply_, forwarder_.get())) {
+    } else if (StoreFetched(services_, spec_, reply_, forwarder_.get(), storeFacts_.get())) {
         debugs(20, 3, "detached fetch of " << spec_.cacheKey << ": stored");
     }
     // the forwarder goes on for the other readers, finishes a stored object

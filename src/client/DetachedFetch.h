@@ -34,9 +34,13 @@
 #include "store/Freshness.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+namespace Acl {
+struct Checklist;
+}
 namespace Config {
 struct Settings;
 }
@@ -52,12 +56,15 @@ namespace Client {
 bool StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* stale,
                           const Store::RequestFacts& request, const Store::RefreshRule& rule);
 
-/// Stores the reply whose head entry holds when Store::Admit() allows it,
-/// with squid.conf's negative_ttl and object size limits, and has forwarder
-/// (when given) charge cache_mem for it as its body arrives. Returns the
-/// full key, or nothing when the reply is not stored.
+/// Stores the reply whose head entry holds when store_miss (with
+/// storeFacts: the request's acl facts; null with store_miss rules: not
+/// stored) and Store::Admit() allow it, with squid.conf's negative_ttl and
+/// object size limits, and has forwarder (when given) charge cache_mem for
+/// it as its body arrives. Returns the full key, or nothing when the reply
+/// is not stored.
 std::optional<std::string> StoreFetched(Services& services, const Store::FetchSpec& spec,
-                                        const Store::EntryRef& entry, Server::Forwarder* forwarder);
+                                        const Store::EntryRef& entry, Server::Forwarder* forwarder,
+                                        const Acl::Checklist* storeFacts);
 
 /// One fetch that no client owns; see the file comment.
 class DetachedFetch final : public Store::Reader {
@@ -80,6 +87,10 @@ public:
     void start();
     /// whether nothing is left to do
     bool isDone() const;
+    /// store_miss decides with a copy of these facts (their lookups and
+    /// header fields dropped: the client's are gone); without them a reply
+    /// is not stored when store_miss has rules
+    void setStoreFacts(const Acl::Checklist& facts);
     /// who is told once when isDone() turns true, from inside the fetch (so
     /// it must not destroy it; Proxy::Instance defers that); called at once
     /// when the fetch is done already
@@ -96,14 +107,15 @@ private:
     /// tells the done handler once the fetch is done
     void noteMaybeDone();
 
-    Services& services_;                ///< owns this fetch; its cache and settings
-    Store::FetchSpec spec_;             ///< what decides whether the reply is stored
-    Store::EntryRef reply_;             ///< where the origin's answer goes
-    Server::ForwarderPtr forwarder_;    ///< the origin request (null only in unit tests)
-    Sbuf::Cursor cursor_;               ///< stays at the start: the reply is decided on its head
-    bool started_ = false;              ///< the request is sent (or was, by the client taken over)
-    bool decided_ = false;              ///< the reply head (or the failure) was seen
-    std::function<void()> doneHandler_; ///< see setDoneHandler()
+    Services& services_;                         ///< owns this fetch; its cache and settings
+    Store::FetchSpec spec_;                      ///< what decides whether the reply is stored
+    Store::EntryRef reply_;                      ///< where the origin's answer goes
+    Server::ForwarderPtr forwarder_;             ///< the origin request (null only in unit tests)
+    Sbuf::Cursor cursor_;                        ///< stays at the start: the reply is decided on its head
+    bool started_ = false;                       ///< the request is sent (or was, by the client taken over)
+    bool decided_ = false;                       ///< the reply head (or the failure) was seen
+    std::function<void()> doneHandler_;          ///< see setDoneHandler()
+    std::unique_ptr<Acl::Checklist> storeFacts_; ///< see setStoreFacts()
 };
 
 } // namespace Client

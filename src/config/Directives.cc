@@ -215,6 +215,13 @@ const std::vector<Directive> Table = {
      "caches that may take hits but no misses from you. Fast acls only: a rule that would need a lookup "
      "denies. With no miss_access line every request may be forwarded.",
      AccessRulesHandler<&Settings::missAccess>, true},
+    {"store_miss", "allow|deny [!]ACL...", nullptr, nullptr, "storeMiss",
+     "Whether a fetched reply the cache could keep is stored, decided on its head (the reply acls "
+     "http_status, rep_header, rep_mime_type match here): a denied one is served but not kept, as in Squid. "
+     "It applies to a fetch that goes on without its client (quick_abort_*, collapsed forwarding, a "
+     "background revalidation) with the facts of the request that started it; a rule that would need a "
+     "lookup not made yet keeps the reply out. With no store_miss line every storable reply is stored.",
+     AccessRulesHandler<&Settings::storeMiss>, true},
     {"http_reply_access", "allow|deny [!]ACL...", nullptr, nullptr, "httpReplyAccess",
      "Allows or denies a reply, once its head is known, by the same rules as http_access; acls of the reply "
      "(http_status, rep_header, rep_mime_type, hier_code) match here and nowhere else. A denied reply is "

@@ -19,8 +19,6 @@ using Config::SquidOnlyRule;
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
-    {"store_miss", true, "allow all",
-     "replies it would keep out of the cache would be cached and served to others"},
     {"cachemgr_passwd", true, "none ...",
      "manager pages it protects with a password, or disables, would be served without one"},
     // what is forwarded

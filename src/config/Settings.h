@@ -196,6 +196,7 @@ struct Settings {
     Acl::AccessList httpReplyAccess;     ///< `http_reply_access` rules in order; no rule: every reply is sent
     Acl::AccessList adaptedHttpAccess;   ///< `adapted_http_access`: http_access again after url_rewrite
     Acl::AccessList missAccess;          ///< `miss_access`: who may cause a fetch; no rule: anyone
+    Acl::AccessList storeMiss;           ///< `store_miss`: which fetched replies may be stored; no rule: all
     std::vector<DenyInfo> denyInfos;     ///< `deny_info` lines in order
     Acl::AccessList followXForwardedFor; ///< `follow_x_forwarded_for`; no rule: X-Forwarded-For is not read
     bool aclUsesIndirectClient = true;   ///< `acl_uses_indirect_client`: src acls see the indirect client

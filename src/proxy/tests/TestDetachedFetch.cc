@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "client/DetachedFetch.h"
+#include "acl/AccessList.h"
 #include "proxy/Instance.h"
 #include "comm/Loop.h"
 #include "config/Parser.h"
@@ -79,8 +80,10 @@ struct TakenOver {
 class TestDetachedFetch : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestDetachedFetch);
     CPPUNIT_TEST(storeFetchedTakesSquidConfLimits);
+    CPPUNIT_TEST(storeMissDecidesWithTheRequestsFacts);
     CPPUNIT_TEST(takenOverFetchIsStoredBeforeTheOthersAreTold);
     CPPUNIT_TEST(takenOverFetchNotStorableLeavesTheOthersToFetch);
+    CPPUNIT_TEST(takenOverFetchKeepsItsClientsStoreMiss);
     CPPUNIT_TEST(takenOverRevalidationFreshensOn304);
     CPPUNIT_TEST(takenOverRevalidationKeepsTheStaleObjectOn5xx);
     CPPUNIT_TEST_SUITE_END();
@@ -99,20 +102,43 @@ public:
         start("negative_ttl 30 seconds\nmaximum_object_size_in_memory 1 KB\nminimum_object_size 10 bytes\n");
         auto error = MakeEntry();
         error->setReply(TestStore::MakeReply("HTTP/1.1 500 Oops\r\nContent-Length: 10\r\n\r\n"));
-        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), error, nullptr));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), error, nullptr, nullptr));
         CPPUNIT_ASSERT_EQUAL(error->reply()->responseTime + 30, error->negativeUntil());
         const std::string fresh = "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: ";
         for (const char* length : {"1025", "9"}) {
             auto entry = MakeEntry();
             entry->setReply(TestStore::MakeReply(fresh + length + "\r\n\r\n"));
-            CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), entry, nullptr));
+            CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), entry, nullptr, nullptr));
         }
         auto fits = MakeEntry();
         fits->setReply(TestStore::MakeReply(fresh + "1024\r\n\r\n"));
-        const auto key = Client::StoreFetched(*server_, spec(), fits, nullptr);
+        const auto key = Client::StoreFetched(*server_, spec(), fits, nullptr, nullptr);
         CPPUNIT_ASSERT(key);
         CPPUNIT_ASSERT_EQUAL(Store::MakeKey("GET", Url), *key);
         CPPUNIT_ASSERT(found() == fits);
+    }
+
+    void storeMissDecidesWithTheRequestsFacts()
+    {
+        // the reply's status and the request's fields both count; no facts,
+        // with rules, keep the reply out (a fetch whose client's facts are gone)
+        start("acl notfound http_status 404\nacl private req_header X-Private .\n"
+              "store_miss deny notfound\nstore_miss deny private\nstore_miss allow all\n");
+        const std::string head = "Cache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n";
+        Acl::Checklist facts;
+        facts.srcAddr = *Acl::Address::Parse("127.0.0.1"); // `all` matches a set address
+        auto ok = MakeEntry();
+        ok->setReply(TestStore::MakeReply("HTTP/1.1 200 OK\r\n" + head));
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), ok, nullptr, nullptr));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), ok, nullptr, &facts));
+        auto missing = MakeEntry();
+        missing->setReply(TestStore::MakeReply("HTTP/1.1 404 Not Found\r\n" + head));
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, spec(), missing, nullptr, &facts));
+        auto privateOne = MakeEntry();
+        privateOne->setReply(TestStore::MakeReply("HTTP/1.1 200 OK\r\n" + head));
+        auto privateSpec = spec();
+        privateSpec.requestHead = "GET " + Url + " HTTP/1.1\r\nHost: example.test\r\nX-Private: 1\r\n\r\n";
+        CPPUNIT_ASSERT(!Client::StoreFetched(*server_, privateSpec, privateOne, nullptr, &facts));
     }
 
     void takenOverFetchIsStoredBeforeTheOthersAreTold()
@@ -152,6 +178,29 @@ public:
         CPPUNIT_ASSERT(!t.other.keptWhenTold);
         CPPUNIT_ASSERT_EQUAL(size_t(0), server_->cache().objectCount());
         CPPUNIT_ASSERT(t.fetch->isDone());
+    }
+
+    void takenOverFetchKeepsItsClientsStoreMiss()
+    {
+        // the client that left had a store_miss rule on its source: the
+        // fetch that took its place decides with its facts, and without
+        // them keeps the reply out
+        start("acl lan src 10.0.0.0/8\nstore_miss deny lan\nstore_miss allow all\n");
+        const std::string storable =
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n";
+        for (const char* client : {"10.1.2.3", "192.0.2.1", ""}) {
+            TakenOver t(*server_, spec());
+            if (*client) {
+                Acl::Checklist facts;
+                facts.srcAddr = *Acl::Address::Parse(client);
+                t.fetch->setStoreFacts(facts);
+            }
+            t.entry->setReply(TestStore::MakeReply(storable));
+            const bool wanted = std::string(client) == "192.0.2.1";
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(client, wanted, t.other.keptWhenTold);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(client, size_t(wanted ? 1 : 0), server_->cache().objectCount());
+            server_->cache().erase(Store::MakeKey("GET", Url));
+        }
     }
 
     void takenOverRevalidationFreshensOn304()
@@ -237,7 +286,7 @@ private:
         auto blob = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), "abc");
         stale->append(Sbuf::Slice(blob));
         stale->complete();
-        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), stale, nullptr));
+        CPPUNIT_ASSERT(Client::StoreFetched(*server_, spec(), stale, nullptr, nullptr));
         return stale;
     }
 
