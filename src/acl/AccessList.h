@@ -60,7 +60,8 @@ public:
 /// hier_code) in an http_access rule never matches, as in Squid, where
 /// such a rule warns and the acl does not match.
 struct Checklist {
-    Address srcAddr; ///< client address; unset matches no src acl
+    Address srcAddr;      ///< client address; unset matches no src acl
+    uint16_t srcPort = 0; ///< client's port (external_acl_type's %SRCPORT)
     /// the origin's addresses when resolved: a dst acl matches when one of
     /// them is in it (Squid's ACLDestinationIP); empty: dstHost if it is a
     /// literal, else no dst acl matches

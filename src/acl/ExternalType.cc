@@ -64,7 +64,8 @@ bool ExternalType::ParseToken(const std::string& word, Token& token, std::string
         {"%PATH", Kind::Path},        {"%>rp", Kind::Path},    {"%METHOD", Kind::Method},
         {"%>rm", Kind::Method},       {"%URI", Kind::Uri},     {"%>ru", Kind::Uri},
         {"%MYADDR", Kind::MyAddr},    {"%la", Kind::MyAddr},   {"%MYPORT", Kind::MyPort},
-        {"%lp", Kind::MyPort},        {"%ACL", Kind::AclName}, {"%DATA", Kind::Data}};
+        {"%lp", Kind::MyPort},        {"%ACL", Kind::AclName}, {"%DATA", Kind::Data},
+        {"%SRCPORT", Kind::SrcPort},  {"%>p", Kind::SrcPort}};
     if (const auto s = simple.find(word); s != simple.end()) {
         token.kind = s->second;
         return true;
@@ -94,11 +95,11 @@ bool ExternalType::ParseToken(const std::string& word, Token& token, std::string
         if (!token.header.empty())
             return true;
     }
-    why =
-        "format token '" + word +
-        "' is not implemented by cuttle (supported: %LOGIN %ul %un %EXT_USER %ue %EXT_TAG %et %SRC %>a %DST "
-        "%>rd %PROTO %>rs %PORT %>rP %PATH %>rp %METHOD %>rm %URI %>ru %MYADDR %la %MYPORT %lp %ACL %DATA "
-        "%>{Header} %>{Header:member} %>{Header:;member})";
+    why = "format token '" + word +
+          "' is not implemented by cuttle (supported: %LOGIN %ul %un %EXT_USER %ue %EXT_TAG %et %SRC %>a "
+          "%SRCPORT %>p %DST "
+          "%>rd %PROTO %>rs %PORT %>rP %PATH %>rp %METHOD %>rm %URI %>ru %MYADDR %la %MYPORT %lp %ACL %DATA "
+          "%>{Header} %>{Header:member} %>{Header:;member})";
     return false;
 }
 
@@ -221,6 +222,8 @@ std::string ExternalType::expand(const Token& token, const Checklist& facts, con
         return facts.noteValue("tag");
     case Kind::Src:
         return facts.srcAddr.isSet() ? facts.srcAddr.toString() : std::string();
+    case Kind::SrcPort:
+        return facts.srcPort ? std::to_string(facts.srcPort) : std::string();
     case Kind::Dst:
         return facts.dstHost;
     case Kind::Proto:
@@ -271,7 +274,11 @@ ExternalType::requestWords(const Checklist& facts, const std::string& aclName,
             words.push_back(expand(token, facts, aclName));
         }
     }
-    if (!dataUsed)
+    // Squid 5.7 appends the arguments when the format has no %DATA, and "-"
+    // when there are none (seen in test-suite/access/external-acl.sh)
+    if (!dataUsed && arguments.empty())
+        words.emplace_back();
+    else if (!dataUsed)
         words.insert(words.end(), arguments.begin(), arguments.end());
     return words;
 }

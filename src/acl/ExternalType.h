@@ -33,6 +33,7 @@ public:
             ExtUser,       ///< %EXT_USER, %ue: user= of an earlier external acl
             ExtTag,        ///< %EXT_TAG, %et: tag= of an earlier external acl
             Src,           ///< %SRC, %>a: the client address
+            SrcPort,       ///< %SRCPORT, %>p: the client port
             Dst,           ///< %DST, %>rd: the URL's host
             Proto,         ///< %PROTO, %>rs: the URL's scheme
             Port,          ///< %PORT, %>rP: the URL's port

@@ -136,6 +136,11 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
         return std::string_view(facts.urlPath);
     case Subject::DstDomain:
         return std::string_view(facts.dstHost);
+    case Subject::ExtUser:
+        field = facts.noteValue("user");
+        if (field->empty())
+            return std::nullopt; // no helper named one
+        break;
     case Subject::SrcDomain: {
         auto name = facts.addressName(facts.srcAddr);
         if (!name)

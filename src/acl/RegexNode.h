@@ -37,6 +37,7 @@ namespace Acl {
 ///     address: see doc/differences.md)
 ///   - srcdom_regex: the client's name (Checklist::addressName(), "none" when
 ///     it has none)
+///   - ext_user_regex: the user an external acl's helper named (user=)
 ///   - browser, referer_regex: the User-Agent, Referer field
 ///   - req_header, rep_header: every value of the named field, joined by ", "
 ///   - req_mime_type: the request's Content-Type; rep_mime_type: the reply's,
@@ -51,6 +52,7 @@ public:
         UrlPath,
         DstDomain,
         SrcDomain,
+        ExtUser,
         Browser,
         Referer,
         RequestHeader,

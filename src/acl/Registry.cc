@@ -51,7 +51,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "connections_encrypted",
     "dst_as",
     "eui64",
-    "ext_user_regex",
     "has",
     "ident",
     "ident_regex",
@@ -68,14 +67,14 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
 };
 
 const std::set<std::string, std::less<>> ImplementedTypes = {
-    "src",         "dst",           "port",          "method",           "localip",
-    "localport",   "myportname",    "proto",         "dstdomain",        "dstdom_regex",
-    "url_regex",   "urlpath_regex", "browser",       "referer_regex",    "req_header",
-    "rep_header",  "req_mime_type", "rep_mime_type", "http_status",      "time",
-    "random",      "maxconn",       "hier_code",     "peername",         "peername_regex",
-    "any-of",      "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
-    "note",        "ext_user",      "tag",           "max_user_ip",      "srcdomain",
-    "srcdom_regex"};
+    "src",          "dst",           "port",          "method",           "localip",
+    "localport",    "myportname",    "proto",         "dstdomain",        "dstdom_regex",
+    "url_regex",    "urlpath_regex", "browser",       "referer_regex",    "req_header",
+    "rep_header",   "req_mime_type", "rep_mime_type", "http_status",      "time",
+    "random",       "maxconn",       "hier_code",     "peername",         "peername_regex",
+    "any-of",       "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
+    "note",         "ext_user",      "tag",           "max_user_ip",      "srcdomain",
+    "srcdom_regex", "ext_user_regex"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -242,6 +241,7 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         {"urlpath_regex", Subject::UrlPath},
         {"dstdom_regex", Subject::DstDomain},
         {"srcdom_regex", Subject::SrcDomain},
+        {"ext_user_regex", Subject::ExtUser},
         {"browser", Subject::Browser},
         {"referer_regex", Subject::Referer},
         {"req_header", Subject::RequestHeader},

@@ -64,7 +64,7 @@ timeval Now()
 Client::Connection::Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
                                const Comm::Address& local, std::string portName)
     : services_(services), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
-      localPort_(local.port()), portName_(std::move(portName)),
+      localPort_(local.port()), peerPort_(peer.port()), portName_(std::move(portName)),
       parser_(services.settings().requestHeaderMaxSize)
 {
     if (const auto a = Acl::Address::Parse(peerHost_))
@@ -409,6 +409,7 @@ void Client::Connection::handleHead(std::string_view head)
 
     Acl::Checklist facts;
     facts.srcAddr = peerAddress_;
+    facts.srcPort = peerPort_;
     facts.localAddr = localAddress_;
     facts.localPort = localPort_;
     facts.portName = portName_;

@@ -308,6 +308,7 @@ private:
     Acl::Address peerAddress_;           ///< peerHost_ for the acls (parsed once per connection)
     Acl::Address localAddress_;          ///< localHost_ for the acls
     uint16_t localPort_ = 0;             ///< the listening port (%b); intercepted: the original destination's
+    uint16_t peerPort_ = 0;              ///< the client's port (external_acl_type's %SRCPORT)
     std::string portName_;               ///< the http_port's name= (myportname)
     bool intercepted_ = false;           ///< accepted on an intercept port
     bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT

@@ -45,7 +45,17 @@ for line in sys.stdin:
     if len(parts) >= 2:
         threading.Thread(target=answer, args=(parts[0], parts[1].lstrip("/")), daemon=True).start()
 PY
-chmod 755 "$T/who.sh"
+# logs what %SRCPORT gave it, and allows
+cat > "$T/port.sh" <<SH
+#!/bin/sh
+while read -r line; do
+    echo "\$line" >> "$T/port.log"
+    echo OK
+done
+SH
+chmod 755 "$T/who.sh" "$T/port.sh"
+: > "$T/port.log"
+chmod 666 "$T/port.log"
 : > "$T/who.log"
 chmod 666 "$T/who.log"
 passwd_file "$T/passwd" alice:secret bob:hunter2
@@ -57,6 +67,11 @@ cache_start \
     "external_acl_type who ttl=60 negative_ttl=60 children-max=2 %>{X-Who} %METHOD $T/who.sh" \
     "external_acl_type conc concurrency=3 ttl=0 negative_ttl=0 %PATH /usr/bin/python3 $T/conc.py" \
     "external_acl_type userip ttl=60 %SRC %LOGIN $USERIP -f $T/userip" \
+    "external_acl_type srcport ttl=0 negative_ttl=0 %SRCPORT $T/port.sh" \
+    "acl okport external srcport" \
+    "acl pPort urlpath_regex ^/s/port" \
+    "acl aliceRx ext_user_regex -i ^ALI" \
+    "acl pRx urlpath_regex ^/s/rx" \
     "acl okwho external who first second" \
     "acl okconc external conc" \
     "acl okuserip external userip" \
@@ -78,6 +93,8 @@ cache_start \
     "http_access allow pTag okwho staff" \
     "http_access allow pUser okwho isAlice" \
     "http_access allow pNot !okwho" \
+    "http_access allow pRx okwho aliceRx" \
+    "http_access allow pPort okport" \
     "http_access allow pConc okconc" \
     "http_access allow pUserip okuserip" \
     "http_access deny all"
@@ -109,7 +126,14 @@ expect_code "tag matches" 200 "http://$O/s/tag" -H "X-Who: alice"
 expect_code "tag does not match" 403 "http://$O/s/tag" -H "X-Who: carol"
 expect_code "ext_user matches" 200 "http://$O/s/user" -H "X-Who: alice"
 expect_code "ext_user does not match" 403 "http://$O/s/user" -H "X-Who: carol"
-pass_if_ok "note, tag and ext_user match what the helper returned"
+expect_code "ext_user_regex -i matches" 200 "http://$O/s/rx" -H "X-Who: alice"
+expect_code "ext_user_regex does not match" 403 "http://$O/s/rx" -H "X-Who: carol"
+pass_if_ok "note, tag, ext_user and ext_user_regex match what the helper returned"
+
+mark
+expect_code "%SRCPORT" 200 "http://$O/s/port"
+grep -Eq "^[1-9][0-9]* -\$" "$T/port.log" || bad "%SRCPORT did not give the client's port, then - for no arguments: $(cat "$T/port.log")"
+pass_if_ok "%SRCPORT gives the helper the client's port; an acl without arguments sends -"
 
 mark
 expect_code "BH denies" 403 "http://$O/s/who7" -H "X-Who: broken"

@@ -86,7 +86,7 @@ public:
         FakeAnswers answers;
         Acl::LookupResult ok{Acl::LookupResult::Verdict::Match, {{"user", "alice"}, {"grp", "red"}}, {}};
         Acl::LookupResult err{Acl::LookupResult::Verdict::NoMatch, {{"message", "no"}}, {}};
-        answers.known = {{Ext("t", {"10.0.0.1"}), ok}, {Ext("t", {"10.0.0.2"}), err}};
+        answers.known = {{Ext("t", {"10.0.0.1", ""}), ok}, {Ext("t", {"10.0.0.2", ""}), err}};
         auto f = Facts("10.0.0.1");
         f.answers = &answers;
         CPPUNIT_ASSERT(list.check(f) == Acl::Answer::Allowed);
@@ -109,7 +109,7 @@ public:
         MustAccess(list, r, "allow !e");
         MustAccess(list, r, "allow all");
         FakeAnswers answers;
-        answers.known = {{Ext("t", {"10.0.0.1"}), Acl::LookupResult{}}};
+        answers.known = {{Ext("t", {"10.0.0.1", ""}), Acl::LookupResult{}}};
         auto f = Facts("10.0.0.1");
         f.answers = &answers;
         CPPUNIT_ASSERT(list.check(f) == Acl::Answer::Denied);

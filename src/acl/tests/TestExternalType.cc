@@ -117,7 +117,7 @@ public:
         CPPUNIT_ASSERT(f.lookup.kind == Acl::Lookup::Kind::Credentials);
         f.auth = Acl::AuthState::Valid;
         f.user = "alice";
-        CPPUNIT_ASSERT(*t->requestWords(f, "a", {}) == (std::vector<std::string>{"10.0.0.1", "alice"}));
+        CPPUNIT_ASSERT(*t->requestWords(f, "a", {}) == (std::vector<std::string>{"10.0.0.1", "alice", ""}));
     }
 };
 

@@ -266,7 +266,6 @@ public:
                                  "adaptation_service",
                                  "ident",
                                  "ident_regex",
-                                 "ext_user_regex",
                                  "dst_as",
                                  "src_as",
                                  "snmp_community",
