@@ -349,6 +349,8 @@ void Client::Connection::handleHead(std::string_view head)
     context.url = record.url;
     context.method = record.method;
     context.request = std::string(head);
+    if (const auto v = parser_.findField("Accept-Language"))
+        context.acceptLanguage = std::string(*v);
 
     Http::Url url;
     bool urlOk = false;
@@ -1222,13 +1224,23 @@ void Client::Connection::handleParseError()
     reply(status, templateName, context);
 }
 
+void Client::Connection::completePageContext(Errors::PageContext& context) const
+{
+    const auto& settings = services_.settings();
+    context.clientAddress = peerHost_;
+    context.visibleHostname = services_.visibleHostname();
+    context.localAddress = localHost_;
+    context.stripQueryTerms = settings.stripQueryTerms;
+    context.adminEmail = settings.cacheMgr;
+    context.emailErrorData = settings.emailErrData;
+    context.htmlText = settings.errHtmlText;
+}
+
 void Client::Connection::reply(Http::StatusCode status, const std::string& templateName,
                                Errors::PageContext& context,
                                std::vector<std::pair<std::string, std::string>> extraFields)
 {
-    context.clientAddress = peerHost_;
-    context.visibleHostname = services_.visibleHostname();
-    context.localAddress = localHost_;
+    completePageContext(context);
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
 
@@ -1248,7 +1260,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         options.extraFields.emplace_back("Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
-    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.templates(), options);
+    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);
     editReplyHead(out_, context.request, nullptr, Http::ToInt(status));
     outOffset_ = 0;
     prependInterim(out_);

@@ -5,9 +5,10 @@
 
 #include "cuttle.h"
 #include "errors/Page.h"
-#include "errors/Templates.h"
+#include "errors/Catalog.h"
 #include "http/Date.h"
 #include "http/Head.h"
+#include "log/ValueFormat.h"
 
 #include <climits>
 #include <cstring>
@@ -111,7 +112,7 @@ std::string withFtp2f(const std::string& url)
 {
     std::string u = withoutPassword(url);
     if (u.rfind("ftp://", 0) != 0)
-        return u;
+        return {}; // Squid 5.7 shows nothing for other schemes
     const auto slash = u.find('/', 6);
     if (slash == std::string::npos)
         return u + "/%2f";
@@ -120,9 +121,79 @@ std::string withFtp2f(const std::string& url)
     return u.substr(0, slash + 1) + "%2f" + u.substr(slash + 1);
 }
 
+/// Squid's canonicalCleanUrl(): no password, and no query with strip_query_terms.
+std::string cleanUrl(const Errors::PageContext& c)
+{
+    std::string url = withoutPassword(c.url);
+    if (const auto q = url.find('?'); c.stripQueryTerms && q != std::string::npos)
+        url.resize(q + 1);
+    return url;
+}
+
 std::string errnoText(int xerrno)
 {
     return "(" + std::to_string(xerrno) + ") " + std::strerror(xerrno);
+}
+
+/// Whether a request field's value is hidden from pages and mailto links.
+bool isSecretField(std::string_view line)
+{
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
+        return false;
+    const auto name = line.substr(0, colon);
+    const auto is = [name](std::string_view other) {
+        if (name.size() != other.size())
+            return false;
+        for (size_t i = 0; i < name.size(); ++i)
+            if ((name[i] | 0x20) != (other[i] | 0x20))
+                return false;
+        return true;
+    };
+    return is("Authorization") || is("Proxy-Authorization");
+}
+
+/// The request as Squid 5.7 shows it (%R, %W): "METHOD PATH HTTP/x.y",
+/// LINE_END, then each field with CRLF (credentials hidden) and a CRLF.
+std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
+{
+    std::string_view head = c.request;
+    const auto eol = head.find('\n');
+    std::string_view line = head.substr(0, eol);
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    std::string out;
+    // the target in origin-form, as Squid's request->url.path()
+    const auto sp1 = line.find(' ');
+    const auto sp2 = line.rfind(' ');
+    if (sp1 != std::string_view::npos && sp2 > sp1) {
+        auto target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+        if (const auto scheme = target.find("://"); scheme != std::string_view::npos) {
+            const auto slash = target.find('/', scheme + 3);
+            target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+        }
+        out.append(line.substr(0, sp1)).append(" ").append(target).append(line.substr(sp2));
+    } else {
+        out.append(line);
+    }
+    out += lineEnd;
+    head = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 1);
+    while (!head.empty()) {
+        const auto end = head.find('\n');
+        std::string_view field = head.substr(0, end);
+        head = end == std::string_view::npos ? std::string_view() : head.substr(end + 1);
+        if (!field.empty() && field.back() == '\r')
+            field.remove_suffix(1);
+        if (field.empty())
+            break;
+        if (isSecretField(field))
+            out.append(field.substr(0, field.find(':'))).append(": ** NOT DISPLAYED **");
+        else
+            out.append(field);
+        out += "\r\n";
+    }
+    out += "\r\n";
+    return out;
 }
 
 /// Squid's ErrorState::Dump(): the mailto subject and body for %W.
@@ -139,10 +210,41 @@ std::string mailtoDetails(const Errors::PageContext& c)
     body += "ClientIP: " + (c.clientAddress.empty() ? std::string("[unknown]") : c.clientAddress) + "\r\n";
     if (!c.serverAddress.empty())
         body += "ServerIP: " + c.serverAddress + "\r\n";
-    body += "\r\nHTTP Request:\r\n" + c.request + "\r\n";
+    body += "\r\nHTTP Request:\r\n";
+    if (!c.request.empty())
+        body += requestDump(c, "\n");
+    body += "\r\n";
     std::string out = "?subject=" + escapePart("CacheErrorInfo - " + c.errorName);
     out += "&amp;body=" + escapePart(body);
     return out;
+}
+
+/// Squid 5.7's `@Squid{%CODE}`: the logformat code CODE (those
+/// Log::ValueFormat knows) at TEXT[AT], appended to OUT. Returns the length
+/// consumed (a code cuttle does not know is copied as written), or 0 when
+/// TEXT[AT] starts no `@Squid{...}`.
+size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, const Errors::PageContext& c)
+{
+    static constexpr std::string_view Open = "@Squid{";
+    if (text.compare(at, Open.size(), Open) != 0)
+        return 0;
+    const auto close = text.find('}', at + Open.size());
+    if (close == std::string_view::npos)
+        return 0;
+    Log::ValueFormat format;
+    std::string why;
+    if (!format.parse(text.substr(at + Open.size(), close - at - Open.size()), why)) {
+        out.append(text.substr(at, close + 1 - at)); // as written, its %s not page codes
+        return close + 1 - at;
+    }
+    Log::FormatFacts facts;
+    facts.clientAddress = c.clientAddress;
+    facts.method = c.method;
+    facts.url = c.url;
+    facts.user = c.user;
+    facts.start.tv_sec = c.requestStart;
+    appendHtml(out, format.expand(facts));
+    return close + 1 - at;
 }
 
 /// The value of %CODE, HTML-escaped where needed, appended to OUT.
@@ -164,18 +266,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         text(c.localPort ? std::to_string(c.localPort) : std::string("[unknown]"));
         return true;
     case 'B':
-        text(c.url.empty() ? std::string("[no URL]") : withFtp2f(c.url));
+        text(c.url.empty() ? std::string("[no URL]") : withFtp2f(c.url)); // "" for other schemes
         return true;
     case 'c':
         textOr(c.errorName, "[unknown]");
-        return true;
-    case 'd':
-        if (c.requestStart) {
-            const auto secs = whenOf(c) - c.requestStart;
-            text(std::to_string(secs > 0 ? secs : 0));
-        } else {
-            text("[none]");
-        }
         return true;
     case 'D':
         textOr(c.errorDetail, "[No Error Detail]");
@@ -193,7 +287,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.ftpReply, "nothing");
         return true;
     case 'g':
-        textOr(c.ftpServerMessage, "[none]");
+        text(c.ftpServerMessage);
         return true;
     case 'h':
         text(hostName(c));
@@ -211,7 +305,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         out += c.stylesheet; // admin-provided CSS
         return true;
     case 'L':
-        out += c.htmlText; // admin-provided HTML (err_html_text)
+        if (c.htmlText.empty())
+            text("[not available]");
+        else
+            out += c.htmlText; // admin-provided HTML (err_html_text)
         return true;
     case 'm':
         textOr(c.authMessage, "[not available]");
@@ -220,7 +317,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.method, "[unknown method]");
         return true;
     case 'o':
-        textOr(c.externalAclMessage, "[not available]");
+        text(c.externalAclMessage);
+        return true;
+    case 'O':
+        out += c.externalAclMessage; // unescaped, as Squid's %O
         return true;
     case 'p':
         text(c.serverPort ? std::to_string(c.serverPort) : std::string("[unknown port]"));
@@ -229,7 +329,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.protocol, "[unknown protocol]");
         return true;
     case 'R':
-        textOr(c.request, "[no request]");
+        text(c.request.empty() ? std::string("[no request]") : requestDump(c, "\r\n"));
         return true;
     case 's':
         text(c.software.empty() ? Errors::SoftwareName() : c.software);
@@ -248,7 +348,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.url, "[no URL]");
         return true;
     case 'U':
-        text(c.url.empty() ? std::string("[no URL]") : withoutPassword(c.url));
+        text(c.url.empty() ? std::string("[no URL]") : cleanUrl(c));
         return true;
     case 'w':
         textOr(c.adminEmail, "[unknown]");
@@ -275,6 +375,12 @@ std::string renderImpl(const std::string& text, const Errors::PageContext& c, bo
     std::string out;
     out.reserve(text.size() + 512);
     for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '@') {
+            if (const auto used = appendLogformatCode(out, text, i, c)) {
+                i += used - 1;
+                continue;
+            }
+        }
         if (text[i] != '%' || i + 1 == text.size()) {
             out += text[i];
             continue;
@@ -352,13 +458,9 @@ std::string Errors::ExpandDenyInfoUrl(const std::string& pattern, const PageCont
         case 'u':
             value = c.url;
             break;
-        case 'U': {
-            // canonicalCleanUrl(): no password, and no query with strip_query_terms
-            value = withoutPassword(c.url);
-            if (const auto q = value.find('?'); c.stripQueryTerms && q != std::string::npos)
-                value.resize(q + 1);
+        case 'U':
+            value = cleanUrl(c);
             break;
-        }
         case 'w':
             value = c.adminEmail;
             break;
@@ -384,14 +486,17 @@ std::string Errors::render(const std::string& templateText, const PageContext& c
 }
 
 std::string Errors::buildReply(int statusCode, const std::string& templateName, const PageContext& context,
-                               const Templates& templates, const ReplyOptions& options)
+                               const Catalog& catalog, const ReplyOptions& options)
 {
     PageContext c = context;
     if (c.errorName.empty())
         c.errorName = templateName;
     if (!c.timestamp)
         c.timestamp = std::time(nullptr);
-    const std::string body = render(templates.get(templateName), c);
+    if (c.stylesheet.empty())
+        c.stylesheet = catalog.stylesheet();
+    const auto page = catalog.choose(templateName, c.acceptLanguage);
+    const std::string body = render(page.text, c);
 
     std::string reply;
     Http::AppendStatusLine(reply, statusCode);
@@ -401,8 +506,10 @@ std::string Errors::buildReply(int statusCode, const std::string& templateName, 
     Http::AppendField(reply, "Content-Type", "text/html;charset=utf-8");
     Http::AppendField(reply, "Content-Length", std::to_string(body.size()));
     Http::AppendField(reply, "X-Squid-Error", c.errorName + " " + std::to_string(c.xerrno));
-    Http::AppendField(reply, "Vary", "Accept-Language");
-    Http::AppendField(reply, "Content-Language", "en");
+    if (page.vary)
+        Http::AppendField(reply, "Vary", "Accept-Language");
+    if (!page.contentLanguage.empty())
+        Http::AppendField(reply, "Content-Language", page.contentLanguage);
     if (options.close)
         Http::AppendField(reply, "Connection", "close");
     for (const auto& [name, value] : options.extraFields)
