@@ -135,26 +135,19 @@ std::string errnoText(int xerrno)
     return "(" + std::to_string(xerrno) + ") " + std::strerror(xerrno);
 }
 
-/// Whether a request field's value is hidden from pages and mailto links.
-bool isSecretField(std::string_view line)
+/// Whether the field LINE ("Name: value") is named NAME (in any case).
+bool isFieldNamed(std::string_view line, std::string_view name)
 {
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos)
+    if (line.size() <= name.size() || line[name.size()] != ':')
         return false;
-    const auto name = line.substr(0, colon);
-    const auto is = [name](std::string_view other) {
-        if (name.size() != other.size())
+    for (size_t i = 0; i < name.size(); ++i)
+        if ((line[i] | 0x20) != (name[i] | 0x20))
             return false;
-        for (size_t i = 0; i < name.size(); ++i)
-            if ((name[i] | 0x20) != (other[i] | 0x20))
-                return false;
-        return true;
-    };
-    return is("Authorization") || is("Proxy-Authorization");
+    return true;
 }
 
 /// The request as Squid 5.7 shows it (%R, %W): "METHOD PATH HTTP/x.y",
-/// LINE_END, then each field with CRLF (credentials hidden) and a CRLF.
+/// LINE_END, then each field with CRLF (credentials hidden, Host last) and a CRLF.
 std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
 {
     std::string_view head = c.request;
@@ -178,6 +171,7 @@ std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
     }
     out += lineEnd;
     head = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 1);
+    std::string host; // Squid 5.7 shows Host last (it sets it again from the URL)
     while (!head.empty()) {
         const auto end = head.find('\n');
         std::string_view field = head.substr(0, end);
@@ -186,12 +180,14 @@ std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
             field.remove_suffix(1);
         if (field.empty())
             break;
-        if (isSecretField(field))
-            out.append(field.substr(0, field.find(':'))).append(": ** NOT DISPLAYED **");
+        if (isFieldNamed(field, "Host"))
+            host.append(field).append("\r\n");
+        else if (isFieldNamed(field, "Authorization") || isFieldNamed(field, "Proxy-Authorization"))
+            out.append(field.substr(0, field.find(':'))).append(": ** NOT DISPLAYED **\r\n");
         else
-            out.append(field);
-        out += "\r\n";
+            out.append(field).append("\r\n");
     }
+    out += host;
     out += "\r\n";
     return out;
 }
@@ -240,7 +236,8 @@ size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, c
     Log::FormatFacts facts;
     facts.clientAddress = c.clientAddress;
     facts.method = c.method;
-    facts.url = c.url;
+    const auto url = cleanUrl(c); // %ru as access.log shows it
+    facts.url = url;
     facts.user = c.user;
     facts.start.tv_sec = c.requestStart;
     appendHtml(out, format.expand(facts));

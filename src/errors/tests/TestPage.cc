@@ -274,12 +274,12 @@ public:
         CPPUNIT_ASSERT(sig.find("<div id=\"footer\">") != std::string::npos);
     }
 
-    /// %R and the request in %W: origin-form, credentials hidden, CRLFs (Squid 5.7's output)
+    /// %R and the request in %W: origin-form, credentials hidden, Host last, CRLFs (Squid 5.7's output)
     void requestIsShownAsSquidDoes()
     {
         auto c = fullContext();
-        c.request = "GET http://h.example/p?q=1 HTTP/1.1\r\nAuthorization: Basic dTpw\r\n"
-                    "proxy-authorization: Basic eDp5\r\nHost: h.example\r\n\r\n";
+        c.request = "GET http://h.example/p?q=1 HTTP/1.1\r\nHost: h.example\r\nAuthorization: Basic dTpw\r\n"
+                    "proxy-authorization: Basic eDp5\r\n\r\n";
         CPPUNIT_ASSERT_EQUAL(
             std::string("GET /p?q=1 HTTP/1.1\r\nAuthorization: ** NOT DISPLAYED **\r\n"
                         "proxy-authorization: ** NOT DISPLAYED **\r\nHost: h.example\r\n\r\n"),
