@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string_view>
 #include <unistd.h>
 
@@ -224,8 +225,11 @@ size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, c
     static constexpr std::string_view Open = "@Squid{";
     if (text.compare(at, Open.size(), Open) != 0)
         return 0;
-    const auto close = text.find('}', at + Open.size());
-    if (close == std::string_view::npos)
+    // the brace that closes the code, past those of %{NAME}>h
+    size_t close = at + Open.size();
+    for (int depth = 0; close < text.size() && (text[close] != '}' || depth > 0); ++close)
+        depth += text[close] == '{' ? 1 : text[close] == '}' ? -1 : 0;
+    if (close >= text.size())
         return 0;
     Log::ValueFormat format;
     std::string why;
@@ -240,6 +244,23 @@ size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, c
     facts.url = url;
     facts.user = c.user;
     facts.start.tv_sec = c.requestStart;
+    facts.requestField = [&c](std::string_view name) -> std::optional<std::string> {
+        std::optional<std::string> value; // every NAME field's value, joined by ", "
+        for (size_t eol = c.request.find('\n'); eol != std::string::npos;
+             eol = c.request.find('\n', eol + 1)) {
+            std::string_view line(c.request.data() + eol + 1, c.request.size() - eol - 1);
+            line = line.substr(0, line.find('\n'));
+            if (!line.empty() && line.back() == '\r')
+                line.remove_suffix(1);
+            if (!isFieldNamed(line, name))
+                continue;
+            auto v = line.substr(name.size() + 1);
+            while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+                v.remove_prefix(1);
+            value = value ? *value + ", " + std::string(v) : std::string(v);
+        }
+        return value;
+    };
     appendHtml(out, format.expand(facts));
     return close + 1 - at;
 }

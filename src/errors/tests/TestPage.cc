@@ -299,6 +299,8 @@ public:
         const auto c = fullContext();
         CPPUNIT_ASSERT_EQUAL(std::string("192.0.2.7 GET alice 1699999990"),
                              renderCode("@Squid{%>a} @Squid{%rm} @Squid{%un} @Squid{%ts}", c));
+        CPPUNIT_ASSERT_EQUAL(std::string("origin.example|-"),
+                             renderCode("@Squid{%{Host}>h}|@Squid{%{X-None}>h}", c));
         // a code cuttle does not know, or no closing brace: as written
         CPPUNIT_ASSERT_EQUAL(std::string("@Squid{%bogus} @Squid{%rm"),
                              renderCode("@Squid{%bogus} @Squid{%rm", c));
