@@ -96,6 +96,19 @@ expect "deny_info: Content-Language" "$(header Content-Language)" ja
 no_stray_codes "deny_info"
 pass_if_ok "a deny_info page of Squid's set is negotiated too"
 
+# a reconfigure reads the pages again: the new error_default_language applies
+mark
+sed -i 's/^error_default_language fr$/error_default_language ja/' "$T/squid.conf"
+kill -HUP "$CUTTLE_PID"
+default_is_ja() {
+    fetch_url "http://$O/denied" -H "Accept-Language: tlh"
+    [ "$(header Content-Language)" = ja ]
+}
+wait_until 10 default_is_ja || bad "reconfigure: error_default_language ja not in force"
+expect_page "reconfigured default" "$PACK/ja/ERR_ACCESS_DENIED"
+is_running "$CUTTLE_PID" || bad "the proxy died in the reconfigure"
+pass_if_ok "a reconfigure reads the pages again (error_default_language fr, then ja)"
+
 # error_directory: that directory's language, no negotiation
 CUTTLE_ERRORS=$PACK/de
 cache_start "acl denied urlpath_regex ^/denied" "http_access deny denied"

@@ -105,14 +105,16 @@ public:
     /// reply says the tag asked for, as Squid 5.7's does
     void linkedRegionGetsItsLanguage()
     {
-        const auto p = load(tree_.sources()).choose("ERR_ACCESS_DENIED", "de-CH");
+        const auto c = load(tree_.sources());
+        const auto p = c.choose("ERR_ACCESS_DENIED", "de-CH");
         CPPUNIT_ASSERT_EQUAL(std::string("de page"), p.text);
         CPPUNIT_ASSERT_EQUAL(std::string("de-ch"), p.contentLanguage);
     }
 
     void noBaseLanguageFallback()
     {
-        const auto p = load(tree_.sources()).choose("ERR_ACCESS_DENIED", "de-xx");
+        const auto c = load(tree_.sources());
+        const auto p = c.choose("ERR_ACCESS_DENIED", "de-xx");
         CPPUNIT_ASSERT_EQUAL(std::string("cuttle english"), p.text);
         CPPUNIT_ASSERT_EQUAL(std::string("en"), p.contentLanguage);
     }
@@ -150,7 +152,8 @@ public:
 
     void aLanguageWithoutThePageIsSkipped()
     {
-        const auto p = load(tree_.sources()).choose("ERR_DNS_FAIL", "de, ja");
+        const auto c = load(tree_.sources());
+        const auto p = c.choose("ERR_DNS_FAIL", "de, ja");
         CPPUNIT_ASSERT_EQUAL(std::string("ja dns"), p.text);
         CPPUNIT_ASSERT_EQUAL(std::string("ja"), p.contentLanguage);
     }
@@ -171,7 +174,8 @@ public:
     {
         auto s = tree_.sources();
         s.errorDirectory = "/nonexistent/cuttle/errors";
-        const auto p = load(s).choose("ERR_ACCESS_DENIED", "de");
+        const auto c = load(s);
+        const auto p = c.choose("ERR_ACCESS_DENIED", "de");
         CPPUNIT_ASSERT_EQUAL(std::string("cuttle english"), p.text);
         CPPUNIT_ASSERT(log_.str().find("ERROR: cannot read error_directory /nonexistent/cuttle/errors") !=
                        std::string::npos);
