@@ -15,7 +15,6 @@
 #include "comm/Connector.h"
 #include "comm/Loop.h"
 #include "config/Settings.h"
-#include "errors/Templates.h"
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "store/InFlight.h"

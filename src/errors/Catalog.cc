@@ -110,8 +110,13 @@ void Errors::Catalog::load(const CatalogSources& sources)
         else
             directories.push_back(dir);
     }
-    if (!sources.ownTemplates.empty())
+    if (!sources.ownTemplates.empty()) {
+        if (!isDirectory(sources.ownTemplates))
+            debugs(4, 1,
+                   "WARNING: no error templates of cuttle's own in " << sources.ownTemplates
+                                                                     << " (not installed?)");
         directories.push_back(sources.ownTemplates);
+    }
     if (!sources.languagesRoot.empty())
         directories.push_back(sources.languagesRoot + "/templates");
     auto names = Templates::KnownNames();

@@ -56,7 +56,7 @@ struct CatalogSources {
     std::vector<std::string> extraNames; ///< deny_info pages besides Squid's ERR_* names
 };
 
-/// The page chosen for one reply.
+/// The page chosen for one reply; `text` is the catalog's, valid while it lives.
 struct PageChoice {
     const std::string& text;     ///< the template
     std::string contentLanguage; ///< the Content-Language value; empty: no such field
