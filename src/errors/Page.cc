@@ -162,7 +162,9 @@ std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
     const auto sp2 = line.rfind(' ');
     if (sp1 != std::string_view::npos && sp2 > sp1) {
         auto target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-        if (const auto scheme = target.find("://"); scheme != std::string_view::npos) {
+        if (line.substr(0, sp1) == "CONNECT")
+            target = {}; // authority-form has no path: Squid 5.7 shows "CONNECT  HTTP/1.1"
+        else if (const auto scheme = target.find("://"); scheme != std::string_view::npos) {
             const auto slash = target.find('/', scheme + 3);
             target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
         }

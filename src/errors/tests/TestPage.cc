@@ -290,6 +290,9 @@ public:
         CPPUNIT_ASSERT(
             w.find("GET%20%2Fp%3Fq%3D1%20HTTP%2F1.1%0AAuthorization%3A%20**%20NOT%20DISPLAYED%20**%0D%0A") !=
             std::string::npos);
+        c.request = "CONNECT h.example:443 HTTP/1.1\r\nHost: h.example:443\r\n\r\n";
+        CPPUNIT_ASSERT_EQUAL(std::string("CONNECT  HTTP/1.1\r\nHost: h.example:443\r\n\r\n"),
+                             renderCode("%R", c));
         c.request.clear();
         CPPUNIT_ASSERT_EQUAL(std::string("[no request]"), renderCode("%R", c));
     }
