@@ -441,10 +441,12 @@ void Client::Connection::handleHead(std::string_view head)
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
         record.user = facts.user;
+        context.user = facts.user; // %a
         answerDenied(context, facts.lastAcl);
         return;
     }
     record.user = facts.user;
+    context.user = facts.user;
 
     if (isManager) {
         serveManager(url.path());

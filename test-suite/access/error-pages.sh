@@ -128,17 +128,20 @@ mkdir "$T/codes"
     printf '[percent]=<%%%%>\n'
 } > "$T/codes/ERR_CODES"
 chmod -R a+rX "$T/codes"
+passwd_file "$T/passwd" alice:wonder
 CUTTLE_ERRORS=$T/codes
 cache_start \
+    "auth_param basic program $NCSA $T/passwd" \
+    "acl auth proxy_auth REQUIRED" \
     "acl codes urlpath_regex ^/codes" \
     "deny_info ERR_CODES codes" \
-    "http_access deny codes" \
+    "http_access deny auth codes" \
     "cache_mgr admin@example.org" \
     "email_err_data on" \
     "err_page_stylesheet $T/style.css" \
     "err_html_text <p id=\"site-note\">call 555</p>"
 mark
-fetch_url "http://user:secret@$O/codes/x?q=1" -H "Accept-Language: de" -H "X-Test: <b>&"
+fetch_url "http://user:secret@$O/codes/x?q=1" -U alice:wonder -H "Accept-Language: de" -H "X-Test: <b>&"
 expect "codes: status" "$CODE" 403
 no_stray_codes "codes"
 grep -q '^\[percent\]=<%>$' "$T/body" || bad "codes: %% is not %"
@@ -152,7 +155,7 @@ expect "%p" "$(field p)" "$OPORT"
 expect "%M" "$(field M)" GET
 expect "%P" "$(field P)" http
 expect "%i" "$(field i)" 127.0.0.1
-expect "%a" "$(field a)" -
+expect "%a" "$(field a)" alice
 expect "%B" "$(field B)" ""
 expect "%U" "$(field U)" "http://$O/codes/x?"
 expect "%u" "$(field u)" "http://$O/codes/x?q=1"
@@ -163,7 +166,8 @@ expect_match "%T" "$(field T)" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} 
 grep -q 'body { color: #123456 }' "$T/body" || bad "codes: %l is not err_page_stylesheet"
 grep -q '^X-Test: &lt;b&gt;&amp;' "$T/body" || bad "codes: %R does not show the request, escaped"
 grep -q '^Authorization: \*\* NOT DISPLAYED \*\*' "$T/body" || bad "codes: %R shows the credentials"
-grep -q 'secret' "$T/body" && bad "codes: the password is in the page"
+grep -q '^Proxy-Authorization: \*\* NOT DISPLAYED \*\*' "$T/body" || bad "codes: %R shows the proxy credentials"
+grep -Eq 'secret|wonder|YWxpY2U6d29uZGVy' "$T/body" && bad "codes: a password is in the page"
 grep -q 'body=CacheHost%3A%20' "$T/body" || bad "codes: %W has no mailto details"
 has_header Content-Language && bad "codes: a Content-Language field with error_directory"
 pass_if_ok "every %-code is filled, with cache_mgr, err_html_text, err_page_stylesheet and email_err_data"
