@@ -147,6 +147,24 @@ bool isFieldNamed(std::string_view line, std::string_view name)
     return true;
 }
 
+/// Calls FN with each field line of the request head HEAD (after its
+/// request line, without the line end), up to the blank line.
+template <typename Fn>
+void forEachField(std::string_view head, Fn fn)
+{
+    auto eol = head.find('\n');
+    while (eol != std::string_view::npos) {
+        head.remove_prefix(eol + 1);
+        eol = head.find('\n');
+        auto field = head.substr(0, eol);
+        if (!field.empty() && field.back() == '\r')
+            field.remove_suffix(1);
+        if (field.empty())
+            return;
+        fn(field);
+    }
+}
+
 /// The request as Squid 5.7 shows it (%R, %W): "METHOD PATH HTTP/x.y",
 /// LINE_END, then each field with CRLF (credentials hidden, Host last) and a CRLF.
 std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
@@ -173,23 +191,15 @@ std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
         out.append(line);
     }
     out += lineEnd;
-    head = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 1);
     std::string host; // Squid 5.7 shows Host last (it sets it again from the URL)
-    while (!head.empty()) {
-        const auto end = head.find('\n');
-        std::string_view field = head.substr(0, end);
-        head = end == std::string_view::npos ? std::string_view() : head.substr(end + 1);
-        if (!field.empty() && field.back() == '\r')
-            field.remove_suffix(1);
-        if (field.empty())
-            break;
+    forEachField(head, [&](std::string_view field) {
         if (isFieldNamed(field, "Host"))
             host.append(field).append("\r\n");
         else if (isFieldNamed(field, "Authorization") || isFieldNamed(field, "Proxy-Authorization"))
             out.append(field.substr(0, field.find(':'))).append(": ** NOT DISPLAYED **\r\n");
         else
             out.append(field).append("\r\n");
-    }
+    });
     out += host;
     out += "\r\n";
     return out;
@@ -248,19 +258,14 @@ size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, c
     facts.start.tv_sec = c.requestStart;
     facts.requestField = [&c](std::string_view name) -> std::optional<std::string> {
         std::optional<std::string> value; // every NAME field's value, joined by ", "
-        for (size_t eol = c.request.find('\n'); eol != std::string::npos;
-             eol = c.request.find('\n', eol + 1)) {
-            std::string_view line(c.request.data() + eol + 1, c.request.size() - eol - 1);
-            line = line.substr(0, line.find('\n'));
-            if (!line.empty() && line.back() == '\r')
-                line.remove_suffix(1);
-            if (!isFieldNamed(line, name))
-                continue;
-            auto v = line.substr(name.size() + 1);
+        forEachField(c.request, [&](std::string_view field) {
+            if (!isFieldNamed(field, name))
+                return;
+            auto v = field.substr(name.size() + 1);
             while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
                 v.remove_prefix(1);
             value = value ? *value + ", " + std::string(v) : std::string(v);
-        }
+        });
         return value;
     };
     appendHtml(out, format.expand(facts));
