@@ -82,8 +82,6 @@ public:
 
     /// The `err_page_stylesheet` file's text (the %l code), "" without one.
     const std::string& stylesheet() const { return stylesheet_; }
-    /// The pages used when no language is negotiated.
-    const Templates& defaults() const { return defaults_; }
     /// The number of languages that can be negotiated (tags, links included).
     size_t languageCount() const { return byTag_.size(); }
 
