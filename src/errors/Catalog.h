@@ -89,7 +89,7 @@ private:
     bool negotiates_ = true;              ///< no error_directory
     std::string defaultLanguage_ = "en";  ///< Content-Language without a match
     bool logMissingLanguages_ = true;     ///< error_log_languages
-    Templates defaults_;                  ///< see defaults()
+    Templates defaults_;                  ///< the pages when no language is negotiated
     std::vector<Templates> languages_;    ///< one per language directory (links share one)
     std::map<std::string, size_t> byTag_; ///< tag -> index in languages_
     std::string stylesheet_;              ///< see stylesheet()
