@@ -91,7 +91,8 @@ cuttle_conf() {
         echo "access_log stdio:$T/access.log"
         echo "cache_log $T/cache.log"
         echo "pid_filename $T/cuttle.pid"
-        echo "error_directory $CUTTLE_ERRORS"
+        # a test that sets CUTTLE_ERRORS empty gets negotiated pages (no error_directory)
+        [ -z "$CUTTLE_ERRORS" ] || echo "error_directory $CUTTLE_ERRORS"
         echo "shutdown_lifetime 1 second"
         for line in "$@"; do
             echo "$line"

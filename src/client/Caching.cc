@@ -32,7 +32,6 @@
 #include "client/Services.h"
 #include "comm/Loop.h"
 #include "config/Settings.h"
-#include "errors/Templates.h"
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "store/InFlight.h"

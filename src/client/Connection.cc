@@ -15,7 +15,6 @@
 #include "comm/Connector.h"
 #include "comm/Loop.h"
 #include "config/Settings.h"
-#include "errors/Templates.h"
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "store/InFlight.h"
@@ -349,6 +348,8 @@ void Client::Connection::handleHead(std::string_view head)
     context.url = record.url;
     context.method = record.method;
     context.request = std::string(head);
+    if (const auto v = parser_.findField("Accept-Language"))
+        context.acceptLanguage = std::string(*v);
 
     Http::Url url;
     bool urlOk = false;
@@ -497,6 +498,7 @@ bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log
     switch (answer) {
     case Acl::Answer::Allowed:
         record.user = facts.user;
+        context.user = facts.user; // %a
         return true;
     case Acl::Answer::Pending:
         pendingLog_.reset(); // made again when the head is handled again
@@ -509,6 +511,7 @@ bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
         record.user = facts.user;
+        context.user = facts.user; // %a
         answerDenied(context, facts.lastAcl);
         return false;
     }
@@ -1241,13 +1244,23 @@ void Client::Connection::handleParseError()
     reply(status, templateName, context);
 }
 
+void Client::Connection::completePageContext(Errors::PageContext& context) const
+{
+    const auto& settings = services_.settings();
+    context.clientAddress = peerHost_;
+    context.visibleHostname = services_.visibleHostname();
+    context.localAddress = localHost_;
+    context.stripQueryTerms = settings.stripQueryTerms;
+    context.adminEmail = settings.cacheMgr;
+    context.emailErrorData = settings.emailErrData;
+    context.htmlText = settings.errHtmlText;
+}
+
 void Client::Connection::reply(Http::StatusCode status, const std::string& templateName,
                                Errors::PageContext& context,
                                std::vector<std::pair<std::string, std::string>> extraFields)
 {
-    context.clientAddress = peerHost_;
-    context.visibleHostname = services_.visibleHostname();
-    context.localAddress = localHost_;
+    completePageContext(context);
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
 
@@ -1267,7 +1280,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         options.extraFields.emplace_back("Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
-    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.templates(), options);
+    out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);
     editReplyHead(out_, context.request, nullptr, Http::ToInt(status));
     outOffset_ = 0;
     prependInterim(out_);

@@ -140,6 +140,9 @@ private:
     void processBuffered();
     void handleHead(std::string_view head);
     void handleParseError();
+    /// Fills CONTEXT's facts of this connection and of squid.conf (addresses,
+    /// visible_hostname, cache_mgr, email_err_data, err_html_text, strip_query_terms).
+    void completePageContext(Errors::PageContext& context) const;
     void reply(Http::StatusCode status, const std::string& templateName, Errors::PageContext& context,
                std::vector<std::pair<std::string, std::string>> extraFields = {});
     /// `rules` (http_access, adapted_http_access) on facts, after what the

@@ -36,10 +36,7 @@ void Client::Connection::answerDenied(Errors::PageContext& context, std::string_
         int status = info->status;
         if (!status)
             status = clientIsHttp11_ && context.method != "GET" && context.method != "HEAD" ? 307 : 302;
-        context.stripQueryTerms = settings.stripQueryTerms;
-        context.visibleHostname = services_.visibleHostname();
-        context.localAddress = localHost_;
-        context.clientAddress = peerHost_;
+        completePageContext(context);
         replyRedirect(
             status, Errors::ExpandDenyInfoUrl(info->target, context),
             {{"Content-Type", "text/html;charset=utf-8"},

@@ -14,7 +14,7 @@
 /// Proxy::Instance implements it (doc/design.md "Parts and where they
 /// live"); the client side does not know the composition root above it.
 /// Every reference it returns stays valid while the connection or fetch
-/// lives, but settings(), accessLog() and templates() may be replaced
+/// lives, but settings(), accessLog() and errorPages() may be replaced
 /// between two loop callbacks by a reconfigure: ask again, do not keep them.
 
 #pragma once
@@ -33,7 +33,7 @@ namespace Config {
 struct Settings;
 }
 namespace Errors {
-class Templates;
+class Catalog;
 }
 namespace Log {
 class AccessLog;
@@ -66,8 +66,8 @@ public:
     virtual Comm::Loop& loop() = 0;
     /// access.log destinations
     virtual Log::AccessLog& accessLog() = 0;
-    /// the error page templates
-    virtual const Errors::Templates& templates() const = 0;
+    /// the error pages, by language
+    virtual const Errors::Catalog& errorPages() const = 0;
     /// visible_hostname, or the host's name
     virtual const std::string& visibleHostname() const = 0;
 

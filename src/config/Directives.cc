@@ -15,9 +15,6 @@
 #ifndef CUTTLE_DEFAULT_RUN_DIR
 #define CUTTLE_DEFAULT_RUN_DIR "/usr/local/var/run"
 #endif
-#ifndef CUTTLE_DEFAULT_ERROR_DIR
-#define CUTTLE_DEFAULT_ERROR_DIR "/usr/local/share/cuttle/errors/templates"
-#endif
 
 void Config::DirectiveCall::error(const std::string& reason) const
 {
@@ -597,9 +594,48 @@ const std::vector<Directive> Table = {
      "and group memberships of cache_effective_user (as in Squid, which does not recommend it); unset, those "
      "are used. A group that does not exist is an error.",
      CacheEffectiveGroupHandler, false},
-    {"error_directory", "PATH", CUTTLE_DEFAULT_ERROR_DIR, ERROR_DIR_SHOWN, "errorDirectory",
-     "The directory of the error page templates (Squid's ERR_* files).",
+    {"error_directory", "PATH", nullptr, nullptr, "errorDirectory",
+     "The directory of the error pages (Squid's ERR_* files), in one language: with it, pages are not "
+     "negotiated and replies carry neither Content-Language nor Vary, as in Squid 5.7. Without it (the "
+     "default) each page's language is negotiated from the request's Accept-Language over the language "
+     "directories of Squid's tree (" CUTTLE_ERROR_LANGUAGES_DIR ", Debian's squid-langpack, which is Squid's "
+     "/usr/share/squid/errors): the first tag listed that has a directory (q-values are not read), "
+     "lowercased "
+     "and with _ read as -, and no fallback from de-xx to de except through the pack's links (de-ch -> de); "
+     "the reply says Content-Language: TAG and Vary: Accept-Language. A page missing in error_directory "
+     "comes "
+     "from error_default_language, cuttle's own templates (" ERROR_DIR_SHOWN
+     "), or the tree's templates/, in "
+     "that order; one found nowhere is a built-in page, and cache.log says so when the pages are read (at "
+     "start-up and reconfigure, never while serving).",
      PathHandler<&Settings::errorDirectory, false>, false},
+    {"error_default_language", "LANGUAGE", nullptr, nullptr, "errorDefaultLanguage",
+     "The language of the pages a client gets when none of its Accept-Language tags has pages (and of "
+     "deny_info pages of the admin's own), as a directory name of the language tree (de, pt-br); the reply "
+     "says Content-Language: LANGUAGE. Without it: cuttle's English templates, Content-Language: en. A "
+     "LANGUAGE without a directory is logged at start-up and those pages are used instead.",
+     ErrorDefaultLanguageHandler, false},
+    {"error_log_languages", "on|off", "on", nullptr, "errorLogLanguages",
+     "Whether cache.log notes each Accept-Language tag that has no pages (WARNING: Error Pages Missing "
+     "Language: TAG), as Squid 5.7 does.",
+     OnOffHandler<&Settings::errorLogLanguages>, false},
+    {"err_html_text", "HTML", nullptr, nullptr, "errHtmlText",
+     "HTML that the %L code of the error pages shows as it is (the rest of the line, or a quoted string); "
+     "without it %L shows [not available], as in Squid 5.7.",
+     ErrHtmlTextHandler, false},
+    {"email_err_data", "on|off", "off", nullptr, "emailErrData",
+     "Whether the mailto link of the error pages (the %W code after cache_mgr) carries the error's details "
+     "and the request (credentials hidden) as its subject and body. Squid 5.7's documentation says on, but "
+     "its default is off, and so is cuttle's.",
+     OnOffHandler<&Settings::emailErrData>, false},
+    {"err_page_stylesheet", "PATH|none", "none", nullptr, "errPageStylesheet",
+     "A CSS file whose text the error pages' %l code inserts (inside their <style> element), read at "
+     "start-up and reconfigure; an unreadable file is logged and gives no CSS. Squid's is "
+     "/etc/squid/errorpage.css; cuttle ships none, so the default is none.",
+     PathHandler<&Settings::errPageStylesheet, true>, false},
+    {"cache_mgr", "EMAIL", "webmaster", nullptr, "cacheMgr",
+     "The address error pages give for the proxy's administrator (the %w code and the mailto link).",
+     WordHandler<&Settings::cacheMgr>, false},
 };
 
 } // namespace
@@ -689,9 +725,5 @@ std::string Config::RecommendedConfig(const StateLayout& layout)
                            ? "# (absolute paths under the installed state directory)\n"
                            : "# Relative paths are resolved against the directory cuttle starts in.\n") +
            "access_log stdio:" + layout.logDir + "/access.log squid\n" + "cache_log " + layout.logDir +
-           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n" +
-           (layout.errorDir.empty() ? std::string()
-                                    : "\n# Error page templates (Squid's ERR_* file names).\n"
-                                      "error_directory " +
-                                          layout.errorDir + "\n");
+           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n";
 }

@@ -13,9 +13,10 @@
 /// (gen-squid-conf) all come from this one table, so they cannot disagree.
 ///
 /// Defaults whose paths depend on the build (`cache_log`, `access_log`,
-/// `pid_filename`, `error_directory`) are made from the macros
-/// CUTTLE_DEFAULT_LOG_DIR, CUTTLE_DEFAULT_RUN_DIR and
-/// CUTTLE_DEFAULT_ERROR_DIR at run time; the generated files show them
+/// `pid_filename`) are made from the macros CUTTLE_DEFAULT_LOG_DIR and
+/// CUTTLE_DEFAULT_RUN_DIR at run time (and cuttle's own error templates,
+/// which error_directory's documentation names, from
+/// CUTTLE_DEFAULT_ERROR_DIR); the generated files show them
 /// symbolically (`$(localstatedir)/log/cuttle/access.log`) so that they do not
 /// depend on the build's prefix.
 
@@ -101,9 +102,6 @@ const Directive* FindDirective(const std::string& name);
 struct StateLayout {
     std::string logDir = "var/log"; ///< access.log and cache.log; relative: against the start directory
     std::string runDir = "var/run"; ///< cuttle.pid
-    /// error page templates; relative: the checkout's own errors/templates;
-    /// empty: no error_directory line (the compiled-in default applies)
-    std::string errorDir = "errors/templates";
 };
 
 /// The active (uncommented) lines of squid.conf.default: Squid's

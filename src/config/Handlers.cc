@@ -707,3 +707,27 @@ void Config::Handlers::VisibleHostnameHandler(DirectiveCall& call)
     WarnExtra(call, 2);
     call.settings.visibleHostname = call.line.words[1];
 }
+
+/// A directory name of the language tree: no '/', not "." or "..".
+void Config::Handlers::ErrorDefaultLanguageHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& word = call.line.words[1];
+    if (word.find('/') != std::string::npos || word == "." || word == "..") {
+        call.error("bad error_default_language '" + word + "': a language directory's name (de, pt-br)");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.errorDefaultLanguage = word;
+}
+
+/// The rest of the line as written (Lexer: SquidRestOfLineAfter()), or a quoted string's text.
+void Config::Handlers::ErrHtmlTextHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& text = call.line.words[1];
+    const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
+    call.settings.errHtmlText = quoted ? Lexer::Unquote(text) : text;
+}

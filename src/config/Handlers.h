@@ -226,6 +226,8 @@ void DnsNameserversHandler(DirectiveCall& call);
 void CacheEffectiveUserHandler(DirectiveCall& call);
 void CacheEffectiveGroupHandler(DirectiveCall& call);
 void VisibleHostnameHandler(DirectiveCall& call);
+void ErrorDefaultLanguageHandler(DirectiveCall& call);
+void ErrHtmlTextHandler(DirectiveCall& call);
 
 // HeaderHandlers.cc: one line of Config::HeaderRules, for either direction
 /// `*_header_access NAME allow|deny [!]ACL...` into `rules`

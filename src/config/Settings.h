@@ -261,7 +261,13 @@ struct Settings {
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
     std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups
-    std::string errorDirectory;              ///< error page templates
+    std::string errorDirectory;              ///< error_directory; empty: negotiate the language
+    std::string errorDefaultLanguage;        ///< error_default_language; empty: none (pages say en)
+    bool errorLogLanguages = true;           ///< error_log_languages: log a language with no pages
+    std::string errHtmlText;                 ///< err_html_text: the %L code's HTML
+    bool emailErrData = false;               ///< email_err_data: the %W code's mailto details
+    std::string errPageStylesheet;           ///< err_page_stylesheet: the %l code's file; "none": none
+    std::string cacheMgr;                    ///< cache_mgr: the %w code's address
 
     std::string configFile; ///< path the snapshot was read from
 

@@ -6,7 +6,7 @@
 /// \file gen-squid-conf: prints squid.conf.default or doc/directives.md from
 /// the directive table (Config::Directives()).
 ///
-///   gen-squid-conf [--conf] [--state-dir DIR | --log-dir DIR --run-dir DIR] [--error-dir DIR]
+///   gen-squid-conf [--conf] [--state-dir DIR | --log-dir DIR --run-dir DIR]
 ///   gen-squid-conf --markdown
 ///
 /// `make regen-config-docs` rewrites the committed copies; a system test
@@ -22,7 +22,6 @@ namespace {
 int Usage()
 {
     std::cerr << "usage: gen-squid-conf [--conf] [--state-dir DIR | --log-dir DIR --run-dir DIR] "
-                 "[--error-dir DIR]\n"
                  "       gen-squid-conf --markdown\n";
     return 2;
 }
@@ -48,8 +47,6 @@ int main(int argc, char** argv)
             layout.logDir = argv[++i];
         } else if (arg == "--run-dir" && hasValue) {
             layout.runDir = argv[++i];
-        } else if (arg == "--error-dir" && hasValue) {
-            layout.errorDir = argv[++i]; // empty: leave error_directory at its default
         } else {
             return Usage();
         }

@@ -5,13 +5,15 @@
 
 #include "cuttle.h"
 #include "errors/Page.h"
-#include "errors/Templates.h"
+#include "errors/Catalog.h"
 #include "http/Date.h"
 #include "http/Head.h"
+#include "log/ValueFormat.h"
 
 #include <climits>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string_view>
 #include <unistd.h>
 
@@ -111,7 +113,7 @@ std::string withFtp2f(const std::string& url)
 {
     std::string u = withoutPassword(url);
     if (u.rfind("ftp://", 0) != 0)
-        return u;
+        return {}; // Squid 5.7 shows nothing for other schemes
     const auto slash = u.find('/', 6);
     if (slash == std::string::npos)
         return u + "/%2f";
@@ -120,9 +122,87 @@ std::string withFtp2f(const std::string& url)
     return u.substr(0, slash + 1) + "%2f" + u.substr(slash + 1);
 }
 
+/// Squid's canonicalCleanUrl(): no password, and no query with strip_query_terms.
+std::string cleanUrl(const Errors::PageContext& c)
+{
+    std::string url = withoutPassword(c.url);
+    if (const auto q = url.find('?'); c.stripQueryTerms && q != std::string::npos)
+        url.resize(q + 1);
+    return url;
+}
+
 std::string errnoText(int xerrno)
 {
     return "(" + std::to_string(xerrno) + ") " + std::strerror(xerrno);
+}
+
+/// Whether the field LINE ("Name: value") is named NAME (in any case).
+bool isFieldNamed(std::string_view line, std::string_view name)
+{
+    if (line.size() <= name.size() || line[name.size()] != ':')
+        return false;
+    for (size_t i = 0; i < name.size(); ++i)
+        if ((line[i] | 0x20) != (name[i] | 0x20))
+            return false;
+    return true;
+}
+
+/// Calls FN with each field line of the request head HEAD (after its
+/// request line, without the line end), up to the blank line.
+template <typename Fn>
+void forEachField(std::string_view head, Fn fn)
+{
+    auto eol = head.find('\n');
+    while (eol != std::string_view::npos) {
+        head.remove_prefix(eol + 1);
+        eol = head.find('\n');
+        auto field = head.substr(0, eol);
+        if (!field.empty() && field.back() == '\r')
+            field.remove_suffix(1);
+        if (field.empty())
+            return;
+        fn(field);
+    }
+}
+
+/// The request as Squid 5.7 shows it (%R, %W): "METHOD PATH HTTP/x.y",
+/// LINE_END, then each field with CRLF (credentials hidden, Host last) and a CRLF.
+std::string requestDump(const Errors::PageContext& c, const char* lineEnd)
+{
+    std::string_view head = c.request;
+    const auto eol = head.find('\n');
+    std::string_view line = head.substr(0, eol);
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    std::string out;
+    // the target in origin-form, as Squid's request->url.path()
+    const auto sp1 = line.find(' ');
+    const auto sp2 = line.rfind(' ');
+    if (sp1 != std::string_view::npos && sp2 > sp1) {
+        auto target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+        if (line.substr(0, sp1) == "CONNECT")
+            target = {}; // authority-form has no path: Squid 5.7 shows "CONNECT  HTTP/1.1"
+        else if (const auto scheme = target.find("://"); scheme != std::string_view::npos) {
+            const auto slash = target.find('/', scheme + 3);
+            target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+        }
+        out.append(line.substr(0, sp1)).append(" ").append(target).append(line.substr(sp2));
+    } else {
+        out.append(line);
+    }
+    out += lineEnd;
+    std::string host; // Squid 5.7 shows Host last (it sets it again from the URL)
+    forEachField(head, [&](std::string_view field) {
+        if (isFieldNamed(field, "Host"))
+            host.append(field).append("\r\n");
+        else if (isFieldNamed(field, "Authorization") || isFieldNamed(field, "Proxy-Authorization"))
+            out.append(field.substr(0, field.find(':'))).append(": ** NOT DISPLAYED **\r\n");
+        else
+            out.append(field).append("\r\n");
+    });
+    out += host;
+    out += "\r\n";
+    return out;
 }
 
 /// Squid's ErrorState::Dump(): the mailto subject and body for %W.
@@ -139,10 +219,57 @@ std::string mailtoDetails(const Errors::PageContext& c)
     body += "ClientIP: " + (c.clientAddress.empty() ? std::string("[unknown]") : c.clientAddress) + "\r\n";
     if (!c.serverAddress.empty())
         body += "ServerIP: " + c.serverAddress + "\r\n";
-    body += "\r\nHTTP Request:\r\n" + c.request + "\r\n";
+    body += "\r\nHTTP Request:\r\n";
+    if (!c.request.empty())
+        body += requestDump(c, "\n");
+    body += "\r\n";
     std::string out = "?subject=" + escapePart("CacheErrorInfo - " + c.errorName);
     out += "&amp;body=" + escapePart(body);
     return out;
+}
+
+/// Squid 5.7's `@Squid{%CODE}`: the logformat code CODE (those
+/// Log::ValueFormat knows) at TEXT[AT], appended to OUT. Returns the length
+/// consumed (a code cuttle does not know is copied as written), or 0 when
+/// TEXT[AT] starts no `@Squid{...}`.
+size_t appendLogformatCode(std::string& out, std::string_view text, size_t at, const Errors::PageContext& c)
+{
+    static constexpr std::string_view Open = "@Squid{";
+    if (text.compare(at, Open.size(), Open) != 0)
+        return 0;
+    // the brace that closes the code, past those of %{NAME}>h
+    size_t close = at + Open.size();
+    for (int depth = 0; close < text.size() && (text[close] != '}' || depth > 0); ++close)
+        depth += text[close] == '{' ? 1 : text[close] == '}' ? -1 : 0;
+    if (close >= text.size())
+        return 0;
+    Log::ValueFormat format;
+    std::string why;
+    if (!format.parse(text.substr(at + Open.size(), close - at - Open.size()), why)) {
+        out.append(text.substr(at, close + 1 - at)); // as written, its %s not page codes
+        return close + 1 - at;
+    }
+    Log::FormatFacts facts;
+    facts.clientAddress = c.clientAddress;
+    facts.method = c.method;
+    const auto url = cleanUrl(c); // %ru as access.log shows it
+    facts.url = url;
+    facts.user = c.user;
+    facts.start.tv_sec = c.requestStart;
+    facts.requestField = [&c](std::string_view name) -> std::optional<std::string> {
+        std::optional<std::string> value; // every NAME field's value, joined by ", "
+        forEachField(c.request, [&](std::string_view field) {
+            if (!isFieldNamed(field, name))
+                return;
+            auto v = field.substr(name.size() + 1);
+            while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+                v.remove_prefix(1);
+            value = value ? *value + ", " + std::string(v) : std::string(v);
+        });
+        return value;
+    };
+    appendHtml(out, format.expand(facts));
+    return close + 1 - at;
 }
 
 /// The value of %CODE, HTML-escaped where needed, appended to OUT.
@@ -164,18 +291,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         text(c.localPort ? std::to_string(c.localPort) : std::string("[unknown]"));
         return true;
     case 'B':
-        text(c.url.empty() ? std::string("[no URL]") : withFtp2f(c.url));
+        text(c.url.empty() ? std::string("[no URL]") : withFtp2f(c.url)); // "" for other schemes
         return true;
     case 'c':
         textOr(c.errorName, "[unknown]");
-        return true;
-    case 'd':
-        if (c.requestStart) {
-            const auto secs = whenOf(c) - c.requestStart;
-            text(std::to_string(secs > 0 ? secs : 0));
-        } else {
-            text("[none]");
-        }
         return true;
     case 'D':
         textOr(c.errorDetail, "[No Error Detail]");
@@ -193,7 +312,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.ftpReply, "nothing");
         return true;
     case 'g':
-        textOr(c.ftpServerMessage, "[none]");
+        text(c.ftpServerMessage);
         return true;
     case 'h':
         text(hostName(c));
@@ -211,7 +330,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         out += c.stylesheet; // admin-provided CSS
         return true;
     case 'L':
-        out += c.htmlText; // admin-provided HTML (err_html_text)
+        if (c.htmlText.empty())
+            text("[not available]");
+        else
+            out += c.htmlText; // admin-provided HTML (err_html_text)
         return true;
     case 'm':
         textOr(c.authMessage, "[not available]");
@@ -220,7 +342,10 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.method, "[unknown method]");
         return true;
     case 'o':
-        textOr(c.externalAclMessage, "[not available]");
+        text(c.externalAclMessage);
+        return true;
+    case 'O':
+        out += c.externalAclMessage; // unescaped, as Squid's %O
         return true;
     case 'p':
         text(c.serverPort ? std::to_string(c.serverPort) : std::string("[unknown port]"));
@@ -229,7 +354,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.protocol, "[unknown protocol]");
         return true;
     case 'R':
-        textOr(c.request, "[no request]");
+        text(c.request.empty() ? std::string("[no request]") : requestDump(c, "\r\n"));
         return true;
     case 's':
         text(c.software.empty() ? Errors::SoftwareName() : c.software);
@@ -248,7 +373,7 @@ bool appendCode(std::string& out, char code, const Errors::PageContext& c, bool 
         textOr(c.url, "[no URL]");
         return true;
     case 'U':
-        text(c.url.empty() ? std::string("[no URL]") : withoutPassword(c.url));
+        text(c.url.empty() ? std::string("[no URL]") : cleanUrl(c));
         return true;
     case 'w':
         textOr(c.adminEmail, "[unknown]");
@@ -275,6 +400,12 @@ std::string renderImpl(const std::string& text, const Errors::PageContext& c, bo
     std::string out;
     out.reserve(text.size() + 512);
     for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '@') {
+            if (const auto used = appendLogformatCode(out, text, i, c)) {
+                i += used - 1;
+                continue;
+            }
+        }
         if (text[i] != '%' || i + 1 == text.size()) {
             out += text[i];
             continue;
@@ -352,13 +483,9 @@ std::string Errors::ExpandDenyInfoUrl(const std::string& pattern, const PageCont
         case 'u':
             value = c.url;
             break;
-        case 'U': {
-            // canonicalCleanUrl(): no password, and no query with strip_query_terms
-            value = withoutPassword(c.url);
-            if (const auto q = value.find('?'); c.stripQueryTerms && q != std::string::npos)
-                value.resize(q + 1);
+        case 'U':
+            value = cleanUrl(c);
             break;
-        }
         case 'w':
             value = c.adminEmail;
             break;
@@ -384,14 +511,17 @@ std::string Errors::render(const std::string& templateText, const PageContext& c
 }
 
 std::string Errors::buildReply(int statusCode, const std::string& templateName, const PageContext& context,
-                               const Templates& templates, const ReplyOptions& options)
+                               const Catalog& catalog, const ReplyOptions& options)
 {
     PageContext c = context;
     if (c.errorName.empty())
         c.errorName = templateName;
     if (!c.timestamp)
         c.timestamp = std::time(nullptr);
-    const std::string body = render(templates.get(templateName), c);
+    if (c.stylesheet.empty())
+        c.stylesheet = catalog.stylesheet();
+    const auto page = catalog.choose(templateName, c.acceptLanguage);
+    const std::string body = render(page.text, c);
 
     std::string reply;
     Http::AppendStatusLine(reply, statusCode);
@@ -401,8 +531,10 @@ std::string Errors::buildReply(int statusCode, const std::string& templateName, 
     Http::AppendField(reply, "Content-Type", "text/html;charset=utf-8");
     Http::AppendField(reply, "Content-Length", std::to_string(body.size()));
     Http::AppendField(reply, "X-Squid-Error", c.errorName + " " + std::to_string(c.xerrno));
-    Http::AppendField(reply, "Vary", "Accept-Language");
-    Http::AppendField(reply, "Content-Language", "en");
+    if (page.vary)
+        Http::AppendField(reply, "Vary", "Accept-Language");
+    if (!page.contentLanguage.empty())
+        Http::AppendField(reply, "Content-Language", page.contentLanguage);
     if (options.close)
         Http::AppendField(reply, "Connection", "close");
     for (const auto& [name, value] : options.extraFields)

@@ -30,10 +30,10 @@ struct PageContext {
     uint16_t localPort = 0;      ///< %b: the proxy's listening port
     int xerrno = 0;              ///< %e and %E (shown as "(111) Connection refused")
     std::string dnsError;        ///< %z: the resolver's message
-    std::string request;         ///< %R: the request line and headers as received
+    std::string request;         ///< %R and %W: the request line and headers as received
     std::string user;            ///< %a: authenticated user name
     std::string authMessage;     ///< %m: authentication helper's message
-    std::string externalAclMessage;       ///< %o: external ACL helper's message
+    std::string externalAclMessage;       ///< %o and %O: external ACL helper's message
     std::string errorDetail;              ///< %D: detail text (e.g. a TLS reason)
     std::string errorDetailName;          ///< %x: detail's name
     std::string message;                  ///< %Z: preformatted message
@@ -43,11 +43,12 @@ struct PageContext {
     std::string stylesheet;               ///< %l: CSS (`err_page_stylesheet` contents), inserted unescaped
     std::string htmlText;                 ///< %L: `err_html_text`, inserted unescaped
     std::time_t timestamp = 0;            ///< %t (local) and %T (GMT); 0 means now
-    std::time_t requestStart = 0;         ///< %d counts seconds from here; 0 prints "[none]"
+    std::time_t requestStart = 0;         ///< @Squid{%ts}: when the request started
+    std::string acceptLanguage;           ///< the request's Accept-Language (Catalog::choose())
     std::string adminEmail = "webmaster"; ///< %w: `cache_mgr`
-    bool emailErrorData = true;           ///< `email_err_data`: whether %W adds the mailto details
+    bool emailErrorData = false;          ///< `email_err_data`: whether %W adds the mailto details
     std::string software;                 ///< %s: "" means "cuttle/PACKAGE_VERSION"
-    bool stripQueryTerms = false;         ///< `strip_query_terms`: a deny_info URL's %U drops the query
+    bool stripQueryTerms = false;         ///< `strip_query_terms`: %U drops the query
 };
 
 /// "cuttle/PACKAGE_VERSION", the Server: header value and the default %s.

@@ -5,17 +5,22 @@
 
 #include "cuttle.h"
 #include "errors/Templates.h"
-#include "log/CacheLog.h"
 
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 
 namespace {
 
-/// The text of a regular, non-empty file, or "" when it cannot be read.
-std::string readFile(const std::string& path)
+/// A page name may not leave the directory.
+bool isSafeName(const std::string& name)
+{
+    return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
+}
+
+} // namespace
+
+std::string Errors::Templates::ReadFile(const std::string& path)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
@@ -28,69 +33,52 @@ std::string readFile(const std::string& path)
     return text.str();
 }
 
-/// A deny_info or template name may not leave the directory.
-bool isSafeName(const std::string& name)
-{
-    return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
-}
-
-} // namespace
-
 Errors::Templates::Templates(const std::string& directory)
 {
-    load(directory);
+    load({directory}, KnownNames());
 }
 
-void Errors::Templates::load(const std::string& directory)
+std::vector<std::string> Errors::Templates::load(const std::vector<std::string>& directories,
+                                                 const std::vector<std::string>& names)
 {
-    directory_ = directory;
     loaded_.clear();
-    missingLogged_.clear();
-    DIR* dir = ::opendir(directory.c_str());
-    if (!dir) {
-        debugs(4, 0, "ERROR: cannot read error_directory " << directory << "; using built-in error pages");
-        return;
-    }
-    while (const dirent* entry = ::readdir(dir)) {
-        const std::string name = entry->d_name;
-        if (name.rfind("ERR_", 0) != 0)
-            continue;
-        std::string text = readFile(directory + "/" + name);
-        if (!text.empty())
+    std::vector<std::string> missing;
+    for (const auto& name : names) {
+        if (loaded_.count(name))
+            continue; // named twice (a deny_info page that is also an ERR_* name)
+        std::string text;
+        for (const auto& directory : directories) {
+            if (isSafeName(name) && !directory.empty())
+                text = ReadFile(directory + "/" + name);
+            if (!text.empty())
+                break;
+        }
+        if (text.empty())
+            missing.push_back(name);
+        else
             loaded_.emplace(name, std::move(text));
     }
-    ::closedir(dir);
-    for (const auto& name : KnownNames()) {
-        if (!loaded_.count(name) && missingLogged_.insert(name).second)
-            debugs(4, 1,
-                   "WARNING: error page " << directory << "/" << name
-                                          << " is missing or empty; using a built-in page");
-    }
-    debugs(4, 2, "loaded " << loaded_.size() << " error page templates from " << directory);
+    return missing;
+}
+
+const std::string* Errors::Templates::find(const std::string& name) const
+{
+    const auto it = loaded_.find(name);
+    return it == loaded_.end() ? nullptr : &it->second;
 }
 
 const std::string& Errors::Templates::get(const std::string& name) const
 {
-    if (const auto it = loaded_.find(name); it != loaded_.end())
-        return it->second;
-    // A name outside the loaded set (a deny_info page added to the directory):
-    // read it once; later calls find it in loaded_.
-    if (!directory_.empty() && isSafeName(name) && !missingLogged_.count(name)) {
-        std::string text = readFile(directory_ + "/" + name);
-        if (!text.empty())
-            return loaded_.emplace(name, std::move(text)).first->second;
-    }
-    if (missingLogged_.insert(name).second)
-        debugs(4, 1,
-               "WARNING: error page "
-                   << (directory_.empty() ? std::string("(no error_directory)") : directory_) << "/" << name
-                   << " is missing or empty; using a built-in page");
-    return FallbackTemplate();
+    const auto* text = find(name);
+    return text ? *text : FallbackTemplate();
 }
 
-bool Errors::Templates::hasFile(const std::string& name) const
+bool Errors::Templates::IsKnownName(const std::string& name)
 {
-    return loaded_.count(name) != 0;
+    for (const auto& known : KnownNames())
+        if (known == name)
+            return true;
+    return false;
 }
 
 const std::vector<std::string>& Errors::Templates::KnownNames()

@@ -8,6 +8,7 @@
 
 namespace Errors {
 
+class Catalog;
 class Templates;
 struct PageContext;
 

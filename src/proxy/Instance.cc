@@ -17,6 +17,28 @@
 
 #include <unistd.h>
 
+namespace {
+
+/// Where the error pages of SETTINGS come from (Errors::Catalog): squid.conf's
+/// directives, cuttle's own templates and Squid's language tree, and the
+/// deny_info pages to read besides Squid's ERR_* names.
+Errors::CatalogSources ErrorPageSources(const Config::Settings& settings)
+{
+    Errors::CatalogSources sources;
+    sources.errorDirectory = settings.errorDirectory;
+    sources.defaultLanguage = settings.errorDefaultLanguage;
+    sources.logMissingLanguages = settings.errorLogLanguages;
+    sources.stylesheet = settings.errPageStylesheet;
+    sources.ownTemplates = CUTTLE_DEFAULT_ERROR_DIR;
+    sources.languagesRoot = CUTTLE_ERROR_LANGUAGES_DIR;
+    for (const auto& info : settings.denyInfos)
+        if (info.action == Config::DenyInfo::Action::Page)
+            sources.extraNames.push_back(info.target);
+    return sources;
+}
+
+} // namespace
+
 Proxy::Instance::Instance(Comm::Loop& loop)
     : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0),
       accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
@@ -110,8 +132,7 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         accessLog_ = std::move(logs);
     }
 
-    templates_.load(settings->errorDirectory.empty() ? std::string(CUTTLE_DEFAULT_ERROR_DIR)
-                                                     : settings->errorDirectory);
+    errorPages_.load(ErrorPageSources(*settings));
 
     visibleHostname_ = settings->visibleHostname;
     if (visibleHostname_.empty()) {

@@ -15,7 +15,7 @@
 ///   context and knobs), resolver_ (a c-ares channel), finishing_ and
 ///   detached_ (fetches no client owns);
 /// - shared: cache_ and inFlight_ (the memory cache and the joinable
-///   fetches; Store::Index is built for one mutex), settings_, templates_
+///   fetches; Store::Index is built for one mutex), settings_, errorPages_
 ///   and visibleHostname_ (immutable between reconfigures), accessLog_
 ///   (needs a lock or a buffer per loop).
 ///
@@ -37,7 +37,7 @@
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
 #include "config/Settings.h"
-#include "errors/Templates.h"
+#include "errors/Catalog.h"
 #include "log/AccessLog.h"
 #include "server/Forwarder.h"
 #include "server/Pool.h"
@@ -82,7 +82,7 @@ public:
     const Config::Settings& settings() const override { return *settings_; }
     Comm::Loop& loop() override { return loop_; }
     Log::AccessLog& accessLog() override { return *accessLog_; }
-    const Errors::Templates& templates() const override { return templates_; }
+    const Errors::Catalog& errorPages() const override { return errorPages_; }
     const std::string& visibleHostname() const override { return visibleHostname_; }
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
@@ -146,7 +146,7 @@ private:
     std::vector<std::unique_ptr<Helper::Pool>> retiredPools_;
     bool helpersMayRun_ = false;                ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_; ///< see accessLog()
-    Errors::Templates templates_;               ///< see templates()
+    Errors::Catalog errorPages_;                ///< see errorPages()
     std::string visibleHostname_;               ///< see visibleHostname()
     Client::Side side_;                         ///< last member: destroyed first
 };

@@ -25,8 +25,9 @@ pass "files in place"
 # the installed configuration uses the install's absolute paths and parses
 grep -q "^access_log stdio:$prefix/var/log/cuttle/access.log" "$root/etc/cuttle/squid.conf" ||
     fail "installed squid.conf does not log under $prefix/var/log/cuttle"
-grep -q "^error_directory $prefix/share/cuttle/errors/templates" "$root/etc/cuttle/squid.conf" ||
-    fail "installed squid.conf does not point at the installed templates"
+# no error_directory: pages are negotiated, the installed templates being the English default
+! grep -q "^error_directory" "$root/etc/cuttle/squid.conf" ||
+    fail "installed squid.conf sets error_directory, which turns language negotiation off"
 "$root/sbin/cuttle" -k parse -f "$root/etc/cuttle/squid.conf" > "$T/out" 2>&1 ||
     fail "installed squid.conf does not parse: $(cat "$T/out")"
 pass "installed squid.conf"

@@ -77,7 +77,11 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(1) << 20, s->requestBufferSize.max);
         CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_LOG_DIR "/cache.log"), s->cacheLog);
         CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_RUN_DIR "/cuttle.pid"), s->pidFilename);
-        CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_ERROR_DIR), s->errorDirectory);
+        CPPUNIT_ASSERT(s->errorDirectory.empty()); // negotiated pages, as Squid's default
+        CPPUNIT_ASSERT_EQUAL(std::string("webmaster"), s->cacheMgr);
+        CPPUNIT_ASSERT(!s->emailErrData);
+        CPPUNIT_ASSERT(s->errorLogLanguages);
+        CPPUNIT_ASSERT_EQUAL(std::string("none"), s->errPageStylesheet);
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
         CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_LOG_DIR "/access.log"), s->accessLogs[0].path);
         CPPUNIT_ASSERT_EQUAL(int64_t(60000), s->connectTimeout.count());
@@ -94,7 +98,7 @@ public:
 
     void buildDependentDefaultsAreShownSymbolically()
     {
-        for (const char* name : {"cache_log", "access_log", "pid_filename", "error_directory"}) {
+        for (const char* name : {"cache_log", "access_log", "pid_filename"}) {
             const Directive* d = FindDirective(name);
             CPPUNIT_ASSERT(d && d->defaultShown);
             CPPUNIT_ASSERT_MESSAGE(name, std::string(d->defaultShown).find("$(") != std::string::npos);

@@ -5,7 +5,7 @@
 
 #include "cuttle.h"
 #include "config/Lexer.h"
-#include "config/tests/TempDir.h"
+#include "base/tests/TempDir.h"
 
 #include <cppunit/TestAssert.h>
 #include <cppunit/extensions/HelperMacros.h>

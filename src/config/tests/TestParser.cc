@@ -9,7 +9,7 @@
 #include "config/Loosening.h"
 #include "config/SquidDirectives.h"
 #include "config/tests/ParseChecks.h"
-#include "config/tests/TempDir.h"
+#include "base/tests/TempDir.h"
 
 #include <chrono>
 #include <fstream>

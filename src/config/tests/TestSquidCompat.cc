@@ -10,7 +10,7 @@
 #include "config/Lexer.h"
 #include "config/SquidDirectives.h"
 #include "config/tests/ParseChecks.h"
-#include "config/tests/TempDir.h"
+#include "base/tests/TempDir.h"
 #include "acl/Node.h"
 
 #include <algorithm>

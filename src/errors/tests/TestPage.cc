@@ -5,7 +5,7 @@
 
 #include "cuttle.h"
 #include "errors/Page.h"
-#include "errors/Templates.h"
+#include "errors/Catalog.h"
 #include "log/CacheLog.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -52,8 +52,19 @@ Errors::PageContext fullContext()
     c.timestamp = 1700000000;
     c.requestStart = 1699999990;
     c.adminEmail = "admin@example.net";
+    c.emailErrorData = true;
     c.software = "cuttle/9.9";
     return c;
+}
+
+/// The pages of cuttle's own templates as an error_directory (no negotiation).
+Errors::Catalog shippedPages()
+{
+    Errors::CatalogSources sources;
+    sources.errorDirectory = CUTTLE_TEST_TEMPLATE_DIR;
+    Errors::Catalog catalog;
+    catalog.load(sources);
+    return catalog;
 }
 
 std::string renderCode(const std::string& code, const Errors::PageContext& c)
@@ -88,6 +99,10 @@ class TestPage : public CppUnit::TestFixture {
     CPPUNIT_TEST(ftpUrlGets2f);
     CPPUNIT_TEST(mailtoDetailsAreUrlEncoded);
     CPPUNIT_TEST(signatureIsExpanded);
+    CPPUNIT_TEST(requestIsShownAsSquidDoes);
+    CPPUNIT_TEST(squidLogformatCodesAreExpanded);
+    CPPUNIT_TEST(unsetDirectivesGiveSquidsValues);
+    CPPUNIT_TEST(errorDirectoryRepliesHaveNoLanguage);
     CPPUNIT_TEST(replyHasSquidHeaders);
     CPPUNIT_TEST(contentLengthMatchesBody);
     CPPUNIT_TEST(connectionCloseOnlyWhenAsked);
@@ -111,9 +126,8 @@ public:
             {"%a", "alice"},
             {"%A", "127.0.0.1"},
             {"%b", "3128"},
-            {"%B", "http://origin.example:8080/path?q=1"},
+            {"%B", ""}, // ftp:// URLs only
             {"%c", "ERR_CONNECT_FAIL"},
-            {"%d", "10"},
             {"%D", "certificate expired"},
             {"%e", "111"},
             {"%E", "(111) Connection refused"},
@@ -129,9 +143,10 @@ public:
             {"%m", "bad password"},
             {"%M", "GET"},
             {"%o", "not today"},
+            {"%O", "not today"},
             {"%p", "8080"},
             {"%P", "http"},
-            {"%R", "GET /path HTTP/1.1\nHost: origin.example"},
+            {"%R", "GET /path HTTP/1.1\r\nHost: origin.example\r\n\r\n"},
             {"%s", "cuttle/9.9"},
             {"%t", "14/Nov/2023:22:13:20 +0000"},
             {"%T", "Tue, 14 Nov 2023 22:13:20 GMT"},
@@ -200,7 +215,8 @@ public:
 
     void unknownCodesAreKept()
     {
-        CPPUNIT_ASSERT_EQUAL(std::string("%q %1 %{x}"), renderCode("%q %1 %{x}", fullContext()));
+        // %d is not Squid 5.7's either
+        CPPUNIT_ASSERT_EQUAL(std::string("%q %1 %{x} %d"), renderCode("%q %1 %{x} %d", fullContext()));
     }
 
     void trailingPercentIsKept()
@@ -258,9 +274,70 @@ public:
         CPPUNIT_ASSERT(sig.find("<div id=\"footer\">") != std::string::npos);
     }
 
+    /// %R and the request in %W: origin-form, credentials hidden, Host last, CRLFs (Squid 5.7's output)
+    void requestIsShownAsSquidDoes()
+    {
+        auto c = fullContext();
+        c.request = "GET http://h.example/p?q=1 HTTP/1.1\r\nHost: h.example\r\nAuthorization: Basic dTpw\r\n"
+                    "proxy-authorization: Basic eDp5\r\n\r\n";
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("GET /p?q=1 HTTP/1.1\r\nAuthorization: ** NOT DISPLAYED **\r\n"
+                        "proxy-authorization: ** NOT DISPLAYED **\r\nHost: h.example\r\n\r\n"),
+            renderCode("%R", c));
+        const auto w = renderCode("%W", c);
+        CPPUNIT_ASSERT(w.find("dTpw") == std::string::npos);
+        CPPUNIT_ASSERT(w.find("eDp5") == std::string::npos);
+        CPPUNIT_ASSERT(
+            w.find("GET%20%2Fp%3Fq%3D1%20HTTP%2F1.1%0AAuthorization%3A%20**%20NOT%20DISPLAYED%20**%0D%0A") !=
+            std::string::npos);
+        c.request = "CONNECT h.example:443 HTTP/1.1\r\nHost: h.example:443\r\n\r\n";
+        CPPUNIT_ASSERT_EQUAL(std::string("CONNECT  HTTP/1.1\r\nHost: h.example:443\r\n\r\n"),
+                             renderCode("%R", c));
+        c.request.clear();
+        CPPUNIT_ASSERT_EQUAL(std::string("[no request]"), renderCode("%R", c));
+    }
+
+    void squidLogformatCodesAreExpanded()
+    {
+        const auto c = fullContext();
+        CPPUNIT_ASSERT_EQUAL(std::string("192.0.2.7 GET alice 1699999990"),
+                             renderCode("@Squid{%>a} @Squid{%rm} @Squid{%un} @Squid{%ts}", c));
+        CPPUNIT_ASSERT_EQUAL(std::string("origin.example|-"),
+                             renderCode("@Squid{%{Host}>h}|@Squid{%{X-None}>h}", c));
+        // a code cuttle does not know, or no closing brace: as written
+        CPPUNIT_ASSERT_EQUAL(std::string("@Squid{%bogus} @Squid{%rm"),
+                             renderCode("@Squid{%bogus} @Squid{%rm", c));
+        auto hostile = c;
+        hostile.url = "http://x/<b>";
+        CPPUNIT_ASSERT_EQUAL(std::string("http://x/&lt;b&gt;"), renderCode("@Squid{%ru}", hostile));
+    }
+
+    /// what Squid 5.7 printed for a request with no err_html_text, no FTP, no
+    /// external acl message, and strip_query_terms on
+    void unsetDirectivesGiveSquidsValues()
+    {
+        auto c = fullContext();
+        c.htmlText.clear();
+        c.ftpServerMessage.clear();
+        c.externalAclMessage.clear();
+        c.stripQueryTerms = true;
+        CPPUNIT_ASSERT_EQUAL(std::string("[not available]||"), renderCode("%L|%g|%o", c));
+        CPPUNIT_ASSERT_EQUAL(std::string("http://origin.example:8080/path?"), renderCode("%U", c));
+        c.emailErrorData = false;
+        CPPUNIT_ASSERT_EQUAL(std::string("admin@example.net"), renderCode("%w%W", c));
+    }
+
+    void errorDirectoryRepliesHaveNoLanguage()
+    {
+        const auto reply = Errors::buildReply(403, "ERR_ACCESS_DENIED", fullContext(), shippedPages());
+        CPPUNIT_ASSERT(headersOf(reply).find("Vary:") == std::string::npos);
+        CPPUNIT_ASSERT(headersOf(reply).find("Content-Language:") == std::string::npos);
+        CPPUNIT_ASSERT(bodyOf(reply).find("body{color:red}") != std::string::npos); // the context's CSS
+    }
+
     void replyHasSquidHeaders()
     {
-        Errors::Templates none;
+        Errors::Catalog none;
         auto c = fullContext();
         c.xerrno = 0;
         c.errorName.clear();
@@ -285,9 +362,9 @@ public:
 
     void contentLengthMatchesBody()
     {
-        Errors::Templates templates(CUTTLE_TEST_TEMPLATE_DIR);
+        const auto pages = shippedPages();
         for (const auto& name : Errors::Templates::KnownNames()) {
-            const std::string reply = Errors::buildReply(502, name, fullContext(), templates);
+            const std::string reply = Errors::buildReply(502, name, fullContext(), pages);
             const auto pos = reply.find("Content-Length: ");
             CPPUNIT_ASSERT(pos != std::string::npos);
             const auto length = std::strtoul(reply.c_str() + pos + 16, nullptr, 10);
@@ -298,7 +375,7 @@ public:
 
     void connectionCloseOnlyWhenAsked()
     {
-        Errors::Templates none;
+        Errors::Catalog none;
         const auto c = fullContext();
         CPPUNIT_ASSERT(Errors::buildReply(400, "ERR_INVALID_REQ", c, none).find("Connection:") ==
                        std::string::npos);
@@ -312,7 +389,7 @@ public:
     /// fields follow Squid's own, in order
     void headOnlyAndExtraFields()
     {
-        Errors::Templates none;
+        Errors::Catalog none;
         const auto c = fullContext();
         const std::string whole = Errors::buildReply(502, "ERR_READ_ERROR", c, none);
         Errors::ReplyOptions options;

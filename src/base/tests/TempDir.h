@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file TempDir: a scratch directory for configuration tests, removed at the end.
+/// \file TempDir: a scratch directory for tests that read files, removed at the end.
 
 #pragma once
 
