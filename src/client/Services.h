@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace Comm {
@@ -117,6 +118,17 @@ public:
     virtual Helper::Pool* storeIdHelper() = 0;
     /// the acl lookups (external_acl_type helpers and their cached answers)
     virtual Lookups& lookups() = 0;
+
+    /* the cache manager (doc/design.md "The cache manager") */
+
+    /// what the client side counts (each logged transaction)
+    virtual Counters& counters() = 0;
+    /// the body of the manager page `action` (Mgr::RenderPage()), or
+    /// nullopt when the action is not a page
+    virtual std::optional<std::string> managerPage(const std::string& action) = 0;
+    /// runs a manager command (shutdown, reconfigure, rotate) as
+    /// `cuttle -k` does: by the signal it sends, handled from the loop
+    virtual void managerCommand(const std::string& action) = 0;
 };
 
 } // namespace Client

@@ -147,6 +147,8 @@ public:
 
     /// lowercase name (without a trailing dot) -> its addresses (port 0)
     using HostsTable = std::unordered_map<std::string, std::vector<Address>>;
+    /// what the hosts file gave (the manager's ipcache page)
+    const HostsTable& hostsFile() const { return hosts_; }
 
     /// Parses hosts-file text (address, names..., `#` comments; lines whose
     /// address is not an IP literal are skipped) into a table, each name's

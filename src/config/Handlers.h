@@ -193,6 +193,7 @@ void DnsNameserversHandler(DirectiveCall& call);
 void CacheEffectiveUserHandler(DirectiveCall& call);
 void CacheEffectiveGroupHandler(DirectiveCall& call);
 void VisibleHostnameHandler(DirectiveCall& call);
+void CachemgrPasswdHandler(DirectiveCall& call);
 
 // HeaderHandlers.cc: one line of Config::HeaderRules, for either direction
 /// `*_header_access NAME allow|deny [!]ACL...` into `rules`

@@ -23,8 +23,6 @@ const std::vector<SquidOnlyRule> Rules = {
     {"miss_access", true, "allow all", "cache misses it would deny would be forwarded"},
     {"store_miss", true, "allow all",
      "replies it would keep out of the cache would be cached and served to others"},
-    {"cachemgr_passwd", true, "none ...",
-     "manager pages it protects with a password, or disables, would be served without one"},
     {"client_ip_max_connections", true, "-1", "a client could open more connections than its limit"},
     // what is forwarded
     {"ssl_bump", true, nullptr, "TLS traffic it would inspect or terminate would pass untouched"},

@@ -39,6 +39,7 @@
 #include "config/Settings.h"
 #include "errors/Templates.h"
 #include "log/AccessLog.h"
+#include "mgr/Figures.h"
 #include "server/Forwarder.h"
 #include "server/Pool.h"
 #include "store/InFlight.h"
@@ -100,6 +101,15 @@ public:
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
     Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
     Client::Lookups& lookups() override;
+    Client::Counters& counters() override { return side_.counters(); }
+    std::optional<std::string> managerPage(const std::string& action) override;
+    void managerCommand(const std::string& action) override;
+
+    /// Once a minute, adds the counters to the manager's History (the
+    /// 5min and 60min pages); the loop calls it every iteration, and it
+    /// costs a clock read until the minute is up. Minutes the loop slept
+    /// through get the counters as they are (nothing moved meanwhile).
+    void sampleCounters();
 
     /// Starts the helper processes (auth_param, url_rewrite_program,
     /// store_id_program) once cuttle has left root:
@@ -118,6 +128,12 @@ private:
                        const Config::HelperProgramSettings& settings);
     /// the bytes memory_populate_ahead asks for (auto worked out)
     static uint64_t PopulateAhead(const Config::Settings& settings);
+    /// seconds since the epoch, with microseconds (Manager.cc)
+    static double WallClock();
+    /// the manager's figures now (Manager.cc)
+    Mgr::Figures managerFigures() const;
+    /// the counters now, as the manager names them (Manager.cc)
+    Mgr::Counters managerCounters() const;
     /// destroys the finished fetches no client owns
     void reapFinishing();
     /// reapFinishing() after the current callback (a fetch said it is done)
@@ -139,6 +155,9 @@ private:
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
     std::unique_ptr<Client::Lookups> lookups_;                     ///< external_acl_type helpers, likewise
+    double startTime_;     ///< seconds since the epoch, for the manager
+    double nextSample_;    ///< when sampleCounters() samples next
+    Mgr::History history_; ///< the counters, once a minute
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

@@ -348,8 +348,7 @@ public:
     {
         for (const char* line :
              {"tcp_outgoing_address 192.0.2.1", "store_miss deny all", "cache_peer p.example parent 3128 0",
-              "delay_pools 2", "miss_access allow all\nmiss_access deny all", "cachemgr_passwd secret all",
-              "umask 027"}) {
+              "delay_pools 2", "miss_access allow all\nmiss_access deny all", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
@@ -365,9 +364,9 @@ public:
         ok("miss_access allow all\nnever_direct deny all\n"
            "delay_pools 0\nclient_ip_max_connections "
            "-1\n"
-           "cachemgr_passwd none menu info\nchroot none\n");
+           "chroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(6), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(5), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }
