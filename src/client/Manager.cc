@@ -78,7 +78,7 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
         if (request->action == "metrics")
             type = Mgr::MetricsContentType;
     } else {
-        // Squid 5.7's words; the command runs from the loop, after this reply is on its way
+        // Squid 5.7's words; the command runs from the loop (its signal's handler), after this callback
         if (request->action == "reconfigure")
             body = "Reconfiguring Squid Process ....";
         else if (request->action == "rotate")

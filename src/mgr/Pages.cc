@@ -348,11 +348,27 @@ void MemPage(std::string& out, const Figures& f)
         Printf(out, "reads_from_%zu: %llu\n", size, static_cast<unsigned long long>(times));
 }
 
+/// 32 upper-case hex digits of a cache key, where Squid prints its MD5 key:
+/// two 64-bit FNV-1a hashes (different offsets), so scripts that read
+/// `KEY HEX` lines read cuttle's
+std::string HexKey(const std::string& key)
+{
+    uint64_t a = 14695981039346656037ULL, b = 1099511628211ULL * 31;
+    for (const unsigned char c : key) {
+        a = (a ^ c) * 1099511628211ULL;
+        b = (b ^ c) * 1099511628211ULL;
+    }
+    char text[33];
+    std::snprintf(text, sizeof(text), "%016llX%016llX", static_cast<unsigned long long>(a),
+                  static_cast<unsigned long long>(b));
+    return text;
+}
+
 /// objects and vm_objects: cuttle's cache is all in memory, so both list every object
 void ObjectsPage(std::string& out, const Figures& f)
 {
     for (const auto& o : f.objects) {
-        Printf(out, "KEY %s\n", o.key.c_str());
+        Printf(out, "KEY %s\n", HexKey(o.key).c_str());
         Printf(out, "\t%s NOT_IN_MEMORY SWAPOUT_NONE PING_NONE   \n",
                o.complete ? "STORE_OK     " : "STORE_PENDING");
         out += "\tVALIDATED\n";
@@ -360,7 +376,7 @@ void ObjectsPage(std::string& out, const Figures& f)
                static_cast<long long>(o.lastModified), static_cast<long long>(o.expires));
         Printf(out, "\t%zu locks, %zu clients, 0 refs\n", o.readers, o.readers);
         out += "\tSwap Dir -1, File 0XFFFFFFFF\n";
-        Printf(out, "\t%s\n", o.key.c_str());
+        Printf(out, "\t%s\n", o.key.substr(0, o.key.find('\n')).c_str()); // a variant's key: the URL's part
         out += "\tinmem_lo: 0\n";
         Printf(out, "\tinmem_hi: %llu\n", static_cast<unsigned long long>(o.bytes));
         out += "\tswapout: 0 bytes queued\n";
