@@ -24,6 +24,35 @@
 
 #include <strings.h>
 
+namespace {
+
+/// what active_requests says a connection does (Squid's "FD desc")
+const char* StateName(Client::Connection::State state)
+{
+    using State = Client::Connection::State;
+    switch (state) {
+    case State::ReadingHead:
+        return "Reading next request";
+    case State::Checking:
+        return "Checking access";
+    case State::Forwarding:
+        return "Waiting for the origin";
+    case State::Streaming:
+        return "Sending the reply";
+    case State::Tunneling:
+        return "Tunneling";
+    case State::Writing:
+        return "Writing a reply";
+    case State::Lingering:
+        return "Lingering";
+    case State::Closed:
+        return "Closed";
+    }
+    return "?";
+}
+
+} // namespace
+
 bool Client::Connection::isManagerUrl(const Http::Url& url) const
 {
     if (url.scheme() == "cache_object")
@@ -110,18 +139,10 @@ bool Client::Connection::describe(Mgr::ActiveRequest& out) const
 {
     if (!pendingLog_ && !tx_ && !tunnel_)
         return false;
-    static const char* const states[] = {"Reading next request",
-                                         "Checking access",
-                                         "Waiting for the origin",
-                                         "Sending the reply",
-                                         "Tunneling",
-                                         "Writing a reply",
-                                         "Lingering",
-                                         "Closed"};
     out.fd = fd_.get();
     out.peer = peerHost_;
     out.local = localHost_ + ":" + std::to_string(localPort_);
-    out.state = states[static_cast<int>(state_)];
+    out.state = StateName(state_);
     out.requests = requests_;
     out.start = static_cast<double>(requestStart_.tv_sec) + static_cast<double>(requestStart_.tv_usec) / 1e6;
     if (pendingLog_) {

@@ -9,6 +9,7 @@
 #include "http/Date.h"
 #include "mgr/Action.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <ctime>

@@ -13,7 +13,9 @@
 #include "mgr/Pages.h"
 #include "sbuf/BlockPool.h"
 
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/time.h>
