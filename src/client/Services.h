@@ -78,8 +78,6 @@ public:
     virtual Server::Context& forwarding() = 0;
     /// the forwarding knobs of the configuration in force
     virtual const Server::Limits& forwardLimits() const = 0;
-    /// idle origin connections (for the manager page)
-    virtual size_t idleOriginConnections() const = 0;
 
     /* the cache */
 
@@ -100,8 +98,6 @@ public:
     virtual void release(Connection& connection) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
-    /// the open client connections (for the manager page)
-    virtual size_t connectionCount() const = 0;
     /// The open client connections from the address `host` (Connection's
     /// peer host literal), this one included: the maxconn acl's count.
     virtual size_t connectionsFrom(const std::string& host) const = 0;

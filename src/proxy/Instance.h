@@ -78,6 +78,8 @@ public:
     /// the client side: listeners and connections (shutdown, tests)
     Client::Side& side() { return side_; }
     const Client::Side& side() const { return side_; }
+    /// the open client connections (shutdown waits for them)
+    size_t connectionCount() const { return side_.connectionCount(); }
 
     /* Client::Services API */
     const Config::Settings& settings() const override { return *settings_; }
@@ -87,14 +89,12 @@ public:
     const std::string& visibleHostname() const override { return visibleHostname_; }
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
-    size_t idleOriginConnections() const override { return pool_.idleCount(); }
     Store::Index& cache() override { return cache_; }
     Store::InFlight& inFlight() override { return inFlight_; }
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
     void release(Client::Connection& connection) override { side_.release(connection); }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
-    size_t connectionCount() const override { return side_.connectionCount(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
     Auth::Digest* digestAuth() override { return digestAuth_.get(); }
