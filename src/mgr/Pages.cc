@@ -19,16 +19,25 @@ namespace {
 using Mgr::Counters;
 using Mgr::Figures;
 
-/// appends printf-style text to out
+/// appends printf-style text to out, however long (a URL may be)
 __attribute__((format(printf, 2, 3))) void Printf(std::string& out, const char* format, ...)
 {
     char line[512];
     va_list args;
     va_start(args, format);
+    va_list again;
+    va_copy(again, args);
     const int n = std::vsnprintf(line, sizeof(line), format, args);
     va_end(args);
-    if (n > 0)
-        out.append(line, std::min(static_cast<size_t>(n), sizeof(line) - 1));
+    if (n > 0 && static_cast<size_t>(n) < sizeof(line)) {
+        out.append(line, static_cast<size_t>(n));
+    } else if (n > 0) {
+        const auto at = out.size();
+        out.resize(at + static_cast<size_t>(n) + 1);
+        std::vsnprintf(out.data() + at, static_cast<size_t>(n) + 1, format, again);
+        out.resize(at + static_cast<size_t>(n));
+    }
+    va_end(again);
 }
 
 /// Squid's "%d.%06d (RFC 1123 date)"

@@ -170,6 +170,10 @@ public:
         const std::regex key("KEY [0-9A-F]{32}\n\tSTORE_OK .*");
         CPPUNIT_ASSERT_MESSAGE(objects, std::regex_search(objects, key));
         CPPUNIT_ASSERT(Has(objects, "\tGET http://o.example/a\n"));
+        auto longUrl = f;
+        longUrl.objects[0].key = "GET http://o.example/" + std::string(3000, 'x');
+        CPPUNIT_ASSERT(
+            Has(*Mgr::RenderPage("objects", longUrl, {}, settings_), "\t" + longUrl.objects[0].key + "\n"));
         CPPUNIT_ASSERT(Has(objects, "\tinmem_hi: 100\n"));
         CPPUNIT_ASSERT_EQUAL(objects, *Mgr::RenderPage("vm_objects", f, {}, settings_));
         const auto clients = *Mgr::RenderPage("client_list", f, {}, settings_);
