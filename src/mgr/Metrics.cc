@@ -59,7 +59,7 @@ std::string Mgr::RenderMetrics(const Figures& f)
     Counter(out, "squid_page_faults", "Page faults with physical I/O.", c.pageFaults);
     Counter(out, "squid_sock_accepts", "Client connections accepted.", c.acceptedConnections);
     Counter(out, "squid_dns_queries", "DNS queries sent.", c.dnsQueries);
-    Gauge(out, "squid_cpu_seconds", "CPU time used, user and system, in seconds.", c.cpuTime);
+    Family(out, "squid_cpu_seconds", "counter", "CPU time used, user and system, in seconds.", c.cpuTime);
     Gauge(out, "squid_uptime_seconds", "Seconds since the proxy started.", f.now - f.startTime);
     Gauge(out, "squid_client_connections", "Client connections open.",
           static_cast<double>(f.clientConnections));

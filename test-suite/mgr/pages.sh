@@ -78,6 +78,12 @@ if [ -z "$CACHE_TEST_SQUID" ]; then
     body_has "metrics" '^squid_store_entries [1-9][0-9]*$'
     body_has "metrics" '^cuttle_body_copies_total 0$'
     [ "$(tail -n 1 "$T/mgr.body")" = "# EOF" ] || bad "metrics: the last line is not # EOF"
+    cp "$T/mgr.body" "$T/metrics.cache_object"
+    internal metrics
+    expect "/squid-internal-mgr/metrics" "$MCODE" 200
+    body_has "/squid-internal-mgr/metrics" '^# TYPE squid_client_http_requests counter$'
+    expect "both forms, the same families" "$(grep -c '^# TYPE' "$T/mgr.body")" \
+        "$(grep -c '^# TYPE' "$T/metrics.cache_object")"
     # every line is a comment or NAME VALUE, and each family's samples follow its TYPE
     awk '
         /^# TYPE / { family = $3; type = $4; next }
