@@ -92,6 +92,18 @@ if [ -z "$CACHE_TEST_SQUID" ]; then
             want = (type == "counter") ? family "_total" : family
             if (NF != 2 || $1 != want || $2 !~ /^-?[0-9.e+]+$/) { print "bad line: " $0; exit 1 }
         }' "$T/mgr.body" > "$T/metrics.check" || bad "metrics: $(cat "$T/metrics.check")"
+    # Debian's python3-prometheus-client parses OpenMetrics strictly
+    if /usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2> /dev/null; then
+        /usr/bin/python3 - "$T/mgr.body" > "$T/metrics.parsed" 2>&1 <<'PY' || bad "metrics: $(tail -n 3 "$T/metrics.parsed")"
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+families = list(text_string_to_metric_families(open(sys.argv[1]).read()))
+assert any(f.name == "squid_client_http_requests" and f.type == "counter" for f in families)
+print(len(families), "families")
+PY
+    else
+        echo "python3-prometheus-client is not installed: the metrics page was not parsed by it"
+    fi
     pass_if_ok "mgr:metrics (OpenMetrics text)"
 fi
 
