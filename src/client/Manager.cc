@@ -10,9 +10,11 @@
 #include "cuttle.h"
 #include "client/Connection.h"
 #include "auth/Basic.h"
+#include "client/Headers.h"
 #include "client/Services.h"
 #include "config/Settings.h"
 #include "errors/PageContext.h"
+#include "http/Date.h"
 #include "http/Head.h"
 #include "http/Url.h"
 #include "log/AccessRecord.h"
@@ -21,6 +23,8 @@
 #include "mgr/Figures.h"
 #include "mgr/Pages.h"
 #include "mgr/Request.h"
+
+#include <ctime>
 
 #include <strings.h>
 
@@ -120,11 +124,21 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
         pendingLog_->mimeType = type;
         pendingLog_->hierarchy = "HIER_NONE";
     }
+    // Squid 5.7's head: a page that expires as it is made, so nothing stores it
+    const auto now = Http::FormatHttpDate(std::time(nullptr));
+    const auto& host = services_.visibleHostname();
     out_.clear();
     Http::AppendStatusLine(out_, 200);
+    Http::AppendField(out_, "Server", SoftwareName(settings));
+    Http::AppendField(out_, "Mime-Version", "1.0");
+    Http::AppendField(out_, "Date", now);
     Http::AppendField(out_, "Content-Type", type);
-    Http::AppendField(out_, "Cache-Control", "no-store");
+    Http::AppendField(out_, "Expires", now);
+    Http::AppendField(out_, "Last-Modified", now);
     Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
+    Http::AppendField(out_, "X-Cache", "MISS from " + host);
+    if (settings.via)
+        Http::AppendField(out_, "Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
     editReplyHead(out_, context.request, nullptr, 200);

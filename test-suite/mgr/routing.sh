@@ -17,6 +17,9 @@ mark
 mgr info
 expect "cache_object info" "$MCODE" 200
 expect_match "its type" "$(mgr_header Content-Type)" '^text/plain'
+# Squid 5.7's head: it expires as it is made
+expect "Expires is Date" "$(mgr_header Expires)" "$(mgr_header Date)"
+expect_match "X-Cache" "$(mgr_header X-Cache)" "^MISS from $CACHE_HOST\$"
 body_has "info page" '^Squid Object Cache: Version '
 logged ' TCP_MISS/200 [0-9]+ GET cache_object://127\.0\.0\.1/info - HIER_NONE/- text/plain$'
 mgr ""
