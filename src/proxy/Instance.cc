@@ -19,7 +19,8 @@
 
 Proxy::Instance::Instance(Comm::Loop& loop)
     : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0), startTime_(WallClock()),
-      nextSample_(startTime_ + 60), accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
+      nextSample_(loop.now() + std::chrono::minutes(1)), accessLog_(std::make_unique<Log::AccessLog>()),
+      side_(loop, *this)
 {
     // Squid's first sample is the start: 5min and 60min show zeros until a minute passed
     Mgr::Counters start;

@@ -107,8 +107,8 @@ public:
 
     /// Once a minute, adds the counters to the manager's History (the
     /// 5min and 60min pages); the loop calls it every iteration, and it
-    /// costs a clock read until the minute is up. Minutes the loop slept
-    /// through get the counters as they are (nothing moved meanwhile).
+    /// compares the loop's time until the minute is up. Minutes the loop
+    /// slept through get the counters as they are (nothing moved meanwhile).
     void sampleCounters();
 
     /// Starts the helper processes (auth_param, url_rewrite_program,
@@ -155,9 +155,9 @@ private:
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
     std::unique_ptr<Client::Lookups> lookups_;                     ///< external_acl_type helpers, likewise
-    double startTime_;     ///< seconds since the epoch, for the manager
-    double nextSample_;    ///< when sampleCounters() samples next
-    Mgr::History history_; ///< the counters, once a minute
+    double startTime_;                   ///< seconds since the epoch, for the manager
+    Comm::Clock::time_point nextSample_; ///< when sampleCounters() samples next (the loop's time)
+    Mgr::History history_;               ///< the counters, once a minute
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

@@ -61,19 +61,19 @@ Mgr::Counters Proxy::Instance::managerCounters() const
 
 void Proxy::Instance::sampleCounters()
 {
-    const double now = WallClock();
+    const auto now = loop_.now();
     if (now < nextSample_)
         return;
+    // a loop that slept through minutes counted nothing meanwhile: those
+    // samples are the counters as they are (the last hour of them matters)
+    const auto missed = std::min<int64_t>((now - nextSample_) / std::chrono::minutes(1), 60);
     const auto c = managerCounters();
-    // a loop that slept through minutes counted nothing meanwhile; past an
-    // hour only the last 61 samples matter
-    if (now - nextSample_ > 61 * 60)
-        nextSample_ = now - 60 * 60;
-    for (; nextSample_ <= now; nextSample_ += 60) {
+    for (auto k = missed; k >= 0; --k) {
         auto sample = c;
-        sample.sampleTime = nextSample_;
+        sample.sampleTime = c.sampleTime - 60.0 * static_cast<double>(k);
         history_.sample(sample);
     }
+    nextSample_ = now + std::chrono::minutes(1);
 }
 
 Mgr::Figures Proxy::Instance::managerFigures() const
