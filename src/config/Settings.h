@@ -241,7 +241,7 @@ struct Settings {
     std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
     std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
     /// the directive lines cuttle applied, in order, words joined by one space
-    /// (the manager's `config` page, Mgr::ConfigPage())
+    /// (the manager's `config` page, Mgr::RenderPage())
     std::vector<std::string> appliedLines;
     bool via = true;
     bool stripQueryTerms = true;   ///< strip_query_terms: access.log URLs end at the `?`
