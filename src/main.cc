@@ -435,6 +435,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
 
     loop.addIterationHook([&] {
         proxy.flushLogs();
+        proxy.sampleCounters();
         Log::cacheLog().flush();
         if (stopping && proxy.connectionCount() == 0)
             loop.stop();

@@ -8,6 +8,7 @@
 #include "client/Connection.h"
 #include "acl/AccessList.h"
 #include "client/AclFields.h"
+#include "client/Counters.h"
 #include "acl/Address.h"
 #include "base/TextException.h"
 #include "client/Headers.h"
@@ -25,6 +26,7 @@
 #include "http/Url.h"
 #include "log/AccessRecord.h"
 #include "log/CacheLog.h"
+#include "mgr/Request.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "server/Forwarder.h"
@@ -47,9 +49,6 @@ constexpr size_t FirstBlockSize = 1024;
 /// client still sends, so that closing with unread bytes does not reset the
 /// connection before the client has read our reply
 constexpr Comm::Milliseconds LingerTime{2000};
-
-/// where Squid serves its manager pages (the `manager` acl matches this path)
-constexpr std::string_view ManagerPrefix = "/squid-internal-mgr/";
 
 timeval Now()
 {
@@ -304,6 +303,7 @@ void Client::Connection::processBuffered()
             return;
         }
         parsedOffset_ += parser_.headSize();
+        services_.counters().bytesIn += parser_.headSize();
         parser_.reset();
         helperAnswers_.reset(); // they were about this head
         dstAnswer_.reset();
@@ -365,17 +365,17 @@ void Client::Connection::handleHead(std::string_view head)
         // No manager pages here: /squid-internal-mgr/ is the origin's path
         urlOk = url.parse(
             InterceptedUrl(target, parser_.findField("Host"), *Comm::Address::Parse(localHost_, localPort_)));
-    } else if (target.rfind(ManagerPrefix, 0) == 0) {
-        // an origin-form request for cuttle's own manager pages, as Squid
-        // serves http://its-host:port/squid-internal-mgr/NAME
-        urlOk = url.parse("http://" + Comm::Address::Parse(localHost_, localPort_)->toString() +
+    } else if (target.rfind(Mgr::InternalPrefix, 0) == 0) {
+        // an origin-form request for cuttle's own manager pages: Squid
+        // serves and logs it as http://visible_hostname:port/squid-internal-mgr/NAME
+        urlOk = url.parse("http://" + services_.visibleHostname() + ":" + std::to_string(localPort_) +
                           std::string(target));
         isManager = urlOk;
     } else {
         // a forward proxy needs absolute-form; origin-form ("/x") would need
         // an accelerator port, which cuttle does not have yet
         urlOk = url.parse(target);
-        isManager = urlOk && url.scheme() == "cache_object";
+        isManager = urlOk && isManagerUrl(url);
     }
     if (!urlOk) {
         closeAfterReply_ = true; // as Squid does
@@ -432,7 +432,7 @@ void Client::Connection::handleHead(std::string_view head)
         return;
 
     if (isManager) {
-        serveManager(url.path());
+        serveManager(url, context);
         return;
     }
     if (parser_.method() != Http::Method::Connect && url.scheme() != "http") {
@@ -548,70 +548,6 @@ void Client::Connection::resumeAfterCheck()
         return;
     state_ = State::ReadingHead;
     drive();
-}
-
-void Client::Connection::serveManager(const std::string& path)
-{
-    // cuttle's manager pages, in Squid's "name: value" text style
-    std::string page = path.rfind(ManagerPrefix, 0) == 0 ? path.substr(ManagerPrefix.size()) : path.substr(1);
-    if (page.empty())
-        page = "menu";
-    std::string body;
-    if (page == "counters" || page == "info") {
-        const auto stats = Sbuf::DefaultPool().stats();
-        const auto& copies = Sbuf::DefaultPool().copyStats();
-        auto& fwd = services_.forwarding();
-        body += "client_connections: " + std::to_string(services_.connectionCount()) + "\n";
-        body += "blocks_in_use: " + std::to_string(stats.total.blocksInUse) + "\n";
-        body += "bytes_in_use: " + std::to_string(stats.total.bytesInUse) + "\n";
-        body += "blocks_free: " + std::to_string(stats.total.blocksFree) + "\n";
-        body += "bytes_free: " + std::to_string(stats.total.bytesFree) + "\n";
-        body += "arena_bytes: " + std::to_string(stats.arenaBytes) + "\n";
-        body += "arena_carved_bytes: " + std::to_string(stats.arenaCarvedBytes) + "\n";
-        body += "arena_free_bytes: " + std::to_string(stats.arenaFreeBytes) + "\n";
-        body += "page_reserve_bytes: " + std::to_string(stats.reserveBytes) + "\n";
-        body += "page_reserve_ready_bytes: " + std::to_string(stats.reserveReadyBytes) + "\n";
-        body += "page_reserve_chunks_made: " + std::to_string(stats.reserve.chunksMade) + "\n";
-        body += "page_reserve_chunks_taken: " + std::to_string(stats.reserve.chunksTaken) + "\n";
-        body += "page_reserve_takes_missed: " + std::to_string(stats.reserve.takesMissed) + "\n";
-        body += "page_reserve_chunks_dropped: " + std::to_string(stats.reserve.chunksDropped) + "\n";
-        body += "body_copies: " + std::to_string(copies.bodyCopies) + "\n";
-        body += "body_bytes_copied: " + std::to_string(copies.bodyBytesCopied) + "\n";
-        body += "origin_connections_idle: " + std::to_string(services_.idleOriginConnections()) + "\n";
-        body += "origin_connections_opened: " + std::to_string(fwd.connectionsOpened) + "\n";
-        body += "forward_retries: " + std::to_string(fwd.retries) + "\n";
-        for (size_t i = 0; i < Sbuf::BlockPool::ClassCount; ++i) {
-            const auto& c = stats.perClass[i];
-            if (c.blocksInUse || c.blocksFree || c.arenaBlocksFree)
-                body += "blocks_" + std::to_string(Sbuf::BlockPool::ClassSize(i)) + ": " +
-                        std::to_string(c.blocksInUse) + " in use, " + std::to_string(c.blocksFree) +
-                        " free, " + std::to_string(c.arenaBlocksFree) + " free in the arena\n";
-        }
-    } else if (page == "menu") {
-        body = " counters\tblocks, copies, connections\n";
-    } else {
-        body = "unknown manager page: " + page + "\n";
-    }
-    const bool known = page == "counters" || page == "info" || page == "menu";
-    if (pendingLog_) {
-        pendingLog_->resultCode = "NONE_NONE";
-        pendingLog_->httpStatus = known ? 200 : 404;
-        pendingLog_->mimeType = "text/plain";
-    }
-    out_.clear();
-    Http::AppendStatusLine(out_, known ? 200 : 404);
-    Http::AppendField(out_, "Content-Type", "text/plain");
-    Http::AppendField(out_, "Cache-Control", "no-store");
-    Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
-    Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
-    Http::EndHead(out_);
-    editReplyHead(out_, tx_ && tx_->pageContext ? tx_->pageContext->request : std::string(), nullptr,
-                  known ? 200 : 404);
-    if (!requestIsHead_)
-        out_ += body;
-    outOffset_ = 0;
-    state_ = State::Writing;
-    armTimer(services_.settings().readTimeout);
 }
 
 Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, std::string_view method) const
@@ -1414,6 +1350,7 @@ void Client::Connection::logTransaction()
     if (!pendingLog_)
         return;
     pendingLog_->finish(Now());
+    services_.counters().count(*pendingLog_);
     services_.accessLog().log(*pendingLog_);
     pendingLog_.reset();
 }

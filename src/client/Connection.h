@@ -78,6 +78,9 @@
 namespace Errors {
 struct PageContext;
 }
+namespace Mgr {
+struct ActiveRequest;
+}
 namespace Log {
 struct AccessRecord;
 }
@@ -120,6 +123,10 @@ public:
 
     /// closes now (shutdown, tests); the Side destroys it after the callback
     void close();
+
+    /// What the connection is doing, for the manager's active_requests page;
+    /// false when it has no request in progress (Manager.cc).
+    bool describe(Mgr::ActiveRequest& out) const;
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -231,7 +238,13 @@ private:
     void invalidateAfterUnsafe();
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
-    void serveManager(const std::string& path);
+    // the cache manager (Manager.cc)
+    /// whether an absolute URL is for cuttle's manager: cache_object://, or
+    /// http://visible_hostname:this-port/squid-internal-mgr/ (as Squid 5.7)
+    bool isManagerUrl(const Http::Url& url) const;
+    /// answers a manager request that http_access allowed: cachemgr_passwd
+    /// (401, 404) or the page, or runs the command
+    void serveManager(const Http::Url& url, Errors::PageContext& context);
     // limits on a transaction (Limits.cc)
     /// request_body_max_size against the Content-Length: answers 413 and returns true when over
     bool requestBodyIsTooBig(Errors::PageContext& context);

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace Comm {
@@ -77,8 +78,6 @@ public:
     virtual Server::Context& forwarding() = 0;
     /// the forwarding knobs of the configuration in force
     virtual const Server::Limits& forwardLimits() const = 0;
-    /// idle origin connections (for the manager page)
-    virtual size_t idleOriginConnections() const = 0;
 
     /* the cache */
 
@@ -99,8 +98,6 @@ public:
     virtual void release(Connection& connection) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
-    /// the open client connections (for the manager page)
-    virtual size_t connectionCount() const = 0;
     /// The open client connections from the address `host` (Connection's
     /// peer host literal), this one included: the maxconn acl's count.
     virtual size_t connectionsFrom(const std::string& host) const = 0;
@@ -117,6 +114,17 @@ public:
     virtual Helper::Pool* storeIdHelper() = 0;
     /// the acl lookups (external_acl_type helpers and their cached answers)
     virtual Lookups& lookups() = 0;
+
+    /* the cache manager (doc/design.md "The cache manager") */
+
+    /// what the client side counts (each logged transaction)
+    virtual Counters& counters() = 0;
+    /// the body of the manager page `action` (Mgr::RenderPage()), or
+    /// nullopt when the action is not a page
+    virtual std::optional<std::string> managerPage(const std::string& action) = 0;
+    /// runs a manager command (shutdown, reconfigure, rotate) as
+    /// `cuttle -k` does: by the signal it sends, handled from the loop
+    virtual void managerCommand(const std::string& action) = 0;
 };
 
 } // namespace Client

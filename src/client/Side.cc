@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "client/Side.h"
+#include "mgr/Figures.h"
 #include "base/TextException.h"
 #include "client/Connection.h"
 #include "client/Services.h"
@@ -229,4 +230,15 @@ std::vector<Comm::Address> Client::Side::listeningAddresses() const
             result.push_back(p.listener->localAddress());
     }
     return result;
+}
+
+void Client::Side::describe(std::vector<Mgr::ActiveRequest>& active,
+                            std::unordered_map<std::string, size_t>& connectionsByClient) const
+{
+    connectionsByClient = perClient_;
+    for (const auto& [connection, owned] : connections_) {
+        Mgr::ActiveRequest request;
+        if (connection->describe(request))
+            active.push_back(std::move(request));
+    }
 }

@@ -14,6 +14,7 @@
 
 #pragma once
 
+#include "client/Counters.h"
 #include "client/forward.h"
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
@@ -25,6 +26,10 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+namespace Mgr {
+struct ActiveRequest;
+}
 
 namespace Comm {
 class Loop;
@@ -79,6 +84,15 @@ public:
     size_t connectionCount() const { return connections_.size(); }
     /// the open client connections from the address `host` (Comm::Address::host())
     size_t connectionsFrom(const std::string& host) const;
+    /// connections accepted since start-up
+    uint64_t acceptCount() const { return connectionsSeen_; }
+    /// what the client side counts for the cache manager
+    Counters& counters() { return counters_; }
+    const Counters& counters() const { return counters_; }
+    /// each connection's request in progress (active_requests), and the
+    /// open connections by client address (client_list)
+    void describe(std::vector<Mgr::ActiveRequest>& active,
+                  std::unordered_map<std::string, size_t>& connectionsByClient) const;
     /// the addresses being listened on (real ports after binding port 0)
     std::vector<Comm::Address> listeningAddresses() const;
 
@@ -106,6 +120,7 @@ private:
     std::unordered_map<Connection*, ConnectionPtr> connections_;
     std::unordered_map<std::string, size_t> perClient_; ///< open connections by peer host, for maxconn
     uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
+    Counters counters_;                                 ///< the cache manager's client_http.* counters
     size_t connectionPeak_ = 0;             ///< most connections open since memory was last given back
     Comm::Clock::time_point lastRefusal_{}; ///< the last client_ip_max_connections warning
     bool shuttingDown_ = false;

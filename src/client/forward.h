@@ -15,6 +15,7 @@ class Services;
 class Side;
 class DetachedFetch;
 class Lookups;
+struct Counters;
 class LookupAnswers;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client

@@ -204,6 +204,7 @@ void Comm::Loop::run()
 
 size_t Comm::Loop::runOnce(Milliseconds maxWait)
 {
+    ++iterations_;
     epoll_event events[MaxEventsPerWait];
     const int n = poller_.wait(events, MaxEventsPerWait, timeoutToNextTimer(maxWait));
     now_ = Clock::now();

@@ -202,6 +202,8 @@ public:
     const EpollPoller& poller() const { return poller_; }
     /// callbacks that threw since the loop was made
     uint64_t bugCount() const { return bugCount_; }
+    /// runOnce() calls so far (the manager's select_loops)
+    uint64_t iterations() const { return iterations_; }
     /// whether deferred calls wait to run
     bool hasDeferred() const { return !deferred_.empty(); }
     /// number of timers and deferred calls still pending
@@ -245,6 +247,7 @@ private:
     std::unordered_map<uint64_t, TimerCall> timers_; ///< pending timers and deferred calls by id
     mutable std::vector<HeapItem> heap_;             ///< min-heap; cancelled ids are skipped lazily
     uint64_t nextTimerId_ = 1;
+    uint64_t iterations_ = 0;        ///< see iterations()
     std::vector<uint64_t> deferred_; ///< the ids of defer() calls, in order (cancelled ones skipped)
     std::vector<std::function<void()>> hooks_; ///< per-iteration hooks
     Clock::time_point now_;

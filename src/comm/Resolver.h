@@ -180,6 +180,8 @@ public:
         /// address (Address::host() text) -> the names of its first line
         std::unordered_map<std::string, std::vector<std::string>> byAddress;
     };
+    /// what the hosts file gave, by name (the manager's ipcache page)
+    const std::unordered_map<std::string, std::vector<Address>>& hostsFile() const { return hosts_.byName; }
 
     /// Parses hosts-file text (address, names..., `#` comments; lines whose
     /// address is not an IP literal are skipped) into a table, each name's

@@ -455,6 +455,16 @@ const std::vector<Directive> Table = {
      "reopens the logs, for an external logrotate (Debian's Squid package sets 0 in "
      "/etc/squid/conf.d/debian.conf). cache.log uses debug_options rotate=N instead when that is given.",
      CountHandler<&Settings::logfileRotate>, false},
+    {"cachemgr_passwd", "PASSWORD|none|disable ACTION...", nullptr, nullptr, "managerPasswords",
+     "The password of the cache manager actions named (`all`: every action no earlier line names; the "
+     "first line naming an action decides, as in Squid 5.7). `none` serves them without a password, "
+     "`disable` answers them 404. An action no line names is served without a password, except those "
+     "Squid protects (shutdown, reconfigure, rotate, config and the rest that the `menu` page lists as "
+     "hidden), which then answer 404. The password comes from the URL "
+     "(`cache_object://HOST/ACTION@PASSWORD`, as squidclient -w sends it) or from an "
+     "`Authorization: Basic` field; a missing or wrong one is answered 401 ERR_CACHE_MGR_ACCESS_DENIED. "
+     "http_access decides first (the `manager` acl).",
+     CachemgrPasswdHandler, true},
     {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
      "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
      VisibleHostnameHandler, false},

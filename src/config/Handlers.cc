@@ -731,3 +731,20 @@ void Config::Handlers::ErrHtmlTextHandler(DirectiveCall& call)
     const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
     call.settings.errHtmlText = quoted ? Lexer::Unquote(text) : text;
 }
+
+void Config::Handlers::CachemgrPasswdHandler(DirectiveCall& call)
+{
+    if (call.line.words.size() < 2) {
+        call.error("cachemgr_passwd needs a password (or none, or disable) and the actions it applies to");
+        return;
+    }
+    if (call.line.words.size() == 2) {
+        // Squid 5.7 accepts it too, and it changes nothing
+        call.warning("cachemgr_passwd names no action: it has no effect");
+        return;
+    }
+    ManagerPassword entry;
+    entry.password = call.line.words[1];
+    entry.actions.assign(call.line.words.begin() + 2, call.line.words.end());
+    call.settings.managerPasswords.push_back(std::move(entry));
+}

@@ -228,6 +228,7 @@ void CacheEffectiveGroupHandler(DirectiveCall& call);
 void VisibleHostnameHandler(DirectiveCall& call);
 void ErrorDefaultLanguageHandler(DirectiveCall& call);
 void ErrHtmlTextHandler(DirectiveCall& call);
+void CachemgrPasswdHandler(DirectiveCall& call);
 
 // HeaderHandlers.cc: one line of Config::HeaderRules, for either direction
 /// `*_header_access NAME allow|deny [!]ACL...` into `rules`

@@ -19,8 +19,6 @@ using Config::SquidOnlyRule;
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
-    {"cachemgr_passwd", true, "none ...",
-     "manager pages it protects with a password, or disables, would be served without one"},
     // what is forwarded
     {"ssl_bump", true, nullptr, "TLS traffic it would inspect or terminate would pass untouched"},
     {"adaptation_access", true, nullptr, "requests it sends to an ICAP/eCAP filter would not be filtered"},

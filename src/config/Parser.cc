@@ -132,6 +132,7 @@ std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, 
     else
         lexer.readText(text, fileName, handler);
     applyDefaults(*settings, lexer);
+    settings->serviceName = serviceName_;
     settings->rulesNeedDstAddress =
         settings->httpAccess.needsDstAddress() || settings->httpReplyAccess.needsDstAddress() ||
         settings->urlRewriteAccess.needsDstAddress() || settings->storeIdAccess.needsDstAddress() ||
@@ -168,6 +169,10 @@ void Config::Parser::dispatch(Settings& settings, const Line& line, Lexer& lexer
             seen_.push_back(name);
         DirectiveCall call{settings, line, lexer, diagnostics_, &repeated_, resolveHost};
         d->handler(call);
+        std::string applied;
+        for (const auto& word : line.words)
+            applied += (applied.empty() ? "" : " ") + word;
+        settings.appliedLines.push_back(std::move(applied));
         return;
     }
     const SquidOnlyRule* rule = FindSquidOnlyRule(name);

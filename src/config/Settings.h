@@ -172,6 +172,13 @@ struct DenyInfo {
 inline constexpr std::string_view DenyInfoUrlCodes = "aAeEhHiMpPRTuUwx";
 
 /// Everything one squid.conf says, with defaults filled in.
+/// One `cachemgr_passwd` line: the password (or `none`, `disable`) of the
+/// manager actions it names (`all`: every action no earlier line names).
+struct ManagerPassword {
+    std::string password;             ///< as written; "none" and "disable" are keywords
+    std::vector<std::string> actions; ///< action names, or "all"
+};
+
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
@@ -234,6 +241,11 @@ struct Settings {
     std::string debugOptions;    ///< raw `debug_options` value, e.g. "ALL,1 33,2"
     unsigned logfileRotate = 10; ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname; ///< empty: use gethostname()
+    std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
+    std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
+    /// the directive lines cuttle applied, in order, words joined by one space
+    /// (the manager's `config` page, Mgr::RenderPage())
+    std::vector<std::string> appliedLines;
     bool via = true;
     bool stripQueryTerms = true;   ///< strip_query_terms: access.log URLs end at the `?`
     bool hostVerifyStrict = false; ///< host_verify_strict: a Host that fails verification gets 409

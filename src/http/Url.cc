@@ -75,13 +75,18 @@ bool Http::Url::parse(std::string_view text)
             return false;
     }
 
-    // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+    // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), and Squid's
+    // cache_object (the cache manager's, which squidclient sends)
     const auto colon = text.find(':');
     if (colon == std::string_view::npos || colon == 0 || !IsAlpha(text[0]))
         return false;
+    static constexpr std::string_view CacheObject = "cache_object";
+    bool cacheObject = colon == CacheObject.size();
+    for (size_t i = 0; cacheObject && i < colon; ++i)
+        cacheObject = Lower(text[i]) == CacheObject[i];
     for (size_t i = 0; i < colon; ++i) {
         const char c = text[i];
-        if (!IsAlpha(c) && !IsDigit(c) && c != '+' && c != '-' && c != '.')
+        if (!IsAlpha(c) && !IsDigit(c) && c != '+' && c != '-' && c != '.' && !(c == '_' && cacheObject))
             return false;
         scheme_ += Lower(c);
     }

@@ -40,9 +40,15 @@ Errors::CatalogSources ErrorPageSources(const Config::Settings& settings)
 } // namespace
 
 Proxy::Instance::Instance(Comm::Loop& loop)
-    : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0),
-      accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
-{}
+    : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0), startTime_(WallClock()),
+      nextSample_(loop.now() + std::chrono::minutes(1)), accessLog_(std::make_unique<Log::AccessLog>()),
+      side_(loop, *this)
+{
+    // Squid's first sample is the start: 5min and 60min show zeros until a minute passed
+    Mgr::Counters start;
+    start.sampleTime = startTime_;
+    history_.sample(start);
+}
 
 // the members go in reverse order (see the header)
 Proxy::Instance::~Instance() = default;

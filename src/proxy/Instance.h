@@ -39,6 +39,7 @@
 #include "config/Settings.h"
 #include "errors/Catalog.h"
 #include "log/AccessLog.h"
+#include "mgr/Figures.h"
 #include "server/Forwarder.h"
 #include "server/Pool.h"
 #include "store/InFlight.h"
@@ -77,6 +78,8 @@ public:
     /// the client side: listeners and connections (shutdown, tests)
     Client::Side& side() { return side_; }
     const Client::Side& side() const { return side_; }
+    /// the open client connections (shutdown waits for them)
+    size_t connectionCount() const { return side_.connectionCount(); }
 
     /* Client::Services API */
     const Config::Settings& settings() const override { return *settings_; }
@@ -86,20 +89,27 @@ public:
     const std::string& visibleHostname() const override { return visibleHostname_; }
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
-    size_t idleOriginConnections() const override { return pool_.idleCount(); }
     Store::Index& cache() override { return cache_; }
     Store::InFlight& inFlight() override { return inFlight_; }
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
     void release(Client::Connection& connection) override { side_.release(connection); }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
-    size_t connectionCount() const override { return side_.connectionCount(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }
     Auth::Digest* digestAuth() override { return digestAuth_.get(); }
     Helper::Pool* urlRewriter() override { return urlRewriter_.get(); }
     Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
     Client::Lookups& lookups() override;
+    Client::Counters& counters() override { return side_.counters(); }
+    std::optional<std::string> managerPage(const std::string& action) override;
+    void managerCommand(const std::string& action) override;
+
+    /// Once a minute, adds the counters to the manager's History (the
+    /// 5min and 60min pages); the loop calls it every iteration, and it
+    /// compares the loop's time until the minute is up. Minutes the loop
+    /// slept through get the counters as they are (nothing moved meanwhile).
+    void sampleCounters();
 
     /// Starts the helper processes (auth_param, url_rewrite_program,
     /// store_id_program) once cuttle has left root:
@@ -118,6 +128,12 @@ private:
                        const Config::HelperProgramSettings& settings);
     /// the bytes memory_populate_ahead asks for (auto worked out)
     static uint64_t PopulateAhead(const Config::Settings& settings);
+    /// seconds since the epoch, with microseconds (Manager.cc)
+    static double WallClock();
+    /// the manager's figures now (Manager.cc)
+    Mgr::Figures managerFigures() const;
+    /// the counters now, as the manager names them (Manager.cc)
+    Mgr::Counters managerCounters() const;
     /// destroys the finished fetches no client owns
     void reapFinishing();
     /// reapFinishing() after the current callback (a fetch said it is done)
@@ -139,6 +155,9 @@ private:
     std::unique_ptr<Helper::Pool> urlRewriter_;                    ///< url_rewrite_program, likewise
     std::unique_ptr<Helper::Pool> storeIdHelper_;                  ///< store_id_program, likewise
     std::unique_ptr<Client::Lookups> lookups_;                     ///< external_acl_type helpers, likewise
+    double startTime_;                   ///< seconds since the epoch, for the manager
+    Comm::Clock::time_point nextSample_; ///< when sampleCounters() samples next (the loop's time)
+    Mgr::History history_;               ///< the counters, once a minute
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

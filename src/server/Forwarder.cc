@@ -117,6 +117,7 @@ void Server::Forwarder::onConnected()
     dialer_.reset(); // from the loop: not inside its own callback any more
     stage_ = Stage::Exchanging;
     connection_->noteUse();
+    ++context_.requests;
     activity_ = context_.loop.now();
     armTimeout();
     requestTime_ = ::time(nullptr);
@@ -168,8 +169,10 @@ void Server::Forwarder::sendMore()
     const auto before = sender_.bytesWritten();
     const auto result = sender_.write(connection_->fd(), *body_);
     sending_ = false;
-    if (sender_.bytesWritten() != before)
+    if (sender_.bytesWritten() != before) {
         activity_ = context_.loop.now();
+        context_.bytesOut += sender_.bytesWritten() - before;
+    }
     switch (result) {
     case Store::BodyWriter::Result::Blocked:
         sendBlocked_ = true;
@@ -321,6 +324,9 @@ void Server::Forwarder::readMore()
             const size_t from = block_->size();
             block_->commit(got);
             limits_.readSizer.noteRead(space.size(), got);
+            context_.bytesIn += got;
+            ++context_.readsBySize[std::min<size_t>(63 - __builtin_clzll(space.size() | 1),
+                                                    context_.readsBySize.size() - 1)];
             activity_ = context_.loop.now();
             replyBytes_ += got;
             process(from, got);
@@ -564,6 +570,8 @@ void Server::Forwarder::fail(Failure why, const std::string& text, int error)
     if (stage_ == Stage::Done)
         return;
     debugs(11, 2, "forwarding to " << request_.host << ":" << request_.port << " failed: " << text);
+    if (why != Failure::Aborted)
+        ++context_.errors;
     failure_ = why;
     failureText_ = text;
     failureErrno_ = error;

@@ -47,6 +47,7 @@
 #include "store/Entry.h"
 #include "store/Admission.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +78,13 @@ struct Context {
     Pool& pool;                     ///< idle origin connections
     uint64_t retries = 0;           ///< requests retried on a new connection
     uint64_t connectionsOpened = 0; ///< origin connections opened
+    // the cache manager's server.all.* counters (doc/design.md "The cache manager")
+    uint64_t requests = 0; ///< requests sent (each exchange begun on a connection)
+    uint64_t errors = 0;   ///< forwardings that failed (the client leaving is not one)
+    uint64_t bytesIn = 0;  ///< bytes read from origins
+    uint64_t bytesOut = 0; ///< bytes sent to origins
+    /// reads from origins by the space offered: [k] counts sizes in [2^k, 2^(k+1)) (request_buffer_size auto)
+    std::array<uint64_t, 24> readsBySize{};
 };
 
 /// The knobs of one forwarding, from squid.conf.

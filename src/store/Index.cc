@@ -578,3 +578,11 @@ Store::IndexStats Store::Index::stats() const
     out.memoryFootprint = memoryFootprint();
     return out;
 }
+
+void Store::Index::forEachObject(const std::function<void(std::string_view, const Entry&)>& visit) const
+{
+    for (size_t b = 0; b < bucketCount_; ++b)
+        for (const Slot* slot = buckets_[b].get(); slot; slot = slot->chain.get())
+            if (slot->kind != Kind::Marker)
+                visit(slot->key(), *static_cast<const ObjectRecord*>(slot)->entry);
+}

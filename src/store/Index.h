@@ -89,6 +89,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -187,6 +188,10 @@ public:
     size_t objectCount() const { return objects_; }
     /// the gauges and counters now
     IndexStats stats() const;
+    /// calls visit(key, entry) for every stored object, variants included
+    /// (their full keys), markers not, in no particular order; visit must not
+    /// change the index
+    void forEachObject(const std::function<void(std::string_view, const Entry&)>& visit) const;
     /// switches to another policy (reconfigure), keeping every object and the
     /// old policy's eviction order (not its aging factor)
     void setPolicy(std::unique_ptr<Policy>&& policy);

@@ -2,7 +2,7 @@
 # cache_mem bounds the memory cache: with "cache_mem 1 MB", 20 distinct
 # 100 KB cacheable objects do not all stay; the oldest are evicted (misses
 # again, the origin sees them twice) while the most recent are still hits.
-# Through 24 MB of cacheable objects, the manager's counters (bytes_in_use)
+# Through 24 MB of cacheable objects, the manager's figures (bytes_in_use, mem page)
 # and cuttle's RSS stay bounded by the budget, not by what went through.
 # (Squid 5.7 with cache_mem 1 MB keeps its first objects and refuses new
 # ones, so this test fails against it: cuttle evicts the least recently used.)
@@ -15,9 +15,9 @@ cache_start "cache_mem 1 MB" "maximum_object_size_in_memory 512 KB" \
 
 # rss_kb : the proxy's resident set size in KB
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$CUTTLE_PID/status"; }
-# counter NAME : a value from the manager's counters page (empty if none)
+# counter NAME : a value from the manager's mem page (empty if none)
 counter() {
-    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
+    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/mem" |
         tr -d '\r' | awk -F': *' -v n="$1" '$1 == n {print $2; exit}'
 }
 

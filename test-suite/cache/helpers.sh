@@ -82,9 +82,9 @@ cache_stop() {
     cuttle_stop
 }
 
-# counter NAME : a value from the manager's counters page (empty if none)
+# counter NAME : a value from the manager's mem page (empty if none)
 counter() {
-    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
+    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/mem" |
         tr -d '\r' | awk -F': *' -v n="$1" '$1 == n {print $2; exit}'
 }
 

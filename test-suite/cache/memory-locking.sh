@@ -1,7 +1,7 @@
 #!/bin/sh
 # shared_memory_locking on: cache_mem is mapped, populated and locked when
 # cuttle starts (RSS and VmLck hold it before any request, cache.log says so,
-# the counters page shows the arena), kept objects are read into blocks of
+# the manager's mem page shows the arena), kept objects are read into blocks of
 # that arena (arena_carved_bytes grows, no new memory is taken for them) and
 # served from it, evicted objects give their blocks back to it (a 16 MB cache
 # moves 40 MB of kept objects without carving more than the arena or growing

@@ -4,7 +4,7 @@
 # (the default) is maximum_object_size_in_memory, at most cache_mem, in whole
 # 4 MB chunks: with Squid's 512 KB that is nothing and no thread; with 64 MB
 # the reserve fills right after start, before any request. A kept 32 MB object
-# is then carved from its chunks (the counters page shows them taken; the
+# is then carved from its chunks (the manager's mem page shows them taken; the
 # object is served whole, then hit), and the reserve fills again once the
 # proxy is quiet, never past cache_mem with what the cache holds. A size
 # sets the reserve whatever the objects; 0 has no thread, and a reconfigure

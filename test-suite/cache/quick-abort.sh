@@ -23,7 +23,7 @@
 # connection from python: curl would close it with a FIN.)
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same cases against Squid 5.7
-# (without the checks of cuttle's manager counters and descriptors).
+# (without the checks of cuttle's manager figures and descriptors).
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -45,9 +45,9 @@ qa_start() {
     [ -n "$CACHE_TEST_SQUID" ] || BASE_FDS=$(fd_count "$CUTTLE_PID")
 }
 
-# counter NAME : a value from cuttle's manager counters page
+# counter NAME : a value from cuttle's figures on the manager's mem page
 counter() {
-    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
+    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/mem" |
         sed -n "s/^$1: //p"
 }
 idle_origin_connections_are() { [ "$(counter origin_connections_idle)" = "$1" ]; }

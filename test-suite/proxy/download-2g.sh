@@ -2,7 +2,7 @@
 # A 2 GiB download through cuttle arrives intact (sha256 of the stream, no
 # file written), as does a 256 MB file the origin sends with sendfile; the
 # access.log line counts every byte, and no body byte was copied in user
-# space (counters page, and cache.log at shutdown). The MB/s are printed for
+# space (the manager's mem page, and cache.log at shutdown). The MB/s are printed for
 # the record, never asserted.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/proxy/origin.sh"
@@ -68,8 +68,8 @@ done
 pass "access.log has TCP_MISS/200 with the sizes and HIER_DIRECT/127.0.0.1"
 
 copies=$(mgr_counter body_copies)
-[ "$copies" = 0 ] || fail "counters page: body_copies '$copies', expected 0"
-pass "counters page: body_copies 0"
+[ "$copies" = 0 ] || fail "mem page: body_copies '$copies', expected 0"
+pass "mem page: body_copies 0"
 
 cuttle_stop
 grep -q 'user-space body copies: 0 ' "$T/cache.log" ||

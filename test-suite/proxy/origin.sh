@@ -80,12 +80,12 @@ proxy_py() {
         python3 - "$@"
 }
 
-# mgr_counters : prints cuttle's counters page
+# mgr_counters : prints the manager's mem page (cuttle's figures)
 mgr_counters() {
-    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters"
+    curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/mem"
 }
 
-# mgr_counter NAME : prints one value of the counters page (empty if absent)
+# mgr_counter NAME : prints one value of the mem page (empty if absent)
 mgr_counter() {
     mgr_counters | sed -n "s/^$1: //p"
 }
@@ -160,7 +160,7 @@ idle_fds() {
 # baseline_take : records $BASE_FDS and $BASE_BLOCKS while cuttle is idle
 baseline_take() {
     BASE_BLOCKS=$(mgr_counter blocks_in_use)
-    [ -n "$BASE_BLOCKS" ] || fail "no blocks_in_use on the counters page"
+    [ -n "$BASE_BLOCKS" ] || fail "no blocks_in_use on the mem page"
     BASE_FDS=$(idle_fds)
 }
 

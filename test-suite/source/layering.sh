@@ -20,9 +20,10 @@ allowed() {
         tls) echo "base sbuf comm log tls" ;;
         server) echo "base sbuf comm http store acl config log errors tls server" ;;
         tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
-        client) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth client" ;;
-        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth client proxy" ;;
-        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper auth fuzz" ;;
+        mgr) echo "base sbuf http acl log config mgr" ;;
+        client) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth mgr client" ;;
+        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth mgr client proxy" ;;
+        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper auth mgr fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac

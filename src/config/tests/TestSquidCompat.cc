@@ -347,10 +347,9 @@ public:
     }
     void trafficRestrictingDirectivesAreRefused()
     {
-        for (const char* line :
-             {"tcp_outgoing_address 192.0.2.1", "never_direct allow all",
-              "cache_peer p.example parent 3128 0", "delay_pools 2",
-              "never_direct deny all\nnever_direct allow all", "cachemgr_passwd secret all", "umask 027"}) {
+        for (const char* line : {"tcp_outgoing_address 192.0.2.1", "never_direct allow all",
+                                 "cache_peer p.example parent 3128 0", "delay_pools 2",
+                                 "never_direct deny all\nnever_direct allow all", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
@@ -365,9 +364,9 @@ public:
     {
         ok("never_direct deny all\n"
            "delay_pools 0\n"
-           "cachemgr_passwd none menu info\nchroot none\n");
+           "chroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(4), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }

@@ -16,6 +16,7 @@ class TestUrl : public CppUnit::TestFixture {
     CPPUNIT_TEST(defaultsPortByScheme);
     CPPUNIT_TEST(parsesIpv6Literal);
     CPPUNIT_TEST(lowercasesSchemeAndHost);
+    CPPUNIT_TEST(acceptsSquidsCacheObjectScheme);
     CPPUNIT_TEST(emptyPathIsSlash);
     CPPUNIT_TEST(rejectsOriginForm);
     CPPUNIT_TEST(rejectsBadPortsAndHosts);
@@ -29,6 +30,7 @@ public:
     void defaultsPortByScheme();
     void parsesIpv6Literal();
     void lowercasesSchemeAndHost();
+    void acceptsSquidsCacheObjectScheme();
     void emptyPathIsSlash();
     void rejectsOriginForm();
     void rejectsBadPortsAndHosts();
@@ -81,6 +83,17 @@ void TestUrl::lowercasesSchemeAndHost()
     CPPUNIT_ASSERT_EQUAL(std::string("http"), u.scheme());
     CPPUNIT_ASSERT_EQUAL(std::string("example.com"), u.host());
     CPPUNIT_ASSERT_EQUAL(std::string("/Path"), u.path()); // paths are case-sensitive
+}
+
+void TestUrl::acceptsSquidsCacheObjectScheme()
+{
+    // squidclient's manager URLs; '_' is no scheme character otherwise (RFC 3986 section 3.1)
+    Http::Url url;
+    CPPUNIT_ASSERT(url.parse("CACHE_OBJECT://127.0.0.1/info@secret"));
+    CPPUNIT_ASSERT_EQUAL(std::string("cache_object"), url.scheme());
+    CPPUNIT_ASSERT_EQUAL(std::string("/info@secret"), url.path());
+    CPPUNIT_ASSERT(!url.parse("cache_objects://127.0.0.1/info"));
+    CPPUNIT_ASSERT(!url.parse("my_scheme://127.0.0.1/info"));
 }
 
 void TestUrl::emptyPathIsSlash()

@@ -1,0 +1,211 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Proxy::Instance's part in the cache manager: it owns every part
+/// whose figures the pages show, so it copies them into Mgr::Figures, keeps
+/// the minute samples, and runs the commands (doc/design.md "The cache manager").
+
+#include "cuttle.h"
+#include "proxy/Instance.h"
+#include "base/TextException.h"
+#include "mgr/Pages.h"
+#include "sbuf/BlockPool.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+double Proxy::Instance::WallClock()
+{
+    timeval now;
+    ::gettimeofday(&now, nullptr);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_usec) / 1e6;
+}
+
+Mgr::Counters Proxy::Instance::managerCounters() const
+{
+    Mgr::Counters c;
+    c.sampleTime = WallClock();
+    const auto& client = side_.counters();
+    c.clientRequests = client.requests;
+    c.clientHits = client.hits;
+    c.clientErrors = client.errors;
+    c.clientBytesIn = client.bytesIn;
+    c.clientBytesOut = client.bytesOut;
+    c.clientHitBytesOut = client.hitBytesOut;
+    c.abortedRequests = client.aborted;
+    if (forwarding_) {
+        c.serverRequests = forwarding_->requests;
+        c.serverErrors = forwarding_->errors;
+        c.serverBytesIn = forwarding_->bytesIn;
+        c.serverBytesOut = forwarding_->bytesOut;
+    }
+    if (resolver_)
+        c.dnsQueries = resolver_->stats().dnsQueries;
+    c.selectLoops = loop_.iterations();
+    c.acceptedConnections = side_.acceptCount();
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) == 0) {
+        c.pageFaults = static_cast<uint64_t>(usage.ru_majflt);
+        c.cpuTime = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    }
+    return c;
+}
+
+void Proxy::Instance::sampleCounters()
+{
+    const auto now = loop_.now();
+    if (now < nextSample_)
+        return;
+    // a loop that slept through minutes counted nothing meanwhile: those
+    // samples are the counters as they are (the last hour of them matters)
+    const auto missed = std::min<int64_t>((now - nextSample_) / std::chrono::minutes(1), 60);
+    const auto c = managerCounters();
+    for (auto k = missed; k >= 0; --k) {
+        auto sample = c;
+        sample.sampleTime = c.sampleTime - 60.0 * static_cast<double>(k);
+        history_.sample(sample);
+    }
+    nextSample_ = now + std::chrono::minutes(1);
+}
+
+Mgr::Figures Proxy::Instance::managerFigures() const
+{
+    Mgr::Figures f;
+    f.version = PACKAGE_VERSION;
+    f.serviceName = settings_ ? settings_->serviceName : std::string();
+    f.startTime = startTime_;
+    f.counters = managerCounters();
+    f.now = f.counters.sampleTime;
+    f.clientConnections = side_.connectionCount();
+
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) == 0)
+        f.maxRssKb = static_cast<uint64_t>(usage.ru_maxrss);
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0)
+        f.fdMax = static_cast<size_t>(limit.rlim_cur);
+    if (DIR* fds = ::opendir("/proc/self/fd")) {
+        while (const dirent* d = ::readdir(fds)) {
+            if (d->d_name[0] == '.')
+                continue;
+            ++f.fdInUse;
+            f.fdLargest = std::max(f.fdLargest, std::atoi(d->d_name));
+        }
+        ::closedir(fds);
+        f.fdInUse = f.fdInUse ? f.fdInUse - 1 : 0; // the directory's own descriptor
+    }
+
+    const auto index = cache_.stats();
+    f.cacheBudget = index.budget;
+    f.cacheBytes = index.bytesHeld;
+    f.cacheObjects = index.objects;
+    f.cacheInFlight = index.inFlight;
+    f.cacheHits = index.hits;
+    f.cacheEvictions = index.evictions;
+    f.cachePolicy = std::string(cache_.policyName());
+    cache_.forEachObject([&f](std::string_view key, const Store::Entry& entry) {
+        Mgr::StoredObject o;
+        o.key = std::string(key);
+        o.complete = entry.isComplete();
+        o.bytes = entry.body().endOffset();
+        o.readers = entry.readerCount();
+        f.objects.push_back(std::move(o));
+    });
+
+    if (resolver_) {
+        const auto& dns = resolver_->stats();
+        f.dnsLookups = dns.lookups;
+        f.dnsLiterals = dns.literals;
+        f.dnsHostsFile = dns.fromHostsFile;
+        f.dnsAnswered = dns.fromDns;
+        f.dnsNotFound = dns.notFound;
+        f.dnsFailures = dns.failures;
+        for (const auto& [name, addresses] : resolver_->hostsFile()) {
+            Mgr::HostEntry h;
+            h.name = name;
+            for (const auto& a : addresses)
+                h.addresses.push_back(a.host());
+            f.hosts.push_back(std::move(h));
+        }
+    }
+
+    std::unordered_map<std::string, size_t> open;
+    side_.describe(f.active, open);
+    for (const auto& [address, tally] : side_.counters().perClient) {
+        Mgr::ClientTally t;
+        t.address = address;
+        const auto o = open.find(address);
+        t.connections = o == open.end() ? 0 : o->second;
+        t.requests = tally.requests;
+        t.hits = tally.hits;
+        t.codes.assign(tally.codes.begin(), tally.codes.end());
+        f.clients.push_back(std::move(t));
+    }
+
+    const auto pool = Sbuf::DefaultPool().stats();
+    for (size_t i = 0; i < Sbuf::BlockPool::ClassCount; ++i) {
+        const auto& c = pool.perClass[i];
+        if (c.blocksInUse || c.blocksFree || c.arenaBlocksFree)
+            f.blockClasses.push_back({Sbuf::BlockPool::ClassSize(i), static_cast<size_t>(c.blocksInUse),
+                                      static_cast<size_t>(c.blocksFree),
+                                      static_cast<size_t>(c.arenaBlocksFree)});
+    }
+    f.blockBytesInUse = pool.total.bytesInUse;
+    f.blockBytesFree = pool.total.bytesFree;
+    const auto& copies = Sbuf::DefaultPool().copyStats();
+    f.own = {
+        {"client_connections", side_.connectionCount(), false},
+        {"blocks_in_use", pool.total.blocksInUse, false},
+        {"bytes_in_use", pool.total.bytesInUse, false},
+        {"blocks_free", pool.total.blocksFree, false},
+        {"bytes_free", pool.total.bytesFree, false},
+        {"arena_bytes", pool.arenaBytes, false},
+        {"arena_carved_bytes", pool.arenaCarvedBytes, false},
+        {"arena_free_bytes", pool.arenaFreeBytes, false},
+        {"page_reserve_bytes", pool.reserveBytes, false},
+        {"page_reserve_ready_bytes", pool.reserveReadyBytes, false},
+        {"page_reserve_chunks_made", pool.reserve.chunksMade, true},
+        {"page_reserve_chunks_taken", pool.reserve.chunksTaken, true},
+        {"page_reserve_takes_missed", pool.reserve.takesMissed, true},
+        {"page_reserve_chunks_dropped", pool.reserve.chunksDropped, true},
+        {"body_copies", copies.bodyCopies, true},
+        {"body_bytes_copied", copies.bodyBytesCopied, true},
+        {"origin_connections_idle", pool_.idleCount(), false},
+        {"origin_connections_opened", forwarding_ ? forwarding_->connectionsOpened : 0, true},
+        {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
+    };
+    if (forwarding_) {
+        for (size_t k = 0; k < forwarding_->readsBySize.size(); ++k)
+            if (forwarding_->readsBySize[k])
+                f.readSizes.emplace_back(size_t(1) << k, forwarding_->readsBySize[k]);
+    }
+    return f;
+}
+
+std::optional<std::string> Proxy::Instance::managerPage(const std::string& action)
+{
+    return Mgr::RenderPage(action, managerFigures(), history_, *settings_);
+}
+
+void Proxy::Instance::managerCommand(const std::string& action)
+{
+    // the signal `cuttle -k` sends: main.cc's signal source handles it from
+    // the loop, after the reply that asked for it is written
+    int signo = 0;
+    if (action == "shutdown")
+        signo = SIGTERM;
+    else if (action == "reconfigure")
+        signo = SIGHUP;
+    else if (action == "rotate")
+        signo = SIGUSR1;
+    Must(signo != 0);
+    ::kill(::getpid(), signo);
+}
