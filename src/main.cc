@@ -248,8 +248,8 @@ void NoteFilesToCreate(Privileges& privileges, const Config::Settings& settings)
     if (settings.cacheLog != "none") // `cache_log none`: CacheLog::open() opens nothing
         privileges.willCreate(settings.cacheLog);
     for (const auto& log : settings.accessLogs) {
-        if (log.kind != Config::AccessLogSpec::Kind::None)
-            privileges.willCreate(log.path);
+        if (log.output.module == "stdio" || log.output.module == "daemon")
+            privileges.willCreate(log.output.place);
     }
     if (settings.pidFilename != "none")
         privileges.willCreate(settings.pidFilename);

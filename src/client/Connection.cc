@@ -64,7 +64,7 @@ timeval Now()
 Client::Connection::Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
                                const Comm::Address& local, std::string portName)
     : services_(services), fd_(std::move(fd)), peerHost_(peer.host()), localHost_(local.host()),
-      localPort_(local.port()), portName_(std::move(portName)),
+      localPort_(local.port()), peerPort_(peer.port()), portName_(std::move(portName)),
       parser_(services.settings().requestHeaderMaxSize)
 {
     if (const auto a = Acl::Address::Parse(peerHost_))
@@ -331,6 +331,15 @@ void Client::Connection::handleHead(std::string_view head)
     record.clientAddress = peerHost_;
     record.method = std::string(parser_.methodToken());
     record.url = std::string(target);
+    record.requestHeadSize = head.size();
+    const auto& needs = services_.accessLog().needs();
+    if (needs.requestHead) {
+        // the field lines: after the request line, without the empty line
+        const size_t first = head.find('\n');
+        const std::string_view fields =
+            first == std::string_view::npos ? std::string_view() : head.substr(first + 1);
+        record.requestHead = fields.substr(0, fields.size() >= 2 ? fields.size() - 2 : 0);
+    }
     record.httpVersion =
         std::to_string(parser_.versionMajor()) + "." + std::to_string(parser_.versionMinor());
     if (const auto v = parser_.findField("Referer"))
@@ -386,6 +395,8 @@ void Client::Connection::handleHead(std::string_view head)
     if (parser_.method() != Http::Method::Connect)
         record.url = url.canonical();
     context.url = record.url;
+    if (needs.requestUrl)
+        record.requestUrl = record.url;
     // strip_query_terms: the log keeps the `?` and drops what follows, as Squid's does
     if (settings.stripQueryTerms) {
         if (const auto q = record.url.find('?'); q != std::string::npos)
@@ -440,10 +451,12 @@ void Client::Connection::handleHead(std::string_view head)
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
         record.user = facts.user;
+        record.userFromAuth = facts.auth == Acl::AuthState::Valid;
         answerDenied(context, facts.lastAcl);
         return;
     }
     record.user = facts.user;
+    record.userFromAuth = facts.auth == Acl::AuthState::Valid;
 
     if (isManager) {
         serveManager(url.path());
@@ -588,6 +601,7 @@ void Client::Connection::serveManager(const std::string& path)
     Http::EndHead(out_);
     editReplyHead(out_, tx_ && tx_->pageContext ? tx_->pageContext->request : std::string(), nullptr,
                   known ? 200 : 404);
+    noteReplyHead(out_);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;
@@ -890,6 +904,7 @@ void Client::Connection::startStreaming()
                                        : spec.reply->status);
     if (out.closeAfter)
         closeAfterReply_ = true;
+    noteReplyHead(out.head);
     prependInterim(out.head);
     if (!tx_->segments.empty() && !requestIsHead_)
         tx_->writer.startSegments(std::move(out.head), std::move(tx_->segments), *tx_->reply);
@@ -904,6 +919,7 @@ void Client::Connection::startStreaming()
         if (isOwner) {
             record.hierarchy = directCode();
             record.peerAddress = tx_->forwarder->peerHost();
+            record.peerStatus = spec.reply->status;
         } else {
             record.hierarchy = "HIER_NONE";
         }
@@ -1250,10 +1266,12 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.templates(), options);
     editReplyHead(out_, context.request, nullptr, Http::ToInt(status));
+    noteReplyHead(out_);
     outOffset_ = 0;
     prependInterim(out_);
 
     if (pendingLog_) {
+        pendingLog_->errorCode = templateName;
         pendingLog_->httpStatus = Http::ToInt(status);
         pendingLog_->mimeType = "text/html";
         pendingLog_->hierarchy = "HIER_NONE";
@@ -1377,11 +1395,34 @@ void Client::Connection::close()
     services_.release(*this);
 }
 
+void Client::Connection::noteReplyHead(std::string_view head)
+{
+    if (!pendingLog_)
+        return;
+    const size_t end = head.find("\r\n\r\n");
+    head = head.substr(0, end == std::string_view::npos ? head.size() : end + 4);
+    pendingLog_->replyHeadSize = head.size();
+    if (services_.accessLog().needs().replyHead)
+        pendingLog_->replyHead = head;
+}
+
 void Client::Connection::logTransaction()
 {
     if (!pendingLog_)
         return;
-    pendingLog_->finish(Now());
-    services_.accessLog().log(*pendingLog_);
+    auto& record = *pendingLog_;
+    record.finish(Now());
+    record.clientPort = peerPort_;
+    record.localAddress = localHost_;
+    record.localPort = localPort_;
+    if (!record.peerAddress.empty()) {
+        // forwarded: the origin is the URL's (cuttle has no cache_peer)
+        Http::Url url;
+        if (url.parse(record.requestUrl.empty() ? record.url : record.requestUrl)) {
+            record.serverHost = url.host();
+            record.serverPort = url.port();
+        }
+    }
+    services_.accessLog().log(record);
     pendingLog_.reset();
 }

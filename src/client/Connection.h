@@ -273,6 +273,9 @@ private:
     /// CONNECT: the 200 and the tunnel over the connected socket to peer
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
     void endTransaction();
+    /// access.log's facts of the reply head about to be sent (HEAD: head and
+    /// maybe body; only the head is noted)
+    void noteReplyHead(std::string_view head);
     void stopForwarding();
     // interception and Host verification (Interception.cc)
     /// starts resolving an intercepted request's Host when its check needs
@@ -297,6 +300,7 @@ private:
     Acl::Address peerAddress_;           ///< peerHost_ for the acls (parsed once per connection)
     Acl::Address localAddress_;          ///< localHost_ for the acls
     uint16_t localPort_ = 0;             ///< the listening port (%b); intercepted: the original destination's
+    uint16_t peerPort_ = 0;              ///< the client's port (access.log's %>p)
     std::string portName_;               ///< the http_port's name= (myportname)
     bool intercepted_ = false;           ///< accepted on an intercept port
     bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT
