@@ -676,8 +676,12 @@ std::string Config::RecommendedConfig(const StateLayout& layout)
            std::string(layout.logDir[0] == '/'
                            ? "# (absolute paths under the installed state directory)\n"
                            : "# Relative paths are resolved against the directory cuttle starts in.\n") +
-           "access_log stdio:" + layout.logDir + "/access.log squid\n" + "cache_log " + layout.logDir +
-           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n" +
+           "access_log stdio:" + layout.logDir + "/access.log squid\n" +
+           std::string(layout.logDir[0] == '/' ? "# the logrotate fragment installed with cuttle renames the "
+                                                 "logs; -k rotate reopens them\n"
+                                                 "logfile_rotate 0\n"
+                                               : "") +
+           "cache_log " + layout.logDir + "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n" +
            (layout.errorDir.empty() ? std::string()
                                     : "\n# Error page templates (Squid's ERR_* file names).\n"
                                       "error_directory " +

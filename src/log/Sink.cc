@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <csignal>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -18,9 +19,8 @@
 #include <thread>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -201,8 +201,16 @@ class ThreadSink : public Log::Sink {
 public:
     ThreadSink(std::unique_ptr<Target> target, size_t bufferSize)
         : target_(std::move(target)), bufferSize_(bufferSize),
-          queueLimit_(std::max<size_t>(8 * bufferSize, 1024 * 1024)), thread_([this] { run(); })
-    {}
+          queueLimit_(std::max<size_t>(8 * bufferSize, 1024 * 1024))
+    {
+        // the loop takes signals through a signalfd (Comm::SignalSource): the
+        // writer must never be the thread a signal is delivered to
+        sigset_t all, old;
+        ::sigfillset(&all);
+        ::pthread_sigmask(SIG_SETMASK, &all, &old);
+        thread_ = std::thread([this] { run(); });
+        ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
     ~ThreadSink() override
     {
         flush();
@@ -291,7 +299,7 @@ private:
     int rotation_ = 0;               ///< the rotation asked for (-1: reopen)
     bool rotationDue_ = false;       ///< a rotation waits
     bool stopping_ = false;          ///< the thread writes what is queued and ends
-    std::thread thread_;             ///< last: starts once the rest is built
+    std::thread thread_;             ///< the writer, with every signal blocked
 };
 
 /// syslog: Squid's module, one message per line
