@@ -12,3 +12,10 @@ lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 
 # has_lines FILE N : whether FILE has at least N lines
 has_lines() { [ "$(lines "$1")" -ge "$2" ]; }
+
+# logs_setup : cuttle_setup and the test origin at $OURL
+logs_setup() {
+    cuttle_setup
+    origin_start
+    OURL=http://127.0.0.1:$OPORT
+}

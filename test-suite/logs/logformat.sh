@@ -5,9 +5,7 @@
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/logs/helpers.sh"
-cuttle_setup
-origin_start
-OURL=http://127.0.0.1:$OPORT
+logs_setup
 fwd_conf "http_access allow localhost" \
     "logformat fields %>a|%>p|%>la|%>lp|%<a|%<p|%rm|%>ru|%ru|%>rd|%>rP|%>rp|%rv|%>Hs|%<Hs|%03>Hs|%-6Ss|%.3Sh|%{X-Tag}>h|%{X-List:;b}>h|%\"{User-Agent}>h|%#{X-Tag}>h|%{Content-Type}<h|%mt|%err_code|%sn|%%" \
     "access_log stdio:$T/fields.log fields" \

@@ -5,9 +5,7 @@
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/logs/helpers.sh"
-cuttle_setup
-origin_start
-OURL=http://127.0.0.1:$OPORT
+logs_setup
 receiver_start tcp "$T/tcp.out"
 TCP=$RECEIVER_PORT
 receiver_start udp "$T/udp.out"

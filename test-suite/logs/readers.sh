@@ -8,9 +8,7 @@
 . "$top_srcdir/test-suite/logs/helpers.sh"
 command -v calamaris > /dev/null && command -v sarg > /dev/null ||
     { echo "SKIP: calamaris or sarg is missing (bootstrap.sh --install-test-deps)"; exit 77; }
-cuttle_setup
-origin_start
-OURL=http://127.0.0.1:$OPORT
+logs_setup
 fwd_conf "acl loopback src 127.0.0.0/8" "http_access allow loopback"
 cuttle_start
 

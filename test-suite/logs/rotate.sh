@@ -5,9 +5,7 @@
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/logs/helpers.sh"
-cuttle_setup
-origin_start
-OURL=http://127.0.0.1:$OPORT
+logs_setup
 fwd_conf "http_access allow localhost" "logfile_rotate 2" \
     "access_log stdio:$T/one.log rotate=1" \
     "access_log daemon:$T/daemon.log" \
