@@ -1415,14 +1415,6 @@ void Client::Connection::logTransaction()
     record.clientPort = peerPort_;
     record.localAddress = localHost_;
     record.localPort = localPort_;
-    if (!record.peerAddress.empty()) {
-        // forwarded: the origin is the URL's (cuttle has no cache_peer)
-        Http::Url url;
-        if (url.parse(record.requestUrl.empty() ? record.url : record.requestUrl)) {
-            record.serverHost = url.host();
-            record.serverPort = url.port();
-        }
-    }
     services_.accessLog().log(record);
     pendingLog_.reset();
 }

@@ -38,8 +38,6 @@ struct AccessRecord {
     uint16_t clientPort = 0;             ///< %>p
     std::string localAddress;            ///< %>la, %la: the address the client connected to
     uint16_t localPort = 0;              ///< %>lp, %lp
-    std::string serverHost;              ///< %<A: the URL's host (direct) or the peer's name
-    uint16_t serverPort = 0;             ///< %<p: the origin's or peer's port; 0: none
     int peerStatus = 0;                  ///< %<Hs: status received from the next hop; 0: none
     uint64_t requestHeadSize = 0;        ///< %>sh: bytes of the request head
     uint64_t requestBodySize = 0;        ///< %>st minus %>sh: request body bytes (no chunk framing)

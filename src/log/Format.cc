@@ -479,13 +479,21 @@ void Log::Format::appendToken(std::string& out, const Token& t, const AccessReco
         text = r.peerAddress;
         break;
     case Code::ServerName:
-        text = r.serverHost;
+        // forwarded: the origin is the URL's (cuttle has no cache_peer)
+        if (!r.peerAddress.empty())
+            text = splitUrl(fullUrl).host;
         break;
     case Code::ServerPort:
-        present = r.serverPort != 0;
-        number = r.serverPort;
+    case Code::UrlPort: {
+        const auto parts = splitUrl(fullUrl);
+        present = !parts.host.empty() && (t.code == Code::UrlPort || !r.peerAddress.empty());
+        if (parts.port.empty())
+            number = defaultPort(parts.scheme);
+        else
+            std::from_chars(parts.port.data(), parts.port.data() + parts.port.size(), number);
         isNumber = present;
         break;
+    }
     case Code::ServerMark:
         present = !r.peerAddress.empty();
         text = "0x0";
@@ -547,16 +555,6 @@ void Log::Format::appendToken(std::string& out, const Token& t, const AccessReco
     case Code::Domain:
         text = splitUrl(fullUrl).host;
         break;
-    case Code::UrlPort: {
-        const auto parts = splitUrl(fullUrl);
-        present = !parts.host.empty();
-        if (parts.port.empty())
-            number = defaultPort(parts.scheme);
-        else
-            std::from_chars(parts.port.data(), parts.port.data() + parts.port.size(), number);
-        isNumber = present;
-        break;
-    }
     case Code::Path:
         text = splitUrl(fullUrl).path;
         break;

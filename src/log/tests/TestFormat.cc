@@ -54,8 +54,6 @@ Log::AccessRecord squidRequest()
     r.requestUrl = "http://127.0.0.1:35183/p/a%20th?q=1&r=%22";
     r.hierarchy = "HIER_DIRECT";
     r.peerAddress = "127.0.0.1";
-    r.serverHost = "127.0.0.1";
-    r.serverPort = 35183;
     r.mimeType = "text/plain; charset=utf-8";
     r.referer = "http://r.example/a b";
     r.userAgent = UserAgent;
