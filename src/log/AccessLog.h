@@ -17,7 +17,7 @@
 ///     access_log none
 ///
 /// Lines are formatted at log() into each Output's buffer; the modules are
-/// in Log/Sink.h: `stdio` writes from the event loop (a Log::File), `daemon`
+/// in log/Sink.h: `stdio` writes from the event loop (a Log::File), `daemon`
 /// hands the buffer to a writer thread so a slow disk never stops the loop,
 /// `syslog` calls syslog(3), `udp` sends a datagram per line, `tcp` streams
 /// from a writer thread. flush() runs once per loop iteration (every second

@@ -10,7 +10,7 @@
 ///
 ///     % [encoding] [-] [[0]width] [.precision] [{arg}] code [{arg}]
 ///
-/// encoding is one of `"` `[` `#` `/` `'` (Log/Encoding.h); `-` aligns left;
+/// encoding is one of `"` `[` `#` `/` `'` (log/Encoding.h); `-` aligns left;
 /// width pads (with zeros for a number when it starts with 0); .precision cuts
 /// a text, or gives a time its fraction digits (%tr, %tu, %tS). A code whose
 /// value cuttle does not have prints `-`, as Squid prints an absent value (the
