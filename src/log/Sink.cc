@@ -202,18 +202,12 @@ public:
     ThreadSink(std::unique_ptr<Target> target, size_t bufferSize)
         : target_(std::move(target)), bufferSize_(bufferSize),
           queueLimit_(std::max<size_t>(8 * bufferSize, 1024 * 1024))
-    {
-        // the loop takes signals through a signalfd (Comm::SignalSource): the
-        // writer must never be the thread a signal is delivered to
-        sigset_t all, old;
-        ::sigfillset(&all);
-        ::pthread_sigmask(SIG_SETMASK, &all, &old);
-        thread_ = std::thread([this] { run(); });
-        ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    }
+    {}
     ~ThreadSink() override
     {
         flush();
+        if (!thread_.joinable())
+            return;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             stopping_ = true;
@@ -244,7 +238,10 @@ public:
             if (threadError_.empty() && failure.empty())
                 setError("");
         }
+        const bool handedOver = !pending_.empty();
         pending_.clear();
+        if (handedOver)
+            startThread();
         wake_.notify_one();
         setError(failure);
         return failure.empty();
@@ -254,9 +251,25 @@ public:
     size_t buffered() const override { return pending_.size(); }
 
 private:
+    /// The writer starts with the first bytes or rotation, so that it runs
+    /// after start-up dropped root (Privileges::leaveRoot() changes every
+    /// thread's user, but its capability settings apply to the calling thread only).
+    void startThread()
+    {
+        if (thread_.joinable())
+            return;
+        // the loop takes signals through a signalfd (Comm::SignalSource): the
+        // writer must never be the thread a signal is delivered to
+        sigset_t all, old;
+        ::sigfillset(&all);
+        ::pthread_sigmask(SIG_SETMASK, &all, &old);
+        thread_ = std::thread([this] { run(); });
+        ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
     bool command(int rotation)
     {
         flush();
+        startThread();
         {
             std::lock_guard<std::mutex> lock(mutex_);
             rotation_ = rotation;
@@ -299,7 +312,7 @@ private:
     int rotation_ = 0;               ///< the rotation asked for (-1: reopen)
     bool rotationDue_ = false;       ///< a rotation waits
     bool stopping_ = false;          ///< the thread writes what is queued and ends
-    std::thread thread_;             ///< the writer, with every signal blocked
+    std::thread thread_;             ///< the writer, with every signal blocked (see startThread())
 };
 
 /// syslog: Squid's module, one message per line
