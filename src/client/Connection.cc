@@ -792,6 +792,8 @@ void Client::Connection::endRequestBody(bool complete)
         return;
     readingBody_ = false;
     bodyPaused_ = false;
+    if (pendingLog_)
+        pendingLog_->requestBodySize = tx_->body->entry->body().endOffset(); // %>st: without chunk framing
     if (complete)
         tx_->body->entry->complete();
     else

@@ -9,6 +9,7 @@ logs_setup
 fwd_conf "http_access allow localhost" \
     "logformat fields %>a|%>p|%>la|%>lp|%<a|%<p|%rm|%>ru|%ru|%>rd|%>rP|%>rp|%rv|%>Hs|%<Hs|%03>Hs|%-6Ss|%.3Sh|%{X-Tag}>h|%{X-List:;b}>h|%\"{User-Agent}>h|%#{X-Tag}>h|%{Content-Type}<h|%mt|%err_code|%sn|%%" \
     "access_log stdio:$T/fields.log fields" \
+    "logformat sizes %>st %>sh %st %<st %<sh %rm" "access_log stdio:$T/sizes.log sizes" \
     "access_log stdio:$T/referrer.log referrer" \
     "access_log stdio:$T/useragent.log useragent" \
     "access_log stdio:$T/icap.log icap_squid" \
@@ -44,4 +45,17 @@ for part in ' text/html [Host: 127.0.0.1:' 'X-Tag: a b%25\r\n' '] [HTTP/1.1 200 
     printf "%s\n" "$sq" | grep -qF -- "$part" || fail "log_mime_hdrs: no '$part' in $sq"
 done
 pass "log_mime_hdrs: the request fields and the reply head end the squid line"
+
+# %>st: the request head and its body without chunk framing
+proxy_get "$OURL/post" -d "$(printf '%01000d' 0)" > /dev/null
+proxy_get "$OURL/chunked" -H 'Transfer-Encoding: chunked' -d 'abc' > /dev/null
+wait_until 5 grep -q ' POST$' "$T/sizes.log" || fail "no sizes line for the POSTs"
+grep ' POST$' "$T/sizes.log" | {
+    read -r st sh total sent replyHead method
+    [ "$st" = $((sh + 1000)) ] && [ "$total" = $((st + sent)) ] && [ "$replyHead" -lt "$sent" ] ||
+        fail "the sizes of a 1000-byte POST: $st $sh $total $sent $replyHead"
+    read -r st sh total sent replyHead method
+    [ "$st" = $((sh + 3)) ] || fail "the sizes of a chunked 3-byte POST: $st $sh"
+} || exit 1
+pass "%>st counts the request body (without chunk framing), %st both ways"
 cuttle_stop
