@@ -1397,12 +1397,12 @@ void Client::Connection::close()
     services_.release(*this);
 }
 
-void Client::Connection::noteReplyHead(std::string_view head)
+void Client::Connection::noteReplyHead(std::string_view bytes)
 {
     if (!pendingLog_)
         return;
-    const size_t end = head.find("\r\n\r\n");
-    head = head.substr(0, end == std::string_view::npos ? head.size() : end + 4);
+    const size_t end = bytes.find("\r\n\r\n");
+    const std::string_view head = bytes.substr(0, end == std::string_view::npos ? bytes.size() : end + 4);
     pendingLog_->replyHeadSize = head.size();
     if (services_.accessLog().needs().replyHead)
         pendingLog_->replyHead = head;

@@ -273,9 +273,9 @@ private:
     /// CONNECT: the 200 and the tunnel over the connected socket to peer
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
     void endTransaction();
-    /// access.log's facts of the reply head about to be sent (HEAD: head and
-    /// maybe body; only the head is noted)
-    void noteReplyHead(std::string_view head);
+    /// access.log's facts of the reply about to be sent: `bytes` start with
+    /// its head (an error page's body may follow, which is not noted)
+    void noteReplyHead(std::string_view bytes);
     void stopForwarding();
     // interception and Host verification (Interception.cc)
     /// starts resolving an intercepted request's Host when its check needs

@@ -135,7 +135,7 @@ void Config::Handlers::AccessLogHandler(DirectiveCall& call)
         call.error(std::string("bad access_log: ") + e.what());
         return;
     }
-    if (spec.output.module == "stdio" || spec.output.module == "daemon")
+    if (spec.output.isFile())
         spec.output.place = call.lexer.resolve(spec.output.place);
     // Squid 5.7's parse_access_log(): PLACE [FORMAT] [ACL...] or PLACE
     // [OPTION=VALUE...] [ACL...]. A third word without '=' is the format

@@ -91,6 +91,8 @@ struct OutputSpec {
     /// tcp://HOST:PORT, none) into module and place. Throws
     /// std::invalid_argument naming what is wrong.
     void parsePlace(const std::string& text);
+    /// Whether place is a file path (stdio and daemon).
+    bool isFile() const { return module == "stdio" || module == "daemon"; }
 };
 
 /// Every access_log of one configuration (see the file comment).

@@ -336,15 +336,6 @@ public:
     /// Squid's syslog_ntoa(): FACILITY.PRIORITY, either part optional (user.info)
     static int ParsePriority(const std::string& place)
     {
-        static const std::pair<const char*, int> facilities[] = {
-            {"auth", LOG_AUTH},     {"authpriv", LOG_AUTHPRIV}, {"cron", LOG_CRON},
-            {"daemon", LOG_DAEMON}, {"ftp", LOG_FTP},           {"kern", LOG_KERN},
-            {"lpr", LOG_LPR},       {"mail", LOG_MAIL},         {"news", LOG_NEWS},
-            {"syslog", LOG_SYSLOG}, {"user", LOG_USER},         {"uucp", LOG_UUCP},
-            {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1},     {"local2", LOG_LOCAL2},
-            {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4},     {"local5", LOG_LOCAL5},
-            {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7},
-        };
         static const std::pair<const char*, int> priorities[] = {
             {"emerg", LOG_EMERG},     {"alert", LOG_ALERT},   {"crit", LOG_CRIT}, {"err", LOG_ERR},
             {"warning", LOG_WARNING}, {"notice", LOG_NOTICE}, {"info", LOG_INFO}, {"debug", LOG_DEBUG},
@@ -356,18 +347,15 @@ public:
         const size_t dot = place.find('.');
         const std::string f = place.substr(0, dot);
         const std::string p = dot == std::string::npos ? std::string() : place.substr(dot + 1);
-        const auto find = [](const auto& table, const std::string& name, int& out) {
-            for (const auto& [n, v] : table)
-                if (name == n) {
-                    out = v;
-                    return true;
-                }
-            return false;
-        };
-        if (!f.empty() && !find(facilities, f, facility))
+        if (!f.empty() && (facility = Log::SyslogFacility(f)) < 0)
             throw std::invalid_argument("unknown syslog facility '" + f + "'");
-        if (!p.empty() && !find(priorities, p, priority))
-            throw std::invalid_argument("unknown syslog priority '" + p + "'");
+        if (!p.empty()) {
+            const auto known = std::find_if(std::begin(priorities), std::end(priorities),
+                                            [&](const auto& entry) { return p == entry.first; });
+            if (known == std::end(priorities))
+                throw std::invalid_argument("unknown syslog priority '" + p + "'");
+            priority = known->second;
+        }
         return facility | priority;
     }
 
@@ -410,6 +398,22 @@ private:
 
 } // namespace
 
+int Log::SyslogFacility(const std::string& name)
+{
+    static const std::pair<const char*, int> facilities[] = {
+        {"auth", LOG_AUTH},     {"authpriv", LOG_AUTHPRIV}, {"cron", LOG_CRON},     {"daemon", LOG_DAEMON},
+        {"ftp", LOG_FTP},       {"kern", LOG_KERN},         {"lpr", LOG_LPR},       {"mail", LOG_MAIL},
+        {"news", LOG_NEWS},     {"syslog", LOG_SYSLOG},     {"user", LOG_USER},     {"uucp", LOG_UUCP},
+        {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1},     {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3},
+        {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5},     {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7},
+    };
+    for (const auto& [known, value] : facilities) {
+        if (name == known || name == std::string("LOG_") + known)
+            return value;
+    }
+    return -1;
+}
+
 std::unique_ptr<Log::Sink> Log::Sink::Open(const OutputSpec& spec)
 {
     if (spec.module == "stdio")
@@ -451,7 +455,7 @@ void Log::OutputSpec::parsePlace(const std::string& text)
         ParseHostPort(place, length);
     } else if (module == "syslog") {
         SyslogSink::ParsePriority(place);
-    } else if (module == "stdio" || module == "daemon") {
+    } else if (isFile()) {
         if (place.empty())
             throw std::invalid_argument("access_log '" + text + "' names no file");
     } else {

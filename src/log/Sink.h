@@ -62,4 +62,8 @@ private:
     bool reported_ = false; ///< the episode was reported
 };
 
+/// The syslog(3) facility called NAME (auth ... local7, with or without
+/// "LOG_": cuttle's -l and access_log's syslog: module), or -1.
+int SyslogFacility(const std::string& name);
+
 } // namespace Log
