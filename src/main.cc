@@ -18,6 +18,7 @@
 #include "config/Parser.h"
 #include "proxy/ConfigDns.h"
 #include "log/CacheLog.h"
+#include "log/Sink.h"
 #include "log/DebugOptions.h"
 
 #include <cerrno>
@@ -84,23 +85,6 @@ void Usage(std::ostream& out)
            "                 Accepted for Squid's scripts; they change nothing in cuttle\n"
            "                 (no fatal-signal catching, no store rebuild; SO_REUSEADDR is\n"
            "                 always set).\n";
-}
-
-/// syslog facility names as Squid's -l takes them
-int SyslogFacility(const std::string& name)
-{
-    static const std::pair<const char*, int> facilities[] = {
-        {"auth", LOG_AUTH},     {"authpriv", LOG_AUTHPRIV}, {"cron", LOG_CRON},     {"daemon", LOG_DAEMON},
-        {"ftp", LOG_FTP},       {"kern", LOG_KERN},         {"lpr", LOG_LPR},       {"mail", LOG_MAIL},
-        {"news", LOG_NEWS},     {"syslog", LOG_SYSLOG},     {"user", LOG_USER},     {"uucp", LOG_UUCP},
-        {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1},     {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3},
-        {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5},     {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7},
-    };
-    for (const auto& [known, value] : facilities) {
-        if (name == known || name == std::string("LOG_") + known)
-            return value;
-    }
-    return -1;
 }
 
 /// a port number from the command line, or -1
@@ -248,8 +232,8 @@ void NoteFilesToCreate(Privileges& privileges, const Config::Settings& settings)
     if (settings.cacheLog != "none") // `cache_log none`: CacheLog::open() opens nothing
         privileges.willCreate(settings.cacheLog);
     for (const auto& log : settings.accessLogs) {
-        if (log.kind != Config::AccessLogSpec::Kind::None)
-            privileges.willCreate(log.path);
+        if (log.output.isFile())
+            privileges.willCreate(log.output.place);
     }
     if (settings.pidFilename != "none")
         privileges.willCreate(settings.pidFilename);
@@ -564,7 +548,7 @@ int main(int argc, char** argv)
             options.command = optarg;
             break;
         case 'l':
-            options.syslogFacility = SyslogFacility(optarg);
+            options.syslogFacility = Log::SyslogFacility(optarg);
             if (options.syslogFacility < 0) {
                 std::cerr << "cuttle: unknown syslog facility: " << optarg << "\n";
                 Usage(std::cerr);

@@ -330,6 +330,15 @@ void Client::Connection::handleHead(std::string_view head)
     record.clientAddress = peerHost_;
     record.method = std::string(parser_.methodToken());
     record.url = std::string(target);
+    record.requestHeadSize = head.size();
+    const auto& needs = services_.accessLog().needs();
+    if (needs.requestHead) {
+        // the field lines: after the request line, without the empty line
+        const size_t first = head.find('\n');
+        const std::string_view fields =
+            first == std::string_view::npos ? std::string_view() : head.substr(first + 1);
+        record.requestHead = fields.substr(0, fields.size() >= 2 ? fields.size() - 2 : 0);
+    }
     record.httpVersion =
         std::to_string(parser_.versionMajor()) + "." + std::to_string(parser_.versionMinor());
     if (const auto v = parser_.findField("Referer"))
@@ -387,6 +396,8 @@ void Client::Connection::handleHead(std::string_view head)
     if (parser_.method() != Http::Method::Connect)
         record.url = url.canonical();
     context.url = record.url;
+    if (needs.requestUrl)
+        record.requestUrl = record.url;
     // strip_query_terms: the log keeps the `?` and drops what follows, as Squid's does
     if (settings.stripQueryTerms) {
         if (const auto q = record.url.find('?'); q != std::string::npos)
@@ -498,6 +509,7 @@ bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log
     switch (answer) {
     case Acl::Answer::Allowed:
         record.user = facts.user;
+        record.userFromAuth = facts.auth == Acl::AuthState::Valid;
         context.user = facts.user; // %a
         return true;
     case Acl::Answer::Pending:
@@ -511,6 +523,7 @@ bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log
     case Acl::Answer::Denied:
         record.resultCode = "TCP_DENIED";
         record.user = facts.user;
+        record.userFromAuth = facts.auth == Acl::AuthState::Valid;
         context.user = facts.user; // %a
         answerDenied(context, facts.lastAcl);
         return false;
@@ -733,6 +746,8 @@ void Client::Connection::endRequestBody(bool complete)
         return;
     readingBody_ = false;
     bodyPaused_ = false;
+    if (pendingLog_)
+        pendingLog_->requestBodySize = tx_->body->entry->body().endOffset(); // %>st: without chunk framing
     if (complete)
         tx_->body->entry->complete();
     else
@@ -845,6 +860,7 @@ void Client::Connection::startStreaming()
                                        : spec.reply->status);
     if (out.closeAfter)
         closeAfterReply_ = true;
+    noteReplyHead(out.head);
     prependInterim(out.head);
     if (!tx_->segments.empty() && !requestIsHead_)
         tx_->writer.startSegments(std::move(out.head), std::move(tx_->segments), *tx_->reply);
@@ -859,6 +875,7 @@ void Client::Connection::startStreaming()
         if (isOwner) {
             record.hierarchy = directCode();
             record.peerAddress = tx_->forwarder->peerHost();
+            record.peerStatus = spec.reply->status;
         } else {
             record.hierarchy = "HIER_NONE";
         }
@@ -1218,10 +1235,12 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);
     editReplyHead(out_, context.request, nullptr, Http::ToInt(status));
+    noteReplyHead(out_);
     outOffset_ = 0;
     prependInterim(out_);
 
     if (pendingLog_) {
+        pendingLog_->errorCode = templateName;
         pendingLog_->httpStatus = Http::ToInt(status);
         pendingLog_->mimeType = "text/html";
         pendingLog_->hierarchy = "HIER_NONE";
@@ -1345,12 +1364,27 @@ void Client::Connection::close()
     services_.release(*this);
 }
 
+void Client::Connection::noteReplyHead(std::string_view bytes)
+{
+    if (!pendingLog_)
+        return;
+    const size_t end = bytes.find("\r\n\r\n");
+    const std::string_view head = bytes.substr(0, end == std::string_view::npos ? bytes.size() : end + 4);
+    pendingLog_->replyHeadSize = head.size();
+    if (services_.accessLog().needs().replyHead)
+        pendingLog_->replyHead = head;
+}
+
 void Client::Connection::logTransaction()
 {
     if (!pendingLog_)
         return;
-    pendingLog_->finish(Now());
-    services_.counters().count(*pendingLog_);
-    services_.accessLog().log(*pendingLog_);
+    auto& record = *pendingLog_;
+    record.finish(Now());
+    record.clientPort = peerPort_;
+    record.localAddress = localHost_;
+    record.localPort = localPort_;
+    services_.counters().count(record);
+    services_.accessLog().log(record);
     pendingLog_.reset();
 }

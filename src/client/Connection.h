@@ -300,6 +300,9 @@ private:
     /// CONNECT: the 200 and the tunnel over the connected socket to peer
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
     void endTransaction();
+    /// access.log's facts of the reply about to be sent: `bytes` start with
+    /// its head (an error page's body may follow, which is not noted)
+    void noteReplyHead(std::string_view bytes);
     void stopForwarding();
     // interception and Host verification (Interception.cc)
     /// starts resolving an intercepted request's Host when its check needs
@@ -321,13 +324,13 @@ private:
 
     std::string peerHost_;  ///< client address literal, for logs and acls
     std::string localHost_; ///< the listening address literal (%A); intercepted: the original destination's
-    Acl::Address peerAddress_;           ///< peerHost_ for the acls (parsed once per connection)
-    Acl::Address localAddress_;          ///< localHost_ for the acls
-    uint16_t localPort_ = 0;             ///< the listening port (%b); intercepted: the original destination's
-    uint16_t peerPort_ = 0;              ///< the client's port (external_acl_type's %SRCPORT)
-    std::string portName_;               ///< the http_port's name= (myportname)
-    bool intercepted_ = false;           ///< accepted on an intercept port
-    bool interceptedSelf_ = false;       ///< intercepted, but its original destination is this socket: no NAT
+    Acl::Address peerAddress_;     ///< peerHost_ for the acls (parsed once per connection)
+    Acl::Address localAddress_;    ///< localHost_ for the acls
+    uint16_t localPort_ = 0;       ///< the listening port (%b); intercepted: the original destination's
+    uint16_t peerPort_ = 0;        ///< the client's port (access.log's %>p, external_acl_type's %SRCPORT)
+    std::string portName_;         ///< the http_port's name= (myportname)
+    bool intercepted_ = false;     ///< accepted on an intercept port
+    bool interceptedSelf_ = false; ///< intercepted, but its original destination is this socket: no NAT
     std::optional<HostCheck> hostCheck_; ///< the current request's Host verdict, once known
     Comm::Lookup hostLookup_;            ///< resolving the current request's Host
     Comm::Lookup dstLookup_;             ///< Checking: resolving the URL's host for dst acls

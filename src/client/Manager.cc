@@ -142,6 +142,7 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
     editReplyHead(out_, context.request, nullptr, 200);
+    noteReplyHead(out_);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;

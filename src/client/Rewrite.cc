@@ -219,6 +219,7 @@ void Client::Connection::replyRedirect(int status, const std::string& location,
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
     editReplyHead(out_, std::string(), nullptr, status);
+    noteReplyHead(out_);
     outOffset_ = 0;
     state_ = State::Writing;
     armTimer(services_.settings().readTimeout);

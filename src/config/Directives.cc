@@ -410,28 +410,52 @@ const std::vector<Directive> Table = {
     {"reply_header_max_size", "SIZE", "64 KB", nullptr, "replyHeaderMaxSize",
      "The largest reply header section accepted from an origin; a larger one makes the reply an error.",
      SizeHandler<&Settings::replyHeaderMaxSize>, false},
-    {"access_log", "stdio:PATH|daemon:PATH|PATH|none [FORMAT | OPTION=VALUE...] [ACL...]",
+    {"access_log", "MODULE:PLACE [FORMAT | OPTION=VALUE...] [ACL...] | none [ACL...]",
      "stdio:" CUTTLE_DEFAULT_LOG_DIR "/access.log squid", "stdio:" LOG_DIR_SHOWN "/access.log squid",
      "accessLogs",
-     "Writes one line per transaction to PATH in FORMAT (squid, the default, common or combined; "
-     "`logformat=NAME` works too). Several lines write several logs. `none` ends the list, as in Squid "
-     "5.7: the logs before it are written, those after it get nothing (with a warning); `none ACL...` is "
-     "ignored with a warning. As in Squid "
-     "5.7, the word after PATH is the format only when it names one (a built-in format, `auto`, which "
-     "means squid, or a logformat line's NAME); otherwise it and the words after it are acls and the format "
-     "is squid. After OPTION=VALUE words (logformat=, and buffer-size=, on-error= and rotate=, which are "
-     "ignored with a warning) the first other word starts the acls. A format cuttle does not write "
-     "(useragent, referrer, icap_squid, a logformat line's) is an error, and so is an undefined acl; the "
-     "acls themselves are accepted with a warning and the log then gets every request. A relative PATH is "
+     "Writes one line per transaction in FORMAT (squid, the default; common, combined, referrer, "
+     "useragent, icap_squid, or a logformat line's NAME) to MODULE:PLACE: `stdio:PATH` (written by the "
+     "event loop; a bare /PATH too), `daemon:PATH` (written by a thread of its own, so a slow disk never "
+     "stops the proxy), `syslog:FACILITY.PRIORITY` (default user.info), `udp://HOST:PORT` (a datagram per "
+     "line) or `tcp://HOST:PORT` (a stream, reconnected after a failure; HOST is an address). Several lines "
+     "write several logs; each is tried in order and skipped when its acls do not all match; `none ACL...` "
+     "ends the list for the requests its acls match, and `none` alone for every request (later lines are "
+     "ignored with a warning). As in Squid 5.7, the word after PLACE is the format only when it names one "
+     "(`auto` means squid); otherwise it and the words after it are acls. Options: logformat=NAME, "
+     "buffer-size=SIZE (bytes held before a write, default 64KB), on-error=die|drop (die stops cuttle "
+     "when the log cannot be written; drop, cuttle's default, loses the lines and says so once in "
+     "cache.log) and "
+     "rotate=N (copies kept by `-k rotate`, instead of logfile_rotate); after them the first other word "
+     "starts the acls. The acls see the finished transaction: src, dst (an address in the URL), "
+     "dstdomain, port, method, proto, urlpath_regex, url_regex, http_status, hier_code, myip, myport, "
+     "proxy_auth (the logged user). A relative PATH is "
      "resolved against the directory cuttle starts in.",
      AccessLogHandler, true},
     {"logformat", "NAME FORMAT", nullptr, nullptr, "logformats",
-     "Defines the log format NAME, as Squid 5.7 reads it: FORMAT is the rest of the line as written, "
-     "quotes, blanks and `#` included. cuttle writes only the built-in formats (squid, common, combined): "
-     "it records NAME, with a warning, so that an access_log line naming it is an error that says so "
-     "rather than an undefined acl. Redefining a built-in format or an earlier NAME is ignored with a "
-     "warning, as in Squid.",
+     "Defines the log format NAME for access_log: FORMAT is the rest of the line as written, quotes, "
+     "blanks and `#` included, with Squid 5.7's %-codes and modifiers: "
+     "`%[encoding][-][[0]width][.precision][{arg}]code[{arg}]`, encoding `\"` (quoted string), `[` "
+     "(Squid's MIME blob quoting), `#` (URL encoding), `/` (shell word) or `'` (raw). Codes with values: "
+     "%% sn err_code >a >A >p >la >lp la lp <a <A <p >qos >nfmark <qos <nfmark (0x0: cuttle marks no "
+     "packet) ts tu tl tg (with an optional {strftime format}) tr tS un ul rm >rm <rm ru >ru <ru >rs <rs "
+     ">rd <rd >rP <rP rp >rp <rp rv >rv <rv >h >ha <h (whole, `{Name}`, `{Name:element}` or "
+     "`{Name:;element}` with `,` `;` or `:` as separator) <Hs >Hs mt st >st <st >sh <sh <sH <sS Ss Sh, "
+     "each optionally written `%http::CODE`. Codes Squid knows whose value cuttle does not have print `-`: "
+     "err_detail note master_xaction >eui <la <lp >handshake dt et ea ue ui credentials <bs <pt <tt and "
+     "the icap::, adapt:: and proxy_protocol:: codes. %us and the ssl:: codes are errors, as in Debian's "
+     "squid 5.7. As in Squid, a format that prints %>h or %<h whole turns log_mime_hdrs on, and "
+     "redefining a built-in format or an earlier NAME is ignored with a warning.",
      LogformatHandler, true},
+    {"buffered_logs", "on|off", "off", nullptr, "bufferedLogs",
+     "off: access.log lines are written at the end of each event-loop round, as they come. on: they are "
+     "written when a log's buffer-size is reached and at most once a second otherwise (fewer system calls "
+     "under load; up to a second of lines is lost if cuttle is killed).",
+     OnOffHandler<&Settings::bufferedLogs>, false},
+    {"log_mime_hdrs", "on|off", "off", nullptr, "logMimeHdrs",
+     "on: the squid, common and combined lines end with the request's header fields and the reply's head, "
+     "each in brackets with Squid's MIME blob quoting (CR and LF as \\r \\n; %, [, ], controls and "
+     "non-ASCII as %xx; \\ doubled), as in Squid.",
+     OnOffHandler<&Settings::logMimeHdrs>, false},
     {"cache_log", "PATH|none", CUTTLE_DEFAULT_LOG_DIR "/cache.log", LOG_DIR_SHOWN "/cache.log", "cacheLog",
      "Where cuttle writes its own messages (start-up, warnings, errors). A relative PATH is resolved against "
      "the directory cuttle starts in. `none` keeps no cache.log: the messages go to stderr, as before a "
@@ -450,7 +474,9 @@ const std::vector<Directive> Table = {
      "later pairs override earlier ones. rotate=N keeps N old cache.log files on rotation.",
      DebugOptionsHandler, false},
     {"logfile_rotate", "COUNT", "10", nullptr, "logfileRotate",
-     "How many old copies of each log `cuttle -k rotate` keeps: access.log becomes access.log.0, the "
+     "How many old copies of each log file `cuttle -k rotate` keeps (an access_log's rotate=N overrides "
+     "it for that log; syslog and udp logs are not rotated, a tcp log reconnects): access.log becomes "
+     "access.log.0, the "
      "previous access.log.0 becomes access.log.1, and so on up to COUNT-1; 0 renames nothing and only "
      "reopens the logs, for an external logrotate (Debian's Squid package sets 0 in "
      "/etc/squid/conf.d/debian.conf). cache.log uses debug_options rotate=N instead when that is given.",
@@ -734,6 +760,10 @@ std::string Config::RecommendedConfig(const StateLayout& layout)
            std::string(layout.logDir[0] == '/'
                            ? "# (absolute paths under the installed state directory)\n"
                            : "# Relative paths are resolved against the directory cuttle starts in.\n") +
-           "access_log stdio:" + layout.logDir + "/access.log squid\n" + "cache_log " + layout.logDir +
-           "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n";
+           "access_log stdio:" + layout.logDir + "/access.log squid\n" +
+           std::string(layout.logDir[0] == '/' ? "# the logrotate fragment installed with cuttle renames the "
+                                                 "logs; -k rotate reopens them\n"
+                                                 "logfile_rotate 0\n"
+                                               : "") +
+           "cache_log " + layout.logDir + "/cache.log\n" + "pid_filename " + layout.runDir + "/cuttle.pid\n";
 }

@@ -16,6 +16,7 @@
 #include "acl/Registry.h"
 #include "config/HeaderRules.h"
 #include "base/Regex.h"
+#include "log/AccessLog.h"
 
 #include <chrono>
 #include <cstdint>
@@ -49,10 +50,21 @@ struct BufferSize {
 
 /// One `access_log` line.
 struct AccessLogSpec {
-    enum class Kind { Stdio, Daemon, None };
-    Kind kind = Kind::Stdio;
-    std::string path;             ///< file for Stdio and Daemon
-    std::string format = "squid"; ///< logformat name
+    std::string format = "squid"; ///< the log format's name as written (a built-in one or a logformat line's)
+    Log::OutputSpec output;       ///< module, place, format and options; filter: set when the logs open
+    Acl::AccessList acls;         ///< the line's acls as one `allow ACL...` rule; empty: every request
+
+    /// Whether the log takes a transaction: its acls all match (or it has none).
+    bool matches(const Acl::Checklist& facts) const
+    {
+        return acls.size() == 0 || acls.check(facts) == Acl::Answer::Allowed;
+    }
+};
+
+/// One `logformat NAME FORMAT` line.
+struct LogformatSpec {
+    std::string name;                          ///< NAME
+    std::shared_ptr<const Log::Format> format; ///< FORMAT, parsed
 };
 
 /// `via`, `forwarded_for` values.
@@ -233,14 +245,15 @@ struct Settings {
     std::vector<SizeLimit> rangeOffsetLimits; ///< `range_offset_limit` lines in order
     Duration maxStale{0};                     ///< max_stale
 
-    std::vector<AccessLogSpec> accessLogs; ///< in order; nothing follows a Kind::None (`access_log none`)
-    std::vector<std::string>
-        logformats;              ///< names that logformat lines defined (formats cuttle does not write)
-    std::string cacheLog;        ///< cache_log path
-    std::string pidFilename;     ///< "none" disables the pid file
-    std::string debugOptions;    ///< raw `debug_options` value, e.g. "ALL,1 33,2"
-    unsigned logfileRotate = 10; ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
-    std::string visibleHostname; ///< empty: use gethostname()
+    std::vector<AccessLogSpec> accessLogs; ///< in order; nothing follows an `access_log none` without acls
+    std::vector<LogformatSpec> logformats; ///< logformat lines in order
+    bool bufferedLogs = false;             ///< buffered_logs
+    bool logMimeHdrs = false;              ///< log_mime_hdrs (a format printing %>h or %<h whole acts as on)
+    std::string cacheLog;                  ///< cache_log path
+    std::string pidFilename;               ///< "none" disables the pid file
+    std::string debugOptions;              ///< raw `debug_options` value, e.g. "ALL,1 33,2"
+    unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
+    std::string visibleHostname;           ///< empty: use gethostname()
     std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
     std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
     /// the directive lines cuttle applied, in order, words joined by one space

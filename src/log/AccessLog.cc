@@ -6,10 +6,11 @@
 #include "cuttle.h"
 #include "log/AccessLog.h"
 #include "log/CacheLog.h"
+#include "log/Encoding.h"
+#include "log/Sink.h"
 
 #include <charconv>
-#include <cinttypes>
-#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <stdexcept>
 
@@ -17,15 +18,6 @@ namespace {
 
 /// Squid's MAX_URL: the log form of a URL is cut to MAX_URL - 1 bytes.
 constexpr size_t MaxUrl = 8192;
-
-const char HexDigits[] = "0123456789ABCDEF";
-
-void appendHex(std::string& out, unsigned char c)
-{
-    out += '%';
-    out += HexDigits[c >> 4];
-    out += HexDigits[c & 0xF];
-}
 
 /// appends n in decimal, padded on the left with pad to at least width characters
 void appendNumber(std::string& out, int64_t n, size_t width = 0, char pad = ' ')
@@ -38,244 +30,354 @@ void appendNumber(std::string& out, int64_t n, size_t width = 0, char pad = ' ')
     out.append(digits, size);
 }
 
-/// Squid's stringHasCntl(): C0 controls, DEL and C1 controls.
-bool hasControl(const std::string& s)
+std::string_view dash(std::string_view s)
 {
-    for (const unsigned char c : s) {
-        if (c <= 0x1F || (c >= 0x7F && c <= 0x9F))
-            return true;
-    }
-    return false;
-}
-
-/// Squid's rfc1738_escape_unescaped(): unsafe characters, controls and
-/// non-ASCII become %XX; an existing '%' is kept.
-std::string escapeUnescaped(const std::string& s)
-{
-    static const std::string_view unsafe = "<>\"#{}|\\^~[]`' ";
-    std::string out;
-    out.reserve(s.size());
-    for (const unsigned char c : s) {
-        if (c <= 0x1F || c >= 0x7F || unsafe.find(static_cast<char>(c)) != std::string_view::npos)
-            appendHex(out, c);
-        else
-            out += static_cast<char>(c);
-    }
-    return out;
+    return s.empty() ? std::string_view("-") : s;
 }
 
 /// The URL as Squid 5.7 logs it (urlCanonicalCleanWithoutRequest): cut to
 /// MAX_URL-1 bytes and escaped only when it holds a control character
 /// (bytes such as UTF-8 letters are logged raw, as Squid does).
-std::string logUrl(const std::string& url)
+void appendUrl(std::string& out, const std::string& url)
 {
-    std::string u = url.substr(0, MaxUrl - 1);
-    if (hasControl(u)) {
-        u = escapeUnescaped(u);
-        if (u.size() > 2 * MaxUrl - 1)
-            u.resize(2 * MaxUrl - 1);
+    if (url.size() < MaxUrl && !Log::HasControl(url)) {
+        out += dash(url);
+        return;
     }
-    return u;
-}
-
-/// Squid's `%[` quoting (Format::QuoteMimeBlob / log_quote()).
-std::string quoteMimeBlob(const std::string& s)
-{
-    static const std::string_view special = "%\"#;<>?{}|\\^~`[]";
-    std::string out;
-    for (const unsigned char c : s) {
-        if (c == '\r')
-            out += "\\r";
-        else if (c == '\n')
-            out += "\\n";
-        else if (c <= 0x1F || c >= 0x7F || special.find(static_cast<char>(c)) != std::string_view::npos)
-            appendHex(out, c);
-        else
-            out += static_cast<char>(c);
+    const std::string_view cut = std::string_view(url).substr(0, MaxUrl - 1);
+    if (!Log::HasControl(cut)) {
+        out += cut;
+        return;
     }
-    return out;
+    std::string escaped;
+    Log::UrlEscapeUnescaped(escaped, cut);
+    out += std::string_view(escaped).substr(0, 2 * MaxUrl - 1);
 }
 
-/// "-" for an empty field, as Squid prints.
-std::string orDash(const std::string& s)
+/// the user name of the built-in formats (Squid's QuoteUrlEncodeUsername())
+void appendUser(std::string& out, const std::string& user)
 {
-    return s.empty() ? std::string("-") : s;
+    if (user.empty())
+        out += '-';
+    else
+        Log::QuoteMimeBlob(out, user);
 }
 
-std::string userField(const std::string& user)
-{
-    return user.empty() ? std::string("-") : orDash(quoteMimeBlob(user));
-}
-
-/// `"%rm %ru HTTP/%rv" %>Hs %<st` shared by common and combined, with the CLF head before it.
-std::string commonHead(const Log::AccessRecord& r)
+/// seconds.milliseconds of the log time, as %ts.%03tu
+void appendTime(std::string& line, const Log::AccessRecord& r)
 {
     const timeval t = r.logTime();
-    const std::time_t secs = t.tv_sec;
+    appendNumber(line, static_cast<int64_t>(t.tv_sec));
+    line += '.';
+    appendNumber(line, static_cast<int64_t>(t.tv_usec / 1000), 3, '0');
+}
+
+/// Squid's Time::FormatHttpd(): local time, as %tl
+void appendHttpdTime(std::string& line, const Log::AccessRecord& r)
+{
+    const std::time_t secs = r.logTime().tv_sec;
     std::tm tm{};
     ::localtime_r(&secs, &tm);
     char when[64];
-    std::strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S %z", &tm);
-    std::string line = orDash(r.clientAddress) + " - " + userField(r.user) + " [" + when + "] \"" +
-                       orDash(r.method) + " " + orDash(logUrl(r.url)) + " HTTP/" + orDash(r.httpVersion) +
-                       "\" " + std::to_string(r.httpStatus) + " " + std::to_string(r.bytesSent);
-    return line;
+    line.append(when, std::strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S %z", &tm));
+}
+
+/// `%>a - %[un [%tl] "%rm %ru HTTP/%rv" %>Hs %<st`, shared by common and combined
+void appendCommonHead(std::string& line, const Log::AccessRecord& r)
+{
+    line += dash(r.clientAddress);
+    line += " - ";
+    appendUser(line, r.user);
+    line += " [";
+    appendHttpdTime(line, r);
+    line += "] \"";
+    line += dash(r.method);
+    line += ' ';
+    appendUrl(line, r.url);
+    line += " HTTP/";
+    line += dash(r.httpVersion);
+    line += "\" ";
+    appendNumber(line, r.httpStatus);
+    line += ' ';
+    appendNumber(line, static_cast<int64_t>(r.bytesSent));
+}
+
+void appendCodes(std::string& line, const Log::AccessRecord& r)
+{
+    line += dash(r.resultCode);
+    line += ':';
+    line += dash(r.hierarchy);
+}
+
+/// log_mime_hdrs: ` [request fields] [reply head]`
+void appendMimeHeaders(std::string& line, const Log::AccessRecord& r)
+{
+    line += " [";
+    Log::QuoteMimeBlob(line, r.requestHead);
+    line += "] [";
+    Log::QuoteMimeBlob(line, r.replyHead);
+    line += ']';
+}
+
+void appendBuiltIn(std::string& line, Log::AccessFormat fmt, const Log::AccessRecord& r)
+{
+    using Log::AccessFormat;
+    switch (fmt) {
+    case AccessFormat::Squid:
+    case AccessFormat::Custom:
+        // "%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt", built
+        // in place (a line per request: no printf, no temporary strings)
+        appendTime(line, r);
+        line += ' ';
+        appendNumber(line, r.responseTimeMs, 6, ' ');
+        line += ' ';
+        line += dash(r.clientAddress);
+        line += ' ';
+        line += dash(r.resultCode);
+        line += '/';
+        appendNumber(line, r.httpStatus, 3, '0');
+        line += ' ';
+        appendNumber(line, static_cast<int64_t>(r.bytesSent));
+        line += ' ';
+        line += dash(r.method);
+        line += ' ';
+        appendUrl(line, r.url);
+        line += ' ';
+        appendUser(line, r.user);
+        line += ' ';
+        line += dash(r.hierarchy);
+        line += '/';
+        line += dash(r.peerAddress);
+        line += ' ';
+        line +=
+            dash(std::string_view(r.mimeType).substr(0, r.mimeType.find_first_of("; \t"))); // the media type
+        return;
+    case AccessFormat::Common:
+        appendCommonHead(line, r);
+        line += ' ';
+        appendCodes(line, r);
+        return;
+    case AccessFormat::Combined:
+        // Squid's HttpdCombined() prints both fields as received
+        appendCommonHead(line, r);
+        line += " \"";
+        line += dash(r.referer);
+        line += "\" \"";
+        line += dash(r.userAgent);
+        line += "\" ";
+        appendCodes(line, r);
+        return;
+    case AccessFormat::Referrer:
+        appendTime(line, r);
+        line += ' ';
+        line += dash(r.clientAddress);
+        line += ' ';
+        line += dash(r.referer);
+        line += ' ';
+        appendUrl(line, r.url);
+        return;
+    case AccessFormat::UserAgent:
+        line += dash(r.clientAddress);
+        line += " [";
+        appendHttpdTime(line, r);
+        line += "] \"";
+        line += dash(r.userAgent);
+        line += '"';
+        return;
+    case AccessFormat::IcapSquid:
+        // Squid's SquidIcap() for a transaction without ICAP, as Squid 5.7 writes it
+        appendTime(line, r);
+        line += "      0 ";
+        line += dash(r.clientAddress);
+        line += " ICAP_ERR_UNKNOWN/000 0 NONE (null) ";
+        appendUser(line, r.user);
+        line += " -/:: -";
+        return;
+    }
+}
+
+bool hasMimeHeaders(Log::AccessFormat fmt)
+{
+    return fmt == Log::AccessFormat::Squid || fmt == Log::AccessFormat::Common ||
+           fmt == Log::AccessFormat::Combined;
+}
+
+/// a monotonic second, for buffered_logs' once-a-second flush
+int64_t monotonicSecond()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return ts.tv_sec;
 }
 
 } // namespace
 
 std::string Log::formatSquid(const AccessRecord& r)
 {
-    // "%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt", built
-    // in place (a line per request: no printf, no temporary strings)
-    const timeval t = r.logTime();
-    const auto dash = [](std::string_view s) { return s.empty() ? std::string_view("-") : s; };
-    std::string line;
-    line.reserve(160 + r.url.size());
-    appendNumber(line, static_cast<int64_t>(t.tv_sec));
-    line += '.';
-    appendNumber(line, static_cast<int64_t>(t.tv_usec / 1000), 3, '0');
-    line += ' ';
-    appendNumber(line, r.responseTimeMs, 6, ' ');
-    line += ' ';
-    line += dash(r.clientAddress);
-    line += ' ';
-    line += dash(r.resultCode);
-    line += '/';
-    appendNumber(line, r.httpStatus, 3, '0');
-    line += ' ';
-    appendNumber(line, static_cast<int64_t>(r.bytesSent));
-    line += ' ';
-    line += dash(r.method);
-    line += ' ';
-    if (r.url.size() < MaxUrl && !hasControl(r.url))
-        line += dash(r.url); // logUrl() would return it as it is
-    else
-        line += dash(logUrl(r.url));
-    line += ' ';
-    if (r.user.empty())
-        line += '-';
-    else
-        line += userField(r.user);
-    line += ' ';
-    line += dash(r.hierarchy);
-    line += '/';
-    line += dash(r.peerAddress);
-    line += ' ';
-    line += dash(std::string_view(r.mimeType).substr(0, r.mimeType.find_first_of("; \t"))); // the media type
-    return line;
+    return format(AccessFormat::Squid, r);
 }
 
 std::string Log::formatCommon(const AccessRecord& r)
 {
-    return commonHead(r) + " " + orDash(r.resultCode) + ":" + orDash(r.hierarchy);
+    return format(AccessFormat::Common, r);
 }
 
 std::string Log::formatCombined(const AccessRecord& r)
 {
-    return commonHead(r) + " \"" + orDash(quoteMimeBlob(r.referer)) + "\" \"" +
-           orDash(quoteMimeBlob(r.userAgent)) + "\" " + orDash(r.resultCode) + ":" + orDash(r.hierarchy);
+    return format(AccessFormat::Combined, r);
 }
 
 std::string Log::format(AccessFormat fmt, const AccessRecord& r)
 {
-    switch (fmt) {
-    case AccessFormat::Squid:
-        return formatSquid(r);
-    case AccessFormat::Common:
-        return formatCommon(r);
-    case AccessFormat::Combined:
-        return formatCombined(r);
-    }
-    return formatSquid(r);
+    std::string line;
+    line.reserve(160 + r.url.size());
+    appendBuiltIn(line, fmt, r);
+    return line;
 }
 
 Log::AccessFormat Log::ParseFormatName(const std::string& name)
 {
-    if (name == "squid")
-        return AccessFormat::Squid;
-    if (name == "common")
-        return AccessFormat::Common;
-    if (name == "combined")
-        return AccessFormat::Combined;
-    throw std::invalid_argument("unsupported logformat '" + name + "' (cuttle has squid, common, combined)");
+    static const std::pair<const char*, AccessFormat> names[] = {
+        {"squid", AccessFormat::Squid},          {"auto", AccessFormat::Squid},
+        {"common", AccessFormat::Common},        {"combined", AccessFormat::Combined},
+        {"referrer", AccessFormat::Referrer},    {"useragent", AccessFormat::UserAgent},
+        {"icap_squid", AccessFormat::IcapSquid},
+    };
+    for (const auto& [n, f] : names)
+        if (name == n)
+            return f;
+    throw std::invalid_argument("'" + name + "' is not a built-in log format");
 }
 
 Log::AccessLog::AccessLog() = default;
 
 Log::AccessLog::~AccessLog()
 {
-    flush();
+    writeAll();
 }
 
-void Log::AccessLog::add(const std::string& spec, AccessFormat fmt)
+void Log::AccessLog::add(OutputSpec spec)
 {
-    if (spec == "none")
-        return;
-    std::string path;
-    if (spec.rfind("stdio:", 0) == 0)
-        path = spec.substr(6);
-    else if (spec.rfind("daemon:", 0) == 0)
-        path = spec.substr(7); // served in-process; see AccessLog.h
-    else if (!spec.empty() && spec.front() == '/')
-        path = spec;
-    else
-        throw std::invalid_argument("unsupported access_log destination '" + spec +
-                                    "' (cuttle has stdio:PATH, daemon:PATH, none)");
-    if (path.empty())
-        throw std::invalid_argument("access_log destination '" + spec + "' has no path");
-
-    auto out = std::make_unique<Output>();
-    out->format = fmt;
-    out->file.open(path);
+    if (spec.format == AccessFormat::Custom && !spec.custom)
+        throw std::invalid_argument("a custom access_log format without its logformat");
+    Output out;
+    if (spec.module != "none")
+        out.sink = Sink::Open(spec);
+    out.spec = std::move(spec);
     outputs_.push_back(std::move(out));
+    updateNeeds();
+}
+
+void Log::AccessLog::add(const std::string& place, AccessFormat fmt)
+{
+    OutputSpec spec;
+    spec.parsePlace(place);
+    spec.format = fmt;
+    add(std::move(spec));
+}
+
+size_t Log::AccessLog::size() const
+{
+    size_t n = 0;
+    for (const auto& out : outputs_)
+        n += out.sink != nullptr;
+    return n;
+}
+
+void Log::AccessLog::setMimeHeaders(bool on)
+{
+    mimeHeaders_ = on;
+    updateNeeds();
+}
+
+void Log::AccessLog::updateNeeds()
+{
+    needs_ = RecordNeeds();
+    for (const auto& out : outputs_) {
+        if (out.spec.custom)
+            needs_.add(out.spec.custom->needs());
+        if (mimeHeaders_ && hasMimeHeaders(out.spec.format)) {
+            needs_.requestHead = true;
+            needs_.replyHead = true;
+        }
+    }
 }
 
 void Log::AccessLog::log(const AccessRecord& r)
 {
+    // Squid's accessLogLogTo(): skip a log whose acls do not match; a
+    // matching `none` ends the list
     for (auto& out : outputs_) {
-        std::string line = format(out->format, r);
-        line += '\n';
-        out->file.append(line);
-        if (!out->file.lastError().empty())
-            reportError(*out);
+        if (out.spec.filter && !out.spec.filter->accepts(r))
+            continue;
+        if (!out.sink)
+            break;
+        line_.clear();
+        if (out.spec.format == AccessFormat::Custom)
+            out.spec.custom->append(line_, r, sequence_);
+        else
+            appendBuiltIn(line_, out.spec.format, r);
+        if (mimeHeaders_ && hasMimeHeaders(out.spec.format))
+            appendMimeHeaders(line_, r);
+        line_ += '\n';
+        out.sink->append(line_);
+        if (!out.sink->error().empty())
+            reportError(out);
     }
+    ++sequence_;
 }
 
 void Log::AccessLog::flush()
 {
+    if (buffered_) {
+        const int64_t now = monotonicSecond();
+        if (now == lastFlushSecond_)
+            return;
+        lastFlushSecond_ = now;
+    }
+    writeAll();
+}
+
+void Log::AccessLog::writeAll()
+{
     for (auto& out : outputs_) {
-        if (!out->file.flush())
-            reportError(*out);
+        if (out.sink && !out.sink->flush())
+            reportError(out);
     }
 }
 
 void Log::AccessLog::rotate(int count)
 {
     for (auto& out : outputs_) {
-        if (!out->file.rotate(count))
-            reportError(*out);
+        if (out.sink && !out.sink->rotate(out.spec.rotate >= 0 ? out.spec.rotate : count))
+            reportError(out);
     }
 }
 
 void Log::AccessLog::reopen()
 {
     for (auto& out : outputs_) {
-        if (!out->file.reopen())
-            reportError(*out);
+        if (out.sink && !out.sink->reopen())
+            reportError(out);
     }
 }
 
 void Log::AccessLog::close()
 {
-    flush();
+    writeAll();
     outputs_.clear();
 }
 
 void Log::AccessLog::reportError(Output& out)
 {
-    if (out.file.takeErrorReport())
-        debugs(46, 0,
-               "ERROR: access.log: " << out.file.lastError()
-                                     << " (later errors of this file are not logged)");
+    if (!out.sink->takeErrorReport())
+        return;
+    if (out.spec.dieOnError) {
+        // Squid's on-error=die: the worker exits
+        debugs(46, 0, "FATAL: access.log: " << out.sink->error());
+        cacheLog().flush();
+        std::exit(1);
+    }
+    debugs(46, 0,
+           "ERROR: access.log: " << out.sink->error() << " (later errors of this log are not reported)");
 }

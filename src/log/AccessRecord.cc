@@ -11,7 +11,8 @@ void Log::AccessRecord::finish(const timeval& now)
     end = now;
     const int64_t us =
         (static_cast<int64_t>(now.tv_sec) - start.tv_sec) * 1000000 + (now.tv_usec - start.tv_usec);
-    responseTimeMs = us > 0 ? us / 1000 : 0;
+    responseTimeUs = us > 0 ? us : 0;
+    responseTimeMs = responseTimeUs / 1000;
 }
 
 timeval Log::AccessRecord::logTime() const

@@ -34,6 +34,20 @@ struct AccessRecord {
     std::string httpVersion = "1.1";     ///< %rv: request version, for the common format
     std::string referer;                 ///< Referer header, for the combined format
     std::string userAgent;               ///< User-Agent header, for the combined format
+    bool userFromAuth = false;           ///< %ul: user came from proxy authentication
+    uint16_t clientPort = 0;             ///< %>p
+    std::string localAddress;            ///< %>la, %la: the address the client connected to
+    uint16_t localPort = 0;              ///< %>lp, %lp
+    int peerStatus = 0;                  ///< %<Hs: status received from the next hop; 0: none
+    uint64_t requestHeadSize = 0;        ///< %>sh: bytes of the request head
+    uint64_t requestBodySize = 0;        ///< %>st minus %>sh: request body bytes (no chunk framing)
+    uint64_t replyHeadSize = 0;          ///< %<sh: bytes of the reply head sent
+    std::string errorCode;               ///< %err_code: the ERR_* page sent, if any
+    int64_t responseTimeUs = -1;         ///< %tr with a precision: microseconds; -1: responseTimeMs
+    /// What follows is filled only when a log needs it (AccessLog::needs()).
+    std::string requestUrl;  ///< %>ru: the URL as received, before rewriting and strip_query_terms
+    std::string requestHead; ///< %>h: the request's field lines as received, each ending in CRLF
+    std::string replyHead;   ///< %<h: the reply head sent, status line and final CRLF included
 
     /// Sets end = NOW and responseTimeMs = NOW - start (never negative).
     void finish(const timeval& now);

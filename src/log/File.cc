@@ -107,7 +107,7 @@ void Log::File::close()
 
 void Log::File::append(std::string_view bytes)
 {
-    if (buffer_.size() + bytes.size() > BufferLimit)
+    if (buffer_.size() + bytes.size() > bufferLimit_)
         flush();
     buffer_.append(bytes);
 }

@@ -30,7 +30,8 @@ namespace Log {
 /// One buffered append-only log file (see the file comment).
 class File {
 public:
-    /// A buffer this large is written out at once, without waiting for flush().
+    /// A buffer this large is written out at once, without waiting for flush(),
+    /// unless setBufferLimit() says otherwise (access_log buffer-size=).
     static constexpr size_t BufferLimit = 64 * 1024;
 
     /// A closed file: writes are buffered and dropped at close().
@@ -52,6 +53,8 @@ public:
     /// Flushes and closes; the path is forgotten.
     void close();
 
+    /// Sets the buffer size past which append() writes at once.
+    void setBufferLimit(size_t bytes) { bufferLimit_ = bytes; }
     /// Appends bytes to the buffer (flushing first when the buffer is full).
     void append(std::string_view bytes);
     /// Writes every buffered byte now. Returns false when a write failed.
@@ -72,11 +75,12 @@ public:
 private:
     bool openFd();
 
-    int fd_ = -1;                ///< descriptor, -1 when closed
-    std::string path_;           ///< the file's path
-    std::string buffer_;         ///< bytes not yet written
-    std::string lastError_;      ///< reason of the current error episode
-    bool errorReported_ = false; ///< the current episode was already reported
+    int fd_ = -1;                      ///< descriptor, -1 when closed
+    std::string path_;                 ///< the file's path
+    std::string buffer_;               ///< bytes not yet written
+    std::string lastError_;            ///< reason of the current error episode
+    bool errorReported_ = false;       ///< the current episode was already reported
+    size_t bufferLimit_ = BufferLimit; ///< see setBufferLimit()
 };
 
 } // namespace Log

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "proxy/Instance.h"
+#include "client/LogFilter.h"
 #include "proxy/ConfigDns.h"
 #include "base/TextException.h"
 #include "client/DetachedFetch.h"
@@ -127,7 +128,7 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
 
     std::unique_ptr<Log::AccessLog> logs;
     try {
-        logs = openAccessLogs(*settings);
+        logs = openAccessLogs(settings);
     } catch (const std::exception& e) {
         if (isStartup)
             Throw(std::string("cannot open access log: ") + e.what());
@@ -285,27 +286,22 @@ void Proxy::Instance::configureMemory(const Config::Settings& settings, bool isS
                "at the next start");
 }
 
-std::unique_ptr<Log::AccessLog> Proxy::Instance::openAccessLogs(const Config::Settings& settings) const
+std::unique_ptr<Log::AccessLog>
+Proxy::Instance::openAccessLogs(const std::shared_ptr<const Config::Settings>& settings) const
 {
     auto logs = std::make_unique<Log::AccessLog>();
-    for (const auto& spec : settings.accessLogs) {
-        Log::AccessFormat format = Log::AccessFormat::Squid;
-        try {
-            format = Log::ParseFormatName(spec.format);
-        } catch (const std::invalid_argument&) {
-            debugs(46, 1, "WARNING: logformat " << spec.format << " is not supported; using squid");
-        }
-        switch (spec.kind) {
-        case Config::AccessLogSpec::Kind::None:
-            break;
-        case Config::AccessLogSpec::Kind::Stdio:
-            logs->add("stdio:" + spec.path, format);
-            break;
-        case Config::AccessLogSpec::Kind::Daemon:
-            logs->add("daemon:" + spec.path, format);
-            break;
-        }
+    logs->setBuffered(settings->bufferedLogs);
+    for (size_t i = 0; i < settings->accessLogs.size(); ++i) {
+        Log::OutputSpec spec = settings->accessLogs[i].output;
+        if (settings->accessLogs[i].acls.size() > 0)
+            spec.filter = std::make_shared<Client::LogFilter>(settings, i);
+        logs->add(std::move(spec));
     }
+    // Squid 5.7's Format::Token::parse() turns log_mime_hdrs on for a whole-header code
+    bool mimeHeaders = settings->logMimeHdrs;
+    for (const auto& f : settings->logformats)
+        mimeHeaders = mimeHeaders || f.format->printsAllHeaders();
+    logs->setMimeHeaders(mimeHeaders);
     return logs;
 }
 

@@ -117,7 +117,8 @@ public:
     void startHelpers();
 
 private:
-    std::unique_ptr<Log::AccessLog> openAccessLogs(const Config::Settings& settings) const;
+    std::unique_ptr<Log::AccessLog>
+    openAccessLogs(const std::shared_ptr<const Config::Settings>& settings) const;
     void configureForwarding(const Config::Settings& settings, bool isStartup);
     /// shared_memory_locking: the block pool's arena, made at start-up only;
     /// memory_populate_ahead: its page reserve

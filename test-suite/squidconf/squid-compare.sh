@@ -125,15 +125,22 @@ check "acl manager proto: Squid's UPGRADE note" 0 "cuttle.conf:2: WARNING: $upgr
 check "access_log PATH ACL: the acl, format squid" 0 "" "" \
     "acl lan src 10.0.0.0/8" "access_log stdio:$tmp/a.log lan"
 check "access_log PATH FORMAT ACL" 0 "" "" "acl lan src 10.0.0.0/8" "access_log daemon:$tmp/b.log squid lan"
-check "access_log PATH ACL FORMAT: the format is an undefined acl" 1 "undefined acl 'squid'" "ACL not found: squid" \
+check "access_log PATH ACL FORMAT: the format is an undefined acl" 1 "acl squid is not defined" "ACL not found: squid" \
     "acl lan src 10.0.0.0/8" "access_log stdio:$tmp/c.log lan squid"
-check "access_log PATH OPTION= FORMAT: an undefined acl" 1 "undefined acl 'common'" "ACL not found: common" \
+check "access_log PATH OPTION= FORMAT: an undefined acl" 1 "acl common is not defined" "ACL not found: common" \
     "access_log stdio:$tmp/d.log rotate=2 common"
 check "logformat with quotes and '#' in its format" 0 "" "" \
     "logformat mine %>a \"%{User-Agent}>h\"x \"%rm # kept"
 check "logformat redefining squid is ignored" 0 "logformat squid is already defined" \
     "logformat squid is already defined" "logformat squid %ts"
 check "cache_log none is accepted" 0 "cache_log none" "" "cache_log none"
+check "logformat with an unknown %-code" 1 "unsupported %-code '%zz'" "Unsupported %code: '%zz'" \
+    "logformat mine %>a %zz"
+check "access_log with every option and acls" 0 "" "" "acl lan src 10.0.0.0/8" \
+    "access_log stdio:$tmp/e.log logformat=combined buffer-size=8KB on-error=drop rotate=3 lan"
+check "access_log none with an acl" 0 "" "" "acl lan src 10.0.0.0/8" "access_log none lan"
+check "access_log with a bad on-error" 1 "bad access_log on-error 'retry'" "" \
+    "access_log stdio:$tmp/f.log on-error=retry"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] || exit 1

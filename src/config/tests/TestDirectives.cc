@@ -83,7 +83,8 @@ public:
         CPPUNIT_ASSERT(s->errorLogLanguages);
         CPPUNIT_ASSERT_EQUAL(std::string("none"), s->errPageStylesheet);
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
-        CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_LOG_DIR "/access.log"), s->accessLogs[0].path);
+        CPPUNIT_ASSERT_EQUAL(std::string(CUTTLE_DEFAULT_LOG_DIR "/access.log"),
+                             s->accessLogs[0].output.place);
         CPPUNIT_ASSERT_EQUAL(int64_t(60000), s->connectTimeout.count());
         CPPUNIT_ASSERT_EQUAL(int64_t(15 * 60000), s->readTimeout.count());
         CPPUNIT_ASSERT_EQUAL(int64_t(30000), s->shutdownLifetime.count());
@@ -135,7 +136,8 @@ public:
         CPPUNIT_ASSERT_EQUAL(int64_t(4320 * 60), s->refreshPatterns[3].max);
         CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/log/cache.log", s->cacheLog);
         CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/run/cuttle.pid", s->pidFilename);
-        CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/log/access.log", s->accessLogs.at(0).path);
+        CPPUNIT_ASSERT_EQUAL(parser.baseDirectory() + "/var/log/access.log",
+                             s->accessLogs.at(0).output.place);
     }
 
     void generatedSquidConfDocumentsEveryDirective()

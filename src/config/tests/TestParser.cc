@@ -40,7 +40,7 @@ class TestParser : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(requestBufferSizeBounds);
     CPPUNIT_TEST(accessLogForms);
     CPPUNIT_TEST(accessLogBadFormatIsAnError);
-    CPPUNIT_TEST(accessLogAclsWarnAndLogEverything);
+    CPPUNIT_TEST(accessLogAclsChooseTheRequests);
     CPPUNIT_TEST(pathsResolveAgainstTheBaseDirectory);
     CPPUNIT_TEST(debugOptionsValidation);
     CPPUNIT_TEST(dnsNameserversForms);
@@ -262,30 +262,43 @@ public:
         auto s = ok("access_log stdio:/var/log/a.log\naccess_log daemon:/var/log/b.log common\n"
                     "access_log /var/log/c.log logformat=squid\n");
         CPPUNIT_ASSERT_EQUAL(size_t(3), s->accessLogs.size());
-        CPPUNIT_ASSERT(AccessLogSpec::Kind::Stdio == s->accessLogs[0].kind);
+        CPPUNIT_ASSERT_EQUAL(std::string("stdio"), s->accessLogs[0].output.module);
         CPPUNIT_ASSERT_EQUAL(std::string("squid"), s->accessLogs[0].format);
-        CPPUNIT_ASSERT(AccessLogSpec::Kind::Daemon == s->accessLogs[1].kind);
+        CPPUNIT_ASSERT_EQUAL(std::string("daemon"), s->accessLogs[1].output.module);
         CPPUNIT_ASSERT_EQUAL(std::string("common"), s->accessLogs[1].format);
-        CPPUNIT_ASSERT_EQUAL(std::string("/var/log/c.log"), s->accessLogs[2].path);
+        CPPUNIT_ASSERT_EQUAL(std::string("/var/log/c.log"), s->accessLogs[2].output.place);
         s = ok("access_log none\n");
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size()); // and the default is not added
-        CPPUNIT_ASSERT(AccessLogSpec::Kind::None == s->accessLogs[0].kind);
+        CPPUNIT_ASSERT_EQUAL(std::string("none"), s->accessLogs[0].output.module);
+        s = ok("access_log syslog:local4.notice\naccess_log tcp://127.0.0.1:5140 common\naccess_log "
+               "udp://[::1]:514\n");
+        CPPUNIT_ASSERT_EQUAL(std::string("local4.notice"), s->accessLogs[0].output.place);
+        CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1:5140"), s->accessLogs[1].output.place);
+        CPPUNIT_ASSERT_EQUAL(std::string("udp"), s->accessLogs[2].output.module);
     }
 
     void accessLogBadFormatIsAnError()
     {
         // as in Squid 5.7, a word that names no format is an acl
-        CPPUNIT_ASSERT(has(errors("access_log stdio:/x.log fancy\n").at(0), "undefined acl 'fancy'"));
+        CPPUNIT_ASSERT(has(errors("access_log stdio:/x.log fancy\n").at(0), "acl fancy is not defined"));
         errors("access_log stdio:\n");
         errors("access_log ftp:/x\n");
         errors("access_log stdio:/x squid foo=bar\n");
+        errors("access_log syslog:local9.info\n");
+        errors("access_log tcp://nowhere.example:5140\n");
+        errors("access_log relative.log\n");
     }
 
-    void accessLogAclsWarnAndLogEverything()
+    void accessLogAclsChooseTheRequests()
     {
         const auto s = ok("acl lan src 10.0.0.0/8\naccess_log stdio:/x.log squid lan\n");
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
-        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+        CPPUNIT_ASSERT(warnings().empty());
+        Acl::Checklist facts;
+        facts.srcAddr = *Acl::Address::Parse("10.1.2.3");
+        CPPUNIT_ASSERT(s->accessLogs[0].matches(facts));
+        facts.srcAddr = *Acl::Address::Parse("192.0.2.1");
+        CPPUNIT_ASSERT(!s->accessLogs[0].matches(facts));
         CPPUNIT_ASSERT(has(errors("access_log stdio:/x.log squid nosuchacl\n").at(0), "nosuchacl"));
     }
 
@@ -296,7 +309,7 @@ public:
                           "coredump_dir /abs\nhosts_file hosts\nerror_directory errors\n");
         CPPUNIT_ASSERT_EQUAL(std::string("/start/here/var/cache.log"), s->cacheLog);
         CPPUNIT_ASSERT_EQUAL(std::string("none"), s->pidFilename);
-        CPPUNIT_ASSERT_EQUAL(std::string("/start/here/var/a.log"), s->accessLogs.at(0).path);
+        CPPUNIT_ASSERT_EQUAL(std::string("/start/here/var/a.log"), s->accessLogs.at(0).output.place);
         CPPUNIT_ASSERT_EQUAL(std::string("/abs"), s->coredumpDir);
         CPPUNIT_ASSERT_EQUAL(std::string("/start/here/hosts"), s->hostsFile);
         CPPUNIT_ASSERT_EQUAL(std::string("/start/here/errors"), s->errorDirectory);
@@ -396,13 +409,13 @@ public:
 
     void squidOnlyWordWarnsOncePerName()
     {
-        const auto s = ok("cache_dir ufs /a 100 16 256\nbuffered_logs on\ncache_dir ufs /b 100 16 256\n"
+        const auto s = ok("cache_dir ufs /a 100 16 256\nclient_db on\ncache_dir ufs /b 100 16 256\n"
                           "cache_dir ufs /c 100 16 256\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
         CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'cache_dir'", 0) == 0);
         CPPUNIT_ASSERT(has(w[0], "2 more lines"));
-        CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'buffered_logs'", 0) == 0);
+        CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'client_db'", 0) == 0);
     }
 
     void looseningWordsAreErrors()

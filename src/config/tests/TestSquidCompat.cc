@@ -40,7 +40,7 @@ class TestSquidCompat : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(cacheLogNone);
     CPPUNIT_TEST(accessLogFormatOrAclAsSquidDecides);
     CPPUNIT_TEST(accessLogOptionsThenAcls);
-    CPPUNIT_TEST(accessLogFormatsCuttleDoesNotWrite);
+    CPPUNIT_TEST(accessLogWritesEveryFormat);
     CPPUNIT_TEST(accessLogNoneEndsTheListAsInSquid);
     CPPUNIT_TEST(logformatValueIsTheRestOfTheLine);
     CPPUNIT_TEST(logformatLinesAsSquidTakesThem);
@@ -99,7 +99,7 @@ public:
                     "pconn_timeout 2 minutes\npersistent_request_timeout 3 seconds\nno_cache deny all\n");
         CPPUNIT_ASSERT_EQUAL(uint64_t(4096), s->maxFiledescriptors);
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
-        CPPUNIT_ASSERT_EQUAL(std::string("/tmp/a.log"), s->accessLogs[0].path);
+        CPPUNIT_ASSERT_EQUAL(std::string("/tmp/a.log"), s->accessLogs[0].output.place);
         CPPUNIT_ASSERT_EQUAL(std::string("common"), s->accessLogs[0].format);
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->httpPorts.size());
         CPPUNIT_ASSERT_EQUAL(int64_t(120000), s->serverIdlePconnTimeout.count());
@@ -258,7 +258,7 @@ public:
         // only the word right after the place can be the format: here squid is an (undefined) acl
         const auto e = parse("acl lan src 10.0.0.0/8\naccess_log /p/a lan squid\n", false);
         CPPUNIT_ASSERT_EQUAL(size_t(1), e.size());
-        CPPUNIT_ASSERT_MESSAGE(e[0], has(e[0], "t.conf:2: access_log names the undefined acl 'squid'"));
+        CPPUNIT_ASSERT_MESSAGE(e[0], has(e[0], "t.conf:2: bad access_log acls") && has(e[0], "squid"));
         // auto: Squid's old name of squid
         s = ok("access_log /p/a auto\n");
         CPPUNIT_ASSERT_EQUAL(std::string("squid"), s->accessLogs.at(0).format);
@@ -272,7 +272,17 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("common"), s->accessLogs.at(0).format);
         CPPUNIT_ASSERT_EQUAL(std::string("squid"), s->accessLogs.at(1).format);
         // after the options, a format name is an acl name
-        CPPUNIT_ASSERT(has(errors("access_log /p/a rotate=2 common\n").at(0), "undefined acl 'common'"));
+        CPPUNIT_ASSERT(has(errors("access_log /p/a rotate=2 common\n").at(0), "common"));
+        CPPUNIT_ASSERT_EQUAL(2, s->accessLogs.at(1).acls.size() > 0 ? 2 : 0);
+        CPPUNIT_ASSERT_EQUAL(size_t(8192), s->accessLogs.at(1).output.bufferSize);
+        CPPUNIT_ASSERT(!s->accessLogs.at(1).output.dieOnError);
+        CPPUNIT_ASSERT(!s->accessLogs.at(0).output.dieOnError);
+        CPPUNIT_ASSERT(ok("access_log /p/a on-error=die\n")->accessLogs.at(0).output.dieOnError);
+        s = ok("access_log /p/a rotate=3\n");
+        CPPUNIT_ASSERT_EQUAL(3, s->accessLogs.at(0).output.rotate);
+        CPPUNIT_ASSERT(has(errors("access_log /p/a rotate=-1\n").at(0), "bad access_log rotate"));
+        CPPUNIT_ASSERT(has(errors("access_log /p/a on-error=ignore\n").at(0), "bad access_log on-error"));
+        CPPUNIT_ASSERT(has(errors("access_log /p/a buffer-size=lots\n").at(0), "bad access_log buffer-size"));
         CPPUNIT_ASSERT(
             has(errors("access_log /p/a logformat=squid logformat=common\n").at(0), "second log format"));
         CPPUNIT_ASSERT(
@@ -280,13 +290,20 @@ public:
         CPPUNIT_ASSERT(has(errors("access_log /p/a color=blue\n").at(0), "unknown access_log option"));
     }
 
-    void accessLogFormatsCuttleDoesNotWrite()
+    void accessLogWritesEveryFormat()
     {
-        const auto e = errors("logformat mine %>a %ru\naccess_log /p/a mine\naccess_log /p/b referrer\n");
-        CPPUNIT_ASSERT_EQUAL(size_t(2), e.size());
-        CPPUNIT_ASSERT_MESSAGE(
-            e[0], has(e[0], "t.conf:2: access_log format 'mine' is defined by a logformat line"));
-        CPPUNIT_ASSERT_MESSAGE(e[1], has(e[1], "t.conf:3: access_log format 'referrer' is Squid's"));
+        auto s = ok("logformat mine %>a %ru\naccess_log /p/a mine\naccess_log /p/b referrer\n"
+                    "access_log /p/c logformat=icap_squid\n");
+        CPPUNIT_ASSERT(Log::AccessFormat::Custom == s->accessLogs.at(0).output.format);
+        CPPUNIT_ASSERT(s->accessLogs.at(0).output.custom == s->logformats.at(0).format);
+        CPPUNIT_ASSERT(Log::AccessFormat::Referrer == s->accessLogs.at(1).output.format);
+        CPPUNIT_ASSERT(Log::AccessFormat::IcapSquid == s->accessLogs.at(2).output.format);
+        CPPUNIT_ASSERT(!s->logformats.at(0).format->printsAllHeaders());
+        // as in Squid 5.7, a whole-header code turns log_mime_hdrs on (when the logs open)
+        s = ok("logformat heads %>h\n");
+        CPPUNIT_ASSERT(s->logformats.at(0).format->printsAllHeaders());
+        CPPUNIT_ASSERT(
+            has(errors("logformat bad %>a %zz\n").at(0), "t.conf:1: logformat bad: unsupported %-code"));
     }
 
     void accessLogNoneEndsTheListAsInSquid()
@@ -294,18 +311,19 @@ public:
         // the log before `none` is still written; the one after never gets a line
         auto s = ok("access_log /p/a squid\naccess_log none\naccess_log /p/b common\n");
         CPPUNIT_ASSERT_EQUAL(size_t(2), s->accessLogs.size());
-        CPPUNIT_ASSERT_EQUAL(std::string("/p/a"), s->accessLogs[0].path);
-        CPPUNIT_ASSERT(AccessLogSpec::Kind::None == s->accessLogs[1].kind);
+        CPPUNIT_ASSERT_EQUAL(std::string("/p/a"), s->accessLogs[0].output.place);
+        CPPUNIT_ASSERT_EQUAL(std::string("none"), s->accessLogs[1].output.module);
         auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(1), w.size());
         CPPUNIT_ASSERT_MESSAGE(w[0],
                                has(w[0], "t.conf:3: WARNING: access_log after 'access_log none' never gets"));
-        // `none ACL`: not implemented, said, and the other logs stay
+        // `none ACL`: the requests it matches get no line from the logs after it
         s = ok("acl lan src 10.0.0.0/8\naccess_log none lan\naccess_log /p/b\n");
-        CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs.size());
-        CPPUNIT_ASSERT_EQUAL(std::string("/p/b"), s->accessLogs[0].path);
-        CPPUNIT_ASSERT(
-            has(warnings().at(0), "t.conf:2: WARNING: access_log none with acls is not implemented"));
+        CPPUNIT_ASSERT_EQUAL(size_t(2), s->accessLogs.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("none"), s->accessLogs[0].output.module);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), s->accessLogs[0].acls.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("/p/b"), s->accessLogs[1].output.place);
+        CPPUNIT_ASSERT(warnings().empty());
     }
 
     void logformatValueIsTheRestOfTheLine()
@@ -331,11 +349,11 @@ public:
         auto s = ok("logformat combined2 %>a %[ui %[un [%tl] \"%rm %ru HTTP/%rv\" %>Hs %<st \"%{Referer}>h\" "
                     "\"%{User-Agent}>h\" %Ss:%Sh\nlogformat squid %ts\nlogformat combined2 %>a\n");
         CPPUNIT_ASSERT_EQUAL(size_t(1), s->logformats.size());
-        CPPUNIT_ASSERT_EQUAL(std::string("combined2"), s->logformats[0]);
+        CPPUNIT_ASSERT_EQUAL(std::string("combined2"), s->logformats[0].name);
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
-        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "t.conf:2: WARNING: logformat squid is already defined"));
-        CPPUNIT_ASSERT_MESSAGE(w[2], has(w[2], "t.conf:3: WARNING: logformat combined2 is already defined"));
+        CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "t.conf:2: WARNING: logformat squid is already defined"));
+        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "t.conf:3: WARNING: logformat combined2 is already defined"));
         CPPUNIT_ASSERT(has(parse("logformat lonely\n", false).at(0), "logformat lonely needs a FORMAT"));
     }
 

@@ -14,8 +14,15 @@
 #include <cstdlib>
 #include <ctime>
 #include <sstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace {
 
@@ -67,11 +74,18 @@ class TestAccessLog : public CppUnit::TestFixture {
     CPPUNIT_TEST(linesWaitForFlush);
     CPPUNIT_TEST(everyDestinationGetsTheLine);
     CPPUNIT_TEST(noneAddsNothing);
-    CPPUNIT_TEST(otherModulesAreRejected);
+    CPPUNIT_TEST(badPlacesAreRejected);
     CPPUNIT_TEST(reopenAfterRenameWritesNewFile);
     CPPUNIT_TEST(rotateKeepsCopies);
     CPPUNIT_TEST(destructionFlushes);
     CPPUNIT_TEST(writeErrorIsLoggedOnce);
+    CPPUNIT_TEST(filterChoosesTheLogs);
+    CPPUNIT_TEST(noneThatAcceptsEndsTheList);
+    CPPUNIT_TEST(needsFollowFormatsAndMimeHeaders);
+    CPPUNIT_TEST(customFormatCountsLines);
+    CPPUNIT_TEST(udpSendsALinePerDatagram);
+    CPPUNIT_TEST(bufferedLogsWaitForTheSecond);
+    CPPUNIT_TEST(bufferSizeBoundsTheBuffer);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -178,8 +192,10 @@ public:
         auto r = sampleRecord();
         r.user = "bob";
         CPPUNIT_ASSERT(Log::formatSquid(r).find(" http://x/ bob HIER_DIRECT") != std::string::npos);
-        r.user = "a\"b[c]\n";
-        CPPUNIT_ASSERT(Log::formatSquid(r).find(" a%22b%5Bc%5D\\n HIER") != std::string::npos);
+        // as Squid 5.7 logged the user 'a"b[c]\x%;<>?{}|^~`#é z' (QuoteMimeBlob)
+        r.user = "a\"b[c]\\x%;<>?{}|^~`#\xc3\xa9 z\n";
+        CPPUNIT_ASSERT(Log::formatSquid(r).find(" a\"b%5bc%5d\\\\x%25;<>?{}|^~`#%c3%a9 z\\n HIER") !=
+                       std::string::npos);
     }
 
     void mimeTypeParametersAreDropped()
@@ -222,7 +238,9 @@ public:
         CPPUNIT_ASSERT(Log::ParseFormatName("squid") == Log::AccessFormat::Squid);
         CPPUNIT_ASSERT(Log::ParseFormatName("common") == Log::AccessFormat::Common);
         CPPUNIT_ASSERT(Log::ParseFormatName("combined") == Log::AccessFormat::Combined);
-        CPPUNIT_ASSERT_THROW(Log::ParseFormatName("icap_squid"), std::invalid_argument);
+        CPPUNIT_ASSERT(Log::ParseFormatName("auto") == Log::AccessFormat::Squid);
+        CPPUNIT_ASSERT(Log::ParseFormatName("icap_squid") == Log::AccessFormat::IcapSquid);
+        CPPUNIT_ASSERT_THROW(Log::ParseFormatName("squid2"), std::invalid_argument);
     }
 
     void linesWaitForFlush()
@@ -242,12 +260,13 @@ public:
     void everyDestinationGetsTheLine()
     {
         LogTest::TempDir dir;
-        Log::AccessLog log;
-        log.add("stdio:" + dir.file("a.log"));
-        log.add("daemon:" + dir.file("sub/b.log"), Log::AccessFormat::Common);
-        CPPUNIT_ASSERT_EQUAL(size_t(2), log.size());
-        log.log(sampleRecord());
-        log.flush();
+        {
+            Log::AccessLog log;
+            log.add("stdio:" + dir.file("a.log"));
+            log.add("daemon:" + dir.file("sub/b.log"), Log::AccessFormat::Common);
+            CPPUNIT_ASSERT_EQUAL(size_t(2), log.size());
+            log.log(sampleRecord());
+        } // the daemon's thread has written its lines when the log is gone
         CPPUNIT_ASSERT_EQUAL(Log::formatSquid(sampleRecord()) + "\n", LogTest::readAll(dir.file("a.log")));
         CPPUNIT_ASSERT_EQUAL(Log::formatCommon(sampleRecord()) + "\n",
                              LogTest::readAll(dir.file("sub/b.log")));
@@ -262,11 +281,15 @@ public:
         log.flush();
     }
 
-    void otherModulesAreRejected()
+    void badPlacesAreRejected()
     {
         Log::AccessLog log;
-        CPPUNIT_ASSERT_THROW(log.add("syslog:daemon.info"), std::invalid_argument);
-        CPPUNIT_ASSERT_THROW(log.add("udp://127.0.0.1:514"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("syslog:daemon.loud"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("syslog:kitchen.info"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("udp://host.example:514"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("tcp://127.0.0.1:0"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("ftp:/x"), std::invalid_argument);
+        CPPUNIT_ASSERT_THROW(log.add("access.log"), std::invalid_argument);
         CPPUNIT_ASSERT_THROW(log.add("stdio:"), std::invalid_argument);
         CPPUNIT_ASSERT_EQUAL(size_t(0), log.size());
     }
@@ -321,7 +344,10 @@ public:
         Log::cacheLog().setStderrStream(&cacheLog);
         {
             Log::AccessLog log;
-            log.add("stdio:/dev/full");
+            Log::OutputSpec spec;
+            spec.parsePlace("stdio:/dev/full");
+            spec.dieOnError = false; // on-error=drop
+            log.add(std::move(spec));
             for (int i = 0; i < 3; ++i) {
                 log.log(sampleRecord());
                 log.flush();
@@ -331,6 +357,156 @@ public:
         const std::string text = cacheLog.str();
         CPPUNIT_ASSERT_EQUAL_MESSAGE(text, size_t(1), countLines(text));
         CPPUNIT_ASSERT(text.find("/dev/full") != std::string::npos);
+    }
+
+    void filterChoosesTheLogs()
+    {
+        LogTest::TempDir dir;
+        {
+            Log::AccessLog log;
+            Log::OutputSpec spec;
+            spec.parsePlace("stdio:" + dir.file("posts.log"));
+            spec.filter = std::make_shared<MethodFilter>("POST");
+            log.add(std::move(spec));
+            log.add("stdio:" + dir.file("all.log"));
+            auto r = sampleRecord();
+            log.log(r);
+            r.method = "POST";
+            log.log(r);
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("posts.log"))));
+        CPPUNIT_ASSERT(LogTest::readAll(dir.file("posts.log")).find(" POST ") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(size_t(2), countLines(LogTest::readAll(dir.file("all.log"))));
+    }
+
+    void noneThatAcceptsEndsTheList()
+    {
+        LogTest::TempDir dir;
+        {
+            Log::AccessLog log;
+            log.add("stdio:" + dir.file("before.log"));
+            Log::OutputSpec none;
+            none.parsePlace("none");
+            none.filter = std::make_shared<MethodFilter>("POST");
+            log.add(std::move(none));
+            log.add("stdio:" + dir.file("after.log"));
+            CPPUNIT_ASSERT_EQUAL(size_t(2), log.size());
+            auto r = sampleRecord();
+            log.log(r);
+            r.method = "POST";
+            log.log(r);
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(2), countLines(LogTest::readAll(dir.file("before.log"))));
+        const std::string after = LogTest::readAll(dir.file("after.log"));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(after));
+        CPPUNIT_ASSERT(after.find(" GET ") != std::string::npos);
+    }
+
+    void needsFollowFormatsAndMimeHeaders()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.add("stdio:" + dir.file("a.log"), Log::AccessFormat::Common);
+        CPPUNIT_ASSERT(!log.needs().requestHead && !log.needs().replyHead && !log.needs().requestUrl);
+        log.setMimeHeaders(true);
+        CPPUNIT_ASSERT(log.needs().requestHead && log.needs().replyHead && !log.needs().requestUrl);
+        log.setMimeHeaders(false);
+        Log::OutputSpec spec;
+        spec.parsePlace("stdio:" + dir.file("b.log"));
+        spec.format = Log::AccessFormat::Custom;
+        spec.custom = parsed("%>ru");
+        log.add(std::move(spec));
+        CPPUNIT_ASSERT(!log.needs().requestHead && log.needs().requestUrl);
+    }
+
+    void customFormatCountsLines()
+    {
+        LogTest::TempDir dir;
+        {
+            Log::AccessLog log;
+            Log::OutputSpec spec;
+            spec.parsePlace("stdio:" + dir.file("a.log"));
+            spec.format = Log::AccessFormat::Custom;
+            spec.custom = parsed("%sn %rm");
+            log.add(std::move(spec));
+            for (int i = 0; i < 3; ++i)
+                log.log(sampleRecord());
+        }
+        CPPUNIT_ASSERT_EQUAL(std::string("0 GET\n1 GET\n2 GET\n"), LogTest::readAll(dir.file("a.log")));
+    }
+
+    void udpSendsALinePerDatagram()
+    {
+        const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof(a);
+        CPPUNIT_ASSERT_EQUAL(0, ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)));
+        CPPUNIT_ASSERT_EQUAL(0, ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length));
+        Log::AccessLog log;
+        log.add("udp://127.0.0.1:" + std::to_string(ntohs(a.sin_port)));
+        log.log(sampleRecord());
+        log.log(sampleRecord());
+        char buffer[512];
+        for (int i = 0; i < 2; ++i) {
+            const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+            CPPUNIT_ASSERT_EQUAL(Log::formatSquid(sampleRecord()) + "\n", std::string(buffer, size_t(n)));
+        }
+        ::close(fd);
+    }
+
+    void bufferedLogsWaitForTheSecond()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        log.setBuffered(true);
+        log.add("stdio:" + dir.file("a.log"));
+        log.flush(); // starts this second
+        log.log(sampleRecord());
+        log.flush();
+        log.flush();
+        // written at the latest once the monotonic second changed
+        const auto deadline = std::time(nullptr) + 3;
+        while (LogTest::readAll(dir.file("a.log")).empty() && std::time(nullptr) < deadline) {
+            ::usleep(50 * 1000);
+            log.flush();
+        }
+        CPPUNIT_ASSERT_EQUAL(size_t(1), countLines(LogTest::readAll(dir.file("a.log"))));
+    }
+
+    void bufferSizeBoundsTheBuffer()
+    {
+        LogTest::TempDir dir;
+        Log::AccessLog log;
+        Log::OutputSpec spec;
+        spec.parsePlace("stdio:" + dir.file("a.log"));
+        spec.bufferSize = 300; // about two lines
+        log.add(std::move(spec));
+        for (int i = 0; i < 5; ++i)
+            log.log(sampleRecord());
+        // no flush(): the buffer was written each time it filled
+        CPPUNIT_ASSERT(countLines(LogTest::readAll(dir.file("a.log"))) >= 3);
+    }
+
+private:
+    /// accepts the records of one method
+    class MethodFilter : public Log::RecordFilter {
+    public:
+        explicit MethodFilter(std::string method) : method_(std::move(method)) {}
+        bool accepts(const Log::AccessRecord& r) const override { return r.method == method_; }
+
+    private:
+        std::string method_;
+    };
+
+    static std::shared_ptr<const Log::Format> parsed(const std::string& text)
+    {
+        auto f = std::make_shared<Log::Format>();
+        std::string why;
+        std::vector<std::string> warnings;
+        CPPUNIT_ASSERT(f->parse(text, why, warnings));
+        return f;
     }
 };
 
