@@ -578,18 +578,11 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
 
 Comm::Lookup Comm::Resolver::resolveAddress(const Address& address, Callback cb)
 {
-    ++stats_.lookups;
-    ++stats_.addressLookups;
     const uint64_t id = nextId_++;
     Pending& pending = lookups_[id];
     pending.callback = std::move(cb);
     Lookup handle(this, id);
-
     if (auto known = knownNames(address)) {
-        if (hosts_.byAddress.count(address.host()))
-            ++stats_.fromHostsFile;
-        else
-            ++stats_.nameCacheHits;
         finish(id, std::move(*known));
         return handle;
     }
@@ -597,14 +590,32 @@ Comm::Lookup Comm::Resolver::resolveAddress(const Address& address, Callback cb)
     return handle;
 }
 
-std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& address) const
+void Comm::Resolver::forEachCachedName(
+    const std::function<void(const std::string&, const std::vector<std::string>&, const std::string&,
+                             Milliseconds)>& visit) const
 {
+    const auto now = loop_.now();
+    for (const auto& [address, cached] : names_) {
+        if (cached.expires > now)
+            visit(address, cached.answer.names, cached.answer.error,
+                  std::chrono::duration_cast<Milliseconds>(cached.expires - now));
+    }
+}
+
+std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& address)
+{
+    ++stats_.lookups;
+    ++stats_.addressLookups;
     const std::string text = address.host();
     Answer a;
     if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
+        ++stats_.fromHostsFile;
         a.names = found->second;
     } else if (const auto cached = names_.find(text);
                cached != names_.end() && cached->second.expires > loop_.now()) {
+        ++stats_.nameCacheHits;
+        if (cached->second.answer.names.empty())
+            ++stats_.negativeNameHits;
         a = cached->second.answer;
         a.addresses.clear();
     } else {

@@ -119,16 +119,17 @@ public:
 
     /// counters, for tests and the cache manager
     struct Stats {
-        uint64_t lookups = 0;        ///< resolve() calls
-        uint64_t literals = 0;       ///< answered as IP literals
-        uint64_t fromHostsFile = 0;  ///< answered from hosts_file
-        uint64_t dnsQueries = 0;     ///< c-ares lookups started (lookups of a name in flight share one)
-        uint64_t fromDns = 0;        ///< lookups answered with addresses from DNS
-        uint64_t notFound = 0;       ///< lookups answered isNotFound by DNS
-        uint64_t failures = 0;       ///< lookups that failed otherwise (timeouts included)
-        uint64_t timeouts = 0;       ///< lookups ended by their own deadline
-        uint64_t addressLookups = 0; ///< resolveAddress() calls (also counted in lookups)
-        uint64_t nameCacheHits = 0;  ///< of them, answered from the name cache
+        uint64_t lookups = 0;          ///< resolve() calls
+        uint64_t literals = 0;         ///< answered as IP literals
+        uint64_t fromHostsFile = 0;    ///< answered from hosts_file
+        uint64_t dnsQueries = 0;       ///< c-ares lookups started (lookups of a name in flight share one)
+        uint64_t fromDns = 0;          ///< lookups answered with addresses from DNS
+        uint64_t notFound = 0;         ///< lookups answered isNotFound by DNS
+        uint64_t failures = 0;         ///< lookups that failed otherwise (timeouts included)
+        uint64_t timeouts = 0;         ///< lookups ended by their own deadline
+        uint64_t addressLookups = 0;   ///< resolveAddress() calls (also counted in lookups)
+        uint64_t nameCacheHits = 0;    ///< of them, answered from the name cache
+        uint64_t negativeNameHits = 0; ///< of those, with a kept failure (no name)
     };
 
     /// Starts c-ares with the options and reads the hosts file. Throws
@@ -152,8 +153,13 @@ public:
     Lookup resolveAddress(const Address& address, Callback cb);
 
     /// The names of `address` known without asking DNS (hosts_file, or the
-    /// name cache's unexpired answer), or nullopt.
-    std::optional<Answer> knownNames(const Address& address) const;
+    /// name cache's unexpired answer), or nullopt: then resolveAddress()
+    /// asks DNS. Counted as a lookup (Stats::addressLookups) either way.
+    std::optional<Answer> knownNames(const Address& address);
+    /// Calls visit(address text, names, error, time left) for each
+    /// unexpired entry of the name cache (the manager's fqdncache page).
+    void forEachCachedName(const std::function<void(const std::string&, const std::vector<std::string>&,
+                                                    const std::string&, Milliseconds)>& visit) const;
 
     /// Applies new options (after a reconfigure): re-reads the hosts file and
     /// restarts c-ares; names in flight are asked again of the new servers.

@@ -146,6 +146,17 @@ struct Figures {
     uint64_t dnsNotFound = 0;     ///< answered "no such name"
     uint64_t dnsFailures = 0;     ///< failed (timeouts included)
     std::vector<HostEntry> hosts; ///< hosts_file's names
+    /// the resolver's name cache (fqdncache): address, its names (none: a
+    /// failed lookup kept negative_dns_ttl), seconds left
+    struct CachedName {
+        std::string address;
+        std::vector<std::string> names;
+        int64_t ttl = 0;
+    };
+    std::vector<CachedName> cachedNames;
+    uint64_t addressLookups = 0;   ///< names of addresses asked for (srcdomain)
+    uint64_t nameCacheHits = 0;    ///< of them, answered from the name cache
+    uint64_t negativeNameHits = 0; ///< of those, a kept failure
 
     // the client side
     std::vector<ActiveRequest> active; ///< requests in progress

@@ -441,16 +441,29 @@ void ClientListPage(std::string& out, const Figures& f)
 
 void FqdnCachePage(std::string& out, const Figures& f)
 {
-    // cuttle makes no reverse lookups: what hosts_file says is all it knows
+    // hosts_file's addresses (H), then the name cache of reverse lookups
+    // (N: a lookup that found no name), as Squid's fqdncache lists them
+    const size_t entries = f.hosts.size() + f.cachedNames.size();
     out += "FQDN Cache Statistics:\n";
-    Printf(out, "FQDNcache Entries In Use: %zu\n", f.hosts.size());
-    Printf(out, "FQDNcache Entries Cached: %zu\n", f.hosts.size());
-    out += "FQDNcache Requests: 0\nFQDNcache Hits: 0\nFQDNcache Negative Hits: 0\nFQDNcache Misses: 0\n";
+    Printf(out, "FQDNcache Entries In Use: %zu\n", entries);
+    Printf(out, "FQDNcache Entries Cached: %zu\n", entries);
+    Printf(out, "FQDNcache Requests: %llu\n", static_cast<unsigned long long>(f.addressLookups));
+    Printf(out, "FQDNcache Hits: %llu\n", static_cast<unsigned long long>(f.nameCacheHits));
+    Printf(out, "FQDNcache Negative Hits: %llu\n", static_cast<unsigned long long>(f.negativeNameHits));
+    Printf(out, "FQDNcache Misses: %llu\n",
+           static_cast<unsigned long long>(f.addressLookups - std::min(f.addressLookups, f.nameCacheHits)));
     out += "FQDN Cache Contents:\n\n";
     out += "Address                                       Flg TTL Cnt Hostnames\n";
     for (const auto& h : f.hosts)
         for (const auto& a : h.addresses)
             Printf(out, "%-45.45s  H -001   1 %s\n", a.c_str(), h.name.c_str());
+    for (const auto& c : f.cachedNames) {
+        Printf(out, "%-45.45s %c  %3.3lld %3zu", c.address.c_str(), c.names.empty() ? 'N' : ' ',
+               static_cast<long long>(c.ttl), c.names.size());
+        for (const auto& name : c.names)
+            Printf(out, " %s", name.c_str());
+        out += "\n";
+    }
 }
 
 void IpCachePage(std::string& out, const Figures& f)

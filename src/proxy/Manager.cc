@@ -128,6 +128,14 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         f.dnsAnswered = dns.fromDns;
         f.dnsNotFound = dns.notFound;
         f.dnsFailures = dns.failures;
+        f.addressLookups = dns.addressLookups;
+        f.nameCacheHits = dns.nameCacheHits;
+        f.negativeNameHits = dns.negativeNameHits;
+        resolver_->forEachCachedName([&f](const std::string& address, const std::vector<std::string>& names,
+                                          const std::string&, Comm::Milliseconds left) {
+            f.cachedNames.push_back(Mgr::Figures::CachedName{
+                address, names, std::chrono::duration_cast<std::chrono::seconds>(left).count()});
+        });
         for (const auto& [name, addresses] : resolver_->hostsFile()) {
             Mgr::HostEntry h;
             h.name = name;

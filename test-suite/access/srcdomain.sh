@@ -55,7 +55,11 @@ for i in 1 2 3; do
     expect_code "srcdomain again ($i)" 403 "http://$O/s/src-denied"
 done
 [ "$(ptr_queries)" = "$before" ] || bad "the name was asked again: $before then $(ptr_queries) PTR queries"
-pass_if_ok "a name found once is kept: DNS is not asked again"
+curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/fqdncache" > "$T/fqdncache"
+grep -Eq "^127\.0\.0\.1 +[0-9]+ +1 Client\.Example\.Test$" "$T/fqdncache" ||
+    bad "the manager's fqdncache page does not list the name: $(cat "$T/fqdncache")"
+grep -Eq "^FQDNcache Hits: [1-9]" "$T/fqdncache" || bad "the fqdncache page counts no hit: $(cat "$T/fqdncache")"
+pass_if_ok "a name found once is kept: DNS is not asked again, and mgr:fqdncache lists it"
 cache_stop
 
 # an address without a name is "none"; hosts_file answers before DNS
