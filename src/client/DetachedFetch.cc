@@ -22,6 +22,8 @@
 std::optional<std::string> Client::StoreFetched(Services& services, const Store::FetchSpec& spec,
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder)
 {
+    if (forwarder && forwarder->peer() && forwarder->peer()->config().proxyOnly)
+        return std::nullopt; // cache_peer proxy-only: the parent keeps it, not cuttle
     const auto& settings = services.settings();
     Store::AdmissionLimits limits;
     limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();

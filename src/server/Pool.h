@@ -22,6 +22,8 @@
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
+#include "server/forward.h"
+#include "base/RefCount.h"
 
 #include <cstdint>
 #include <list>
@@ -50,6 +52,8 @@ public:
     uint64_t useCount() const { return uses_; }
     /// counts one more transaction
     void noteUse() { ++uses_; }
+    /// the connection goes to this parent, which counts it while it is open (max-conn)
+    void setPeer(const RefCount<Peer>& peer);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -61,6 +65,7 @@ private:
     Comm::Address peer_;              ///< where it goes
     Comm::IoHandler* user_ = nullptr; ///< not owned
     uint64_t uses_ = 0;
+    RefCount<Peer> parent_; ///< the cache_peer it goes to; null: an origin
 };
 
 /// an owned origin connection

@@ -196,7 +196,7 @@ public:
     void looseningDirectivesAreSquidDirectives()
     {
         for (const char* name :
-             {"store_miss", "never_direct", "ssl_bump", "adapted_http_access", "miss_access"})
+             {"store_miss", "tcp_outgoing_tos", "ssl_bump", "adapted_http_access", "miss_access"})
             CPPUNIT_ASSERT_MESSAGE(name, LooseningDirectiveReason(name));
         for (const auto& [name, why] : LooseningDirectives()) {
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));

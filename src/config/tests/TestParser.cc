@@ -408,7 +408,7 @@ public:
     void looseningWordsAreErrors()
     {
         for (const char* word :
-             {"store_miss", "never_direct", "ssl_bump", "adapted_http_access", "miss_access"}) {
+             {"store_miss", "tcp_outgoing_tos", "ssl_bump", "adapted_http_access", "miss_access"}) {
             const auto e = errors(std::string(word) + " whatever\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(word, size_t(1), e.size());
             CPPUNIT_ASSERT(has(e[0], "loosen access control"));

@@ -347,9 +347,9 @@ public:
     void trafficRestrictingDirectivesAreRefused()
     {
         for (const char* line :
-             {"tcp_outgoing_address 192.0.2.1", "store_miss deny all", "cache_peer p.example parent 3128 0",
-              "delay_pools 2", "miss_access allow all\nmiss_access deny all", "cachemgr_passwd secret all",
-              "umask 027"}) {
+             {"tcp_outgoing_address 192.0.2.1", "store_miss deny all",
+              "neighbor_type_domain p sibling .example", "delay_pools 2",
+              "miss_access allow all\nmiss_access deny all", "cachemgr_passwd secret all", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
@@ -362,23 +362,23 @@ public:
 
     void formsThatCannotLoosenAreAccepted()
     {
-        ok("miss_access allow all\nnever_direct deny all\n"
+        ok("miss_access allow all\n"
            "delay_pools 0\nclient_ip_max_connections "
            "-1\n"
            "cachemgr_passwd none menu info\nchroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(6), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(5), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }
 
     void inertDirectivesSayWhy()
     {
-        ok("cache_peer_access p deny all\nalways_direct allow all\n");
+        ok("delay_access 1 deny all\nurl_rewrite_host_header off\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
-        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without cache_peer"));
-        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (without cache_peer (refused)"));
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without delay_pools"));
+        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (a rewritten request always carries"));
     }
 
     void everyRuleIsASquidDirective()
