@@ -140,9 +140,21 @@ void Server::Peer::noteConnectSucceeded()
     tcpUp_ = config_.connectFailLimit;
 }
 
+Server::Peers::~Peers()
+{
+    cancelProbes();
+}
+
+void Server::Peers::cancelProbes()
+{
+    for (const auto& p : peers_)
+        p->probe_.reset();
+}
+
 void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& settings)
 {
     settings_ = settings;
+    cancelProbes();
     peers_.clear();
     carp_.clear();
     sourceHash_.clear();

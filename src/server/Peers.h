@@ -124,6 +124,7 @@ class Peers {
 public:
     /// no parents; probes run on loop, names resolved through resolver (null: literals only)
     Peers(Comm::Loop& loop, Comm::Resolver* resolver) : loop_(loop), resolver_(resolver) {}
+    ~Peers();
     Peers(const Peers&) = delete;
     Peers& operator=(const Peers&) = delete;
 
@@ -157,6 +158,8 @@ private:
     Peer* defaultParent(const Query& query);
     Peer* byHash(const std::vector<Peer*>& set, uint32_t keyHash, const Query& query);
     void probe(Peer& peer);
+    /// cancels the probes in flight (each holds its peer): the table is dropped
+    void cancelProbes();
 
     Comm::Loop& loop_;
     Comm::Resolver* resolver_;
