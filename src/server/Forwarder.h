@@ -3,10 +3,12 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Server::Forwarder: one request forwarded to its origin, and the
-/// reply read from it into a store entry.
+/// \file Server::Forwarder: one request forwarded to its origin or a parent,
+/// and the reply read from it into a store entry.
 ///
-///     start --> dial (Comm::Connector: resolve, then each address in turn,
+///     start --> for each destination (Request::destinations: parents, the
+///               origin; doc/design.md "Peers") until one connects:
+///           --> dial (Comm::Connector: resolve, then each address in turn,
 ///                     connect_timeout each), unless a pooled connection
 ///           --> send the head, then the request body from its entry  ----+
 ///           --> read: the reply head, parsed in place in the read block   |

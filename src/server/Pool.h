@@ -12,7 +12,7 @@
 /// is idle. Moving a connection between them never touches epoll.
 ///
 /// The Pool keeps idle connections by "host:port" (the URL's, so a reused
-/// connection needs no DNS lookup), newest first, each with a
+/// connection needs no DNS lookup; a parent's: "peer NAME"), newest first, each with a
 /// server_idle_pconn_timeout timer. An idle connection that becomes readable
 /// (the origin closed it, or sent bytes no request asked for) is closed at
 /// once. A connection taken from the pool may still have been closed by the
