@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "server/Peers.h"
+#include "server/Forwarder.h"
 #include "comm/Loop.h"
 #include "config/Parser.h"
 
@@ -39,7 +40,31 @@ class TestPeers : public CppUnit::TestFixture {
     CPPUNIT_TEST(carpSpreadsEvenlyAndSticks);
     CPPUNIT_TEST(carpFollowsWeights);
     CPPUNIT_TEST(carpKeyHashesTheNamedParts);
+    CPPUNIT_TEST(parentGetsAbsoluteFormWithoutCredentials);
+    CPPUNIT_TEST(loginSendsBasicCredentials);
+    CPPUNIT_TEST(loginPassForwardsTheClients);
+    CPPUNIT_TEST(originServerGetsOriginFormAndAuthorization);
     CPPUNIT_TEST_SUITE_END();
+
+    /// a request for http://h.example/a?b whose client sent these credentials
+    static Server::Request PeerRequest(const std::string& proxyAuthorization = std::string(),
+                                       const std::string& extraField = std::string())
+    {
+        Server::Request r;
+        r.head = "GET /a?b HTTP/1.1\r\nHost: h.example\r\n" + extraField + "Via: 1.1 c\r\n\r\n";
+        r.url = "http://h.example/a?b";
+        r.proxyAuthorization = proxyAuthorization;
+        return r;
+    }
+
+    static Config::CachePeer WithLogin(Config::CachePeer::Login login,
+                                       const std::string& text = std::string())
+    {
+        Config::CachePeer peer;
+        peer.login = login;
+        peer.loginText = text;
+        return peer;
+    }
 
     Comm::Loop loop;
     std::unique_ptr<Server::Peers> peers;
@@ -315,6 +340,64 @@ public:
         for (int i = 0; i < 30; ++i)
             CPPUNIT_ASSERT_EQUAL(firstFor("/p/" + std::to_string(i)),
                                  firstFor("/p/" + std::to_string(i) + "?x"));
+    }
+
+    void parentGetsAbsoluteFormWithoutCredentials()
+    {
+        // without login=, the client's credentials are for this proxy only
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("GET http://h.example/a?b HTTP/1.1\r\nHost: h.example\r\nVia: 1.1 c\r\n\r\n"),
+            Server::HeadForPeer(PeerRequest("Basic eDp5"), Config::CachePeer()));
+    }
+
+    void loginSendsBasicCredentials()
+    {
+        using Login = Config::CachePeer::Login;
+        CPPUNIT_ASSERT_EQUAL(std::string("GET http://h.example/a?b HTTP/1.1\r\nProxy-Authorization: Basic "
+                                         "YWxpY2U6c2VjcmV0\r\nHost: h.example\r\nVia: 1.1 c\r\n\r\n"),
+                             Server::HeadForPeer(PeerRequest(), WithLogin(Login::Fixed, "alice:secret")));
+        auto r = PeerRequest();
+        r.user = "bob";
+        const auto head = Server::HeadForPeer(r, WithLogin(Login::UserSuffix, ":pw"));
+        CPPUNIT_ASSERT_MESSAGE(head,
+                               head.find("\r\nProxy-Authorization: Basic Ym9iOnB3\r\n") != std::string::npos);
+        const auto anonymous = Server::HeadForPeer(PeerRequest(), WithLogin(Login::UserSuffix, ":pw"));
+        CPPUNIT_ASSERT_MESSAGE(anonymous, anonymous.find("Basic LTpwdw==\r\n") != std::string::npos);
+    }
+
+    void loginPassForwardsTheClients()
+    {
+        using Login = Config::CachePeer::Login;
+        for (const auto login : {Login::Pass, Login::PassThru, Login::ProxyPass}) {
+            const auto head = Server::HeadForPeer(PeerRequest("Digest username=\"u\""), WithLogin(login));
+            CPPUNIT_ASSERT_MESSAGE(head, head.find("\r\nProxy-Authorization: Digest username=\"u\"\r\n") !=
+                                             std::string::npos);
+        }
+        // nothing to pass: nothing sent
+        const auto head = Server::HeadForPeer(PeerRequest(), WithLogin(Login::Pass));
+        CPPUNIT_ASSERT_MESSAGE(head, head.find("Authorization") == std::string::npos);
+    }
+
+    void originServerGetsOriginFormAndAuthorization()
+    {
+        using Login = Config::CachePeer::Login;
+        auto peer = WithLogin(Login::Fixed, "alice:secret");
+        peer.originServer = true;
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("GET /a?b HTTP/1.1\r\nAuthorization: Basic YWxpY2U6c2VjcmV0\r\nHost: "
+                        "h.example\r\nVia: 1.1 c\r\n\r\n"),
+            Server::HeadForPeer(PeerRequest(), peer));
+        // never over the client's own Authorization
+        const auto head =
+            Server::HeadForPeer(PeerRequest(std::string(), "Authorization: Basic b3du\r\n"), peer);
+        CPPUNIT_ASSERT_MESSAGE(head, head.find("YWxp") == std::string::npos);
+        // PROXYPASS: the client's Basic proxy credentials become Authorization; Digest ones do not
+        auto proxyPass = WithLogin(Login::ProxyPass);
+        proxyPass.originServer = true;
+        CPPUNIT_ASSERT(Server::HeadForPeer(PeerRequest("Basic eDp5"), proxyPass)
+                           .find("\r\nAuthorization: Basic eDp5\r\n") != std::string::npos);
+        CPPUNIT_ASSERT(Server::HeadForPeer(PeerRequest("Digest x"), proxyPass).find("Authorization") ==
+                       std::string::npos);
     }
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestPeers);
