@@ -5,7 +5,9 @@
 # (cache.log: "Detected DEAD Parent") and skipped; forward_max_tries 1 stops
 # at the first failure (503); once something listens on the dead parent's
 # port again, a probe connect revives it ("Detected REVIVED Parent") and
-# requests go back to it. Prints the time a failover costs.
+# requests go back to it. A parent that does not answer at all costs a
+# request its connect-timeout= before the next one is tried. Prints the time
+# a failover costs.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -53,4 +55,14 @@ grep -q "Detected REVIVED Parent: p1" "$T/cache.log" || fail "p1 was not revived
 [ "$(proxy_get "http://127.0.0.1:$OPORT/f/5")" = 200 ] || fail "after the revival"
 wait_until 5 peer_log_has p1/access.log "/f/5 " || fail "requests did not go back to p1"
 pass "a probe connect revived p1 and requests go to it again"
+
+# a parent that never answers: each request waits its connect-timeout=1, then fails over
+bg_start hole python3 "$top_srcdir/test-suite/hierarchy/blackhole.py"
+peer_start c3 "cache_peer 127.0.0.1 parent $BG_PORT 0 no-query name=hole connect-timeout=1" \
+    "cache_peer 127.0.0.1 parent $P2 0 no-query name=p2" "never_direct allow all"
+took=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 10 -x "127.0.0.1:$PEER_PORT" \
+    "http://127.0.0.1:$OPORT/f/6")
+[ "${took% *}" = 200 ] || fail "with a parent that does not answer, got ${took% *}"
+awk -v t="${took#* }" 'BEGIN { exit !(t >= 0.9 && t < 3) }' || fail "the failover took ${took#* } s, not about 1 s"
+pass "a parent that does not answer fails over after its connect-timeout=1 (${took#* } s)"
 cuttle_stop
