@@ -135,33 +135,54 @@ void Server::Peer::noteConnectFailed()
 
 void Server::Peer::noteConnectSucceeded()
 {
-    if (tcpUp_ == 0)
-        debugs(15, 1, "Detected REVIVED Parent: " << name());
+    const bool revived = tcpUp_ == 0;
     tcpUp_ = config_.connectFailLimit;
+    if (!revived)
+        return;
+    debugs(15, 1, "Detected REVIVED Parent: " << name());
+    if (table_)
+        table_->clearRoundRobin();
 }
 
 Server::Peers::~Peers()
 {
-    cancelProbes();
+    release();
 }
 
-void Server::Peers::cancelProbes()
+void Server::Peers::release()
+{
+    for (const auto& p : peers_) {
+        p->probe_.reset();
+        p->table_ = nullptr; // a forwarder may still hold it
+    }
+    peers_.clear();
+}
+
+void Server::Peers::clearRoundRobin()
 {
     for (const auto& p : peers_)
-        p->probe_.reset();
+        p->rrCount_ = 1;
+}
+
+void Server::Peers::scheduleClearing()
+{
+    clearing_ = loop_.schedule(std::chrono::minutes(5), [this] {
+        clearRoundRobin();
+        scheduleClearing();
+    });
 }
 
 void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& settings)
 {
     settings_ = settings;
-    cancelProbes();
-    peers_.clear();
+    release();
     carp_.clear();
     sourceHash_.clear();
     userHash_.clear();
     for (const auto& c : settings->cachePeers) {
         peers_.push_back(MakeRef<Peer>(settings, c));
         Peer* p = peers_.back().getRaw();
+        p->table_ = this;
         if (c.carp)
             carp_.push_back(p);
         if (c.sourceHash)
@@ -181,6 +202,10 @@ void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& set
     weigh(carp_, &Peer::carpFactor_);
     weigh(sourceHash_, &Peer::hashFactor_);
     weigh(userHash_, &Peer::hashFactor_);
+    if (!peers_.empty())
+        scheduleClearing();
+    else
+        clearing_.cancel();
 }
 
 bool Server::Peers::forbidsDirect(const Acl::Checklist& facts) const

@@ -42,6 +42,8 @@
 
 namespace Server {
 
+class Peers;
+
 /// Squid's hier_code of a destination, as access.log's %Sh prints it.
 enum class Hierarchy {
     Direct,
@@ -95,6 +97,7 @@ private:
     unsigned open_ = 0;                      ///< open connections
     Comm::Clock::time_point lastProbe_{};    ///< the last probe connect started
     std::unique_ptr<Comm::Connector> probe_; ///< the probe connect in flight
+    Peers* table_ = nullptr; ///< the table it is in (its round-robin counts restart when it revives)
 };
 
 /// a shared peer (a forwarder holds the one it uses)
@@ -144,6 +147,9 @@ public:
     /// whether never_direct (and not always_direct) forbids this request to go direct
     bool forbidsDirect(const Acl::Checklist& facts) const;
 
+    /// Squid's peerClearRR(): every round-robin count back to 1, every 5
+    /// minutes and when a dead parent revives (so it is not flooded)
+    void clearRoundRobin();
     /// the configured parents, in squid.conf order
     const std::vector<PeerRef>& peers() const { return peers_; }
 
@@ -158,8 +164,10 @@ private:
     Peer* defaultParent(const Query& query);
     Peer* byHash(const std::vector<Peer*>& set, uint32_t keyHash, const Query& query);
     void probe(Peer& peer);
-    /// cancels the probes in flight (each holds its peer): the table is dropped
-    void cancelProbes();
+    /// lets the peers go: cancels their probes in flight (each holds its peer)
+    void release();
+    /// clearRoundRobin() in 5 minutes, and every 5 minutes after
+    void scheduleClearing();
 
     Comm::Loop& loop_;
     Comm::Resolver* resolver_;
@@ -168,6 +176,7 @@ private:
     std::vector<Peer*> carp_;       ///< carp parents, by weight (carpInit's order)
     std::vector<Peer*> sourceHash_; ///< sourcehash parents, by weight
     std::vector<Peer*> userHash_;   ///< userhash parents, by weight
+    Comm::Timer clearing_;          ///< see scheduleClearing()
 };
 
 } // namespace Server

@@ -33,6 +33,7 @@ class TestPeers : public CppUnit::TestFixture {
     CPPUNIT_TEST(fullParentIsSkipped);
     CPPUNIT_TEST(roundRobinAlternates);
     CPPUNIT_TEST(roundRobinFollowsWeights);
+    CPPUNIT_TEST(revivalRestartsRoundRobin);
     CPPUNIT_TEST(noUsableParentUnderNeverDirectIsNowhere);
     CPPUNIT_TEST(hashSchemesComeFirst);
     CPPUNIT_TEST(carpMultipliersOfEqualWeightsAreOne);
@@ -234,6 +235,23 @@ public:
             ++count[firstFor("/")];
         CPPUNIT_ASSERT_EQUAL(300, count["a"]);
         CPPUNIT_ASSERT_EQUAL(100, count["b"]);
+    }
+
+    void revivalRestartsRoundRobin()
+    {
+        configure("cache_peer 127.0.0.1 parent 1 0 no-query name=a round-robin connect-fail-limit=1\n"
+                  "cache_peer 127.0.0.1 parent 2 0 no-query name=b round-robin\n");
+        auto& a = *peers->peers()[0];
+        a.noteConnectFailed();
+        for (int i = 0; i < 20; ++i)
+            CPPUNIT_ASSERT_EQUAL(std::string("b"), firstFor("/"));
+        // Squid's peerClearRR(): a revived parent does not take every request
+        // until its count catches up with the others'
+        a.noteConnectSucceeded();
+        std::map<std::string, int> count;
+        for (int i = 0; i < 4; ++i)
+            ++count[firstFor("/")];
+        CPPUNIT_ASSERT_EQUAL(2, count["a"]);
     }
 
     void noUsableParentUnderNeverDirectIsNowhere()
