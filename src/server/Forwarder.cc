@@ -211,6 +211,14 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
         nextDestination();
         return;
     }
+    if (result.error != Comm::Connector::Error::None && current_.peer) {
+        // Squid 5.7 answers a request whose last destination, a parent, could
+        // not be reached with 502 ERR_READ_ERROR, logged HIER_NONE/- (as
+        // test-suite/hierarchy/failover.sh checks)
+        peerHost_.clear();
+        fail(Failure::ReadError, result.text, result.xerrno);
+        return;
+    }
     switch (result.error) {
     case Comm::Connector::Error::Dns:
         fail(Failure::DnsFail, result.text);

@@ -3,7 +3,7 @@
 # refuses the connection goes on to the next candidate (ANY_OLD_PARENT) in
 # the same request; after connect-fail-limit failures the parent is dead
 # (cache.log: "Detected DEAD Parent") and skipped; forward_max_tries 1 stops
-# at the first failure (503); once something listens on the dead parent's
+# at the first failure (502 ERR_READ_ERROR, as Squid 5.7 answers); once something listens on the dead parent's
 # port again, a probe connect revives it ("Detected REVIVED Parent") and
 # requests go back to it. A parent that does not answer at all costs a
 # request its connect-timeout= before the next one is tried. Prints the time
@@ -39,9 +39,13 @@ pass "after connect-fail-limit=2 failures p1 is dead and skipped (${took#* } s)"
 # forward_max_tries 1: the first failure ends the request
 peer_start c2 "$PARENTS" "cache_peer 127.0.0.1 parent $P2 0 no-query name=p2" "never_direct allow all" \
     "forward_max_tries 1"
-code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "127.0.0.1:$PEER_PORT" "http://127.0.0.1:$OPORT/f/4")
-[ "$code" = 503 ] || fail "forward_max_tries 1: got $code"
-pass "forward_max_tries 1 stops at the refused parent (503)"
+code=$(curl -s -o "$T/body" -w '%{http_code}' --max-time 10 -x "127.0.0.1:$PEER_PORT" "http://127.0.0.1:$OPORT/f/4")
+# Squid 5.7 answers 502 ERR_READ_ERROR when its last parent cannot be reached, logged HIER_NONE/-
+[ "$code" = 502 ] || fail "forward_max_tries 1: got $code"
+error_page_is "$T/body" ERR_READ_ERROR || fail "not ERR_READ_ERROR: $(head -c 300 "$T/body")"
+wait_until 5 peer_log_has c2/access.log " TCP_MISS/502 [0-9]+ GET http://127\.0\.0\.1:$OPORT/f/4 - HIER_NONE/- " ||
+    fail "not logged TCP_MISS/502 HIER_NONE/-: $(cat "$T/c2/access.log")"
+pass "forward_max_tries 1 stops at the refused parent (502 ERR_READ_ERROR, HIER_NONE/-, as Squid 5.7)"
 
 # something listens on p1's port again: a probe revives it
 PEER_LISTEN=$DEAD peer_start p1 "cache deny all"
