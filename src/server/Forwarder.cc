@@ -194,7 +194,7 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 {
     if (result.error != Comm::Connector::Error::Dns)
         peerHost_ = result.peer.host(); // the address connected to, or the last one tried
-    if (auto* peer = const_cast<Peer*>(current_.peer.getRaw())) {
+    if (auto* peer = current_.peer.getRaw()) {
         if (result.error != Comm::Connector::Error::None) {
             debugs(15, 1,
                    "TCP connection to " << peer->config().host << "/" << peer->config().httpPort
@@ -206,7 +206,8 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
     }
     if (result.error != Comm::Connector::Error::None && mayTryNext()) {
         debugs(17, 2,
-               "forwarding " << request_.url << ": " << result.text << "; trying the next destination");
+               "forwarding to " << request_.host << ":" << request_.port << ": " << result.text
+                                << "; trying the next destination");
         dialer_.reset();
         nextDestination();
         return;
