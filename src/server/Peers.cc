@@ -202,10 +202,15 @@ void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& set
     weigh(carp_, &Peer::carpFactor_);
     weigh(sourceHash_, &Peer::hashFactor_);
     weigh(userHash_, &Peer::hashFactor_);
-    if (!peers_.empty())
+    if (!clearingStarted_ && !peers_.empty()) {
+        // Squid 5.7 starts its 5-minute peerClearRR() loop while parsing its
+        // first cache_peer line, once per process: that first parent's count
+        // is 1 and the later ones' 0, so a tie at the first requests goes
+        // the same way as in Squid (test-suite/hierarchy/squid-compare.sh)
+        clearingStarted_ = true;
+        peers_.front()->rrCount_ = 1;
         scheduleClearing();
-    else
-        clearing_.cancel();
+    }
 }
 
 bool Server::Peers::forbidsDirect(const Acl::Checklist& facts) const

@@ -177,6 +177,7 @@ private:
     std::vector<Peer*> sourceHash_; ///< sourcehash parents, by weight
     std::vector<Peer*> userHash_;   ///< userhash parents, by weight
     Comm::Timer clearing_;          ///< see scheduleClearing()
+    bool clearingStarted_ = false;  ///< the first parent was configured (see configure())
 };
 
 } // namespace Server
