@@ -190,7 +190,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         return true;
     case Store::Lookup::Kind::StaleHit:
         // RFC 5861: the stale object now; a DetachedFetch asks the origin
-        revalidateInBackground(url, found.entry, found.fullKey, rule);
+        revalidateInBackground(url, facts, found.entry, found.fullKey, rule);
         tx.storedKey = std::move(found.fullKey);
         serveStored(found.entry, found.age, "TCP_STALE_HIT");
         return true;
@@ -331,14 +331,17 @@ int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
     return limit < 0 || first <= uint64_t(limit) ? limit : 0;
 }
 
-void Client::Connection::revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
-                                                const std::string& fullKey, const Store::RefreshRule& rule)
+void Client::Connection::revalidateInBackground(const Http::Url& url, const Acl::Checklist& facts,
+                                                const Store::EntryRef& entry, const std::string& fullKey,
+                                                const Store::RefreshRule& rule)
 {
     auto spec = originSpec(url, "GET"); // the stored object is a GET's, whatever asked for it
     AddValidators(spec, *entry->reply());
     Server::Request request;
     request.method = Http::Method::Get;
     aimAtOrigin(request, url);
+    if (!aimAtPeers(request, url, facts))
+        return; // it may go nowhere: the stale object stays as it is
     request.head = BuildOriginRequest(spec);
     editRequestHead(request.head);
 

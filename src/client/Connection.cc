@@ -500,7 +500,7 @@ void Client::Connection::handleHead(std::string_view head)
         tx_->wholeLimit = wholeFetchLimit(facts);
         tx_->wholeForRange = tx_->wholeLimit != 0;
     }
-    forward(url, head, joinable);
+    forward(url, facts, joinable);
 }
 
 bool Client::Connection::admitted(Acl::Answer answer, Acl::Checklist& facts, Log::AccessRecord& record,
@@ -580,10 +580,17 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     return spec;
 }
 
-void Client::Connection::forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable)
+void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& facts,
+                                 const Store::EntryRef& joinable)
 {
-    (void)head;
     const auto& settings = services_.settings();
+    Server::Request request;
+    request.method = parser_.method();
+    aimAtOrigin(request, url);
+    if (!aimAtPeers(request, url, facts)) {
+        answerCannotForward();
+        return;
+    }
     if (parser_.method() == Http::Method::Connect) {
         state_ = State::Forwarding;
         timer_.cancel(); // the dialer has its own timeouts now
@@ -591,9 +598,6 @@ void Client::Connection::forward(const Http::Url& url, std::string_view head, co
         return;
     }
 
-    Server::Request request;
-    request.method = parser_.method();
-    aimAtOrigin(request, url);
     if (parser_.hasBody()) {
         tx_->body = std::make_unique<BodyIn>();
         auto& body = *tx_->body;
@@ -873,7 +877,7 @@ void Client::Connection::startStreaming()
         record.resultCode = tx_->resultCode;
         record.httpStatus = spec.notModified ? 304 : spec.status ? spec.status : spec.reply->status;
         if (isOwner) {
-            record.hierarchy = directCode();
+            record.hierarchy = hierarchyCode();
             record.peerAddress = tx_->forwarder->peerHost();
             record.peerStatus = spec.reply->status;
         } else {
@@ -969,7 +973,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
         if (pendingLog_) {
             pendingLog_->resultCode = "TCP_MISS_ABORTED";
             if (!context.serverAddress.empty()) {
-                pendingLog_->hierarchy = directCode();
+                pendingLog_->hierarchy = hierarchyCode();
                 pendingLog_->peerAddress = context.serverAddress;
             }
         }
@@ -998,7 +1002,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     stopForwarding();
     reply(status, templateName, context);
     if (pendingLog_ && !peer.empty())
-        pendingLog_->hierarchy = directCode();
+        pendingLog_->hierarchy = hierarchyCode();
     // written from the loop, not from inside the forwarder that just failed
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
@@ -1051,7 +1055,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
         auto& record = *pendingLog_;
         record.resultCode = "TCP_TUNNEL";
         record.httpStatus = 200;
-        record.hierarchy = directCode();
+        record.hierarchy = hierarchyCode();
         record.peerAddress = peer;
         record.bytesSent = Established.size();
     }

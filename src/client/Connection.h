@@ -204,7 +204,7 @@ private:
     void onTimeout();
     void logTransaction();
     void dropBufferIfConsumed();
-    void forward(const Http::Url& url, std::string_view head, const Store::EntryRef& joinable);
+    void forward(const Http::Url& url, const Acl::Checklist& facts, const Store::EntryRef& joinable);
     OriginRequestSpec originSpec(const Http::Url& url, std::string_view method) const;
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
@@ -233,8 +233,9 @@ private:
     bool isHandedOver() const;
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
-    void revalidateInBackground(const Http::Url& url, const Store::EntryRef& entry,
-                                const std::string& fullKey, const Store::RefreshRule& rule);
+    void revalidateInBackground(const Http::Url& url, const Acl::Checklist& facts,
+                                const Store::EntryRef& entry, const std::string& fullKey,
+                                const Store::RefreshRule& rule);
     void invalidateAfterUnsafe();
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;
@@ -313,8 +314,15 @@ private:
     HostCheck takeHostCheck(const Http::Url& url, std::string_view userAgent);
     /// where the request goes: the original destination of an intercepted one
     void aimAtOrigin(Server::Request& request, const Http::Url& url) const;
-    /// %Sh of a forwarded request: ORIGINAL_DST when intercepted, else HIER_DIRECT
-    const char* directCode() const { return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT"; }
+    /// %Sh of a forwarded request: the parent's code (FIRSTUP_PARENT...), else
+    /// ORIGINAL_DST when intercepted, else HIER_DIRECT (Peering.cc)
+    const char* hierarchyCode() const;
+    /// Peer selection for request (Peering.cc): its destinations, and what a
+    /// parent needs (the URL, the client's credentials); false when it may
+    /// go nowhere (never_direct and no usable parent)
+    bool aimAtPeers(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts) const;
+    /// 503 ERR_CANNOT_FORWARD: the request may go nowhere
+    void answerCannotForward();
 
     Services& services_;
     Comm::Descriptor fd_;             ///< the client socket

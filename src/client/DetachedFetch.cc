@@ -51,6 +51,8 @@ std::optional<std::string> Client::StoreFetched(Services& services, const Store:
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder,
                                                 const Acl::Checklist* storeFacts)
 {
+    if (forwarder && forwarder->peer() && forwarder->peer()->config().proxyOnly)
+        return std::nullopt; // cache_peer proxy-only: the parent keeps it, not cuttle
     const auto& settings = services.settings();
     if (!StoreMissAllows(settings, storeFacts, spec.requestHead, *entry)) {
         debugs(20, 3, "store_miss keeps " << spec.cacheKey << " out of the cache");

@@ -83,7 +83,9 @@ bool Client::Connection::replyIsDenied(bool isOwner)
     facts.request = &requestFields;
     facts.reply = &replyFields;
     facts.replyStatus = stored.status;
-    facts.hierCode = isOwner ? directCode() : "HIER_NONE";
+    facts.hierCode = isOwner ? hierarchyCode() : "HIER_NONE";
+    if (isOwner && tx_->forwarder->peer())
+        facts.peerName = tx_->forwarder->peer()->name();
 
     // Squid 5.7's clientReplyContext::processReplyAccess(): the size first
     // (HttpReply::expectedBodyTooLarge()), then http_reply_access
@@ -107,7 +109,7 @@ bool Client::Connection::replyIsDenied(bool isOwner)
     const std::string peer = isOwner ? tx_->forwarder->peerHost() : std::string();
     const auto logPeer = [&] {
         if (pendingLog_ && !peer.empty()) {
-            pendingLog_->hierarchy = directCode();
+            pendingLog_->hierarchy = hierarchyCode();
             pendingLog_->peerAddress = peer;
         }
     };

@@ -7,8 +7,8 @@
 /// taken as it is), tries each address in turn, each within the connect
 /// timeout, and reports the connected socket, or why no address could be
 /// reached. The origin side (Server::Forwarder) and CONNECT tunnels
-/// (Client::Connection) dial through it; peer selection and TLS to origins
-/// will plug in here.
+/// (Client::Connection) dial through it, to an origin or a parent; TLS to
+/// origins will plug in here.
 ///
 ///     start() --> resolve (Comm::Resolver; no query for an IP literal)
 ///             --> for each address: socket, TCP_NODELAY, non-blocking connect

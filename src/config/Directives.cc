@@ -557,6 +557,43 @@ const std::vector<Directive> Table = {
      "request_header_add for the replies cuttle sends to clients (not the 200 that opens a CONNECT tunnel), "
      "with the same %-codes.",
      HeaderRulesHandler<&Settings::replyHeaderRules, HeaderAddLine>, true},
+    {"cache_peer", "HOST parent HTTP-PORT ICP-PORT [OPTION...]", nullptr, nullptr, "cachePeers",
+     "A parent proxy that misses may go to, chosen as Squid 5.7's peer selection does (doc/forwarding.md "
+     "\"Parents\"): sourcehash, userhash, carp (with carp-key=scheme,host,port,path,params), round-robin, "
+     "weighted-round-robin, the first parent that is up, the default one, then every other live parent, "
+     "each weighed by weight=. Requests go to a parent in absolute-form; originserver sends them as to an "
+     "origin. Options: name=, no-query, default, proxy-only (its replies are not cached), login=user:pass, "
+     "login=*:suffix, login=PASS|PASSTHRU|PROXYPASS (the client's credentials go on), connect-timeout= "
+     "(seconds), connect-fail-limit= (failed connects before the parent is dead; a probe revives it), "
+     "max-conn=, standby= (accepted; none opened ahead), no-digest and no-netdb-exchange (cuttle has "
+     "neither). Siblings, multicast, HTCP, TLS and forceddomain= are refused; cuttle sends no ICP query, so "
+     "every parent is selected as with no-query.",
+     CachePeerHandler, true},
+    {"cache_peer_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "cachePeers",
+     "Which requests may go to the cache_peer called NAME (declared above the line), by the rules of "
+     "http_access; with no line, every request may.",
+     CachePeerAccessHandler, true},
+    {"peer_connect_timeout", "TIME", "30 seconds", nullptr, "peerConnectTimeout",
+     "How long cuttle waits for a connection to a cache_peer to open, unless its connect-timeout= says; "
+     "a dead peer is probed at most this often.",
+     DurationHandler<&Settings::peerConnectTimeout>, false},
+    {"always_direct", "allow|deny [!]ACL...", nullptr, nullptr, "alwaysDirect",
+     "Requests these rules allow go to their origin, never to a cache_peer.",
+     AccessRulesHandler<&Settings::alwaysDirect>, true},
+    {"never_direct", "allow|deny [!]ACL...", nullptr, nullptr, "neverDirect",
+     "Requests these rules allow (and always_direct does not) go to a cache_peer only, never to their "
+     "origin; with no parent to take one, it fails (503).",
+     AccessRulesHandler<&Settings::neverDirect>, true},
+    {"prefer_direct", "on|off", "off", nullptr, "preferDirect",
+     "on: the origin is tried before the parents (which stay as fallbacks).",
+     OnOffHandler<&Settings::preferDirect>, false},
+    {"nonhierarchical_direct", "on|off", "on", nullptr, "nonhierarchicalDirect",
+     "on (Squid's default): a request that is not hierarchical (not a GET or TRACE, or one with an "
+     "Authorization field) goes direct unless never_direct forbids it; off: it may go to parents too.",
+     OnOffHandler<&Settings::nonhierarchicalDirect>, false},
+    {"forward_max_tries", "N", "25", nullptr, "forwardMaxTries",
+     "How many destinations (parents, the origin) a request may try, each after a failed connection.",
+     ForwardMaxTriesHandler, false},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to an origin to open.",
      DurationHandler<&Settings::connectTimeout>, false},

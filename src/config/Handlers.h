@@ -257,5 +257,8 @@ void SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits);
 void ReplyBodyMaxSizeHandler(DirectiveCall& call);
 void RequestBodyMaxSizeHandler(DirectiveCall& call);
 void DenyInfoHandler(DirectiveCall& call);
+void CachePeerHandler(DirectiveCall& call);
+void CachePeerAccessHandler(DirectiveCall& call);
+void ForwardMaxTriesHandler(DirectiveCall& call);
 
 } // namespace Config::Handlers

@@ -27,9 +27,9 @@ const std::vector<SquidOnlyRule> Rules = {
     {"client_delay_pools", true, "0", "the client bandwidth limits of its pools would not apply"},
     {"response_delay_pool", true, nullptr, "the response bandwidth limit of its pool would not apply"},
     // where traffic goes
-    {"cache_peer", true, nullptr,
-     "requests it sends through a parent (often a filtering one) would go direct"},
-    {"never_direct", true, "deny all", "requests it forces through a (filtering) parent would go direct"},
+    {"neighbor_type_domain", true, nullptr,
+     "it makes a parent a sibling for some domains, and siblings are not implemented: those requests would "
+     "go to it as to a parent"},
     {"tcp_outgoing_address", true, nullptr,
      "connections to origins would leave from another address, past firewall rules and origin acls that "
      "select on it"},
@@ -57,11 +57,6 @@ const std::vector<SquidOnlyRule> Rules = {
      "them"},
 
     // accepted: they act only through a refused directive, or only make Squid stricter than cuttle is
-    {"always_direct", false, nullptr, "without cache_peer (refused) every request goes direct already"},
-    {"cache_peer_access", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
-    {"prefer_direct", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
-    {"nonhierarchical_direct", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
-    {"neighbor_type_domain", false, nullptr, "it has no effect without cache_peer, which cuttle refuses"},
     {"url_rewrite_timeout", false, nullptr,
      "a rewriter request times out after 60 s and the request fails (ERR_GATEWAY_FAILURE)"},
     {"url_rewrite_host_header", false, nullptr,

@@ -14,6 +14,7 @@
 
 #include "acl/AccessList.h"
 #include "acl/Registry.h"
+#include "config/CachePeer.h"
 #include "config/HeaderRules.h"
 #include "base/Regex.h"
 #include "log/AccessLog.h"
@@ -268,6 +269,13 @@ struct Settings {
     HeaderRules requestHeaderRules; ///< request_header_access, _replace, _add
     HeaderRules replyHeaderRules;   ///< reply_header_access, _replace, _add
 
+    std::vector<CachePeer> cachePeers; ///< `cache_peer` lines in order, with their cache_peer_access
+    Acl::AccessList alwaysDirect;      ///< `always_direct`: requests it allows never go to a peer
+    Acl::AccessList neverDirect;       ///< `never_direct`: requests it allows go to peers only
+    bool preferDirect = false;         ///< `prefer_direct`: direct before the parents
+    bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
+    unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request
+    Duration peerConnectTimeout{0};    ///< `peer_connect_timeout`: a peer's default connect-timeout
     Duration connectTimeout{0};
     Duration readTimeout{0};
     Duration requestTimeout{0};

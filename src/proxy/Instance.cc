@@ -83,6 +83,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.quickAbortMin = settings.quickAbortMin;
     limits_.quickAbortMax = settings.quickAbortMax;
     limits_.quickAbortPct = settings.quickAbortPct;
+    limits_.forwardMaxTries = settings.forwardMaxTries;
 
     static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
     const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];
@@ -153,6 +154,10 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
     configureForwarding(*settings, isStartup);
     configureMemory(*settings, isStartup);
     settings_ = std::move(settings);
+    if (!peers_)
+        peers_ = std::make_unique<Server::Peers>(loop_, resolver_.get());
+    peers_->configure(settings_);
+    forwarding_->peers = peers_.get();
     if (helpersMayRun_)
         configureHelpers();
     if (!side_.isShuttingDown())

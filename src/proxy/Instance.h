@@ -41,6 +41,7 @@
 #include "log/AccessLog.h"
 #include "mgr/Figures.h"
 #include "server/Forwarder.h"
+#include "server/Peers.h"
 #include "server/Pool.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
@@ -144,6 +145,7 @@ private:
     Server::Pool pool_;                                            ///< idle origin connections
     std::unique_ptr<Comm::Resolver> resolver_;                     ///< DNS (c-ares)
     std::unique_ptr<Server::Context> forwarding_;                  ///< shared by every forwarder
+    std::unique_ptr<Server::Peers> peers_;                         ///< cache_peer parents and their state
     Server::Limits limits_;                                        ///< from the configuration in force
     Store::Index cache_;                                           ///< the memory cache (cache_mem)
     Store::InFlight inFlight_;                                     ///< joinable fetches

@@ -7,6 +7,8 @@
 
 #include "server/Forwarder.h"
 #include "base/TextException.h"
+#include "http/Fields.h"
+#include "http/Head.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 
@@ -20,13 +22,88 @@
 
 namespace {
 
-/// the pool key of an origin: the URL's host and port
-std::string PoolKey(const std::string& host, uint16_t port)
+/// base64 (RFC 4648 section 4) of text, for a Basic login
+std::string Base64(std::string_view text)
 {
-    return host + ":" + std::to_string(port);
+    static constexpr char Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    size_t i = 0;
+    for (; i + 2 < text.size(); i += 3) {
+        const uint32_t n = (uint8_t(text[i]) << 16) | (uint8_t(text[i + 1]) << 8) | uint8_t(text[i + 2]);
+        out += {Alphabet[n >> 18], Alphabet[(n >> 12) & 63], Alphabet[(n >> 6) & 63], Alphabet[n & 63]};
+    }
+    if (i + 1 == text.size()) {
+        const uint32_t n = uint8_t(text[i]) << 16;
+        out += {Alphabet[n >> 18], Alphabet[(n >> 12) & 63], '=', '='};
+    } else if (i + 2 == text.size()) {
+        const uint32_t n = (uint8_t(text[i]) << 16) | (uint8_t(text[i + 1]) << 8);
+        out += {Alphabet[n >> 18], Alphabet[(n >> 12) & 63], Alphabet[(n >> 6) & 63], '='};
+    }
+    return out;
+}
+
+/// whether head has a field called name (a "\r\nName:" line, ASCII case ignored)
+bool HasField(std::string_view head, std::string_view name)
+{
+    for (size_t at = head.find("\r\n"); at != std::string_view::npos; at = head.find("\r\n", at + 2)) {
+        const auto line = head.substr(at + 2);
+        if (line.size() > name.size() && line[name.size()] == ':' &&
+            Http::EqualsIgnoreCase(line.substr(0, name.size()), name))
+            return true;
+    }
+    return false;
 }
 
 } // namespace
+
+std::string Server::HeadForPeer(const Request& request, const Config::CachePeer& peer)
+{
+    using Login = Config::CachePeer::Login;
+    const auto& head = request.head;
+    const size_t lineEnd = head.find("\r\n");
+    std::string out;
+    out.reserve(head.size() + request.url.size() + 64);
+    if (peer.originServer) {
+        out.append(head, 0, lineEnd + 2);
+    } else {
+        // absolute-form (RFC 9112 section 3.2.2): the method, the URL, the version
+        const size_t methodEnd = head.find(' ');
+        const size_t versionStart = head.rfind(' ', lineEnd);
+        out.append(head, 0, methodEnd + 1);
+        out += request.url;
+        out.append(head, versionStart, lineEnd + 2 - versionStart);
+    }
+    // Squid's httpFixupAuthentication(): Proxy-Authorization to a proxy,
+    // Authorization to an originserver, never over one the request has
+    const char* field = peer.originServer ? "Authorization" : "Proxy-Authorization";
+    std::string credentials;
+    switch (peer.login) {
+    case Login::None:
+        break;
+    case Login::Pass:
+    case Login::PassThru:
+        if (!peer.originServer)
+            credentials = request.proxyAuthorization;
+        break;
+    case Login::ProxyPass:
+        if (!peer.originServer)
+            credentials = request.proxyAuthorization;
+        else if (Http::EqualsIgnoreCase(std::string_view(request.proxyAuthorization).substr(0, 6), "basic "))
+            credentials = request.proxyAuthorization;
+        break;
+    case Login::Fixed:
+        credentials = "Basic " + Base64(peer.loginText);
+        break;
+    case Login::UserSuffix:
+        credentials =
+            "Basic " + Base64((request.user.empty() ? std::string("-") : request.user) + peer.loginText);
+        break;
+    }
+    if (!credentials.empty() && !HasField(head, field))
+        Http::AppendField(out, field, credentials);
+    out.append(head, lineEnd + 2, std::string::npos);
+    return out;
+}
 
 Server::Forwarder::Forwarder(Context& context, const Limits& limits, Request&& request, Store::EntryRef reply)
     : context_(context), limits_(limits), request_(std::move(request)), reply_(std::move(reply)),
@@ -60,8 +137,18 @@ void Server::Forwarder::start()
     reply_->setProducer(this);
     body_->addReader(*this);
     reply_->setReadAheadGap(limits_.readAheadGap);
+    if (request_.destinations.empty())
+        request_.destinations.push_back(Destination{});
+    nextDestination();
+}
+
+void Server::Forwarder::nextDestination()
+{
+    current_ = request_.destinations[nextDestination_++];
+    ++tries_;
+    peerHead_ = current_.peer ? HeadForPeer(request_, current_.peer->config()) : std::string();
     // a persistent connection needs no DNS lookup
-    if (auto pooled = context_.pool.take(PoolKey(request_.host, request_.port))) {
+    if (auto pooled = context_.pool.take(poolKey())) {
         connection_ = std::move(pooled);
         reused_ = true;
         peerHost_ = connection_->peer().host();
@@ -74,12 +161,29 @@ void Server::Forwarder::start()
     dial();
 }
 
+bool Server::Forwarder::mayTryNext() const
+{
+    // Squid's FwdState: another destination while forward_max_tries allows
+    return nextDestination_ < request_.destinations.size() && tries_ < limits_.forwardMaxTries;
+}
+
+std::string Server::Forwarder::poolKey() const
+{
+    // a parent's connections are its own: a request in absolute-form never
+    // goes to an origin, nor origin-form to a parent that shares its address
+    if (current_.peer)
+        return "peer " + current_.peer->name();
+    return request_.host + ":" + std::to_string(request_.port);
+}
+
 void Server::Forwarder::dial()
 {
     stage_ = Stage::Connecting;
     releaseConnection(false);
-    Comm::Connector::Target target{request_.host, request_.port, limits_.connectTimeout,
-                                   &context_.connectionsOpened};
+    const Peer* peer = current_.peer.getRaw();
+    Comm::Connector::Target target{
+        peer ? peer->config().host : request_.host, peer ? peer->config().httpPort : request_.port,
+        peer ? peer->connectTimeout() : limits_.connectTimeout, &context_.connectionsOpened};
     dialer_ =
         std::make_unique<Comm::Connector>(context_.loop, context_.resolver, std::move(target),
                                           [this](Comm::Connector::Result&& r) { onDialed(std::move(r)); });
@@ -90,6 +194,32 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 {
     if (result.error != Comm::Connector::Error::Dns)
         peerHost_ = result.peer.host(); // the address connected to, or the last one tried
+    if (auto* peer = current_.peer.getRaw()) {
+        if (result.error != Comm::Connector::Error::None) {
+            debugs(15, 1,
+                   "TCP connection to " << peer->config().host << "/" << peer->config().httpPort
+                                        << " failed");
+            peer->noteConnectFailed();
+        } else {
+            peer->noteConnectSucceeded();
+        }
+    }
+    if (result.error != Comm::Connector::Error::None && mayTryNext()) {
+        debugs(17, 2,
+               "forwarding to " << request_.host << ":" << request_.port << ": " << result.text
+                                << "; trying the next destination");
+        dialer_.reset();
+        nextDestination();
+        return;
+    }
+    if (result.error != Comm::Connector::Error::None && current_.peer) {
+        // Squid 5.7 answers a request whose last destination, a parent, could
+        // not be reached with 502 ERR_READ_ERROR, logged HIER_NONE/- (as
+        // test-suite/hierarchy/failover.sh checks)
+        peerHost_.clear();
+        fail(Failure::ReadError, result.text, result.xerrno);
+        return;
+    }
     switch (result.error) {
     case Comm::Connector::Error::Dns:
         fail(Failure::DnsFail, result.text);
@@ -101,6 +231,8 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
         break;
     }
     connection_ = std::make_unique<OriginConnection>(context_.loop, std::move(result.fd), result.peer);
+    if (current_.peer)
+        connection_->setPeer(current_.peer);
     connection_->setUser(this);
     reused_ = false;
     onConnected();
@@ -121,7 +253,7 @@ void Server::Forwarder::onConnected()
     activity_ = context_.loop.now();
     armTimeout();
     requestTime_ = ::time(nullptr);
-    sender_.start(request_.head, request_.bodyFraming, *body_);
+    sender_.start(peerHead_.empty() ? request_.head : peerHead_, request_.bodyFraming, *body_);
     sendMore();
     if (stage_ == Stage::Exchanging)
         readMore(); // a reply (or an EOF) may already be waiting
@@ -606,7 +738,7 @@ void Server::Forwarder::releaseConnection(bool reusable)
         return;
     connection_->setUser(nullptr);
     if (reusable) {
-        context_.pool.put(PoolKey(request_.host, request_.port), std::move(connection_));
+        context_.pool.put(poolKey(), std::move(connection_));
         return;
     }
     // closed after this callback: its handleIo() may be on the stack

@@ -3,10 +3,12 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Server::Forwarder: one request forwarded to its origin, and the
-/// reply read from it into a store entry.
+/// \file Server::Forwarder: one request forwarded to its origin or a parent,
+/// and the reply read from it into a store entry.
 ///
-///     start --> dial (Comm::Connector: resolve, then each address in turn,
+///     start --> for each destination (Request::destinations: parents, the
+///               origin; doc/design.md "Peers") until one connects:
+///           --> dial (Comm::Connector: resolve, then each address in turn,
 ///                     connect_timeout each), unless a pooled connection
 ///           --> send the head, then the request body from its entry  ----+
 ///           --> read: the reply head, parsed in place in the read block   |
@@ -42,6 +44,7 @@
 #include "http/ReplyParser.h"
 #include "sbuf/MemBlob.h"
 #include "sbuf/ReadSizer.h"
+#include "server/Peers.h"
 #include "server/Pool.h"
 #include "store/BodyWriter.h"
 #include "store/Entry.h"
@@ -75,7 +78,8 @@ enum class Failure {
 struct Context {
     Comm::Loop& loop;               ///< the event loop
     Comm::Resolver* resolver;       ///< DNS; null: IP literals only
-    Pool& pool;                     ///< idle origin connections
+    Pool& pool;                     ///< idle origin and peer connections
+    Peers* peers = nullptr;         ///< cache_peer parents; null: none
     uint64_t retries = 0;           ///< requests retried on a new connection
     uint64_t connectionsOpened = 0; ///< origin connections opened
     // the cache manager's server.all.* counters (doc/design.md "The cache manager")
@@ -97,6 +101,7 @@ struct Limits {
     int64_t quickAbortMin = 16 * 1024;        ///< quick_abort_min, bytes (< 0: always finish a stored object)
     uint64_t quickAbortMax = 16 * 1024;       ///< quick_abort_max, bytes
     unsigned quickAbortPct = 95;              ///< quick_abort_pct
+    unsigned forwardMaxTries = 25;            ///< forward_max_tries: destinations tried
 };
 
 /// What to forward.
@@ -107,7 +112,18 @@ struct Request {
     std::string head;                        ///< the request head to send, already serialized
     Store::EntryRef body;                    ///< the request body, or null
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how to send it
+    /// where to send it, in order (Peers::select()); empty: direct to host:port
+    std::vector<Destination> destinations;
+    std::string url;                ///< the absolute URL: the request-target to a parent
+    std::string proxyAuthorization; ///< the client's Proxy-Authorization, for login=PASS...
+    std::string user;               ///< the client's user name, for login=*:suffix
 };
+
+/// The head to send to a parent (doc/design.md "Peers"): `head` (origin-form,
+/// as to the origin) with the URL as its request-target unless the peer is
+/// an originserver, and the credentials its login= says (Squid's
+/// httpFixupAuthentication()).
+std::string HeadForPeer(const Request& request, const Config::CachePeer& peer);
 
 /// One forwarded request; see the file comment.
 class Forwarder final : public Comm::IoHandler, public Store::Producer, public Store::Reader {
@@ -131,6 +147,10 @@ public:
     /// whether every client left and the forwarder goes on storing the
     /// object (quick_abort_*): its owner hands it to the daemon
     bool isFinishingAlone() const { return finishingAlone_ && stage_ != Stage::Done; }
+    /// the hierarchy code of the destination used (or last tried), for %Sh
+    Hierarchy hierarchy() const { return current_.code; }
+    /// the parent used (or last tried); null when direct
+    const Peer* peer() const { return current_.peer.getRaw(); }
     /// whether the reply came over a pooled connection (for tests and logs)
     bool reusedConnection() const { return reused_; }
     /// Called with the parsed head of each interim (1xx but 101) reply, valid
@@ -162,6 +182,9 @@ public:
 private:
     enum class Stage { Idle, Connecting, Exchanging, Done };
 
+    void nextDestination();
+    bool mayTryNext() const;
+    std::string poolKey() const;
     void dial();
     void onDialed(Comm::Connector::Result&& result);
     void onConnected();
@@ -200,6 +223,10 @@ private:
     bool finishingAlone_ = false; ///< no reader left; storing the object anyway (quick_abort)
     bool retried_ = false;        ///< the one retry was spent
     std::string peerHost_;        ///< the address last connected to (or tried), for %<a
+    Destination current_;         ///< where this try goes
+    size_t nextDestination_ = 0;  ///< the next of request_.destinations to try
+    unsigned tries_ = 0;          ///< destinations tried (forward_max_tries)
+    std::string peerHead_;        ///< the head for a parent (HeadForPeer()); empty: request_.head
 
     Store::BodyWriter sender_; ///< the request head and body
     bool sendBlocked_ = false; ///< the last write hit a full socket

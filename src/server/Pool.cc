@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "server/Pool.h"
+#include "server/Peers.h"
 #include "log/CacheLog.h"
 
 #include <algorithm>
@@ -19,6 +20,14 @@ Server::OriginConnection::OriginConnection(Comm::Loop& loop, Comm::Descriptor&& 
 Server::OriginConnection::~OriginConnection()
 {
     registration_.cancel();
+    if (parent_)
+        parent_->noteClosed();
+}
+
+void Server::OriginConnection::setPeer(const RefCount<Peer>& peer)
+{
+    parent_ = peer;
+    parent_->noteOpened();
 }
 
 void Server::OriginConnection::handleIo(const Comm::IoEvents& events)

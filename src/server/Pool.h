@@ -12,7 +12,7 @@
 /// is idle. Moving a connection between them never touches epoll.
 ///
 /// The Pool keeps idle connections by "host:port" (the URL's, so a reused
-/// connection needs no DNS lookup), newest first, each with a
+/// connection needs no DNS lookup; a parent's: "peer NAME"), newest first, each with a
 /// server_idle_pconn_timeout timer. An idle connection that becomes readable
 /// (the origin closed it, or sent bytes no request asked for) is closed at
 /// once. A connection taken from the pool may still have been closed by the
@@ -22,6 +22,8 @@
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
+#include "server/forward.h"
+#include "base/RefCount.h"
 
 #include <cstdint>
 #include <list>
@@ -50,6 +52,8 @@ public:
     uint64_t useCount() const { return uses_; }
     /// counts one more transaction
     void noteUse() { ++uses_; }
+    /// the connection goes to this parent, which counts it while it is open (max-conn)
+    void setPeer(const RefCount<Peer>& peer);
 
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
@@ -61,6 +65,7 @@ private:
     Comm::Address peer_;              ///< where it goes
     Comm::IoHandler* user_ = nullptr; ///< not owned
     uint64_t uses_ = 0;
+    RefCount<Peer> parent_; ///< the cache_peer it goes to; null: an origin
 };
 
 /// an owned origin connection

@@ -12,8 +12,11 @@ namespace Server {
 
 class Forwarder;
 class OriginConnection;
+class Peer;
+class Peers;
 class Pool;
 struct Context;
+struct Destination;
 struct Limits;
 struct Request;
 

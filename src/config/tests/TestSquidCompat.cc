@@ -365,9 +365,8 @@ public:
     }
     void trafficRestrictingDirectivesAreRefused()
     {
-        for (const char* line : {"tcp_outgoing_address 192.0.2.1", "never_direct allow all",
-                                 "cache_peer p.example parent 3128 0", "delay_pools 2",
-                                 "never_direct deny all\nnever_direct allow all", "umask 027"}) {
+        for (const char* line : {"tcp_outgoing_address 192.0.2.1", "neighbor_type_domain p sibling .example",
+                                 "delay_pools 2", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
@@ -380,22 +379,21 @@ public:
 
     void formsThatCannotLoosenAreAccepted()
     {
-        ok("never_direct deny all\n"
-           "delay_pools 0\n"
+        ok("delay_pools 0\n"
            "chroot none\n");
         const auto w = warnings();
-        CPPUNIT_ASSERT_EQUAL(size_t(3), w.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
         for (const auto& line : w)
             CPPUNIT_ASSERT_MESSAGE(line, has(line, "; this line cannot loosen anything"));
     }
 
     void inertDirectivesSayWhy()
     {
-        ok("cache_peer_access p deny all\nalways_direct allow all\n");
+        ok("delay_access 1 deny all\nurl_rewrite_host_header off\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
-        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without cache_peer"));
-        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (without cache_peer (refused)"));
+        CPPUNIT_ASSERT_MESSAGE(w[0], has(w[0], "ignoring it (it has no effect without delay_pools"));
+        CPPUNIT_ASSERT_MESSAGE(w[1], has(w[1], "ignoring it (a rewritten request always carries"));
     }
 
     void everyRuleIsASquidDirective()

@@ -1,0 +1,55 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Where a miss goes: the client side's part of peer selection
+/// (doc/design.md "Peers"): the request's facts for Server::Peers::select(),
+/// and the hierarchy code access.log prints.
+
+#include "cuttle.h"
+#include "client/Connection.h"
+#include "client/Services.h"
+#include "log/AccessRecord.h"
+#include "server/Peers.h"
+
+bool Client::Connection::aimAtPeers(Server::Request& request, const Http::Url& url,
+                                    const Acl::Checklist& facts) const
+{
+    auto* peers = services_.forwarding().peers;
+    if (!peers || !peers->isActive())
+        return true; // direct, with no selection to make
+    if (intercepted_ || parser_.method() == Http::Method::Connect) {
+        // these go to their origin only (doc/differences.md "Peers"): when
+        // never_direct forbids that, they fail rather than leave direct
+        return !peers->forbidsDirect(facts);
+    }
+    // Squid's clientHierarchical(): a GET or a TRACE, without Authorization
+    const auto method = parser_.method();
+    const bool hierarchical =
+        (method == Http::Method::Get || method == Http::Method::Trace) && !parser_.findField("Authorization");
+    request.destinations = peers->select(Server::Peers::Query{facts, peerHost_, hierarchical});
+    if (request.destinations.empty())
+        return false;
+    request.url = url.canonical();
+    if (const auto credentials = parser_.findField("Proxy-Authorization"))
+        request.proxyAuthorization = std::string(*credentials);
+    request.user = facts.user;
+    return true;
+}
+
+void Client::Connection::answerCannotForward()
+{
+    // Squid 5.7: no destination is 503 ERR_CANNOT_FORWARD, logged TCP_MISS/503 HIER_NONE
+    closeAfterReply_ = closeAfterReply_ || parser_.hasBody();
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_MISS";
+    reply(Http::StatusCode::ServiceUnavailable, "ERR_CANNOT_FORWARD", *tx_->pageContext);
+}
+
+const char* Client::Connection::hierarchyCode() const
+{
+    if (tx_ && tx_->forwarder && tx_->forwarder->peer())
+        return Server::HierarchyName(tx_->forwarder->hierarchy());
+    return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT";
+}

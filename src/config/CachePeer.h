@@ -1,0 +1,72 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Config::CachePeer: one `cache_peer` line, with its
+/// `cache_peer_access` rules (doc/design.md "Peers").
+#pragma once
+
+#include "acl/AccessList.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace Config {
+
+/// `cache_peer HOST TYPE HTTP-PORT ICP-PORT [OPTION...]`, Squid 5.7's
+/// options and defaults. Only parents are built; the type and the ICP port
+/// are kept for siblings and ICP.
+struct CachePeer {
+    /// the peer's type; cuttle forwards to parents only
+    enum class Type { Parent, Sibling, Multicast };
+    /// what `login=` sends to the peer (Squid's http.cc httpFixupAuthentication)
+    enum class Login {
+        None,      ///< no login=: the client's credentials stay here
+        Pass,      ///< PASS: the client's Proxy-Authorization goes on
+        PassThru,  ///< PASSTHRU: the same (cuttle has no external acl password to send instead)
+        ProxyPass, ///< PROXYPASS: the same; to an originserver, it becomes Authorization
+        Fixed,     ///< user:password, sent as Basic
+        UserSuffix ///< *:password: the client's user name and this suffix, sent as Basic
+    };
+    /// `carp-key=`: which parts of the URL CARP hashes (none set: the whole URL)
+    struct CarpKey {
+        bool scheme = false; ///< scheme
+        bool host = false;   ///< host
+        bool port = false;   ///< port
+        bool path = false;   ///< path
+        bool params = false; ///< params (the query)
+        /// whether any part was named
+        bool isSet() const { return scheme || host || port || path || params; }
+    };
+
+    std::string host;                ///< name or address literal
+    Type type = Type::Parent;        ///< parent, sibling, multicast
+    uint16_t httpPort = 0;           ///< where HTTP requests go
+    uint16_t icpPort = 0;            ///< ICP port (kept for ICP; 0: none)
+    std::string name;                ///< name=, else host: what cache_peer_access and logs use
+    bool noQuery = false;            ///< no-query
+    bool defaultParent = false;      ///< default: the last-resort parent
+    bool proxyOnly = false;          ///< proxy-only: replies it sends are not cached
+    unsigned weight = 1;             ///< weight= (at least 1, as Squid makes it)
+    bool roundRobin = false;         ///< round-robin
+    bool weightedRoundRobin = false; ///< weighted-round-robin
+    bool carp = false;               ///< carp
+    CarpKey carpKey;                 ///< carp-key=
+    bool sourceHash = false;         ///< sourcehash
+    bool userHash = false;           ///< userhash
+    bool originServer = false;       ///< originserver: origin-form requests, Authorization for login=
+    Login login = Login::None;       ///< login=
+    std::string loginText;           ///< login='s user:password (Fixed) or suffix (UserSuffix)
+    std::chrono::milliseconds connectTimeout{0}; ///< connect-timeout=; 0: peer_connect_timeout
+    unsigned connectFailLimit = 10;              ///< connect-fail-limit=: failed connects before it is dead
+    unsigned maxConn = 0;                        ///< max-conn=; 0: no limit
+    unsigned standby = 0;                        ///< standby= (accepted; no connection is opened ahead)
+    bool noDigest = false;                       ///< no-digest (cuttle has no cache digests)
+    bool noNetdbExchange = false;                ///< no-netdb-exchange (cuttle has no netdb)
+    Acl::AccessList access;                      ///< cache_peer_access rules; none: every request may use it
+    std::string origin;                          ///< "FILE:LINE" of the line
+};
+
+} // namespace Config

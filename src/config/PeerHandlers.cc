@@ -1,0 +1,264 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file The cache hierarchy's directives: cache_peer, cache_peer_access
+/// and forward_max_tries (Squid 5.7's cache_cf.cc parse_peer() rules).
+
+#include "cuttle.h"
+#include "config/Handlers.h"
+
+#include <string_view>
+
+namespace {
+
+using namespace Config;
+using namespace Config::Handlers;
+
+/// Options Squid 5.7 takes that cuttle refuses, and why: each would change
+/// where a request goes, or what reaches the peer, were it ignored.
+const std::vector<std::pair<std::string_view, const char*>> RefusedOptions = {
+    {"htcp", "HTCP is not implemented"},
+    {"multicast-responder", "multicast ICP is not implemented"},
+    {"multicast-siblings", "multicast ICP is not implemented"},
+    {"forceddomain=", "forceddomain= is not implemented"},
+    {"front-end-https", "front-end-https is not implemented"},
+    {"auth-no-keytab", "login=NEGOTIATE is not implemented"},
+    {"tls", "cuttle opens no TLS connection to a peer"},
+    {"ssl", "cuttle opens no TLS connection to a peer"},
+};
+
+/// Options Squid 5.7 takes that cuttle accepts with no effect, and why that
+/// is safe (doc/differences.md "Peers").
+const std::vector<std::string_view> NoEffectOptions = {
+    "background-ping", // ICP only: cuttle sends no ICP query
+    "closest-only",    // ICP only
+    "no-delay",        // delay pools are refused
+    "allow-miss",      // siblings only
+    "no-tproxy",       // tproxy is refused
+    "basetime=",       // ICP round-trip times only
+    "ttl=",            // multicast only
+};
+
+bool StartsWith(std::string_view word, std::string_view prefix)
+{
+    return word.substr(0, prefix.size()) == prefix;
+}
+
+/// Squid's xatoi-like count for option values; false on anything else.
+bool OptionCount(const DirectiveCall& call, const std::string& word, size_t eq, unsigned& value)
+{
+    if (ParseCount(word.substr(eq + 1), value))
+        return true;
+    call.error("bad cache_peer option '" + word + "': a count is expected");
+    return false;
+}
+
+bool ParseCarpKey(const DirectiveCall& call, const std::string& list, CachePeer::CarpKey& key)
+{
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const auto part = list.substr(start, comma - start);
+        if (part == "scheme")
+            key.scheme = true;
+        else if (part == "host")
+            key.host = true;
+        else if (part == "port")
+            key.port = true;
+        else if (part == "path")
+            key.path = true;
+        else if (part == "params")
+            key.params = true;
+        else {
+            call.error("invalid carp-key '" + part + "': use scheme, host, port, path, params");
+            return false;
+        }
+        start = comma + 1;
+    }
+    return true;
+}
+
+bool ParseLogin(const DirectiveCall& call, const std::string& value, CachePeer& peer)
+{
+    if (value == "PASS")
+        peer.login = CachePeer::Login::Pass;
+    else if (value == "PASSTHRU")
+        peer.login = CachePeer::Login::PassThru;
+    else if (value == "PROXYPASS")
+        peer.login = CachePeer::Login::ProxyPass;
+    else if (StartsWith(value, "NEGOTIATE")) {
+        call.error("cache_peer login=NEGOTIATE is not implemented (no Kerberos)");
+        return false;
+    } else if (!value.empty() && value[0] == '*') {
+        peer.login = CachePeer::Login::UserSuffix;
+        peer.loginText = value.substr(1);
+    } else if (!value.empty()) {
+        peer.login = CachePeer::Login::Fixed;
+        peer.loginText = value;
+    } else {
+        call.error("cache_peer login= needs a value");
+        return false;
+    }
+    return true;
+}
+
+/// One option word of a cache_peer line; false (after an error) when refused or bad.
+bool ParseOption(const DirectiveCall& call, const std::string& word, CachePeer& peer)
+{
+    const size_t eq = word.find('=');
+    const std::string value = eq == std::string::npos ? std::string() : word.substr(eq + 1);
+    unsigned n = 0;
+    if (word == "no-query")
+        peer.noQuery = true;
+    else if (word == "default")
+        peer.defaultParent = true;
+    else if (word == "proxy-only")
+        peer.proxyOnly = true;
+    else if (word == "round-robin")
+        peer.roundRobin = true;
+    else if (word == "weighted-round-robin")
+        peer.weightedRoundRobin = true;
+    else if (word == "carp")
+        peer.carp = true;
+    else if (word == "sourcehash")
+        peer.sourceHash = true;
+    else if (word == "userhash")
+        peer.userHash = true;
+    else if (word == "originserver")
+        peer.originServer = true;
+    else if (word == "no-digest")
+        peer.noDigest = true;
+    else if (word == "no-netdb-exchange")
+        peer.noNetdbExchange = true;
+    else if (StartsWith(word, "name="))
+        peer.name = value;
+    else if (StartsWith(word, "carp-key="))
+        return ParseCarpKey(call, value, peer.carpKey);
+    else if (StartsWith(word, "login="))
+        return ParseLogin(call, value, peer);
+    else if (StartsWith(word, "weight=")) {
+        if (!OptionCount(call, word, eq, n))
+            return false;
+        peer.weight = std::max(n, 1u); // Squid makes a weight under 1 one
+    } else if (StartsWith(word, "connect-timeout=")) {
+        if (!OptionCount(call, word, eq, n))
+            return false;
+        peer.connectTimeout = std::chrono::seconds(n);
+    } else if (StartsWith(word, "connect-fail-limit=")) {
+        if (!OptionCount(call, word, eq, n))
+            return false;
+        peer.connectFailLimit = n < 1 ? 10 : n; // Squid's: under 1 means its default
+    } else if (StartsWith(word, "max-conn=")) {
+        if (!OptionCount(call, word, eq, n))
+            return false;
+        peer.maxConn = n;
+    } else if (StartsWith(word, "standby=")) {
+        if (!OptionCount(call, word, eq, n))
+            return false;
+        peer.standby = n;
+    } else if (StartsWith(word, "connection-auth=")) {
+        if (value != "on" && value != "off" && value != "auto") {
+            call.error("bad cache_peer option '" + word + "': use on, off or auto");
+            return false;
+        }
+    } else {
+        for (const auto opt : NoEffectOptions)
+            if (word == opt || (opt.back() == '=' && StartsWith(word, opt)))
+                return true;
+        for (const auto& [opt, why] : RefusedOptions)
+            if (word == opt || StartsWith(word, std::string(opt) + (opt.back() == '=' ? "" : "=")) ||
+                StartsWith(word, std::string(opt) + "-") || (opt == "ssl" && StartsWith(word, "ssl")) ||
+                (opt == "tls" && StartsWith(word, "tls"))) {
+                call.error("cache_peer option '" + word + "' is refused: " + why);
+                return false;
+            }
+        // Squid 5.7 only logs an unknown option; cuttle does not guess what it meant
+        call.error("unknown cache_peer option '" + word + "'");
+        return false;
+    }
+    return true;
+}
+
+bool ParsePort(const DirectiveCall& call, const std::string& word, const char* what, bool allowZero,
+               uint16_t& port)
+{
+    unsigned n = 0;
+    if (!ParseCount(word, n) || n > 65535 || (!allowZero && n == 0)) {
+        call.error(std::string("bad cache_peer ") + what + " '" + word + "'");
+        return false;
+    }
+    port = static_cast<uint16_t>(n);
+    return true;
+}
+
+} // namespace
+
+void Config::Handlers::CachePeerHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 4))
+        return;
+    const auto args = call.args();
+    CachePeer peer;
+    peer.origin = call.line.file + ":" + std::to_string(call.line.line);
+    peer.host = args[0];
+    if (args[1] == "parent")
+        peer.type = CachePeer::Type::Parent;
+    else if (args[1] == "sibling" || args[1] == "multicast") {
+        call.error("cache_peer type '" + args[1] + "' is not implemented yet: only parents are");
+        return;
+    } else {
+        call.error("bad cache_peer type '" + args[1] + "': use parent, sibling or multicast");
+        return;
+    }
+    if (!ParsePort(call, args[2], "HTTP port", false, peer.httpPort) ||
+        !ParsePort(call, args[3], "ICP port", true, peer.icpPort))
+        return;
+    for (size_t i = 4; i < args.size(); ++i)
+        if (!ParseOption(call, args[i], peer))
+            return;
+    if (peer.name.empty())
+        peer.name = peer.host;
+    if (peer.carpKey.isSet() && !peer.carp) {
+        call.error("carp-key specified on non-carp peer " + peer.name);
+        return;
+    }
+    for (const auto& other : call.settings.cachePeers)
+        if (other.name == peer.name) {
+            call.error("cache_peer " + peer.name + " specified twice");
+            return;
+        }
+    call.settings.cachePeers.push_back(std::move(peer));
+}
+
+void Config::Handlers::CachePeerAccessHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 2))
+        return;
+    const auto args = call.args();
+    for (auto& peer : call.settings.cachePeers) {
+        if (peer.name != args[0])
+            continue;
+        std::string why;
+        if (!peer.access.parse({args.begin() + 1, args.end()}, call.settings.acls, why))
+            call.error("bad cache_peer_access: " + why);
+        else if (!why.empty())
+            call.warning("cache_peer_access: " + why);
+        return;
+    }
+    call.error("No cache_peer '" + args[0] + "'");
+}
+
+void Config::Handlers::ForwardMaxTriesHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    unsigned n = 0;
+    if (!ParseCount(call.line.words[1], n) || n < 1) {
+        call.error("bad forward_max_tries '" + call.line.words[1] + "': a count of at least 1 is expected");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.forwardMaxTries = n;
+}

@@ -1,0 +1,439 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "server/Peers.h"
+#include "log/CacheLog.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+uint32_t RotateLeft(uint32_t x, unsigned n)
+{
+    return (x << n) | (x >> (32 - n));
+}
+
+/// the peers of `set` in Squid's order for the hash schemes: by weight
+/// (carpInit's qsort on weight; stable here, so ties keep squid.conf order)
+void SortByWeight(std::vector<Server::Peer*>& set)
+{
+    std::stable_sort(set.begin(), set.end(), [](const Server::Peer* a, const Server::Peer* b) {
+        return a->config().weight < b->config().weight;
+    });
+}
+
+/// whether the request may use the peer by its cache_peer_access rules (a
+/// fast check: an acl that needs a lookup does not match, as in Squid)
+bool AccessAllows(const Config::CachePeer& config, const Acl::Checklist& facts)
+{
+    return config.access.size() == 0 || config.access.check(facts) == Acl::Answer::Allowed;
+}
+
+} // namespace
+
+const char* Server::HierarchyName(Hierarchy code)
+{
+    switch (code) {
+    case Hierarchy::Direct:
+        return "HIER_DIRECT";
+    case Hierarchy::SourceHashParent:
+        return "SOURCEHASH_PARENT";
+    case Hierarchy::UserHashParent:
+        return "USERHASH_PARENT";
+    case Hierarchy::Carp:
+        return "CARP";
+    case Hierarchy::RoundRobinParent:
+        return "ROUNDROBIN_PARENT";
+    case Hierarchy::FirstUpParent:
+        return "FIRSTUP_PARENT";
+    case Hierarchy::DefaultParent:
+        return "DEFAULT_PARENT";
+    case Hierarchy::AnyOldParent:
+        return "ANY_OLD_PARENT";
+    }
+    return "HIER_NONE";
+}
+
+uint32_t Server::CarpKeyHash(std::string_view key, uint32_t seed)
+{
+    uint32_t hash = seed;
+    for (const char c : key)
+        hash += RotateLeft(hash, 19) + static_cast<uint32_t>(static_cast<int>(static_cast<signed char>(c)));
+    return hash;
+}
+
+uint32_t Server::CarpPeerHash(std::string_view name)
+{
+    uint32_t hash = CarpKeyHash(name);
+    hash += hash * 0x62531965u;
+    return RotateLeft(hash, 21);
+}
+
+uint32_t Server::CarpCombine(uint32_t keyHash, uint32_t peerHash)
+{
+    uint32_t combined = keyHash ^ peerHash;
+    combined += combined * 0x62531965u;
+    return RotateLeft(combined, 21);
+}
+
+std::vector<double> Server::CarpLoadMultipliers(const std::vector<unsigned>& weights)
+{
+    double total = 0;
+    for (const auto w : weights)
+        total += w;
+    std::vector<double> out;
+    if (total == 0)
+        return out;
+    // carpInit: X_1 = (K*p_1)^(1/K); X_k = ((K-k+1)(p_k - p_{k-1}) / (X_1...X_{k-1}) +
+    // X_{k-1}^(K-k+1))^(1/(K-k+1))
+    const double k = double(weights.size());
+    double lastShare = 0;
+    double product = 1;
+    double last = 0;
+    for (size_t i = 0; i < weights.size(); ++i) {
+        double share = weights[i] / total;
+        if (std::floor(share * 1000.0) == 0)
+            share = 0;
+        const double kk1 = k - double(i);
+        double x = (kk1 * (share - lastShare)) / product;
+        x += std::pow(last, kk1);
+        x = std::pow(x, 1.0 / kk1);
+        product *= x;
+        last = x;
+        lastShare = share;
+        out.push_back(x);
+    }
+    return out;
+}
+
+Server::Peer::Peer(std::shared_ptr<const Config::Settings> settings, const Config::CachePeer& config)
+    : settings_(std::move(settings)), config_(config), tcpUp_(config.connectFailLimit),
+      nameHash_(CarpPeerHash(config.name))
+{}
+
+Server::Peer::~Peer() = default;
+
+Comm::Milliseconds Server::Peer::connectTimeout() const
+{
+    const auto t =
+        config_.connectTimeout.count() > 0 ? config_.connectTimeout : settings_->peerConnectTimeout;
+    return std::chrono::duration_cast<Comm::Milliseconds>(t);
+}
+
+void Server::Peer::noteConnectFailed()
+{
+    if (tcpUp_ == 0)
+        return;
+    if (--tcpUp_ == 0)
+        debugs(15, 1, "Detected DEAD Parent: " << name());
+}
+
+void Server::Peer::noteConnectSucceeded()
+{
+    const bool revived = tcpUp_ == 0;
+    tcpUp_ = config_.connectFailLimit;
+    if (!revived)
+        return;
+    debugs(15, 1, "Detected REVIVED Parent: " << name());
+    if (table_)
+        table_->clearRoundRobin();
+}
+
+Server::Peers::~Peers()
+{
+    release();
+}
+
+void Server::Peers::release()
+{
+    for (const auto& p : peers_) {
+        p->probe_.reset();
+        p->table_ = nullptr; // a forwarder may still hold it
+    }
+    peers_.clear();
+}
+
+void Server::Peers::clearRoundRobin()
+{
+    for (const auto& p : peers_)
+        p->rrCount_ = 1;
+}
+
+void Server::Peers::scheduleClearing()
+{
+    clearing_ = loop_.schedule(std::chrono::minutes(5), [this] {
+        clearRoundRobin();
+        scheduleClearing();
+    });
+}
+
+void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& settings)
+{
+    settings_ = settings;
+    release();
+    carp_.clear();
+    sourceHash_.clear();
+    userHash_.clear();
+    for (const auto& c : settings->cachePeers) {
+        peers_.push_back(MakeRef<Peer>(settings, c));
+        Peer* p = peers_.back().getRaw();
+        p->table_ = this;
+        if (c.carp)
+            carp_.push_back(p);
+        if (c.sourceHash)
+            sourceHash_.push_back(p);
+        if (c.userHash)
+            userHash_.push_back(p);
+    }
+    const auto weigh = [](std::vector<Peer*>& set, double Peer::*factor) {
+        SortByWeight(set);
+        std::vector<unsigned> weights;
+        for (const auto* p : set)
+            weights.push_back(p->config().weight);
+        const auto x = CarpLoadMultipliers(weights);
+        for (size_t i = 0; i < set.size() && i < x.size(); ++i)
+            set[i]->*factor = x[i];
+    };
+    weigh(carp_, &Peer::carpFactor_);
+    weigh(sourceHash_, &Peer::hashFactor_);
+    weigh(userHash_, &Peer::hashFactor_);
+    if (!clearingStarted_ && !peers_.empty()) {
+        // Squid 5.7 starts its 5-minute peerClearRR() loop while parsing its
+        // first cache_peer line, once per process: that first parent's count
+        // is 1 and the later ones' 0, so a tie at the first requests goes
+        // the same way as in Squid (test-suite/hierarchy/squid-compare.sh)
+        clearingStarted_ = true;
+        peers_.front()->rrCount_ = 1;
+        scheduleClearing();
+    }
+}
+
+bool Server::Peers::forbidsDirect(const Acl::Checklist& facts) const
+{
+    if (!settings_)
+        return false;
+    if (settings_->alwaysDirect.size() != 0 && settings_->alwaysDirect.check(facts) == Acl::Answer::Allowed)
+        return false;
+    return settings_->neverDirect.size() != 0 && settings_->neverDirect.check(facts) == Acl::Answer::Allowed;
+}
+
+std::vector<Server::Destination> Server::Peers::select(const Query& query)
+{
+    std::vector<Destination> out;
+    const auto add = [&out](Peer* peer, Hierarchy code) {
+        // PeerSelector::addSelection: each peer (and direct) once, at its first place
+        for (const auto& d : out)
+            if (d.peer.getRaw() == peer)
+                return;
+        out.push_back(Destination{PeerRef(peer), code});
+    };
+    const auto someParent = [&] {
+        if (auto* p = bySourceHash(query))
+            add(p, Hierarchy::SourceHashParent);
+        else if ((p = byUserHash(query)))
+            add(p, Hierarchy::UserHashParent);
+        else if ((p = byCarp(query)))
+            add(p, Hierarchy::Carp);
+        else if ((p = byRoundRobin(query)) || (p = byWeightedRoundRobin(query)))
+            add(p, Hierarchy::RoundRobinParent);
+        else if ((p = firstUp(query)))
+            add(p, Hierarchy::FirstUpParent);
+        else if ((p = defaultParent(query)))
+            add(p, Hierarchy::DefaultParent);
+    };
+    const auto allParents = [&] {
+        for (const auto& p : peers_)
+            if (isUsable(*p, query.facts))
+                add(p.getRaw(), Hierarchy::AnyOldParent);
+        if (auto* p = defaultParent(query))
+            add(p, Hierarchy::DefaultParent);
+    };
+    const auto& facts = query.facts;
+    const auto& s = *settings_;
+    if (s.alwaysDirect.size() != 0 && s.alwaysDirect.check(facts) == Acl::Answer::Allowed) {
+        add(nullptr, Hierarchy::Direct);
+        return out;
+    }
+    if (s.neverDirect.size() != 0 && s.neverDirect.check(facts) == Acl::Answer::Allowed) {
+        someParent();
+        allParents();
+        return out;
+    }
+    if (s.preferDirect)
+        add(nullptr, Hierarchy::Direct);
+    if (query.hierarchical || !s.nonhierarchicalDirect) {
+        someParent();
+        allParents();
+    }
+    add(nullptr, Hierarchy::Direct);
+    return out;
+}
+
+bool Server::Peers::isUsable(Peer& peer, const Acl::Checklist& facts)
+{
+    // Squid's peerHTTPOkay(): room under max-conn, cache_peer_access, up
+    if (peer.config().maxConn != 0 && peer.openConnections() >= peer.config().maxConn)
+        return false;
+    if (!AccessAllows(peer.config(), facts))
+        return false;
+    if (!peer.isUp()) {
+        probe(peer);
+        return false;
+    }
+    return true;
+}
+
+void Server::Peers::probe(Peer& peer)
+{
+    // Squid's peerProbeConnect(): one probe at a time, at most one per connect timeout
+    const auto now = loop_.now();
+    if (peer.probe_ ||
+        (peer.lastProbe_ != Comm::Clock::time_point{} && now - peer.lastProbe_ < peer.connectTimeout()))
+        return;
+    peer.lastProbe_ = now;
+    Comm::Connector::Target target{peer.config().host, peer.config().httpPort, peer.connectTimeout(),
+                                   nullptr};
+    PeerRef held(&peer);
+    peer.probe_ = std::make_unique<Comm::Connector>(
+        loop_, resolver_, std::move(target), [held](Comm::Connector::Result&& result) {
+            const PeerRef probed = held; // the connector, and this callback with it, goes below
+            if (result.error == Comm::Connector::Error::None)
+                probed->noteConnectSucceeded();
+            else
+                debugs(15, 2, "probe connect to " << probed->name() << " failed: " << result.text);
+            probed->probe_.reset(); // the probe's socket closes with result
+        });
+    peer.probe_->start();
+}
+
+Server::Peer* Server::Peers::byHash(const std::vector<Peer*>& set, uint32_t keyHash, const Query& query)
+{
+    Peer* best = nullptr;
+    double high = 0;
+    for (auto* p : set) {
+        const double score = double(CarpCombine(keyHash, p->nameHash_)) * p->hashFactor_;
+        if (score > high && isUsable(*p, query.facts)) {
+            best = p;
+            high = score;
+        }
+    }
+    return best;
+}
+
+Server::Peer* Server::Peers::bySourceHash(const Query& query)
+{
+    if (sourceHash_.empty())
+        return nullptr;
+    return byHash(sourceHash_, CarpKeyHash(query.clientAddress), query);
+}
+
+Server::Peer* Server::Peers::byUserHash(const Query& query)
+{
+    if (userHash_.empty() || query.facts.auth != Acl::AuthState::Valid || query.facts.user.empty())
+        return nullptr;
+    return byHash(userHash_, CarpKeyHash(query.facts.user), query);
+}
+
+Server::Peer* Server::Peers::byCarp(const Query& query)
+{
+    const auto& f = query.facts;
+    Peer* best = nullptr;
+    double high = 0;
+    // carpSelectParent() keeps hashing into one running key hash from peer to
+    // peer (its user_hash is set to 0 once, before the loop); so does cuttle,
+    // so that a URL goes to the parent Squid would send it to
+    uint32_t keyHash = 0;
+    for (auto* p : carp_) {
+        std::string key;
+        const auto& k = p->config().carpKey;
+        if (k.isSet()) {
+            if (k.scheme && !f.urlScheme.empty())
+                key += f.urlScheme + "://";
+            if (k.host)
+                key += f.dstHost;
+            if (k.port)
+                key += ":" + std::to_string(f.dstPort);
+            const auto question = f.urlPath.find('?');
+            if (k.path)
+                key += f.urlPath.substr(0, question);
+            if (k.params && question != std::string::npos)
+                key += f.urlPath.substr(question);
+        }
+        if (key.empty())
+            key = f.url;
+        keyHash = CarpKeyHash(key, keyHash);
+        const double score = double(CarpCombine(keyHash, p->nameHash_)) * p->carpFactor_;
+        if (score > high && isUsable(*p, f)) {
+            best = p;
+            high = score;
+        }
+    }
+    return best;
+}
+
+Server::Peer* Server::Peers::byRoundRobin(const Query& query)
+{
+    // getRoundRobinParent(): the usable one with the fewest uses per weight
+    Peer* q = nullptr;
+    for (const auto& ref : peers_) {
+        auto* p = ref.getRaw();
+        if (!p->config().roundRobin || !isUsable(*p, query.facts))
+            continue;
+        if (q) {
+            if (p->config().weight == q->config().weight) {
+                if (q->rrCount_ < p->rrCount_)
+                    continue;
+            } else if (double(q->rrCount_) / q->config().weight < double(p->rrCount_) / p->config().weight) {
+                continue;
+            }
+        }
+        q = p;
+    }
+    if (q)
+        ++q->rrCount_;
+    return q;
+}
+
+Server::Peer* Server::Peers::byWeightedRoundRobin(const Query& query)
+{
+    // getWeightedRoundRobinParent(): the fewest uses; each use counts the
+    // peer's ICP round-trip time over its weight, at least 1 (cuttle has no
+    // ICP times, so 1)
+    Peer* q = nullptr;
+    for (const auto& ref : peers_) {
+        auto* p = ref.getRaw();
+        if (!p->config().weightedRoundRobin || !isUsable(*p, query.facts))
+            continue;
+        if (q && q->rrCount_ < p->rrCount_)
+            continue;
+        q = p;
+    }
+    if (q && q->rrCount_ > 1000000)
+        for (const auto& p : peers_)
+            if (p->config().weightedRoundRobin)
+                p->rrCount_ = 0;
+    if (q)
+        ++q->rrCount_;
+    return q;
+}
+
+Server::Peer* Server::Peers::firstUp(const Query& query)
+{
+    for (const auto& p : peers_)
+        if (isUsable(*p, query.facts))
+            return p.getRaw();
+    return nullptr;
+}
+
+Server::Peer* Server::Peers::defaultParent(const Query& query)
+{
+    for (const auto& p : peers_)
+        if (p->config().defaultParent && isUsable(*p, query.facts))
+            return p.getRaw();
+    return nullptr;
+}

@@ -1,0 +1,183 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Server::Peer and Server::Peers: the configured parents, the state
+/// Squid 5.7 keeps about each (up or dead, round-robin counts, hash
+/// weights), and peer selection as Squid's peer_select.cc orders it
+/// (doc/design.md "Peers").
+///
+///     select(): always_direct allows -> direct only
+///               never_direct allows  -> some parent, then every live parent
+///               otherwise            -> [direct if prefer_direct]
+///                                       some parent, every live parent (hierarchical
+///                                           requests, or nonhierarchical_direct off)
+///                                       [direct unless prefer_direct]
+///     some parent: sourcehash, userhash, carp, round-robin,
+///                  weighted-round-robin, first up, default (the first that answers)
+///
+/// A parent is usable (Squid's peerHTTPOkay) when its cache_peer_access
+/// allows the request, it is up, and it has fewer than max-conn connections.
+/// A parent whose connects fail connect-fail-limit times in a row is dead;
+/// while dead, each selection that meets it starts a probe connect (at most
+/// once per its connect timeout), and a probe that connects revives it.
+///
+/// Ownership: Proxy::Instance owns the table; forwarders hold the peers they
+/// use (PeerRef), so a reconfigure may drop the table under them. A peer
+/// keeps the settings snapshot its configuration lives in.
+#pragma once
+
+#include "acl/AccessList.h"
+#include "base/RefCount.h"
+#include "comm/Connector.h"
+#include "comm/Loop.h"
+#include "config/Settings.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Server {
+
+class Peers;
+
+/// Squid's hier_code of a destination, as access.log's %Sh prints it.
+enum class Hierarchy {
+    Direct,
+    SourceHashParent,
+    UserHashParent,
+    Carp,
+    RoundRobinParent,
+    FirstUpParent,
+    DefaultParent,
+    AnyOldParent
+};
+
+/// "HIER_DIRECT", "CARP", "FIRSTUP_PARENT"...
+const char* HierarchyName(Hierarchy code);
+
+/// One configured parent and what is known of it; see the file comment.
+class Peer : public RefCountable {
+public:
+    /// the peer of `config`, which lives in `settings`
+    Peer(std::shared_ptr<const Config::Settings> settings, const Config::CachePeer& config);
+    ~Peer() override;
+
+    /// its cache_peer line
+    const Config::CachePeer& config() const { return config_; }
+    /// name=, else its host
+    const std::string& name() const { return config_.name; }
+    /// whether it is not dead (Squid's tcp_up > 0)
+    bool isUp() const { return tcpUp_ > 0; }
+    /// its connect timeout: connect-timeout=, else peer_connect_timeout
+    Comm::Milliseconds connectTimeout() const;
+    /// a connect to it failed (Squid's peerConnectFailed: the last allowed failure kills it)
+    void noteConnectFailed();
+    /// a connect to it succeeded (a dead one revives)
+    void noteConnectSucceeded();
+    /// connections to it open (max-conn counts them, idle ones included)
+    unsigned openConnections() const { return open_; }
+    /// a connection to it opened
+    void noteOpened() { ++open_; }
+    /// a connection to it closed
+    void noteClosed() { --open_; }
+
+private:
+    friend class Peers;
+    std::shared_ptr<const Config::Settings> settings_; ///< keeps config_ alive
+    const Config::CachePeer& config_;
+    unsigned tcpUp_;                         ///< connects that may still fail before it is dead
+    uint64_t rrCount_ = 0;                   ///< round-robin and weighted-round-robin count
+    uint32_t nameHash_ = 0;                  ///< CARP/sourcehash/userhash hash of its name
+    double carpFactor_ = 0;                  ///< CARP load multiplier
+    double hashFactor_ = 0;                  ///< sourcehash and userhash load multiplier
+    unsigned open_ = 0;                      ///< open connections
+    Comm::Clock::time_point lastProbe_{};    ///< the last probe connect started
+    std::unique_ptr<Comm::Connector> probe_; ///< the probe connect in flight
+    Peers* table_ = nullptr; ///< the table it is in (its round-robin counts restart when it revives)
+};
+
+/// a shared peer (a forwarder holds the one it uses)
+using PeerRef = RefCount<Peer>;
+
+/// One place a request may go: a parent, or its origin (peer null).
+struct Destination {
+    PeerRef peer;                       ///< the parent; null: direct
+    Hierarchy code = Hierarchy::Direct; ///< why it was chosen
+};
+
+/// Squid's hash of a peer name or a key, as carp.cc computes it (its
+/// ROTATE_LEFT by 19 per byte, bytes taken as signed chars); `seed` goes on
+/// from an earlier key (CARP's running hash).
+uint32_t CarpKeyHash(std::string_view key, uint32_t seed = 0);
+/// a peer's hash of its name (carp.cc carpInit)
+uint32_t CarpPeerHash(std::string_view name);
+/// the score-before-weighting of a key hash against a peer hash
+uint32_t CarpCombine(uint32_t keyHash, uint32_t peerHash);
+/// Squid's load multipliers X_k for peers of these weights, in their order
+/// (carpInit: peers sorted by weight, each its share of the total, a share
+/// under 0.1% counting as 0).
+std::vector<double> CarpLoadMultipliers(const std::vector<unsigned>& weights);
+
+/// The parents of one configuration; see the file comment.
+class Peers {
+public:
+    /// no parents; probes run on loop, names resolved through resolver (null: literals only)
+    Peers(Comm::Loop& loop, Comm::Resolver* resolver) : loop_(loop), resolver_(resolver) {}
+    ~Peers();
+    Peers(const Peers&) = delete;
+    Peers& operator=(const Peers&) = delete;
+
+    /// takes the parents and direct rules of a new configuration (all state restarts, as in Squid)
+    void configure(const std::shared_ptr<const Config::Settings>& settings);
+    /// whether selection can say something other than "direct"
+    bool isActive() const { return !peers_.empty() || (settings_ && settings_->neverDirect.size() != 0); }
+
+    /// What a selection looks at.
+    struct Query {
+        const Acl::Checklist& facts; ///< the request (url, urlScheme, dstHost, dstPort, urlPath, user)
+        std::string clientAddress;   ///< the client's address, for sourcehash
+        bool hierarchical = true;    ///< a GET or TRACE without Authorization
+    };
+    /// where the request may go, in order; empty: nowhere (never_direct and no usable parent)
+    std::vector<Destination> select(const Query& query);
+    /// whether never_direct (and not always_direct) forbids this request to go direct
+    bool forbidsDirect(const Acl::Checklist& facts) const;
+
+    /// Squid's peerClearRR(): every round-robin count back to 1, every 5
+    /// minutes and when a dead parent revives (so it is not flooded)
+    void clearRoundRobin();
+    /// the configured parents, in squid.conf order
+    const std::vector<PeerRef>& peers() const { return peers_; }
+
+private:
+    bool isUsable(Peer& peer, const Acl::Checklist& facts);
+    Peer* bySourceHash(const Query& query);
+    Peer* byUserHash(const Query& query);
+    Peer* byCarp(const Query& query);
+    Peer* byRoundRobin(const Query& query);
+    Peer* byWeightedRoundRobin(const Query& query);
+    Peer* firstUp(const Query& query);
+    Peer* defaultParent(const Query& query);
+    Peer* byHash(const std::vector<Peer*>& set, uint32_t keyHash, const Query& query);
+    void probe(Peer& peer);
+    /// lets the peers go: cancels their probes in flight (each holds its peer)
+    void release();
+    /// clearRoundRobin() in 5 minutes, and every 5 minutes after
+    void scheduleClearing();
+
+    Comm::Loop& loop_;
+    Comm::Resolver* resolver_;
+    std::shared_ptr<const Config::Settings> settings_;
+    std::vector<PeerRef> peers_;
+    std::vector<Peer*> carp_;       ///< carp parents, by weight (carpInit's order)
+    std::vector<Peer*> sourceHash_; ///< sourcehash parents, by weight
+    std::vector<Peer*> userHash_;   ///< userhash parents, by weight
+    Comm::Timer clearing_;          ///< see scheduleClearing()
+    bool clearingStarted_ = false;  ///< the first parent was configured (see configure())
+};
+
+} // namespace Server
