@@ -675,38 +675,71 @@ void Comm::Resolver::startQuery(Query& query)
     channel.rearm();
 }
 
-void Comm::Resolver::OnAddrInfo(void* arg, int status, int, ::ares_addrinfo* result)
+namespace {
+
+/// runs answer() for a c-ares callback, which nothing may escape
+template <class Query, class Answer>
+void FromCares(Query* query, Answer answer) noexcept
 {
-    // called from inside c-ares: nothing may escape
-    auto* query = static_cast<Query*>(arg);
     try {
-        query->resolver.answerQuery(*query, status, result);
+        answer();
     } catch (const std::exception& e) {
         debugs(DebugSection, 0, "BUG: DNS answer for " << query->name << ": " << e.what());
     }
+}
+
+} // namespace
+
+void Comm::Resolver::OnAddrInfo(void* arg, int status, int, ::ares_addrinfo* result)
+{
+    auto* query = static_cast<Query*>(arg);
+    FromCares(query, [&] { query->resolver.answerQuery(*query, status, result); });
     if (result)
         ares_freeaddrinfo(result);
 }
 
 void Comm::Resolver::OnHostByAddr(void* arg, int status, int, ::hostent* result)
 {
-    // called from inside c-ares: nothing may escape
     auto* query = static_cast<Query*>(arg);
-    try {
-        query->resolver.answerReverse(*query, status, result);
-    } catch (const std::exception& e) {
-        debugs(DebugSection, 0, "BUG: DNS answer for " << query->name << ": " << e.what());
+    FromCares(query, [&] { query->resolver.answerReverse(*query, status, result); });
+}
+
+bool Comm::Resolver::isAnswerless(Query& query, int status)
+{
+    if (isDestroying_)
+        return true;
+    if (isRestarting_ && (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED)) {
+        startQuery(query); // reconfigure(): ask the new servers
+        return true;
+    }
+    return false;
+}
+
+void Comm::Resolver::answerWaiters(Query& query, const Answer& base)
+{
+    const std::vector<uint64_t> waiters = std::move(query.waiters);
+    queries_.erase(query.name); // query is gone from here on
+    for (const uint64_t id : waiters) {
+        const auto found = lookups_.find(id);
+        if (found == lookups_.end() || found->second.isFinished)
+            continue;
+        Answer a = base;
+        for (auto& address : a.addresses)
+            address = WithPort(address, found->second.port);
+        if (a.error.empty())
+            ++stats_.fromDns;
+        else if (a.isNotFound)
+            ++stats_.notFound;
+        else
+            ++stats_.failures;
+        finish(id, std::move(a));
     }
 }
 
 void Comm::Resolver::answerReverse(Query& query, int status, const ::hostent* result)
 {
-    if (isDestroying_)
+    if (isAnswerless(query, status))
         return;
-    if (isRestarting_ && (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED)) {
-        startQuery(query); // reconfigure(): ask the new servers
-        return;
-    }
     Answer base;
     if (status == ARES_SUCCESS && result && result->h_name) {
         base.names.emplace_back(result->h_name);
@@ -721,24 +754,9 @@ void Comm::Resolver::answerReverse(Query& query, int status, const ::hostent* re
     debugs(DebugSection, 3,
            query.name << ": " << base.names.size() << " names" << (base.error.empty() ? "" : ", ")
                       << base.error);
-    const std::string text = query.reverse->host();
     if (status != ARES_ECANCELLED && status != ARES_EDESTRUCTION)
-        rememberNames(text, base);
-
-    const std::vector<uint64_t> waiters = std::move(query.waiters);
-    queries_.erase(query.name); // query is gone from here on
-    for (const uint64_t id : waiters) {
-        const auto found = lookups_.find(id);
-        if (found == lookups_.end() || found->second.isFinished)
-            continue;
-        if (!base.names.empty())
-            ++stats_.fromDns;
-        else if (base.isNotFound)
-            ++stats_.notFound;
-        else
-            ++stats_.failures;
-        finish(id, Answer(base));
-    }
+        rememberNames(query.reverse->host(), base);
+    answerWaiters(query, base);
 }
 
 void Comm::Resolver::rememberNames(const std::string& key, const Answer& answer)
@@ -759,13 +777,8 @@ void Comm::Resolver::rememberNames(const std::string& key, const Answer& answer)
 
 void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* result)
 {
-    if (isDestroying_)
+    if (isAnswerless(query, status))
         return;
-    if (isRestarting_ && (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED)) {
-        startQuery(query); // reconfigure(): ask the new servers
-        return;
-    }
-
     Answer base;
     if (status == ARES_SUCCESS && result) {
         for (const ares_addrinfo_node* node = result->nodes; node; node = node->ai_next) {
@@ -778,26 +791,7 @@ void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* resu
     debugs(DebugSection, 3,
            query.name << ": " << base.addresses.size() << " addresses" << (base.error.empty() ? "" : ", ")
                       << base.error);
-
-    const std::vector<uint64_t> waiters = std::move(query.waiters);
-    queries_.erase(query.name); // query is gone from here on
-    for (const uint64_t id : waiters) {
-        const auto found = lookups_.find(id);
-        if (found == lookups_.end() || found->second.isFinished)
-            continue;
-        Answer a;
-        a.error = base.error;
-        a.isNotFound = base.isNotFound;
-        for (const auto& address : base.addresses)
-            a.addresses.push_back(WithPort(address, found->second.port));
-        if (!a.addresses.empty())
-            ++stats_.fromDns;
-        else if (a.isNotFound)
-            ++stats_.notFound;
-        else
-            ++stats_.failures;
-        finish(id, std::move(a));
-    }
+    answerWaiters(query, base);
 }
 
 void Comm::Resolver::finish(uint64_t id, Answer&& answer)

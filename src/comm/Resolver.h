@@ -223,6 +223,12 @@ private:
     void answerQuery(Query& query, int status, ::ares_addrinfo* result);
     /// the same for a reverse query, whose answer the name cache keeps
     void answerReverse(Query& query, int status, const ::hostent* result);
+    /// whether c-ares ended query without an answer to give: the Resolver
+    /// goes, or reconfigure() restarts the query on the new channel
+    bool isAnswerless(Query& query, int status);
+    /// finishes every lookup waiting for query with base (its addresses
+    /// given each lookup's port), then forgets the query
+    void answerWaiters(Query& query, const Answer& base);
     /// registers lookup `id` as a waiter of the query under key, starting it if new
     void join(const std::string& key, const Address* reverse, uint64_t id);
     /// keeps answer for the address text `key` in the name cache
