@@ -9,6 +9,7 @@
 #include "log/Encoding.h"
 #include "log/Sink.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
@@ -336,6 +337,12 @@ void Log::AccessLog::flush()
         lastFlushSecond_ = now;
     }
     writeAll();
+}
+
+bool Log::AccessLog::isSettled() const
+{
+    return std::all_of(outputs_.begin(), outputs_.end(),
+                       [](const Output& out) { return !out.sink || out.sink->isSettled(); });
 }
 
 void Log::AccessLog::writeAll()

@@ -123,6 +123,9 @@ public:
     void log(const AccessRecord& r);
     /// Writes buffered lines (see setBuffered()). Reports a write error once.
     void flush();
+    /// Whether every line logged so far is written or its failure reported:
+    /// otherwise flush() must run again soon, even if nothing else happens.
+    bool isSettled() const;
     /// `-k rotate`: rotates each file keeping its rotate= or COUNT copies (Squid's
     /// logfile_rotate; 0 just reopens, for logrotate), then reopens.
     void rotate(int count);

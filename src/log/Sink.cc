@@ -235,6 +235,7 @@ public:
             }
             if (failure.empty())
                 failure = threadError_;
+            isOutcomeNew_ = false;
             if (threadError_.empty() && failure.empty())
                 setError("");
         }
@@ -249,6 +250,11 @@ public:
     bool rotate(int count) override { return command(count); }
     bool reopen() override { return command(-1); }
     size_t buffered() const override { return pending_.size(); }
+    bool isSettled() const override
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return pending_.empty() && queue_.empty() && !rotationDue_ && !isWriting_ && !isOutcomeNew_;
+    }
 
 private:
     /// The writer starts with the first bytes or rotation, so that it runs
@@ -289,12 +295,15 @@ private:
             const int rotation = rotation_;
             rotationDue_ = false;
             const bool stop = stopping_;
+            isWriting_ = true;
             lock.unlock();
             std::string why;
             bool ok = bytes.empty() || target_->write(bytes, why);
             if (rotate && ok)
                 ok = target_->rotate(rotation, why);
             lock.lock();
+            isWriting_ = false;
+            isOutcomeNew_ = true;
             threadError_ = ok ? std::string() : why;
             if (stop && queue_.empty())
                 return;
@@ -305,13 +314,15 @@ private:
     const size_t bufferSize_;        ///< pending_ is handed over at this size
     const size_t queueLimit_;        ///< queue_ never grows past this
     std::string pending_;            ///< loop side: lines not handed over
-    std::mutex mutex_;               ///< guards what follows
+    mutable std::mutex mutex_;       ///< guards what follows
     std::condition_variable wake_;   ///< the thread waits on it
     std::string queue_;              ///< bytes for the thread
     std::string threadError_;        ///< the thread's last failure, "" after a success
     int rotation_ = 0;               ///< the rotation asked for (-1: reopen)
     bool rotationDue_ = false;       ///< a rotation waits
     bool stopping_ = false;          ///< the thread writes what is queued and ends
+    bool isWriting_ = false;         ///< the thread holds bytes taken from queue_
+    bool isOutcomeNew_ = false;      ///< threadError_ changed since flush() read it
     std::thread thread_;             ///< the writer, with every signal blocked (see startThread())
 };
 

@@ -47,6 +47,9 @@ public:
     virtual bool reopen() = 0;
     /// Bytes append() holds that flush() has not handed on.
     virtual size_t buffered() const = 0;
+    /// Whether every line appended so far is written, or its failure known
+    /// to error() (a threaded sink may still be writing: flush() again later).
+    virtual bool isSettled() const { return buffered() == 0; }
 
     /// The current error episode's reason, or "".
     const std::string& error() const { return error_; }

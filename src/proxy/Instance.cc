@@ -319,4 +319,8 @@ void Proxy::Instance::rotateLogs()
 void Proxy::Instance::flushLogs()
 {
     accessLog_->flush();
+    // a buffered line, or a log writer thread's outcome, must not wait for
+    // the next event of an idle proxy: flush again in a second
+    if (!accessLog_->isSettled() && !logTimer_.isPending())
+        logTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { flushLogs(); });
 }

@@ -152,6 +152,7 @@ private:
     std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
     std::vector<std::unique_ptr<Client::DetachedFetch>> detached_; ///< see startDetached()
     Comm::Timer reapTimer_;                                        ///< see reapSoon()
+    Comm::Timer logTimer_;                                         ///< see flushLogs()
     std::shared_ptr<const Config::Settings> settings_;             ///< the snapshot in force
     std::unique_ptr<Auth::Basic> basicAuth_;                       ///< auth_param basic, once helpers may run
     std::unique_ptr<Auth::Digest> digestAuth_;                     ///< auth_param digest, likewise

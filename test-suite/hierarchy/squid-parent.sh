@@ -5,7 +5,7 @@
 # request, the reply body arrives whole, and the second request reuses the
 # persistent connection to the parent. login=user:pass reaches the parent as
 # Proxy-Authorization (base64 of alice:secret in its log). The body from
-# the parent is not copied in user space (the counters page's body_copies).
+# the parent is not copied in user space (the mem page's body_copies).
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -36,7 +36,7 @@ ports=$(awk '{print $2}' "$T/sq/users.log" | sort -u | wc -l)
 [ "$ports" = 1 ] || fail "the requests came from $ports connections: $(cat "$T/sq/users.log")"
 pass "the second request reused the connection to the parent"
 
-copies=$(curl -s --max-time 5 "http://127.0.0.1:$PORT/squid-internal-mgr/counters" | tr -d '\r' |
+copies=$(curl -s --max-time 5 "http://127.0.0.1:$PORT/squid-internal-mgr/mem" | tr -d '\r' |
     awk -F': *' '$1 == "body_copies" {print $2}')
 [ "$copies" = 0 ] || fail "body bytes from the parent were copied: body_copies '$copies'"
 pass "the body from the parent took the zero-copy path (body_copies 0)"
