@@ -54,20 +54,29 @@
 
 namespace {
 
+/// A socket of `type` bound to 127.0.0.1 on a free port (listening when a
+/// stream), or abort(): `port` gets the port.
+int BindLoopback(int type, uint16_t& port)
+{
+    const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+        (type == SOCK_STREAM && ::listen(fd, 64) != 0) ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+        std::abort();
+    port = ntohs(a.sin_port);
+    return fd;
+}
+
 /// The scripted origin: a thread that answers each connection with script().
 class Origin {
 public:
     Origin()
     {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof(a);
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-            ::listen(fd_, 64) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-            std::abort();
-        port_ = ntohs(a.sin_port);
+        fd_ = BindLoopback(SOCK_STREAM, port_);
         std::thread([this] { serve(); }).detach();
     }
 
@@ -119,15 +128,7 @@ class NameServer {
 public:
     NameServer()
     {
-        fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof(a);
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-            std::abort();
-        port_ = ntohs(a.sin_port);
+        fd_ = BindLoopback(SOCK_DGRAM, port_);
         std::thread([this] { serve(); }).detach();
     }
 
