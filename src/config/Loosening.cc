@@ -28,8 +28,8 @@ const std::vector<SquidOnlyRule> Rules = {
     {"response_delay_pool", true, nullptr, "the response bandwidth limit of its pool would not apply"},
     // where traffic goes
     {"neighbor_type_domain", true, nullptr,
-     "it makes a parent a sibling for some domains, and siblings are not implemented: those requests would "
-     "go to it as to a parent"},
+     "it makes a peer a parent or a sibling for some domains only, and cuttle gives each peer one type: "
+     "requests for those domains would go to the peer as its cache_peer line says"},
     {"tcp_outgoing_address", true, nullptr,
      "connections to origins would leave from another address, past firewall rules and origin acls that "
      "select on it"},
