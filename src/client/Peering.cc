@@ -62,7 +62,7 @@ void Client::Connection::answerCannotForward()
 
 const char* Client::Connection::hierarchyCode() const
 {
-    if (tx_ && tx_->forwarder && tx_->forwarder->peer())
-        return Server::HierarchyName(tx_->forwarder->hierarchy());
+    if (tx_ && tx_->forwarder && (tx_->forwarder->peer() || tx_->forwarder->pingTimedOut()))
+        return Server::HierarchyName(tx_->forwarder->hierarchy(), tx_->forwarder->pingTimedOut());
     return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT";
 }

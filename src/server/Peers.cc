@@ -36,8 +36,17 @@ bool AccessAllows(const Config::CachePeer& config, const Acl::Checklist& facts)
 
 } // namespace
 
-const char* Server::HierarchyName(Hierarchy code)
+const char* Server::HierarchyName(Hierarchy code, bool pingTimedOut)
 {
+    if (pingTimedOut) {
+        static const auto prefixed = [] {
+            std::vector<std::string> names;
+            for (int c = 0; c <= int(Hierarchy::FirstParentMiss); ++c)
+                names.push_back(std::string("TIMEOUT_") + HierarchyName(Hierarchy(c)));
+            return names;
+        }();
+        return prefixed.at(size_t(code)).c_str();
+    }
     switch (code) {
     case Hierarchy::Direct:
         return "HIER_DIRECT";
@@ -245,12 +254,12 @@ bool Server::Peers::forbidsDirect(const Acl::Checklist& facts) const
 std::vector<Server::Destination> Server::Peers::select(const Query& query)
 {
     std::vector<Destination> out;
-    const auto add = [&out](Peer* peer, Hierarchy code) {
+    const auto add = [&out, &query](Peer* peer, Hierarchy code) {
         // PeerSelector::addSelection: each peer (and direct) once, at its first place
         for (const auto& d : out)
             if (d.peer.getRaw() == peer)
                 return;
-        out.push_back(Destination{PeerRef(peer), code});
+        out.push_back(Destination{PeerRef(peer), code, query.icp && query.icp->timedOut});
     };
     const auto someParent = [&] {
         if (auto* p = bySourceHash(query))
@@ -596,6 +605,7 @@ std::unique_ptr<Server::IcpPing> Server::Peers::ping(const Query& query, std::fu
         debugs(15, 3,
                "ICP query timeout for " << raw->url_ << ": " << raw->received_ << " of " << raw->expected_
                                         << " replies");
+        raw->result_.timedOut = true;
         raw->finish();
     });
     pings_[ping->reqnum_] = raw;
@@ -634,6 +644,11 @@ void Server::Peers::noteIcpReply(const Comm::Address& from, const IcpMessage& re
         const unsigned n = std::min(peer->pingsAcked_, 50u);
         peer->rtt_ = unsigned((uint64_t(peer->rtt_) * (n - 1) + uint64_t(elapsed)) / n);
     }
+    // peerHandleIcpReply() sees these only: ICP_DENIED and ICP_ERR are ignored
+    if (reply.opcode != IcpOpcode::Hit && reply.opcode != IcpOpcode::Miss &&
+        reply.opcode != IcpOpcode::MissNoFetch && reply.opcode != IcpOpcode::DecoyEcho &&
+        reply.opcode != IcpOpcode::SourceEcho)
+        return;
     ++ping.received_;
     debugs(15, 3,
            IcpOpcodeName(reply.opcode)

@@ -67,8 +67,9 @@ enum class Hierarchy {
     FirstParentMiss
 };
 
-/// "HIER_DIRECT", "CARP", "FIRSTUP_PARENT"...
-const char* HierarchyName(Hierarchy code);
+/// "HIER_DIRECT", "CARP", "FIRSTUP_PARENT"...; with Squid's "TIMEOUT_"
+/// before it when the ICP wait before the choice timed out
+const char* HierarchyName(Hierarchy code, bool pingTimedOut = false);
 
 /// One configured parent and what is known of it; see the file comment.
 class Peer : public RefCountable {
@@ -131,6 +132,7 @@ using PeerRef = RefCount<Peer>;
 struct Destination {
     PeerRef peer;                       ///< the parent; null: direct
     Hierarchy code = Hierarchy::Direct; ///< why it was chosen
+    bool pingTimedOut = false;          ///< the ICP wait before the choice timed out
 };
 
 /// One miss's ICP queries and what their replies chose (Squid's ps->ping):
@@ -142,6 +144,7 @@ public:
     struct Result {
         PeerRef hit;             ///< the first peer that said ICP_HIT
         PeerRef firstParentMiss; ///< the parent whose ICP_MISS came first per weight
+        bool timedOut = false;   ///< some expected reply had not come at the timeout
     };
     ~IcpPing();
     IcpPing(const IcpPing&) = delete;
