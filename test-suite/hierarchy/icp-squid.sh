@@ -60,6 +60,15 @@ wait_until 5 access_log_has "UDP_HIT/000 [0-9]+ ICP_QUERY http://127\.0\.0\.1:$O
 wait_until 5 access_log_has "TCP_(MEM_)?HIT/200 [0-9]+ GET http://127\.0\.0\.1:$OPORT/c2\?s=100&cc=max-age%3D600 " ||
     fail "cuttle did not serve Squid a hit: $(cat "$T/access.log")"
 pass "an object cached in cuttle is an ICP_HIT and Squid 5.7 fetches it from cuttle (SIBLING_HIT)"
+
+# garbage, then a burst of queries already queued at cuttle's first read:
+# each answered (ICP_HIT, opcode 2), and cuttle's ICP round trip against Squid's
+probe="$top_srcdir/test-suite/hierarchy/icp-probe.py"
+out=$(python3 "$probe" "$CICP" "$U2") || fail "cuttle's ICP answers: $out"
+echo "$out" | grep -qx "opcodes 2" || fail "cuttle's burst replies: $out"
+sq=$(python3 "$probe" "$SQUID_ICP" "$U2") || fail "Squid's ICP answers: $sq"
+echo "# ICP round trip on loopback (median, p99 in microseconds): cuttle $(echo "$out" | sed -n 's/rtt_us //p'), Squid 5.7 $(echo "$sq" | sed -n 's/rtt_us //p')"
+pass "malformed datagrams are dropped and a burst of 20 queued queries is answered whole"
 cuttle_stop
 
 # 3. icp_access denies Squid: cuttle answers ICP_DENIED, Squid goes direct
