@@ -440,8 +440,7 @@ Server::Peer* Server::Peers::byRoundRobin(const Query& query)
 Server::Peer* Server::Peers::byWeightedRoundRobin(const Query& query)
 {
     // getWeightedRoundRobinParent(): the fewest uses; each use counts the
-    // peer's ICP round-trip time over its weight, at least 1 (cuttle has no
-    // ICP times, so 1)
+    // peer's ICP round trip, less basetime=, over its weight, at least 1
     Peer* q = nullptr;
     for (const auto& ref : peers_) {
         auto* p = ref.getRaw();
@@ -455,8 +454,11 @@ Server::Peer* Server::Peers::byWeightedRoundRobin(const Query& query)
         for (const auto& p : peers_)
             if (p->config().weightedRoundRobin)
                 p->rrCount_ = 0;
-    if (q)
-        ++q->rrCount_;
+    if (q) {
+        const int64_t weighted =
+            (int64_t(q->rtt_) - int64_t(q->config().basetime)) / int64_t(std::max(1u, q->config().weight));
+        q->rrCount_ += uint64_t(std::max<int64_t>(1, weighted));
+    }
     return q;
 }
 
