@@ -616,8 +616,6 @@ const std::vector<Directive> Table = {
     {"log_icp_queries", "on|off", "on", nullptr, "logIcpQueries",
      "on: each ICP query answered gets an access.log line (ICP_QUERY, UDP_HIT, UDP_MISS, UDP_DENIED...).",
      OnOffHandler<&Settings::logIcpQueries>, false},
-    {"htcp_port", "0", "0", nullptr, nullptr, "HTCP is not implemented: any port but 0 is refused.",
-     HtcpPortHandler, false},
     {"always_direct", "allow|deny [!]ACL...", nullptr, nullptr, "alwaysDirect",
      "Requests these rules allow go to their origin, never to a cache_peer.",
      AccessRulesHandler<&Settings::alwaysDirect>, true},

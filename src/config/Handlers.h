@@ -261,7 +261,6 @@ void CachePeerHandler(DirectiveCall& call);
 void CachePeerAccessHandler(DirectiveCall& call);
 void ForwardMaxTriesHandler(DirectiveCall& call);
 void IcpPortHandler(DirectiveCall& call);
-void HtcpPortHandler(DirectiveCall& call);
 void UdpIncomingAddressHandler(DirectiveCall& call);
 
 } // namespace Config::Handlers

@@ -27,6 +27,8 @@ const std::vector<SquidOnlyRule> Rules = {
     {"client_delay_pools", true, "0", "the client bandwidth limits of its pools would not apply"},
     {"response_delay_pool", true, nullptr, "the response bandwidth limit of its pool would not apply"},
     // where traffic goes
+    {"htcp_port", true, "0",
+     "HTCP is not implemented (ICP is: icp_port): the peers' HTCP queries would go unanswered"},
     {"neighbor_type_domain", true, nullptr,
      "it makes a peer a parent or a sibling for some domains only, and cuttle gives each peer one type: "
      "requests for those domains would go to the peer as its cache_peer line says"},

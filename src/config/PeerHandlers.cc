@@ -4,7 +4,7 @@
  */
 
 /// \file The cache hierarchy's directives: cache_peer, cache_peer_access,
-/// forward_max_tries, icp_port, udp_incoming_address and htcp_port (Squid
+/// forward_max_tries, icp_port and udp_incoming_address (Squid
 /// 5.7's cache_cf.cc parse_peer() rules).
 
 #include "cuttle.h"
@@ -283,18 +283,6 @@ void Config::Handlers::IcpPortHandler(DirectiveCall& call)
     }
     WarnExtra(call, 2);
     call.settings.icpPort = n;
-}
-
-void Config::Handlers::HtcpPortHandler(DirectiveCall& call)
-{
-    if (!NeedArgs(call, 1))
-        return;
-    if (call.line.words[1] != "0") {
-        call.error("htcp_port " + call.line.words[1] +
-                   " is refused: HTCP is not implemented (ICP is: icp_port)");
-        return;
-    }
-    WarnExtra(call, 2);
 }
 
 void Config::Handlers::UdpIncomingAddressHandler(DirectiveCall& call)
