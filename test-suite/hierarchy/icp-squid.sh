@@ -61,10 +61,12 @@ wait_until 5 access_log_has "TCP_(MEM_)?HIT/200 [0-9]+ GET http://127\.0\.0\.1:$
     fail "cuttle did not serve Squid a hit: $(cat "$T/access.log")"
 pass "an object cached in cuttle is an ICP_HIT and Squid 5.7 fetches it from cuttle (SIBLING_HIT)"
 
-# garbage, then a burst of queries already queued at cuttle's first read:
-# each answered (ICP_HIT, opcode 2), and cuttle's ICP round trip against Squid's
+# garbage, then a burst of queries sent while cuttle is stopped, so all are
+# queued at its first read (one edge): each answered (ICP_HIT, opcode 2); and
+# cuttle's ICP round trip against Squid's
 probe="$top_srcdir/test-suite/hierarchy/icp-probe.py"
-out=$(python3 "$probe" "$CICP" "$U2") || fail "cuttle's ICP answers: $out"
+kill -STOP "$CUTTLE_PID"
+out=$(python3 "$probe" "$CICP" "$U2" 200 "$CUTTLE_PID") || { kill -CONT "$CUTTLE_PID"; fail "cuttle's ICP answers: $out"; }
 echo "$out" | grep -qx "opcodes 2" || fail "cuttle's burst replies: $out"
 sq=$(python3 "$probe" "$SQUID_ICP" "$U2") || fail "Squid's ICP answers: $sq"
 echo "# ICP round trip on loopback (median, p99 in microseconds): cuttle $(echo "$out" | sed -n 's/rtt_us //p'), Squid 5.7 $(echo "$sq" | sed -n 's/rtt_us //p')"
