@@ -591,7 +591,7 @@ int main(int argc, char** argv)
         case 'F': // no store to rebuild before serving
         case 'R': // SO_REUSEADDR is always set
         case 'S': // no swap to check
-        case 'Y': // no ICP replies
+        case 'Y': // ICP answers only hits during a store rebuild: cuttle rebuilds none
             break;
         case 'v':
             std::cout << "cuttle version " PACKAGE_VERSION "\n"

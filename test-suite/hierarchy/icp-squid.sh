@@ -7,7 +7,8 @@
 # the request with only-if-cached); a miss everywhere goes direct after the
 # replies (HIER_DIRECT). Then icp_access denial (UDP_DENIED), and a sibling
 # that never answers: the request waits icp_query_timeout, then goes direct.
-# It prints the ICP round trip and the wait it measures.
+# Then the dynamic timeout (icp_query_timeout 0). It prints the ICP round
+# trips and the waits it measures.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -111,4 +112,19 @@ ms=$(( (end - start) / 1000000 ))
 wait_until 5 access_log_has "/ok\? - TIMEOUT_HIER_DIRECT/127\.0\.0\.1 " || fail "not direct: $(cat "$T/access.log")"
 echo "# a silent sibling with icp_query_timeout 300: the request took ${ms} ms"
 pass "a sibling that does not answer: the timeout, then direct"
+cuttle_stop
+
+# the same with Squid's dynamic timeout (icp_query_timeout 0): no round trip
+# measured yet, so twice 0 ms, raised to minimum_icp_query_timeout (5 ms)
+fwd_conf "icp_port $CICP" "cache_peer 127.0.0.1 sibling 1 $SILENT name=silent" \
+    "http_access allow localhost" "http_access deny all"
+cuttle_start
+start=$(date +%s%N)
+code=$(proxy_get "http://127.0.0.1:$OPORT/ok?s=2")
+end=$(date +%s%N)
+[ "$code" = 200 ] || fail "past the silent sibling: $code"
+us=$(( (end - start) / 1000 ))
+[ "$us" -ge 5000 ] || fail "the request did not wait the 5 ms minimum: ${us} us"
+echo "# the same with the dynamic timeout: ${us} us"
+pass "the dynamic ICP timeout is minimum_icp_query_timeout before any round trip is measured"
 cuttle_stop
