@@ -54,6 +54,7 @@ struct Options {
     std::string serviceName;    ///< -n NAME: ${service_name} in squid.conf
     int syslogFacility = -1;    ///< -s (LOG_LOCAL4) or -l FACILITY
     int httpPort = -1;          ///< -a PORT: replaces the first http_port's port
+    int icpPort = -1;           ///< -u PORT: replaces icp_port
     bool fullDebugging = false; ///< -X: every section at level 9
 };
 
@@ -66,6 +67,7 @@ void Usage(std::ostream& out)
            "\n"
            "       -a port   Listen on this HTTP port instead of the first http_port's.\n"
            "       -d level  Write debugging to stderr also.\n"
+           "       -u port   Answer ICP on this UDP port instead of icp_port's (0: none).\n"
            "       -f file   Use given config-file instead of\n"
            "                 " CUTTLE_DEFAULT_CONFIG_FILE "\n"
            "       -k reconfigure|rotate|shutdown|interrupt|kill|check|parse\n"
@@ -117,9 +119,11 @@ struct ConfigReader {
     }
 };
 
-/// Applies what the command line overrides in a parsed configuration (-a).
+/// Applies what the command line overrides in a parsed configuration (-a, -u).
 void ApplyCommandLine(Config::Settings& settings, const Options& options)
 {
+    if (options.icpPort >= 0)
+        settings.icpPort = unsigned(options.icpPort);
     if (options.httpPort < 0)
         return;
     if (settings.httpPorts.empty())
@@ -575,8 +579,7 @@ int main(int argc, char** argv)
                 Usage(std::cerr);
                 return 2;
             }
-            if (ParsePort(optarg) != 0)
-                std::cerr << "cuttle: WARNING: cuttle has no ICP port; ignoring -u " << optarg << "\n";
+            options.icpPort = ParsePort(optarg);
             break;
         case 'X':
             options.fullDebugging = true;
@@ -588,7 +591,7 @@ int main(int argc, char** argv)
         case 'F': // no store to rebuild before serving
         case 'R': // SO_REUSEADDR is always set
         case 'S': // no swap to check
-        case 'Y': // no ICP replies
+        case 'Y': // ICP answers only hits during a store rebuild: cuttle rebuilds none
             break;
         case 'v':
             std::cout << "cuttle version " PACKAGE_VERSION "\n"

@@ -48,6 +48,7 @@
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
+#include "client/Icp.h"
 #include "store/Key.h"
 #include "store/Lookup.h"
 #include "store/Revalidation.h"
@@ -55,10 +56,7 @@
 #include <chrono>
 #include <ctime>
 
-namespace {
-
-/// the store's copy of a refresh_pattern line
-Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
+Store::RefreshRule Client::RuleOf(const Config::RefreshPattern& p)
 {
     Store::RefreshRule r;
     r.min = p.min;
@@ -77,6 +75,8 @@ Store::RefreshRule RuleOf(const Config::RefreshPattern& p)
     r.maxStale = p.regex ? p.maxStale : 0;
     return r;
 }
+
+namespace {
 
 /// The canonical URL a Location or Content-Location value names when it is
 /// of the same origin as target (an absolute URL, or an absolute path).
@@ -340,7 +340,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Acl:
     Server::Request request;
     request.method = Http::Method::Get;
     aimAtOrigin(request, url);
-    if (!aimAtPeers(request, url, facts))
+    if (aimAtPeers(request, url, facts, false) != Aim::Go)
         return; // it may go nowhere: the stale object stays as it is
     request.head = BuildOriginRequest(spec);
     editRequestHead(request.head);

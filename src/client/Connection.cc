@@ -587,9 +587,14 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     Server::Request request;
     request.method = parser_.method();
     aimAtOrigin(request, url);
-    if (!aimAtPeers(request, url, facts)) {
+    switch (aimAtPeers(request, url, facts, !joinable)) {
+    case Aim::Nowhere:
         answerCannotForward();
         return;
+    case Aim::Waiting:
+        return;
+    case Aim::Go:
+        break;
     }
     if (parser_.method() == Http::Method::Connect) {
         state_ = State::Forwarding;
@@ -1096,6 +1101,7 @@ void Client::Connection::endTransaction()
 
 void Client::Connection::stopForwarding()
 {
+    icpPing_.reset();
     if (!tx_)
         return;
     tx_->dialer.reset(); // a CONNECT's dial, if any: no callback after this

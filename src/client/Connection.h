@@ -317,10 +317,16 @@ private:
     /// %Sh of a forwarded request: the parent's code (FIRSTUP_PARENT...), else
     /// ORIGINAL_DST when intercepted, else HIER_DIRECT (Peering.cc)
     const char* hierarchyCode() const;
+    /// what aimAtPeers() did
+    enum class Aim {
+        Go,      ///< the destinations are set
+        Nowhere, ///< never_direct and no usable parent
+        Waiting  ///< ICP queries left: the head is handled again when the wait is over
+    };
     /// Peer selection for request (Peering.cc): its destinations, and what a
-    /// parent needs (the URL, the client's credentials); false when it may
-    /// go nowhere (never_direct and no usable parent)
-    bool aimAtPeers(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts) const;
+    /// parent needs (the URL, the client's credentials), after an ICP ping
+    /// of the peers when one applies and mayPing
+    Aim aimAtPeers(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts, bool mayPing);
     /// 503 ERR_CANNOT_FORWARD: the request may go nowhere
     void answerCannotForward();
 
@@ -432,6 +438,7 @@ private:
     bool writing_ = false;                              ///< inside streamSome()
     bool writeBlocked_ = false;                         ///< the last reply write hit a full socket
     std::unique_ptr<Transaction> tx_;                   ///< the request being forwarded, or null
+    std::unique_ptr<Server::IcpPing> icpPing_;          ///< the request's ICP queries (Peering.cc), or null
     std::vector<std::unique_ptr<Transaction>> retired_; ///< ended, destroyed off the forwarder's stack
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)

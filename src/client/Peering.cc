@@ -13,29 +13,42 @@
 #include "log/AccessRecord.h"
 #include "server/Peers.h"
 
-bool Client::Connection::aimAtPeers(Server::Request& request, const Http::Url& url,
-                                    const Acl::Checklist& facts) const
+Client::Connection::Aim Client::Connection::aimAtPeers(Server::Request& request, const Http::Url& url,
+                                                       const Acl::Checklist& facts, bool mayPing)
 {
     auto* peers = services_.forwarding().peers;
     if (!peers || !peers->isActive())
-        return true; // direct, with no selection to make
+        return Aim::Go; // direct, with no selection to make
     if (intercepted_ || parser_.method() == Http::Method::Connect) {
         // these go to their origin only (doc/differences.md "Peers"): when
         // never_direct forbids that, they fail rather than leave direct
-        return !peers->forbidsDirect(facts);
+        return peers->forbidsDirect(facts) ? Aim::Nowhere : Aim::Go;
     }
     // Squid's clientHierarchical(): a GET or a TRACE, without Authorization
     const auto method = parser_.method();
     const bool hierarchical =
         (method == Http::Method::Get || method == Http::Method::Trace) && !parser_.findField("Authorization");
-    request.destinations = peers->select(Server::Peers::Query{facts, peerHost_, hierarchical});
+    Server::Peers::Query query{facts, peerHost_, hierarchical};
+    // peerAllowedToUse(): no sibling for a no-cache request or a revalidation
+    query.siblingsMayTake = !(tx_ && (tx_->stale || tx_->requestFacts.wantsReload()));
+    if (icpPing_ && icpPing_->isDone() && icpPing_->url() == facts.url) {
+        query.icp = &icpPing_->result(); // the wait is over: the head was handled again
+    } else if (mayPing) {
+        icpPing_ = peers->ping(query, [this] { resumeAfterCheck(); });
+        if (icpPing_) {
+            state_ = State::Checking;
+            return Aim::Waiting;
+        }
+    }
+    request.destinations = peers->select(query);
+    icpPing_.reset();
     if (request.destinations.empty())
-        return false;
+        return Aim::Nowhere;
     request.url = url.canonical();
     if (const auto credentials = parser_.findField("Proxy-Authorization"))
         request.proxyAuthorization = std::string(*credentials);
     request.user = facts.user;
-    return true;
+    return Aim::Go;
 }
 
 void Client::Connection::answerCannotForward()
@@ -49,7 +62,7 @@ void Client::Connection::answerCannotForward()
 
 const char* Client::Connection::hierarchyCode() const
 {
-    if (tx_ && tx_->forwarder && tx_->forwarder->peer())
-        return Server::HierarchyName(tx_->forwarder->hierarchy());
+    if (tx_ && tx_->forwarder && (tx_->forwarder->peer() || tx_->forwarder->pingTimedOut()))
+        return Server::HierarchyName(tx_->forwarder->hierarchy(), tx_->forwarder->pingTimedOut());
     return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT";
 }

@@ -16,10 +16,9 @@
 namespace Config {
 
 /// `cache_peer HOST TYPE HTTP-PORT ICP-PORT [OPTION...]`, Squid 5.7's
-/// options and defaults. Only parents are built; the type and the ICP port
-/// are kept for siblings and ICP.
+/// options and defaults: parents and siblings (multicast is refused).
 struct CachePeer {
-    /// the peer's type; cuttle forwards to parents only
+    /// the peer's type: a sibling gets only the requests it said ICP_HIT to
     enum class Type { Parent, Sibling, Multicast };
     /// what `login=` sends to the peer (Squid's http.cc httpFixupAuthentication)
     enum class Login {
@@ -41,16 +40,19 @@ struct CachePeer {
         bool isSet() const { return scheme || host || port || path || params; }
     };
 
-    std::string host;                ///< name or address literal
-    Type type = Type::Parent;        ///< parent, sibling, multicast
-    uint16_t httpPort = 0;           ///< where HTTP requests go
-    uint16_t icpPort = 0;            ///< ICP port (kept for ICP; 0: none)
-    std::string name;                ///< name=, else host: what cache_peer_access and logs use
-    bool noQuery = false;            ///< no-query
-    bool defaultParent = false;      ///< default: the last-resort parent
-    bool proxyOnly = false;          ///< proxy-only: replies it sends are not cached
-    unsigned weight = 1;             ///< weight= (at least 1, as Squid makes it)
-    bool roundRobin = false;         ///< round-robin
+    std::string host;           ///< name or address literal
+    Type type = Type::Parent;   ///< parent, sibling, multicast
+    uint16_t httpPort = 0;      ///< where HTTP requests go
+    uint16_t icpPort = 0;       ///< where ICP queries go; 0: none
+    bool closestOnly = false;   ///< closest-only: never FIRST_PARENT_MISS (cuttle has no CLOSEST_PARENT_MISS)
+    bool allowMiss = false;     ///< allow-miss: no only-if-cached on requests to a sibling
+    unsigned basetime = 0;      ///< basetime= (ms): taken off its ICP round trips
+    std::string name;           ///< name=, else host: what cache_peer_access and logs use
+    bool noQuery = false;       ///< no-query
+    bool defaultParent = false; ///< default: the last-resort parent
+    bool proxyOnly = false;     ///< proxy-only: replies it sends are not cached
+    unsigned weight = 1;        ///< weight= (at least 1, as Squid makes it)
+    bool roundRobin = false;    ///< round-robin
     bool weightedRoundRobin = false; ///< weighted-round-robin
     bool carp = false;               ///< carp
     CarpKey carpKey;                 ///< carp-key=

@@ -557,17 +557,21 @@ const std::vector<Directive> Table = {
      "request_header_add for the replies cuttle sends to clients (not the 200 that opens a CONNECT tunnel), "
      "with the same %-codes.",
      HeaderRulesHandler<&Settings::replyHeaderRules, HeaderAddLine>, true},
-    {"cache_peer", "HOST parent HTTP-PORT ICP-PORT [OPTION...]", nullptr, nullptr, "cachePeers",
-     "A parent proxy that misses may go to, chosen as Squid 5.7's peer selection does (doc/forwarding.md "
-     "\"Parents\"): sourcehash, userhash, carp (with carp-key=scheme,host,port,path,params), round-robin, "
+    {"cache_peer", "HOST parent|sibling HTTP-PORT ICP-PORT [OPTION...]", nullptr, nullptr, "cachePeers",
+     "A parent proxy that misses may go to, or a sibling that only hits go to, chosen as Squid 5.7's peer "
+     "selection does (doc/forwarding.md \"Parents\" and \"Siblings and ICP\"). With icp_port set, a miss "
+     "that may go to peers is first asked of each peer with an ICP port and without no-query: the first "
+     "sibling or parent answering ICP_HIT gets it (SIBLING_HIT, PARENT_HIT), else the parent whose ICP_MISS "
+     "came first per weight= (FIRST_PARENT_MISS), else the parents as below, else the origin. Parents: "
+     "sourcehash, userhash, carp (with carp-key=scheme,host,port,path,params), round-robin, "
      "weighted-round-robin, the first parent that is up, the default one, then every other live parent, "
-     "each weighed by weight=. Requests go to a parent in absolute-form; originserver sends them as to an "
-     "origin. Options: name=, no-query, default, proxy-only (its replies are not cached), login=user:pass, "
-     "login=*:suffix, login=PASS|PASSTHRU|PROXYPASS (the client's credentials go on), connect-timeout= "
-     "(seconds), connect-fail-limit= (failed connects before the parent is dead; a probe revives it), "
-     "max-conn=, standby= (accepted; none opened ahead), no-digest and no-netdb-exchange (cuttle has "
-     "neither). Siblings, multicast, HTCP, TLS and forceddomain= are refused; cuttle sends no ICP query, so "
-     "every parent is selected as with no-query.",
+     "each weighed by weight=. Requests go to a peer in absolute-form (to a sibling with Cache-Control: "
+     "only-if-cached unless allow-miss); originserver sends them as to an origin. Options: name=, "
+     "no-query, default, proxy-only (its replies are not cached), allow-miss, basetime= (ms taken off its "
+     "ICP round trips), login=user:pass, login=*:suffix, login=PASS|PASSTHRU|PROXYPASS (the client's "
+     "credentials go on), connect-timeout= (seconds), connect-fail-limit= (failed connects before the peer "
+     "is dead; a probe revives it), max-conn=, standby= (accepted; none opened ahead), no-digest and "
+     "no-netdb-exchange (cuttle has neither). Multicast, HTCP, TLS and forceddomain= are refused.",
      CachePeerHandler, true},
     {"cache_peer_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "cachePeers",
      "Which requests may go to the cache_peer called NAME (declared above the line), by the rules of "
@@ -577,6 +581,41 @@ const std::vector<Directive> Table = {
      "How long cuttle waits for a connection to a cache_peer to open, unless its connect-timeout= says; "
      "a dead peer is probed at most this often.",
      DurationHandler<&Settings::peerConnectTimeout>, false},
+    {"icp_port", "PORT", "0", nullptr, "icpPort",
+     "The UDP port cuttle answers ICP (RFC 2186, version 2) queries on, and sends its own queries from; 0 "
+     "(the default): no ICP at all, so peers are chosen without queries. Port 0 is no port here, as in "
+     "Squid: a test picks a free one. Squid's older name udp_port is taken.",
+     IcpPortHandler, false},
+    {"udp_incoming_address", "IP|any_addr", "any_addr", nullptr, "udpIncomingAddress",
+     "The address the ICP port binds; any_addr: every address.", UdpIncomingAddressHandler, false},
+    {"icp_access", "allow|deny [!]ACL...", nullptr, "deny all", "icpAccess",
+     "Which clients may send ICP queries, by the rules of http_access (fast acls: src, dst-less ones); "
+     "with no line nobody may (Squid's default): each query is answered ICP_DENIED and logged UDP_DENIED.",
+     AccessRulesHandler<&Settings::icpAccess>, true},
+    {"icp_query_timeout", "MILLISECONDS", "0", nullptr, "icpQueryTimeout",
+     "How long a miss waits for the peers' ICP replies; 0 (the default): Squid's dynamic timeout, twice "
+     "the mean ICP round trip of the parents expected to answer (of the siblings when none is a parent), "
+     "each peer's round trip a running average of its replies, kept within "
+     "minimum_icp_query_timeout and maximum_icp_query_timeout; 2 seconds when no reply is expected.",
+     CountHandler<&Settings::icpQueryTimeout>, false},
+    {"minimum_icp_query_timeout", "MILLISECONDS", "5", nullptr, "minimumIcpQueryTimeout",
+     "The shortest dynamic ICP timeout (icp_query_timeout 0).",
+     CountHandler<&Settings::minimumIcpQueryTimeout>, false},
+    {"maximum_icp_query_timeout", "MILLISECONDS", "2000", nullptr, "maximumIcpQueryTimeout",
+     "The longest dynamic ICP timeout (icp_query_timeout 0).",
+     CountHandler<&Settings::maximumIcpQueryTimeout>, false},
+    {"dead_peer_timeout", "TIME", "10 seconds", nullptr, "deadPeerTimeout",
+     "A peer that has answered no ICP query for this long since the first one it left unanswered is dead "
+     "to ICP: it is still queried (once per this time at least), but no reply from it is waited for, until "
+     "one comes.",
+     DurationHandler<&Settings::deadPeerTimeout>, false},
+    {"icp_hit_stale", "on|off", "off", nullptr, "icpHitStale",
+     "on: an object the cache holds answers ICP_HIT even when stale; off: only one fresh for 30 more "
+     "seconds does (Squid's refreshCheckICP).",
+     OnOffHandler<&Settings::icpHitStale>, false},
+    {"log_icp_queries", "on|off", "on", nullptr, "logIcpQueries",
+     "on: each ICP query answered gets an access.log line (ICP_QUERY, UDP_HIT, UDP_MISS, UDP_DENIED...).",
+     OnOffHandler<&Settings::logIcpQueries>, false},
     {"always_direct", "allow|deny [!]ACL...", nullptr, nullptr, "alwaysDirect",
      "Requests these rules allow go to their origin, never to a cache_peer.",
      AccessRulesHandler<&Settings::alwaysDirect>, true},

@@ -14,7 +14,7 @@ using Config::SquidOnlyRule;
 
 /// The audit of every Squid 5.7 directive cuttle does not implement
 /// (SquidDirectives.cc less Directives.cc). Directives without a row are
-/// tuning, logging, ports or services cuttle does not open (ICP, HTCP,
+/// tuning, logging, ports or services cuttle does not open (HTCP,
 /// SNMP, https_port, ftp_port: nothing arrives there), caching details and
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
@@ -27,9 +27,11 @@ const std::vector<SquidOnlyRule> Rules = {
     {"client_delay_pools", true, "0", "the client bandwidth limits of its pools would not apply"},
     {"response_delay_pool", true, nullptr, "the response bandwidth limit of its pool would not apply"},
     // where traffic goes
+    {"htcp_port", true, "0",
+     "HTCP is not implemented (ICP is: icp_port): the peers' HTCP queries would go unanswered"},
     {"neighbor_type_domain", true, nullptr,
-     "it makes a parent a sibling for some domains, and siblings are not implemented: those requests would "
-     "go to it as to a parent"},
+     "it makes a peer a parent or a sibling for some domains only, and cuttle gives each peer one type: "
+     "requests for those domains would go to the peer as its cache_peer line says"},
     {"tcp_outgoing_address", true, nullptr,
      "connections to origins would leave from another address, past firewall rules and origin acls that "
      "select on it"},

@@ -3,12 +3,14 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file The cache hierarchy's directives: cache_peer, cache_peer_access
-/// and forward_max_tries (Squid 5.7's cache_cf.cc parse_peer() rules).
+/// \file The cache hierarchy's directives: cache_peer, cache_peer_access,
+/// forward_max_tries, icp_port and udp_incoming_address (Squid
+/// 5.7's cache_cf.cc parse_peer() rules).
 
 #include "cuttle.h"
 #include "config/Handlers.h"
 
+#include <arpa/inet.h>
 #include <string_view>
 
 namespace {
@@ -19,7 +21,7 @@ using namespace Config::Handlers;
 /// Options Squid 5.7 takes that cuttle refuses, and why: each would change
 /// where a request goes, or what reaches the peer, were it ignored.
 const std::vector<std::pair<std::string_view, const char*>> RefusedOptions = {
-    {"htcp", "HTCP is not implemented"},
+    {"htcp", "HTCP is not implemented (ICP is)"},
     {"multicast-responder", "multicast ICP is not implemented"},
     {"multicast-siblings", "multicast ICP is not implemented"},
     {"forceddomain=", "forceddomain= is not implemented"},
@@ -32,12 +34,9 @@ const std::vector<std::pair<std::string_view, const char*>> RefusedOptions = {
 /// Options Squid 5.7 takes that cuttle accepts with no effect, and why that
 /// is safe (doc/differences.md "Peers").
 const std::vector<std::string_view> NoEffectOptions = {
-    "background-ping", // ICP only: cuttle sends no ICP query
-    "closest-only",    // ICP only
+    "background-ping", // every query cuttle sends is for a request
     "no-delay",        // delay pools are refused
-    "allow-miss",      // siblings only
     "no-tproxy",       // tproxy is refused
-    "basetime=",       // ICP round-trip times only
     "ttl=",            // multicast only
 };
 
@@ -112,7 +111,14 @@ bool ParseOption(const DirectiveCall& call, const std::string& word, CachePeer& 
     unsigned n = 0;
     if (word == "no-query")
         peer.noQuery = true;
-    else if (word == "default")
+    else if (word == "closest-only")
+        peer.closestOnly = true;
+    else if (word == "allow-miss")
+        peer.allowMiss = true;
+    else if (StartsWith(word, "basetime=")) {
+        if (!OptionCount(call, word, word.find('='), peer.basetime))
+            return false;
+    } else if (word == "default")
         peer.defaultParent = true;
     else if (word == "proxy-only")
         peer.proxyOnly = true;
@@ -205,8 +211,10 @@ void Config::Handlers::CachePeerHandler(DirectiveCall& call)
     peer.host = args[0];
     if (args[1] == "parent")
         peer.type = CachePeer::Type::Parent;
-    else if (args[1] == "sibling" || args[1] == "multicast") {
-        call.error("cache_peer type '" + args[1] + "' is not implemented yet: only parents are");
+    else if (args[1] == "sibling")
+        peer.type = CachePeer::Type::Sibling;
+    else if (args[1] == "multicast") {
+        call.error("cache_peer type 'multicast' is not implemented: multicast ICP is not");
         return;
     } else {
         call.error("bad cache_peer type '" + args[1] + "': use parent, sibling or multicast");
@@ -261,4 +269,34 @@ void Config::Handlers::ForwardMaxTriesHandler(DirectiveCall& call)
     }
     WarnExtra(call, 2);
     call.settings.forwardMaxTries = n;
+}
+
+void Config::Handlers::IcpPortHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    unsigned n = 0;
+    if (!ParseCount(call.line.words[1], n) || n > 65535) {
+        call.error("bad " + call.line.words[0] + " '" + call.line.words[1] +
+                   "': a port from 0 to 65535 is expected");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.icpPort = n;
+}
+
+void Config::Handlers::UdpIncomingAddressHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    const auto& word = call.line.words[1];
+    in_addr v4{};
+    in6_addr v6{};
+    if (word != "any_addr" && ::inet_pton(AF_INET, word.c_str(), &v4) != 1 &&
+        ::inet_pton(AF_INET6, word.c_str(), &v6) != 1) {
+        call.error("bad udp_incoming_address '" + word + "': an IP address is expected");
+        return;
+    }
+    WarnExtra(call, 2);
+    call.settings.udpIncomingAddress = word == "any_addr" ? "" : word;
 }

@@ -269,13 +269,22 @@ struct Settings {
     HeaderRules requestHeaderRules; ///< request_header_access, _replace, _add
     HeaderRules replyHeaderRules;   ///< reply_header_access, _replace, _add
 
-    std::vector<CachePeer> cachePeers; ///< `cache_peer` lines in order, with their cache_peer_access
-    Acl::AccessList alwaysDirect;      ///< `always_direct`: requests it allows never go to a peer
-    Acl::AccessList neverDirect;       ///< `never_direct`: requests it allows go to peers only
-    bool preferDirect = false;         ///< `prefer_direct`: direct before the parents
-    bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
-    unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request
-    Duration peerConnectTimeout{0};    ///< `peer_connect_timeout`: a peer's default connect-timeout
+    std::vector<CachePeer> cachePeers;   ///< `cache_peer` lines in order, with their cache_peer_access
+    Acl::AccessList alwaysDirect;        ///< `always_direct`: requests it allows never go to a peer
+    Acl::AccessList neverDirect;         ///< `never_direct`: requests it allows go to peers only
+    bool preferDirect = false;           ///< `prefer_direct`: direct before the parents
+    bool nonhierarchicalDirect = true;   ///< `nonhierarchical_direct`: a POST (...) goes direct
+    unsigned forwardMaxTries = 25;       ///< `forward_max_tries`: destinations tried per request
+    Duration peerConnectTimeout{0};      ///< `peer_connect_timeout`: a peer's default connect-timeout
+    unsigned icpPort = 0;                ///< `icp_port`: the ICP listener's UDP port; 0: none
+    std::string udpIncomingAddress;      ///< `udp_incoming_address`: the ICP listener's address
+    Acl::AccessList icpAccess;           ///< `icp_access`: who may query; no rule: nobody (Squid's default)
+    unsigned icpQueryTimeout = 0;        ///< `icp_query_timeout` (ms); 0: from the peers' round trips
+    unsigned minimumIcpQueryTimeout = 5; ///< `minimum_icp_query_timeout` (ms)
+    unsigned maximumIcpQueryTimeout = 2000; ///< `maximum_icp_query_timeout` (ms)
+    Duration deadPeerTimeout{0};            ///< `dead_peer_timeout`: a peer silent this long to ICP is dead
+    bool logIcpQueries = true;              ///< `log_icp_queries`: access.log lines for ICP queries
+    bool icpHitStale = false;               ///< `icp_hit_stale`: stale objects are ICP hits too
     Duration connectTimeout{0};
     Duration readTimeout{0};
     Duration requestTimeout{0};

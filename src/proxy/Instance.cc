@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "proxy/Instance.h"
+#include "client/Icp.h"
 #include "client/LogFilter.h"
 #include "proxy/ConfigDns.h"
 #include "base/TextException.h"
@@ -158,6 +159,14 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         peers_ = std::make_unique<Server::Peers>(loop_, resolver_.get());
     peers_->configure(settings_);
     forwarding_->peers = peers_.get();
+    if (auto* icp = peers_->icpSocket())
+        icp->setAnswerer(
+            [this](const Comm::Address& from, const std::string& url) {
+                return Client::AnswerIcpQuery(*this, from, url);
+            },
+            [this](const Comm::Address& from, Server::IcpOpcode reply, size_t size, const std::string& url) {
+                Client::LogIcpQuery(*this, from, reply, size, url);
+            });
     if (helpersMayRun_)
         configureHelpers();
     if (!side_.isShuttingDown())

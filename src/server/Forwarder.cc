@@ -101,6 +101,9 @@ std::string Server::HeadForPeer(const Request& request, const Config::CachePeer&
     }
     if (!credentials.empty() && !HasField(head, field))
         Http::AppendField(out, field, credentials);
+    // Squid's http.cc: a sibling is asked for what it holds only, unless allow-miss
+    if (peer.type == Config::CachePeer::Type::Sibling && !peer.allowMiss)
+        Http::AppendField(out, "Cache-Control", "only-if-cached");
     out.append(head, lineEnd + 2, std::string::npos);
     return out;
 }

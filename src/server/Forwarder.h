@@ -149,6 +149,8 @@ public:
     bool isFinishingAlone() const { return finishingAlone_ && stage_ != Stage::Done; }
     /// the hierarchy code of the destination used (or last tried), for %Sh
     Hierarchy hierarchy() const { return current_.code; }
+    /// whether the ICP wait before the choice timed out (access.log's TIMEOUT_ prefix)
+    bool pingTimedOut() const { return current_.pingTimedOut; }
     /// the parent used (or last tried); null when direct
     const Peer* peer() const { return current_.peer.getRaw(); }
     /// whether the reply came over a pooled connection (for tests and logs)

@@ -36,8 +36,17 @@ bool AccessAllows(const Config::CachePeer& config, const Acl::Checklist& facts)
 
 } // namespace
 
-const char* Server::HierarchyName(Hierarchy code)
+const char* Server::HierarchyName(Hierarchy code, bool pingTimedOut)
 {
+    if (pingTimedOut) {
+        static const auto prefixed = [] {
+            std::vector<std::string> names;
+            for (int c = 0; c <= int(Hierarchy::FirstParentMiss); ++c)
+                names.push_back(std::string("TIMEOUT_") + HierarchyName(Hierarchy(c)));
+            return names;
+        }();
+        return prefixed.at(size_t(code)).c_str();
+    }
     switch (code) {
     case Hierarchy::Direct:
         return "HIER_DIRECT";
@@ -55,6 +64,12 @@ const char* Server::HierarchyName(Hierarchy code)
         return "DEFAULT_PARENT";
     case Hierarchy::AnyOldParent:
         return "ANY_OLD_PARENT";
+    case Hierarchy::SiblingHit:
+        return "SIBLING_HIT";
+    case Hierarchy::ParentHit:
+        return "PARENT_HIT";
+    case Hierarchy::FirstParentMiss:
+        return "FIRST_PARENT_MISS";
     }
     return "HIER_NONE";
 }
@@ -130,7 +145,7 @@ void Server::Peer::noteConnectFailed()
     if (tcpUp_ == 0)
         return;
     if (--tcpUp_ == 0)
-        debugs(15, 1, "Detected DEAD Parent: " << name());
+        debugs(15, 1, "Detected DEAD " << (isSibling() ? "Sibling" : "Parent") << ": " << name());
 }
 
 void Server::Peer::noteConnectSucceeded()
@@ -139,13 +154,24 @@ void Server::Peer::noteConnectSucceeded()
     tcpUp_ = config_.connectFailLimit;
     if (!revived)
         return;
-    debugs(15, 1, "Detected REVIVED Parent: " << name());
+    debugs(15, 1, "Detected REVIVED " << (isSibling() ? "Sibling" : "Parent") << ": " << name());
     if (table_)
         table_->clearRoundRobin();
 }
 
+bool Server::Peer::isUp() const
+{
+    if (tcpUp_ == 0)
+        return false;
+    if (config_.noQuery || probeStart_ == Comm::Clock::time_point{})
+        return true;
+    return Comm::Clock::now() - probeStart_ <= settings_->deadPeerTimeout;
+}
+
 Server::Peers::~Peers()
 {
+    for (auto& [reqnum, ping] : pings_)
+        ping->table_ = nullptr;
     release();
 }
 
@@ -183,6 +209,8 @@ void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& set
         peers_.push_back(MakeRef<Peer>(settings, c));
         Peer* p = peers_.back().getRaw();
         p->table_ = this;
+        if (c.icpPort != 0)
+            p->icpAddress_ = Comm::Address::Parse(c.host, c.icpPort);
         if (c.carp)
             carp_.push_back(p);
         if (c.sourceHash)
@@ -202,6 +230,7 @@ void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& set
     weigh(carp_, &Peer::carpFactor_);
     weigh(sourceHash_, &Peer::hashFactor_);
     weigh(userHash_, &Peer::hashFactor_);
+    configureIcp();
     if (!clearingStarted_ && !peers_.empty()) {
         // Squid 5.7 starts its 5-minute peerClearRR() loop while parsing its
         // first cache_peer line, once per process: that first parent's count
@@ -225,12 +254,12 @@ bool Server::Peers::forbidsDirect(const Acl::Checklist& facts) const
 std::vector<Server::Destination> Server::Peers::select(const Query& query)
 {
     std::vector<Destination> out;
-    const auto add = [&out](Peer* peer, Hierarchy code) {
+    const auto add = [&out, &query](Peer* peer, Hierarchy code) {
         // PeerSelector::addSelection: each peer (and direct) once, at its first place
         for (const auto& d : out)
             if (d.peer.getRaw() == peer)
                 return;
-        out.push_back(Destination{PeerRef(peer), code});
+        out.push_back(Destination{PeerRef(peer), code, query.icp && query.icp->timedOut});
     };
     const auto someParent = [&] {
         if (auto* p = bySourceHash(query))
@@ -259,6 +288,12 @@ std::vector<Server::Destination> Server::Peers::select(const Query& query)
         add(nullptr, Hierarchy::Direct);
         return out;
     }
+    // peerGetSomeNeighborReplies(): what the ICP replies chose comes first
+    if (query.icp && query.icp->hit)
+        add(query.icp->hit.getRaw(),
+            query.icp->hit->isSibling() ? Hierarchy::SiblingHit : Hierarchy::ParentHit);
+    else if (query.icp && query.icp->firstParentMiss)
+        add(query.icp->firstParentMiss.getRaw(), Hierarchy::FirstParentMiss);
     if (s.neverDirect.size() != 0 && s.neverDirect.check(facts) == Acl::Answer::Allowed) {
         someParent();
         allParents();
@@ -276,7 +311,10 @@ std::vector<Server::Destination> Server::Peers::select(const Query& query)
 
 bool Server::Peers::isUsable(Peer& peer, const Acl::Checklist& facts)
 {
-    // Squid's peerHTTPOkay(): room under max-conn, cache_peer_access, up
+    // Squid's peerHTTPOkay(): room under max-conn, cache_peer_access, up;
+    // the schemes that use it pick parents only (a sibling comes from ICP)
+    if (peer.isSibling())
+        return false;
     if (peer.config().maxConn != 0 && peer.openConnections() >= peer.config().maxConn)
         return false;
     if (!AccessAllows(peer.config(), facts))
@@ -402,8 +440,7 @@ Server::Peer* Server::Peers::byRoundRobin(const Query& query)
 Server::Peer* Server::Peers::byWeightedRoundRobin(const Query& query)
 {
     // getWeightedRoundRobinParent(): the fewest uses; each use counts the
-    // peer's ICP round-trip time over its weight, at least 1 (cuttle has no
-    // ICP times, so 1)
+    // peer's ICP round trip, less basetime=, over its weight, at least 1
     Peer* q = nullptr;
     for (const auto& ref : peers_) {
         auto* p = ref.getRaw();
@@ -417,8 +454,11 @@ Server::Peer* Server::Peers::byWeightedRoundRobin(const Query& query)
         for (const auto& p : peers_)
             if (p->config().weightedRoundRobin)
                 p->rrCount_ = 0;
-    if (q)
-        ++q->rrCount_;
+    if (q) {
+        const int64_t weighted =
+            (int64_t(q->rtt_) - int64_t(q->config().basetime)) / int64_t(std::max(1u, q->config().weight));
+        q->rrCount_ += uint64_t(std::max<int64_t>(1, weighted));
+    }
     return q;
 }
 
@@ -436,4 +476,202 @@ Server::Peer* Server::Peers::defaultParent(const Query& query)
         if (p->config().defaultParent && isUsable(*p, query.facts))
             return p.getRaw();
     return nullptr;
+}
+
+Server::IcpPing::~IcpPing()
+{
+    if (table_)
+        table_->pings_.erase(reqnum_);
+}
+
+void Server::IcpPing::finish()
+{
+    if (done_)
+        return;
+    done_ = true;
+    timer_.cancel();
+    if (table_)
+        table_->pings_.erase(reqnum_);
+    table_ = nullptr;
+    // from the loop: the owner may destroy this ping from inside its callback
+    auto& loop = *loop_;
+    timer_ = loop.defer([this] {
+        auto done = std::move(onDone_);
+        done();
+    });
+}
+
+void Server::Peers::configureIcp()
+{
+    const auto& s = *settings_;
+    const std::string binding = s.icpPort ? s.udpIncomingAddress + "/" + std::to_string(s.icpPort) : "";
+    if (binding == icpBinding_)
+        return;
+    icp_.reset();
+    icpBinding_ = binding;
+    if (binding.empty())
+        return;
+    auto socket = std::make_unique<IcpSocket>(
+        loop_, [this](const Comm::Address& from, const IcpMessage& reply) { noteIcpReply(from, reply); });
+    std::string error;
+    if (!socket->open(s.udpIncomingAddress, uint16_t(s.icpPort), error)) {
+        debugs(12, 0, "ERROR: " << error << ": ICP is off");
+        return;
+    }
+    icp_ = std::move(socket);
+}
+
+bool Server::Peers::wouldPing(Peer& peer, const Query& query, Comm::Clock::time_point now) const
+{
+    const auto& c = peer.config();
+    if (c.icpPort == 0 || c.noQuery || !peer.icpAddress_)
+        return false;
+    if (peer.isSibling() && !query.siblingsMayTake)
+        return false;
+    if (!AccessAllows(c, query.facts))
+        return false;
+    // a dead peer is still queried once per dead_peer_timeout
+    if (now - peer.lastQuery_ > settings_->deadPeerTimeout)
+        return true;
+    return peer.isUp();
+}
+
+std::unique_ptr<Server::IcpPing> Server::Peers::ping(const Query& query, std::function<void()> done)
+{
+    if (!icp_ || !settings_)
+        return nullptr;
+    const auto& s = *settings_;
+    const auto& facts = query.facts;
+    // peerGetSomeNeighbor() and peerSelectIcpPing()
+    if (s.alwaysDirect.size() != 0 && s.alwaysDirect.check(facts) == Acl::Answer::Allowed)
+        return nullptr;
+    const bool directNo = s.neverDirect.size() != 0 && s.neverDirect.check(facts) == Acl::Answer::Allowed;
+    if (!query.hierarchical && !directNo)
+        return nullptr;
+    const auto now = loop_.now();
+    std::unique_ptr<IcpPing> ping(new IcpPing);
+    ping->reqnum_ = nextReqnum_++;
+    if (nextReqnum_ == 0)
+        nextReqnum_ = 1;
+    ping->url_ = facts.url;
+    ping->start_ = now;
+    IcpMessage query2;
+    query2.opcode = IcpOpcode::Query;
+    query2.reqnum = ping->reqnum_;
+    query2.url = facts.url;
+    const auto datagram = BuildIcp(query2);
+    if (datagram.empty())
+        return nullptr;
+    // neighborsUdpPing(): every peer that would be pinged is queried; a
+    // reply is expected only from those that are up
+    unsigned parents = 0, siblings = 0;
+    uint64_t parentRtt = 0, siblingRtt = 0;
+    for (const auto& p : peers_) {
+        if (!wouldPing(*p, query, now))
+            continue;
+        icp_->send(*p->icpAddress_, datagram);
+        ping->queried_.push_back(p);
+        if (p->isUp()) {
+            ++ping->expected_;
+            if (p->isSibling()) {
+                ++siblings;
+                siblingRtt += p->rtt_;
+            } else {
+                ++parents;
+                parentRtt += p->rtt_;
+            }
+        } else if (!p->loggedDead_) {
+            p->loggedDead_ = true;
+            debugs(15, 1, "Detected DEAD " << (p->isSibling() ? "Sibling" : "Parent") << ": " << p->name());
+        }
+        p->lastQuery_ = now;
+        if (p->probeStart_ == Comm::Clock::time_point{})
+            p->probeStart_ = now;
+    }
+    if (ping->expected_ == 0)
+        return nullptr;
+    uint64_t ms = s.icpQueryTimeout;
+    if (ms == 0) {
+        ms = parents ? 2 * parentRtt / parents : 2 * siblingRtt / siblings;
+        if (s.maximumIcpQueryTimeout && ms > s.maximumIcpQueryTimeout)
+            ms = s.maximumIcpQueryTimeout;
+        if (ms < s.minimumIcpQueryTimeout)
+            ms = s.minimumIcpQueryTimeout;
+    }
+    ping->timeout_ = Comm::Milliseconds(ms);
+    ping->table_ = this;
+    ping->loop_ = &loop_;
+    ping->onDone_ = std::move(done);
+    auto* raw = ping.get();
+    ping->timer_ = loop_.schedule(ping->timeout_, [raw] {
+        debugs(15, 3,
+               "ICP query timeout for " << raw->url_ << ": " << raw->received_ << " of " << raw->expected_
+                                        << " replies");
+        raw->result_.timedOut = true;
+        raw->finish();
+    });
+    pings_[ping->reqnum_] = raw;
+    return ping;
+}
+
+void Server::Peers::noteIcpReply(const Comm::Address& from, const IcpMessage& reply)
+{
+    // Squid's whichPeer(): the peer is known by the address and port replying
+    Peer* peer = nullptr;
+    for (const auto& p : peers_)
+        if (p->icpAddress_ && p->icpAddress_->host() == from.host() && p->icpAddress_->port() == from.port())
+            peer = p.getRaw();
+    if (!peer) {
+        debugs(15, 1, "WARNING: Ignored an ICP reply from non-peer " << from.toString());
+        return;
+    }
+    const auto it = pings_.find(reply.reqnum);
+    const auto now = loop_.now();
+    // neighborAlive() and neighborUpdateRtt()
+    ++peer->pingsAcked_;
+    peer->probeStart_ = {};
+    if (peer->loggedDead_) {
+        peer->loggedDead_ = false;
+        debugs(15, 1,
+               "Detected REVIVED " << (peer->isSibling() ? "Sibling" : "Parent") << ": " << peer->name());
+    }
+    if (it == pings_.end() || it->second->url_ != reply.url) {
+        debugs(15, 3, "late or unknown ICP reply " << reply.reqnum << " from " << peer->name());
+        return;
+    }
+    auto& ping = *it->second;
+    const auto elapsed = std::chrono::duration_cast<Comm::Milliseconds>(now - ping.start_).count();
+    if (elapsed >= 1 && elapsed <= 10000) {
+        // Math::intAverage over at most RTT_AV_FACTOR (50) replies
+        const unsigned n = std::min(peer->pingsAcked_, 50u);
+        peer->rtt_ = unsigned((uint64_t(peer->rtt_) * (n - 1) + uint64_t(elapsed)) / n);
+    }
+    // peerHandleIcpReply() sees these only: ICP_DENIED and ICP_ERR are ignored
+    if (reply.opcode != IcpOpcode::Hit && reply.opcode != IcpOpcode::Miss &&
+        reply.opcode != IcpOpcode::MissNoFetch && reply.opcode != IcpOpcode::DecoyEcho &&
+        reply.opcode != IcpOpcode::SourceEcho)
+        return;
+    ++ping.received_;
+    debugs(15, 3,
+           IcpOpcodeName(reply.opcode)
+               << " from " << peer->name() << " for " << reply.url << " after " << elapsed << " ms");
+    // peerHandleIcpReply()
+    if (reply.opcode == IcpOpcode::Hit) {
+        ping.result_.hit = PeerRef(peer);
+        ping.finish();
+        return;
+    }
+    if ((reply.opcode == IcpOpcode::Miss || reply.opcode == IcpOpcode::DecoyEcho) && !peer->isSibling() &&
+        !peer->config().closestOnly) {
+        // peerIcpParentMiss(): the first miss, per weight, after basetime
+        int64_t rtt = (int64_t(elapsed) - int64_t(peer->config().basetime)) / int64_t(peer->config().weight);
+        if (rtt < 1)
+            rtt = 1;
+        if (!ping.result_.firstParentMiss || unsigned(rtt) < ping.bestRtt_) {
+            ping.result_.firstParentMiss = PeerRef(peer);
+            ping.bestRtt_ = unsigned(rtt);
+        }
+    }
+    if (ping.received_ >= ping.expected_)
+        ping.finish();
 }

@@ -3,12 +3,16 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Server::Peer and Server::Peers: the configured parents, the state
+/// \file Server::Peer and Server::Peers: the configured parents and siblings, the state
 /// Squid 5.7 keeps about each (up or dead, round-robin counts, hash
 /// weights), and peer selection as Squid's peer_select.cc orders it
 /// (doc/design.md "Peers").
 ///
+///     ping():   ICP queries to the peers with an ICP port (not no-query),
+///               for a hierarchical miss (or a never_direct one)
 ///     select(): always_direct allows -> direct only
+///               the ping's ICP_HIT peer (SIBLING_HIT, PARENT_HIT), else its
+///                   first parent miss (FIRST_PARENT_MISS)
 ///               never_direct allows  -> some parent, then every live parent
 ///               otherwise            -> [direct if prefer_direct]
 ///                                       some parent, every live parent (hierarchical
@@ -33,9 +37,13 @@
 #include "comm/Connector.h"
 #include "comm/Loop.h"
 #include "config/Settings.h"
+#include "server/Icp.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,11 +61,15 @@ enum class Hierarchy {
     RoundRobinParent,
     FirstUpParent,
     DefaultParent,
-    AnyOldParent
+    AnyOldParent,
+    SiblingHit,
+    ParentHit,
+    FirstParentMiss
 };
 
-/// "HIER_DIRECT", "CARP", "FIRSTUP_PARENT"...
-const char* HierarchyName(Hierarchy code);
+/// "HIER_DIRECT", "CARP", "FIRSTUP_PARENT"...; with Squid's "TIMEOUT_"
+/// before it when the ICP wait before the choice timed out
+const char* HierarchyName(Hierarchy code, bool pingTimedOut = false);
 
 /// One configured parent and what is known of it; see the file comment.
 class Peer : public RefCountable {
@@ -70,8 +82,14 @@ public:
     const Config::CachePeer& config() const { return config_; }
     /// name=, else its host
     const std::string& name() const { return config_.name; }
-    /// whether it is not dead (Squid's tcp_up > 0)
-    bool isUp() const { return tcpUp_ > 0; }
+    /// whether it is a sibling (it only gets requests it said ICP_HIT to)
+    bool isSibling() const { return config_.type == Config::CachePeer::Type::Sibling; }
+    /// whether it is not dead (Squid's neighborUp(): tcp_up > 0, and a peer
+    /// that is queried has answered one since dead_peer_timeout after the
+    /// first query it left unanswered)
+    bool isUp() const;
+    /// its mean ICP round trip (ms, Squid's integer running average; 0: none measured)
+    unsigned icpRtt() const { return rtt_; }
     /// its connect timeout: connect-timeout=, else peer_connect_timeout
     Comm::Milliseconds connectTimeout() const;
     /// a connect to it failed (Squid's peerConnectFailed: the last allowed failure kills it)
@@ -98,6 +116,13 @@ private:
     Comm::Clock::time_point lastProbe_{};    ///< the last probe connect started
     std::unique_ptr<Comm::Connector> probe_; ///< the probe connect in flight
     Peers* table_ = nullptr; ///< the table it is in (its round-robin counts restart when it revives)
+    // ICP (Squid's peer stats)
+    std::optional<Comm::Address> icpAddress_; ///< where queries go (an address literal's; none: not queried)
+    unsigned rtt_ = 0;                        ///< mean ICP round trip, ms
+    unsigned pingsAcked_ = 0;                 ///< replies it sent
+    Comm::Clock::time_point lastQuery_{};     ///< the last query sent to it
+    Comm::Clock::time_point probeStart_{};    ///< the first query it has not answered; zero: answered
+    bool loggedDead_ = false;                 ///< "Detected DEAD" was logged (once per death)
 };
 
 /// a shared peer (a forwarder holds the one it uses)
@@ -107,6 +132,52 @@ using PeerRef = RefCount<Peer>;
 struct Destination {
     PeerRef peer;                       ///< the parent; null: direct
     Hierarchy code = Hierarchy::Direct; ///< why it was chosen
+    bool pingTimedOut = false;          ///< the ICP wait before the choice timed out
+};
+
+/// One miss's ICP queries and what their replies chose (Squid's ps->ping):
+/// the first ICP_HIT ends it at once; otherwise every expected reply, or the
+/// timeout, does. Its owner (a client connection) destroys it to cancel.
+class IcpPing {
+public:
+    /// what the replies chose
+    struct Result {
+        PeerRef hit;             ///< the first peer that said ICP_HIT
+        PeerRef firstParentMiss; ///< the parent whose ICP_MISS came first per weight
+        bool timedOut = false;   ///< some expected reply had not come at the timeout
+    };
+    ~IcpPing();
+    IcpPing(const IcpPing&) = delete;
+    IcpPing& operator=(const IcpPing&) = delete;
+
+    /// whether the wait is over
+    bool isDone() const { return done_; }
+    /// what the replies chose (isDone())
+    const Result& result() const { return result_; }
+    /// the URL queried
+    const std::string& url() const { return url_; }
+    /// the wait's length, as decided when the queries left
+    Comm::Milliseconds timeout() const { return timeout_; }
+
+private:
+    friend class Peers;
+    IcpPing() = default;
+    void finish();
+
+    Peers* table_ = nullptr; ///< the table that waits for its replies (null once done)
+    Comm::Loop* loop_ = nullptr;
+    uint32_t reqnum_ = 0;
+    std::string url_;
+    Comm::Clock::time_point start_{};
+    Comm::Milliseconds timeout_{0};
+    unsigned expected_ = 0;
+    unsigned received_ = 0;
+    unsigned bestRtt_ = 0; ///< the first parent miss's weighted round trip
+    std::vector<PeerRef> queried_;
+    Result result_;
+    bool done_ = false;
+    std::function<void()> onDone_;
+    Comm::Timer timer_;
 };
 
 /// Squid's hash of a peer name or a key, as carp.cc computes it (its
@@ -131,7 +202,8 @@ public:
     Peers(const Peers&) = delete;
     Peers& operator=(const Peers&) = delete;
 
-    /// takes the parents and direct rules of a new configuration (all state restarts, as in Squid)
+    /// takes the peers and direct rules of a new configuration (all state
+    /// restarts, as in Squid), and opens, keeps or closes the icp_port socket
     void configure(const std::shared_ptr<const Config::Settings>& settings);
     /// whether selection can say something other than "direct"
     bool isActive() const { return !peers_.empty() || (settings_ && settings_->neverDirect.size() != 0); }
@@ -141,7 +213,18 @@ public:
         const Acl::Checklist& facts; ///< the request (url, urlScheme, dstHost, dstPort, urlPath, user)
         std::string clientAddress;   ///< the client's address, for sourcehash
         bool hierarchical = true;    ///< a GET or TRACE without Authorization
+        /// siblings may take it (Squid's peerAllowedToUse(): not a no-cache
+        /// request, nor a revalidation)
+        bool siblingsMayTake = true;
+        const IcpPing::Result* icp = nullptr; ///< what an ICP ping chose, if one ran
     };
+    /// Starts the ICP queries for a miss (Squid's peerGetSomeNeighbor), when
+    /// icp_port is open and some peer would be queried; null otherwise, or
+    /// when no reply is expected. `done` is called from the loop once the
+    /// wait is over, unless the ping was destroyed first.
+    std::unique_ptr<IcpPing> ping(const Query& query, std::function<void()> done);
+    /// the icp_port socket (null without icp_port)
+    IcpSocket* icpSocket() { return icp_.get(); }
     /// where the request may go, in order; empty: nowhere (never_direct and no usable parent)
     std::vector<Destination> select(const Query& query);
     /// whether never_direct (and not always_direct) forbids this request to go direct
@@ -168,16 +251,26 @@ private:
     void release();
     /// clearRoundRobin() in 5 minutes, and every 5 minutes after
     void scheduleClearing();
+    void configureIcp();
+    /// a reply on the ICP socket: the ping that asked, the peer that answered
+    void noteIcpReply(const Comm::Address& from, const IcpMessage& reply);
+    /// whether a ping about query may go to peer (Squid's peerWouldBePinged)
+    bool wouldPing(Peer& peer, const Query& query, Comm::Clock::time_point now) const;
+    friend class IcpPing;
 
     Comm::Loop& loop_;
     Comm::Resolver* resolver_;
     std::shared_ptr<const Config::Settings> settings_;
     std::vector<PeerRef> peers_;
-    std::vector<Peer*> carp_;       ///< carp parents, by weight (carpInit's order)
-    std::vector<Peer*> sourceHash_; ///< sourcehash parents, by weight
-    std::vector<Peer*> userHash_;   ///< userhash parents, by weight
-    Comm::Timer clearing_;          ///< see scheduleClearing()
-    bool clearingStarted_ = false;  ///< the first parent was configured (see configure())
+    std::vector<Peer*> carp_;            ///< carp parents, by weight (carpInit's order)
+    std::vector<Peer*> sourceHash_;      ///< sourcehash parents, by weight
+    std::vector<Peer*> userHash_;        ///< userhash parents, by weight
+    Comm::Timer clearing_;               ///< see scheduleClearing()
+    bool clearingStarted_ = false;       ///< the first parent was configured (see configure())
+    std::unique_ptr<IcpSocket> icp_;     ///< the icp_port socket, or null
+    std::string icpBinding_;             ///< the address and port icp_ is bound to
+    std::map<uint32_t, IcpPing*> pings_; ///< the pings waiting, by request number
+    uint32_t nextReqnum_ = 1;            ///< Squid counts its queries from 1
 };
 
 } // namespace Server

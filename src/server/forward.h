@@ -11,6 +11,7 @@
 namespace Server {
 
 class Forwarder;
+class IcpPing;
 class OriginConnection;
 class Peer;
 class Peers;

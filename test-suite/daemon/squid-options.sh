@@ -77,7 +77,13 @@ cuttle_stop
 grep -Eq '^[0-9/]+ [0-9:]+\.[0-9]{3}\| ' "$T/cache.log" || fail "-X wrote no debug-level lines"
 pass "-X"
 
-# -u with a non-zero port warns (no ICP) but runs
-"$CUTTLE" -u 3130 -k parse -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-u 3130 -k parse failed"
-grep -q 'no ICP port' "$T/out" || fail "-u 3130: no warning: $(cat "$T/out")"
+# -u PORT: the ICP socket on that port, whatever icp_port says
+UPORT=$(python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+cuttle_start -u "$UPORT"
+wait_until 5 grep -q "Accepting ICP messages on .*:$UPORT\$" "$T/cache.log" ||
+    fail "-u $UPORT: no ICP socket: $(cat "$T/cache.log")"
+cuttle_stop
 pass "-u"

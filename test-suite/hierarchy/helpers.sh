@@ -59,18 +59,19 @@ peer_start() {
         tail -n 1 | sed -e 's/.*local=//' -e 's/.*://')
 }
 
-# squid_start NAME LINE... : Squid 5.7 on a free port with these lines; sets PEER_PORT and PEER_PID
+# squid_start NAME LINE... : Squid 5.7 on a free port (or $SQUID_PORT) with
+# these lines (ICP on $SQUID_ICP if set); sets PEER_PORT and PEER_PID
 squid_start() {
     local name=$1
     [ -x "$SQUID" ] || { echo "no squid at $SQUID"; exit 77; }
     peer_dir "$name"
-    PEER_PORT=$(closed_port)
+    PEER_PORT=${SQUID_PORT:-$(closed_port)}
     PEER_LISTEN=$PEER_PORT peer_conf "$@"
     {
         echo "cache_store_log none"
         echo "coredump_dir $T/$name"
         echo "pinger_enable off"
-        echo "icp_port 0"
+        echo "icp_port ${SQUID_ICP:-0}"
         echo "htcp_port 0"
         echo "dns_nameservers 127.0.0.1"
         echo "hosts_file none"
@@ -82,6 +83,15 @@ squid_start() {
     trap hier_cleanup EXIT
     wait_until 30 grep -qs 'Accepting HTTP Socket connections at' "$T/$name/cache.log" ||
         fail "squid $name did not start: $(cat "$T/$name/stderr" "$T/$name/cache.log" 2>/dev/null | tail -n 20)"
+}
+
+# udp_port : prints a loopback UDP port that was just bound and closed
+udp_port() {
+    python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()'
 }
 
 # peer_log_has FILE REGEX : whether $T/FILE (NAME/access.log...) has a matching line

@@ -7,16 +7,22 @@
 
 #include "server/Peers.h"
 #include "server/Forwarder.h"
+#include "comm/Descriptor.h"
 #include "comm/Loop.h"
 #include "config/Parser.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 /// Server::Peers: the order of peer selection (Squid 5.7's peer_select.cc),
 /// dead and full parents skipped, and CARP's hash and load factors.
@@ -45,7 +51,80 @@ class TestPeers : public CppUnit::TestFixture {
     CPPUNIT_TEST(loginSendsBasicCredentials);
     CPPUNIT_TEST(loginPassForwardsTheClients);
     CPPUNIT_TEST(originServerGetsOriginFormAndAuthorization);
+    CPPUNIT_TEST(siblingIsNeverAParent);
+    CPPUNIT_TEST(siblingGetsOnlyIfCached);
+    CPPUNIT_TEST(icpHitSendsToTheSiblingFirst);
+    CPPUNIT_TEST(parentMissComesFirstWithoutAHit);
+    CPPUNIT_TEST(silentPeerTimesOut);
+    CPPUNIT_TEST(noPingWithoutIcpPortOrForNonHierarchical);
     CPPUNIT_TEST_SUITE_END();
+
+    /// a UDP socket on 127.0.0.1 that plays an ICP peer
+    struct FakeIcpPeer {
+        Comm::Descriptor fd{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
+        uint16_t port = 0;
+        FakeIcpPeer()
+        {
+            sockaddr_in a{};
+            a.sin_family = AF_INET;
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            CPPUNIT_ASSERT(::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+            socklen_t len = sizeof(a);
+            ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
+            port = ntohs(a.sin_port);
+            timeval t{2, 0};
+            ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
+        }
+        /// reads one query and answers it with `opcode`
+        void answer(Server::IcpOpcode opcode)
+        {
+            char buffer[Server::IcpMessage::MaxSize];
+            sockaddr_storage from{};
+            socklen_t len = sizeof(from);
+            const ssize_t n =
+                ::recvfrom(fd.get(), buffer, sizeof(buffer), 0, reinterpret_cast<sockaddr*>(&from), &len);
+            CPPUNIT_ASSERT(n > 0);
+            const auto query = Server::ParseIcp(std::string_view(buffer, size_t(n)));
+            CPPUNIT_ASSERT(query && query->opcode == Server::IcpOpcode::Query);
+            Server::IcpMessage reply;
+            reply.opcode = opcode;
+            reply.reqnum = query->reqnum;
+            reply.url = query->url;
+            const auto bytes = Server::BuildIcp(reply);
+            ::sendto(fd.get(), bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+        }
+    };
+
+    /// a free UDP port on 127.0.0.1 for cuttle's icp_port
+    static uint16_t FreeUdpPort()
+    {
+        FakeIcpPeer probe;
+        return probe.port;
+    }
+
+    /// pings with the query of Facts(), runs the loop until the wait is
+    /// over, and returns select()'s answer with the ping's result
+    std::string pingThenSelect(const std::function<void()>& peersAnswer)
+    {
+        const auto facts = Facts();
+        Server::Peers::Query query{facts, "127.0.0.1", true};
+        bool done = false;
+        auto ping = peers->ping(query, [&done] { done = true; });
+        CPPUNIT_ASSERT(ping);
+        peersAnswer();
+        for (int i = 0; i < 300 && !done; ++i)
+            loop.runOnce(Comm::Milliseconds(10));
+        CPPUNIT_ASSERT(done && ping->isDone());
+        query.icp = &ping->result();
+        std::string out;
+        for (const auto& d : peers->select(query)) {
+            if (!out.empty())
+                out += " ";
+            out += (d.peer ? d.peer->name() : std::string("direct")) + ":" +
+                   Server::HierarchyName(d.code, d.pingTimedOut);
+        }
+        return out;
+    }
 
     /// a request for http://h.example/a?b whose client sent these credentials
     static Server::Request PeerRequest(const std::string& proxyAuthorization = std::string(),
@@ -134,6 +213,18 @@ class TestPeers : public CppUnit::TestFixture {
     }
 
 public:
+    /// the parent schemes never pick a sibling
+    void siblingIsNeverAParent();
+    /// a request to a sibling asks for a hit only, unless allow-miss
+    void siblingGetsOnlyIfCached();
+    /// a sibling's ICP_HIT ends the wait and comes first (SIBLING_HIT)
+    void icpHitSendsToTheSiblingFirst();
+    /// without a hit, the parent that said ICP_MISS comes first; ICP_DENIED is no answer
+    void parentMissComesFirstWithoutAHit();
+    /// a peer that never answers: the wait is icp_query_timeout, then TIMEOUT_HIER_DIRECT
+    void silentPeerTimesOut();
+    /// no query without icp_port, for a request that is not hierarchical, or a sibling-only no-cache one
+    void noPingWithoutIcpPortOrForNonHierarchical();
     void alwaysDirectGoesDirectOnly()
     {
         configure(std::string(TwoParents()) + "always_direct allow all\nnever_direct allow all\n");
@@ -422,3 +513,76 @@ public:
     }
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestPeers);
+
+void TestPeers::siblingIsNeverAParent()
+{
+    configure("cache_peer 127.0.0.1 sibling 1 0 name=s\ncache_peer 127.0.0.1 parent 2 0 no-query name=p\n");
+    CPPUNIT_ASSERT_EQUAL(std::string("p:FIRSTUP_PARENT direct:HIER_DIRECT"), select());
+    configure("cache_peer 127.0.0.1 sibling 1 0 name=s\nnever_direct allow all\n");
+    CPPUNIT_ASSERT_EQUAL(std::string(""), select());
+}
+
+void TestPeers::siblingGetsOnlyIfCached()
+{
+    Config::CachePeer sibling;
+    sibling.type = Config::CachePeer::Type::Sibling;
+    const auto head = Server::HeadForPeer(PeerRequest(), sibling);
+    CPPUNIT_ASSERT(head.find("\r\nCache-Control: only-if-cached\r\n") != std::string::npos);
+    sibling.allowMiss = true;
+    CPPUNIT_ASSERT(Server::HeadForPeer(PeerRequest(), sibling).find("only-if-cached") == std::string::npos);
+    CPPUNIT_ASSERT(Server::HeadForPeer(PeerRequest(), Config::CachePeer()).find("only-if-cached") ==
+                   std::string::npos);
+}
+
+void TestPeers::icpHitSendsToTheSiblingFirst()
+{
+    FakeIcpPeer sibling, parent;
+    configure("icp_port " + std::to_string(FreeUdpPort()) + "\nicp_query_timeout 2000\n" +
+              "cache_peer 127.0.0.1 parent 1 " + std::to_string(parent.port) + " name=p\n" +
+              "cache_peer 127.0.0.1 sibling 2 " + std::to_string(sibling.port) + " name=s\n");
+    // the hit ends the wait at once, without the parent's reply
+    const auto chosen = pingThenSelect([&] { sibling.answer(Server::IcpOpcode::Hit); });
+    CPPUNIT_ASSERT_EQUAL(std::string("s:SIBLING_HIT p:FIRSTUP_PARENT direct:HIER_DIRECT"), chosen);
+}
+
+void TestPeers::parentMissComesFirstWithoutAHit()
+{
+    FakeIcpPeer sibling, p1, p2;
+    configure("icp_port " + std::to_string(FreeUdpPort()) + "\nicp_query_timeout 200\n" +
+              "cache_peer 127.0.0.1 parent 1 " + std::to_string(p1.port) + " name=p1\n" +
+              "cache_peer 127.0.0.1 parent 2 " + std::to_string(p2.port) + " name=p2\n" +
+              "cache_peer 127.0.0.1 sibling 3 " + std::to_string(sibling.port) + " name=s\n");
+    const auto chosen = pingThenSelect([&] {
+        p2.answer(Server::IcpOpcode::Miss);
+        sibling.answer(Server::IcpOpcode::Miss);
+        p1.answer(Server::IcpOpcode::Denied); // no answer: the wait lasts to the timeout
+    });
+    CPPUNIT_ASSERT_EQUAL(std::string("p2:TIMEOUT_FIRST_PARENT_MISS p1:TIMEOUT_FIRSTUP_PARENT "
+                                     "direct:TIMEOUT_HIER_DIRECT"),
+                         chosen);
+}
+
+void TestPeers::silentPeerTimesOut()
+{
+    FakeIcpPeer silent;
+    configure("icp_port " + std::to_string(FreeUdpPort()) + "\nicp_query_timeout 50\n" +
+              "cache_peer 127.0.0.1 sibling 1 " + std::to_string(silent.port) + " name=s\n");
+    const auto start = Comm::Clock::now();
+    CPPUNIT_ASSERT_EQUAL(std::string("direct:TIMEOUT_HIER_DIRECT"), pingThenSelect([] {}));
+    CPPUNIT_ASSERT(Comm::Clock::now() - start >= Comm::Milliseconds(50));
+}
+
+void TestPeers::noPingWithoutIcpPortOrForNonHierarchical()
+{
+    FakeIcpPeer sibling;
+    configure("cache_peer 127.0.0.1 sibling 1 " + std::to_string(sibling.port) + " name=s\n");
+    const auto facts = Facts();
+    CPPUNIT_ASSERT(!peers->ping(Server::Peers::Query{facts, "127.0.0.1", true}, [] {}));
+    configure("icp_port " + std::to_string(FreeUdpPort()) + "\ncache_peer 127.0.0.1 sibling 1 " +
+              std::to_string(sibling.port) + " name=s\n");
+    CPPUNIT_ASSERT(!peers->ping(Server::Peers::Query{facts, "127.0.0.1", false}, [] {}));
+    Server::Peers::Query noCache{facts, "127.0.0.1", true};
+    noCache.siblingsMayTake = false;
+    CPPUNIT_ASSERT(!peers->ping(noCache, [] {}));
+    CPPUNIT_ASSERT(peers->ping(Server::Peers::Query{facts, "127.0.0.1", true}, [] {}));
+}
