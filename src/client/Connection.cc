@@ -494,7 +494,7 @@ void Client::Connection::handleHead(std::string_view head)
     const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
     if (mayUseCache && lookupCache(url, facts, joinable))
         return;
-    if (!isConnect && !missAllowed(facts, context))
+    if (!isConnect && (loopDenied(context) || !missAllowed(facts, context)))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
@@ -575,7 +575,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
+        spec.viaName = viaName();
     spec.forwardedFor = settings.forwardedFor;
     return spec;
 }
@@ -853,7 +853,7 @@ void Client::Connection::startStreaming()
     // taken for the next request: such a connection closes after the reply
     spec.keepAlive = !closeAfterReply_ && !services_.isShuttingDown();
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
+        spec.viaName = viaName();
     spec.cacheName = services_.visibleHostname();
     spec.cacheLookupName = services_.visibleHostname() + ":" + std::to_string(localPort_);
     auto out = BuildClientReply(spec);
@@ -1234,7 +1234,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     if (settings.httpdSuppressVersionString)
         context.software = SoftwareName(settings);
     if (settings.via)
-        options.extraFields.emplace_back("Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
+        options.extraFields.emplace_back("Via", "1.1 " + viaName());
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);

@@ -195,6 +195,12 @@ private:
                       const char* page = "ERR_ACCESS_DENIED");
     /// whether miss_access lets the request be forwarded; otherwise answers it (Denial.cc)
     bool missAllowed(const Acl::Checklist& facts, Errors::PageContext& context);
+    /// whether the request's Via names this cuttle (unique_hostname and
+    /// software), which Squid 5.7 denies as a forwarding loop; answers it then (Denial.cc)
+    bool loopDenied(Errors::PageContext& context);
+    /// how this cuttle names itself in Via: unique_hostname (or
+    /// visible_hostname) and the software, as Squid's "ThisCache"
+    std::string viaName() const;
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();

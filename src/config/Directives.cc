@@ -493,7 +493,13 @@ const std::vector<Directive> Table = {
      CachemgrPasswdHandler, true},
     {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
      "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
-     VisibleHostnameHandler, false},
+     HostnameHandler, false},
+    {"unique_hostname", "HOSTNAME", nullptr, nullptr, "uniqueHostname",
+     "The name cuttle gives itself in the Via headers it adds, when several caches share one "
+     "visible_hostname. A request whose Via already names this cuttle (` NAME (cuttle/VERSION)` in one of "
+     "its elements) has come back to it: a miss is answered 403 ERR_ACCESS_DENIED as a forwarding loop, "
+     "logged TCP_MISS/403 HIER_NONE with a WARNING in cache.log, as Squid 5.7 does.",
+     HostnameHandler, false},
     {"via", "on|off", "on", nullptr, "via",
      "Whether cuttle adds a Via header to requests and replies it forwards (RFC 9110 section 7.6.3).",
      OnOffHandler<&Settings::via>, false},

@@ -535,16 +535,17 @@ void Config::Handlers::CacheEffectiveGroupHandler(DirectiveCall& call)
     call.settings.cacheEffectiveGroup = call.line.words[1];
 }
 
-void Config::Handlers::VisibleHostnameHandler(DirectiveCall& call)
+void Config::Handlers::HostnameHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
         return;
     if (!IsHostName(call.line.words[1])) {
-        call.error("bad visible_hostname '" + call.line.words[1] + "'");
+        call.error("bad " + Name(call) + " '" + call.line.words[1] + "'");
         return;
     }
     WarnExtra(call, 2);
-    call.settings.visibleHostname = call.line.words[1];
+    (Name(call) == "unique_hostname" ? call.settings.uniqueHostname : call.settings.visibleHostname) =
+        call.line.words[1];
 }
 
 /// A directory name of the language tree: no '/', not "." or "..".

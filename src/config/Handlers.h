@@ -225,7 +225,8 @@ void ForwardedForHandler(DirectiveCall& call);
 void DnsNameserversHandler(DirectiveCall& call);
 void CacheEffectiveUserHandler(DirectiveCall& call);
 void CacheEffectiveGroupHandler(DirectiveCall& call);
-void VisibleHostnameHandler(DirectiveCall& call);
+/// visible_hostname and unique_hostname: one host name
+void HostnameHandler(DirectiveCall& call);
 void ErrorDefaultLanguageHandler(DirectiveCall& call);
 void ErrHtmlTextHandler(DirectiveCall& call);
 void CachemgrPasswdHandler(DirectiveCall& call);

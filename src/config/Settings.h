@@ -255,6 +255,7 @@ struct Settings {
     std::string debugOptions;              ///< raw `debug_options` value, e.g. "ALL,1 33,2"
     unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname;           ///< empty: use gethostname()
+    std::string uniqueHostname;            ///< empty: the visible host name
     std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
     std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
     /// the directive lines cuttle applied, in order, words joined by one space
