@@ -594,7 +594,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     if (parser_.method() == Http::Method::Connect) {
         state_ = State::Forwarding;
         timer_.cancel(); // the dialer has its own timeouts now
-        dialTunnel(url);
+        dialTunnel(url, request.outgoing);
         return;
     }
 
@@ -1007,7 +1007,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
 
-void Client::Connection::dialTunnel(const Http::Url& url)
+void Client::Connection::dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing)
 {
     // CONNECT: the origin is dialed as for any request (Comm::Connector);
     // the tunnel starts once the socket is connected
@@ -1015,7 +1015,7 @@ void Client::Connection::dialTunnel(const Http::Url& url)
     Server::Request where;
     aimAtOrigin(where, url);
     Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
-                                   &forwarding.connectionsOpened};
+                                   &forwarding.connectionsOpened, outgoing};
     tx_->dialer = std::make_unique<Comm::Connector>(
         services_.loop(), forwarding.resolver, std::move(target),
         [this](Comm::Connector::Result&& result) { onTunnelDialed(std::move(result)); });

@@ -302,7 +302,7 @@ private:
     /// (text: the DNS error for DnsFail) and logs it
     void answerFailure(Server::Failure why, std::string peer, int xerrno, const std::string& text);
     /// CONNECT: dials the origin (Comm::Connector)
-    void dialTunnel(const Http::Url& url);
+    void dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing);
     void onTunnelDialed(Comm::Connector::Result&& result);
     /// CONNECT: the 200 and the tunnel over the connected socket to peer
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
@@ -325,8 +325,11 @@ private:
     const char* hierarchyCode() const;
     /// Peer selection for request (Peering.cc): its destinations, and what a
     /// parent needs (the URL, the client's credentials); false when it may
-    /// go nowhere (never_direct and no usable parent)
+    /// go nowhere (never_direct and no usable parent); the source address
+    /// and TOS of its connections too (outgoingFor())
     bool aimAtPeers(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts) const;
+    /// tcp_outgoing_address and tcp_outgoing_tos for a request (Peering.cc)
+    Comm::Connector::Outgoing outgoingFor(const Acl::Checklist& facts) const;
     /// 503 ERR_CANNOT_FORWARD: the request may go nowhere
     void answerCannotForward();
 

@@ -600,6 +600,18 @@ const std::vector<Directive> Table = {
     {"forward_max_tries", "N", "25", nullptr, "forwardMaxTries",
      "How many destinations (parents, the origin) a request may try, each after a failed connection.",
      ForwardMaxTriesHandler, false},
+    {"tcp_outgoing_address", "ADDRESS [[!]ACL...]", nullptr, nullptr, "tcpOutgoingAddresses",
+     "The source address of connections to origins and parents (and of CONNECT tunnels), as Squid 5.7 "
+     "picks it: the first line whose address is of the destination's family (IPv4 or IPv6) and whose acls "
+     "all match (fast acls: a lookup not made yet does not match). No line: the kernel chooses. A pooled "
+     "connection is reused only by a request that picks the same address. The address is a literal.",
+     TcpOutgoingAddressHandler, true},
+    {"tcp_outgoing_tos", "TOS [[!]ACL...]", nullptr, nullptr, "tcpOutgoingTos",
+     "The TOS byte (IP_TOS, IPV6_TCLASS for IPv6) of connections to origins and parents: the first line "
+     "whose acls all match. 0 to 255, decimal or 0x hex; the two ECN bits are cleared with a warning, as in "
+     "Squid. tcp_outgoing_dscp and tcp_outgoing_ds are its aliases. A pooled connection is reused only by a "
+     "request that picks the same value.",
+     TcpOutgoingTosHandler, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to an origin to open.",
      DurationHandler<&Settings::connectTimeout>, false},

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "acl/AccessList.h"
+#include "acl/Address.h"
 #include "acl/Registry.h"
 #include "config/CachePeer.h"
 #include "config/HeaderRules.h"
@@ -149,13 +150,9 @@ struct RefreshPattern {
 /// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
 enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
 
-/// One `DIRECTIVE SIZE|none [[!]ACL...]` line (Squid's acl_b_size_t):
-/// range_offset_limit, reply_body_max_size.
-struct SizeLimit {
-    /// the size in bytes (range_offset_limit: how far into an object a Range
-    /// may start for cuttle to fetch it whole; reply_body_max_size: the
-    /// largest reply body); -1: no limit
-    int64_t bytes = 0;
+/// The acls that end a `DIRECTIVE VALUE [[!]ACL...]` line: the line
+/// applies when they all match (or there are none).
+struct AclLine {
     Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule; empty: every request
 
     /// Whether the line applies to a transaction: its acls all match (or it has none).
@@ -163,6 +160,25 @@ struct SizeLimit {
     {
         return acls.size() == 0 || acls.check(facts) == Acl::Answer::Allowed;
     }
+};
+
+/// One `DIRECTIVE SIZE|none [[!]ACL...]` line (Squid's acl_b_size_t):
+/// range_offset_limit, reply_body_max_size.
+struct SizeLimit : AclLine {
+    /// the size in bytes (range_offset_limit: how far into an object a Range
+    /// may start for cuttle to fetch it whole; reply_body_max_size: the
+    /// largest reply body); -1: no limit
+    int64_t bytes = 0;
+};
+
+/// One `tcp_outgoing_address ADDRESS [[!]ACL...]` line (Squid's Acl::Address).
+struct OutgoingAddress : AclLine {
+    Acl::Address address; ///< the source address of the connections it applies to
+};
+
+/// One `tcp_outgoing_tos TOS [[!]ACL...]` line (Squid's acl_tos).
+struct OutgoingTos : AclLine {
+    uint8_t tos = 0; ///< the TOS byte (IP_TOS; IPV6_TCLASS for IPv6)
 };
 
 /// One `deny_info ERR_PAGE|[NNN:]URL|TCP_RESET ACL...` line: what a client
@@ -223,6 +239,8 @@ struct Settings {
     bool logUsesIndirectClient = true;   ///< `log_uses_indirect_client`: access.log shows the indirect client
     uint64_t requestBodyMaxSize = 0;     ///< `request_body_max_size`, bytes; 0: no limit
     std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
+    std::vector<OutgoingAddress> tcpOutgoingAddresses; ///< `tcp_outgoing_address` lines in order
+    std::vector<OutgoingTos> tcpOutgoingTos;           ///< `tcp_outgoing_tos` lines in order
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start

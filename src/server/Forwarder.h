@@ -114,9 +114,10 @@ struct Request {
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how to send it
     /// where to send it, in order (Peers::select()); empty: direct to host:port
     std::vector<Destination> destinations;
-    std::string url;                ///< the absolute URL: the request-target to a parent
-    std::string proxyAuthorization; ///< the client's Proxy-Authorization, for login=PASS...
-    std::string user;               ///< the client's user name, for login=*:suffix
+    std::string url;                    ///< the absolute URL: the request-target to a parent
+    std::string proxyAuthorization;     ///< the client's Proxy-Authorization, for login=PASS...
+    std::string user;                   ///< the client's user name, for login=*:suffix
+    Comm::Connector::Outgoing outgoing; ///< source address and TOS of its connections (tcp_outgoing_*)
 };
 
 /// The head to send to a parent (doc/design.md "Peers"): `head` (origin-form,
