@@ -645,14 +645,21 @@ const std::vector<Directive> Table = {
      DurationHandler<&Settings::dnsTimeout>, false},
     {"positive_dns_ttl", "TIME", "6 hours", nullptr, "positiveDnsTtl",
      "How long the name cache keeps the names found for an address (the reverse lookups of srcdomain "
-     "and srcdom_regex acls).",
+     "and srcdom_regex acls), and the longest the address cache keeps a host name's addresses (their "
+     "records' TTL otherwise, as Squid's ipcache).",
      DurationHandler<&Settings::positiveDnsTtl>, false},
     {"negative_dns_ttl", "TIME", "1 minutes", nullptr, "negativeDnsTtl",
-     "How long the name cache keeps a reverse lookup that found no name or failed.",
+     "How long the name and address caches keep a lookup that found nothing or failed; also the least "
+     "time the address cache keeps addresses, whatever their records' TTL.",
      DurationHandler<&Settings::negativeDnsTtl>, false},
     {"fqdncache_size", "COUNT", "1024", nullptr, "fqdncacheSize",
      "The most addresses whose names the name cache keeps; 0 keeps none (every reverse lookup asks DNS).",
      CountHandler<&Settings::fqdncacheSize>, false},
+    {"ipcache_size", "COUNT", "1024", nullptr, "ipcacheSize",
+     "The most host names whose addresses (or failure) the address cache keeps; 0 keeps none (every "
+     "lookup of a name asks DNS). A name found in the cache is answered without a query; the cache "
+     "manager's ipcache page lists it. A reconfigure empties it.",
+     CountHandler<&Settings::ipcacheSize>, false},
     {"max_filedescriptors", "NUMBER", "0", nullptr, "maxFiledescriptors",
      "How many descriptors cuttle may hold: the soft limit is set to this at start, and the hard "
      "limit raised to it when cuttle starts as root. 0 keeps the limit cuttle was started with (ulimit "

@@ -309,6 +309,7 @@ struct Settings {
     Duration positiveDnsTtl{0};              ///< positive_dns_ttl: the name cache keeps names this long
     Duration negativeDnsTtl{0};              ///< negative_dns_ttl: ... and failures this long
     unsigned fqdncacheSize = 0;              ///< fqdncache_size: the name cache's most entries
+    unsigned ipcacheSize = 0;                ///< ipcache_size: the address cache's most entries
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
