@@ -347,7 +347,7 @@ void Client::Connection::handleHead(std::string_view head)
         record.userAgent = std::string(*v);
 
     // a body that is not forwarded would be taken for the next request
-    closeAfterReply_ = parser_.wantsClose() || parser_.hasBody();
+    closeAfterReply_ = parser_.wantsClose() || parser_.hasBody() || !settings.clientPersistentConnections;
     clientIsHttp11_ =
         parser_.versionMajor() > 1 || (parser_.versionMajor() == 1 && parser_.versionMinor() >= 1);
     requestIsHead_ = parser_.method() == Http::Method::Head;
@@ -577,6 +577,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     if (settings.via)
         spec.viaName = viaName();
     spec.forwardedFor = settings.forwardedFor;
+    spec.keepAlive = settings.serverPersistentConnections;
     return spec;
 }
 
@@ -611,7 +612,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
         request.body = body.entry;
         readingBody_ = true;
         bodyPaused_ = false;
-        closeAfterReply_ = parser_.wantsClose();
+        closeAfterReply_ = parser_.wantsClose() || !settings.clientPersistentConnections;
         body.sizer = services_.forwardLimits().readSizer; // request_buffer_size, as for reply reads
     }
     auto spec = originSpec(url, parser_.methodToken());

@@ -632,6 +632,14 @@ const std::vector<Directive> Table = {
     {"client_idle_pconn_timeout", "TIME", "2 minutes", nullptr, "clientIdlePconnTimeout",
      "How long an idle persistent client connection is kept open between requests.",
      DurationHandler<&Settings::clientIdlePconnTimeout>, false},
+    {"client_persistent_connections", "on|off", "on", nullptr, "clientPersistentConnections",
+     "off: every reply to a client says `Connection: close` and its connection closes after it, as in "
+     "Squid.",
+     OnOffHandler<&Settings::clientPersistentConnections>, false},
+    {"server_persistent_connections", "on|off", "on", nullptr, "serverPersistentConnections",
+     "off: every request to an origin or a parent says `Connection: close` and its connection is closed "
+     "after the reply, never pooled, as in Squid.",
+     OnOffHandler<&Settings::serverPersistentConnections>, false},
     {"server_idle_pconn_timeout", "TIME", "1 minute", nullptr, "serverIdlePconnTimeout",
      "How long an idle persistent origin connection is kept in the pool for reuse.",
      DurationHandler<&Settings::serverIdlePconnTimeout>, false},

@@ -310,6 +310,8 @@ struct Settings {
     Duration negativeDnsTtl{0};              ///< negative_dns_ttl: ... and failures this long
     unsigned fqdncacheSize = 0;              ///< fqdncache_size: the name cache's most entries
     unsigned ipcacheSize = 0;                ///< ipcache_size: the address cache's most entries
+    bool clientPersistentConnections = true; ///< client_persistent_connections
+    bool serverPersistentConnections = true; ///< server_persistent_connections
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root

@@ -696,7 +696,7 @@ void Server::Forwarder::finish()
     reply_->complete();
     charge();
     // a half-read block is not kept for the next reply: each reply starts fresh
-    releaseConnection(reusable_ && requestSent_ && !peerClosed_);
+    releaseConnection(limits_.persistent && reusable_ && requestSent_ && !peerClosed_);
     noteDone();
 }
 

@@ -102,6 +102,7 @@ struct Limits {
     uint64_t quickAbortMax = 16 * 1024;       ///< quick_abort_max, bytes
     unsigned quickAbortPct = 95;              ///< quick_abort_pct
     unsigned forwardMaxTries = 25;            ///< forward_max_tries: destinations tried
+    bool persistent = true;                   ///< server_persistent_connections: pool connections
 };
 
 /// What to forward.
