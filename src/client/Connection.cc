@@ -347,7 +347,7 @@ void Client::Connection::handleHead(std::string_view head)
         record.userAgent = std::string(*v);
 
     // a body that is not forwarded would be taken for the next request
-    closeAfterReply_ = parser_.wantsClose() || parser_.hasBody();
+    closeAfterReply_ = parser_.wantsClose() || parser_.hasBody() || !settings.clientPersistentConnections;
     clientIsHttp11_ =
         parser_.versionMajor() > 1 || (parser_.versionMajor() == 1 && parser_.versionMinor() >= 1);
     requestIsHead_ = parser_.method() == Http::Method::Head;
@@ -494,7 +494,7 @@ void Client::Connection::handleHead(std::string_view head)
     const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
     if (mayUseCache && lookupCache(url, facts, joinable))
         return;
-    if (!isConnect && !missAllowed(facts, context))
+    if (!isConnect && (loopDenied(context) || !missAllowed(facts, context)))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
@@ -575,8 +575,9 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
+        spec.viaName = viaName();
     spec.forwardedFor = settings.forwardedFor;
+    spec.keepAlive = settings.serverPersistentConnections;
     return spec;
 }
 
@@ -599,7 +600,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     if (parser_.method() == Http::Method::Connect) {
         state_ = State::Forwarding;
         timer_.cancel(); // the dialer has its own timeouts now
-        dialTunnel(url);
+        dialTunnel(url, request.outgoing);
         return;
     }
 
@@ -616,7 +617,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
         request.body = body.entry;
         readingBody_ = true;
         bodyPaused_ = false;
-        closeAfterReply_ = parser_.wantsClose();
+        closeAfterReply_ = parser_.wantsClose() || !settings.clientPersistentConnections;
         body.sizer = services_.forwardLimits().readSizer; // request_buffer_size, as for reply reads
     }
     auto spec = originSpec(url, parser_.methodToken());
@@ -858,7 +859,7 @@ void Client::Connection::startStreaming()
     // taken for the next request: such a connection closes after the reply
     spec.keepAlive = !closeAfterReply_ && !services_.isShuttingDown();
     if (settings.via)
-        spec.viaName = services_.visibleHostname() + " (" + SoftwareName(settings) + ")";
+        spec.viaName = viaName();
     spec.cacheName = services_.visibleHostname();
     spec.cacheLookupName = services_.visibleHostname() + ":" + std::to_string(localPort_);
     auto out = BuildClientReply(spec);
@@ -1012,7 +1013,7 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
 
-void Client::Connection::dialTunnel(const Http::Url& url)
+void Client::Connection::dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing)
 {
     // CONNECT: the origin is dialed as for any request (Comm::Connector);
     // the tunnel starts once the socket is connected
@@ -1020,7 +1021,7 @@ void Client::Connection::dialTunnel(const Http::Url& url)
     Server::Request where;
     aimAtOrigin(where, url);
     Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
-                                   &forwarding.connectionsOpened};
+                                   &forwarding.connectionsOpened, outgoing};
     tx_->dialer = std::make_unique<Comm::Connector>(
         services_.loop(), forwarding.resolver, std::move(target),
         [this](Comm::Connector::Result&& result) { onTunnelDialed(std::move(result)); });
@@ -1240,7 +1241,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     if (settings.httpdSuppressVersionString)
         context.software = SoftwareName(settings);
     if (settings.via)
-        options.extraFields.emplace_back("Via", "1.1 " + host + " (" + SoftwareName(settings) + ")");
+        options.extraFields.emplace_back("Via", "1.1 " + viaName());
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);

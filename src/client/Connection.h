@@ -195,6 +195,12 @@ private:
                       const char* page = "ERR_ACCESS_DENIED");
     /// whether miss_access lets the request be forwarded; otherwise answers it (Denial.cc)
     bool missAllowed(const Acl::Checklist& facts, Errors::PageContext& context);
+    /// whether the request's Via names this cuttle (unique_hostname and
+    /// software), which Squid 5.7 denies as a forwarding loop; answers it then (Denial.cc)
+    bool loopDenied(Errors::PageContext& context);
+    /// how this cuttle names itself in Via: unique_hostname (or
+    /// visible_hostname) and the software, as Squid's "ThisCache"
+    std::string viaName() const;
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();
@@ -296,7 +302,7 @@ private:
     /// (text: the DNS error for DnsFail) and logs it
     void answerFailure(Server::Failure why, std::string peer, int xerrno, const std::string& text);
     /// CONNECT: dials the origin (Comm::Connector)
-    void dialTunnel(const Http::Url& url);
+    void dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing);
     void onTunnelDialed(Comm::Connector::Result&& result);
     /// CONNECT: the 200 and the tunnel over the connected socket to peer
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
@@ -325,8 +331,11 @@ private:
     };
     /// Peer selection for request (Peering.cc): its destinations, and what a
     /// parent needs (the URL, the client's credentials), after an ICP ping
-    /// of the peers when one applies and mayPing
+    /// of the peers when one applies and mayPing; the source address and TOS
+    /// of its connections too (outgoingFor())
     Aim aimAtPeers(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts, bool mayPing);
+    /// tcp_outgoing_address and tcp_outgoing_tos for a request (Peering.cc)
+    Comm::Connector::Outgoing outgoingFor(const Acl::Checklist& facts) const;
     /// 503 ERR_CANNOT_FORWARD: the request may go nowhere
     void answerCannotForward();
 

@@ -5,15 +5,20 @@
 
 /// \file Client::Connection::answerDenied(): what a client denied by
 /// http_access or http_reply_access gets, ERR_ACCESS_DENIED or what a
-/// deny_info line says (doc/design.md "Access control").
+/// deny_info line says (doc/design.md "Access control"); the misses
+/// miss_access or a forwarding loop keep from the origin.
 
 #include "cuttle.h"
 #include "client/Connection.h"
+#include "client/Headers.h"
 #include "client/Services.h"
 #include "config/Settings.h"
 #include "errors/Page.h"
 #include "errors/PageContext.h"
+#include "http/FieldSyntax.h"
+#include "http/Fields.h"
 #include "log/AccessRecord.h"
+#include "log/CacheLog.h"
 
 void Client::Connection::answerDenied(Errors::PageContext& context, std::string_view lastAcl,
                                       const char* page)
@@ -73,4 +78,38 @@ bool Client::Connection::missAllowed(const Acl::Checklist& facts, Errors::PageCo
         pendingLog_->resultCode = "TCP_MISS"; // TCP_MISS/403 HIER_NONE, as Squid logs it
     answerDenied(context, missFacts.lastAcl, "ERR_FORWARDING_DENIED");
     return false;
+}
+
+std::string Client::Connection::viaName() const
+{
+    const auto& settings = services_.settings();
+    const auto& host =
+        settings.uniqueHostname.empty() ? services_.visibleHostname() : settings.uniqueHostname;
+    return host + " (" + SoftwareName(settings) + ")";
+}
+
+bool Client::Connection::loopDenied(Errors::PageContext& context)
+{
+    // Squid 5.7 (clientInterpretRequestHeaders, then processMiss): an
+    // element of Via holding " NAME (SOFTWARE)", case-sensitive, whether or
+    // not `via` is on; a hit is still served, a CONNECT is not checked
+    const auto self = " " + viaName();
+    bool looped = false;
+    for (const auto& f : parser_.fields()) {
+        if (!Http::EqualsIgnoreCase(f.name, "Via"))
+            continue;
+        Http::ForEachListElement(f.value, [&](std::string_view element) {
+            looped = element.find(self) != std::string_view::npos;
+            return !looped;
+        });
+        if (looped)
+            break;
+    }
+    if (!looped)
+        return false;
+    debugs(33, 1, "WARNING: Forwarding loop detected for:\n" << context.request);
+    if (pendingLog_)
+        pendingLog_->resultCode = "TCP_MISS"; // TCP_MISS/403 HIER_NONE, as Squid logs it
+    reply(Http::StatusCode::Forbidden, "ERR_ACCESS_DENIED", context);
+    return true;
 }

@@ -162,7 +162,7 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
     }
     for (const auto& [name, value] : spec.extraFields)
         Http::AppendField(out, name, value);
-    Http::AppendField(out, "Connection", "keep-alive");
+    Http::AppendField(out, "Connection", spec.keepAlive ? "keep-alive" : "close");
     Http::EndHead(out);
     return out;
 }

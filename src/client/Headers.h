@@ -43,6 +43,7 @@ struct OriginRequestSpec {
     uint64_t contentLength = 0;                                                ///< with Framing::Raw
     bool hasZeroLength = false; ///< Framing::None, but the client sent `Content-Length: 0`
     bool dropRange = false;     ///< leave the client's Range and If-Range out (the whole object is wanted)
+    bool keepAlive = true;      ///< `Connection: keep-alive`, else `close` (server_persistent_connections)
     /// fields cuttle adds (a revalidation's If-None-Match / If-Modified-Since);
     /// the client's own conditional fields are dropped when there are any
     std::vector<std::pair<std::string, std::string>> extraFields;

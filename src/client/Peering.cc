@@ -5,17 +5,40 @@
 
 /// \file Where a miss goes: the client side's part of peer selection
 /// (doc/design.md "Peers"): the request's facts for Server::Peers::select(),
-/// and the hierarchy code access.log prints.
+/// and the hierarchy code access.log prints; the source address and TOS of
+/// its connections (tcp_outgoing_address, tcp_outgoing_tos).
 
 #include "cuttle.h"
 #include "client/Connection.h"
 #include "client/Services.h"
+#include "config/Settings.h"
 #include "log/AccessRecord.h"
 #include "server/Peers.h"
+
+Comm::Connector::Outgoing Client::Connection::outgoingFor(const Acl::Checklist& facts) const
+{
+    // Squid 5.7 (getOutgoingAddress, GetTosToServer): the first line whose
+    // acls match, for the address among the lines of the destination's family
+    const auto& settings = services_.settings();
+    Comm::Connector::Outgoing out;
+    for (const auto& line : settings.tcpOutgoingAddresses) {
+        auto& slot = line.address.isIpv4() ? out.local4 : out.local6;
+        if (!slot && line.matches(facts))
+            slot = Comm::Address::Parse(line.address.toString(), 0);
+    }
+    for (const auto& line : settings.tcpOutgoingTos) {
+        if (line.matches(facts)) {
+            out.tos = line.tos;
+            break;
+        }
+    }
+    return out;
+}
 
 Client::Connection::Aim Client::Connection::aimAtPeers(Server::Request& request, const Http::Url& url,
                                                        const Acl::Checklist& facts, bool mayPing)
 {
+    request.outgoing = outgoingFor(facts);
     auto* peers = services_.forwarding().peers;
     if (!peers || !peers->isActive())
         return Aim::Go; // direct, with no selection to make

@@ -58,6 +58,43 @@ void Comm::Connector::onResolved(const Resolver::Answer& answer)
     connectNext();
 }
 
+std::string Comm::Connector::Outgoing::key() const
+{
+    std::string key;
+    if (local4)
+        key += " from " + local4->host();
+    if (local6)
+        key += " from " + local6->host();
+    if (tos)
+        key += " tos " + std::to_string(*tos);
+    return key;
+}
+
+bool Comm::Connector::prepare(int fd)
+{
+    const int one = 1;
+    (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    const auto& out = target_.outgoing;
+    const bool v6 = peer_.family() == AF_INET6;
+    if (out.tos) {
+        const int tos = *out.tos;
+        // Squid 5.7 (Ip::Qos::setSockTos) warns and goes on when the kernel refuses
+        if (::setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(tos)) !=
+            0)
+            debugs(50, 2,
+                   "WARNING: setting TOS " << tos << " for " << peer_.toString() << ": "
+                                           << std::strerror(errno));
+    }
+    const auto& local = v6 ? out.local6 : out.local4;
+    if (local && ::bind(fd, local->raw(), local->length()) != 0) {
+        debugs(11, 1,
+               "ERROR: cannot bind the source address " << local->host() << " to reach " << peer_.toString()
+                                                        << ": " << std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 void Comm::Connector::connectNext()
 {
     registration_.cancel();
@@ -70,8 +107,10 @@ void Comm::Connector::connectNext()
             lastErrno_ = errno;
             continue;
         }
-        const int one = 1;
-        (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (!prepare(fd.get())) {
+            lastErrno_ = errno;
+            continue;
+        }
         const int rc = ::connect(fd.get(), peer_.raw(), peer_.length());
         if (rc != 0 && errno != EINPROGRESS) {
             lastErrno_ = errno;

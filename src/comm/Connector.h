@@ -11,7 +11,8 @@
 /// origins will plug in here.
 ///
 ///     start() --> resolve (Comm::Resolver; no query for an IP literal)
-///             --> for each address: socket, TCP_NODELAY, non-blocking connect
+///             --> for each address: socket, TCP_NODELAY, TOS, bind to the source
+///                   address of its family (if any), non-blocking connect
 ///                   writable / SO_ERROR 0 ......... done(fd, peer)
 ///                   error, or connect_timeout ...... the next address
 ///             --> no address left: done(error Dns or Connect, text, errno)
@@ -31,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,14 @@ public:
         int xerrno = 0;            ///< the errno of the last connect failure (0 for DNS)
     };
     using Callback = std::function<void(Result&& result)>;
+    /// how the sockets leave (tcp_outgoing_address, tcp_outgoing_tos)
+    struct Outgoing {
+        std::optional<Address> local4; ///< the source address for an IPv4 destination; none: the kernel's
+        std::optional<Address> local6; ///< the source address for an IPv6 destination
+        std::optional<int> tos;        ///< IP_TOS (IPV6_TCLASS for IPv6); none: left alone
+        /// "" with nothing set, otherwise a text naming the choices (a pool key suffix)
+        std::string key() const;
+    };
 
     /// what to dial and how
     struct Target {
@@ -61,6 +71,7 @@ public:
         uint16_t port = 0;                   ///< the port
         Milliseconds connectTimeout{0};      ///< per address; <= 0: the kernel's own
         uint64_t* connectsCounter = nullptr; ///< incremented per connect(2) started, if set
+        Outgoing outgoing;                   ///< source address and TOS
     };
 
     /// resolver may be null: then only IP literals can be dialed
@@ -79,6 +90,7 @@ public:
 private:
     void onResolved(const Resolver::Answer& answer);
     void connectNext();
+    bool prepare(int fd);
     void onConnectEvent();
     void finish(Result&& result);
 

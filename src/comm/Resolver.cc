@@ -572,6 +572,18 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
         return handle;
     }
 
+    if (const auto cached = addresses_.find(key);
+        cached != addresses_.end() && cached->second.expires > loop_.now()) {
+        ++stats_.addressCacheHits;
+        Answer a = cached->second.answer;
+        if (a.addresses.empty())
+            ++stats_.negativeAddressHits;
+        for (auto& address : a.addresses)
+            address = WithPort(address, port);
+        finish(id, std::move(a));
+        return handle;
+    }
+
     join(key, nullptr, id);
     return handle;
 }
@@ -759,20 +771,38 @@ void Comm::Resolver::answerReverse(Query& query, int status, const ::hostent* re
     answerWaiters(query, base);
 }
 
+void Comm::Resolver::Remember(std::unordered_map<std::string, Cached>& cache, size_t limit,
+                              const std::string& key, const Answer& answer, Clock::time_point now,
+                              Milliseconds ttl)
+{
+    if (limit == 0)
+        return;
+    if (cache.size() >= limit && !cache.count(key)) {
+        // full: drop what expired, else one entry (Squid's caches drop their least recently used)
+        for (auto it = cache.begin(); it != cache.end();)
+            it = it->second.expires <= now ? cache.erase(it) : std::next(it);
+        if (cache.size() >= limit)
+            cache.erase(cache.begin());
+    }
+    cache[key] = Cached{answer, now + ttl};
+}
+
 void Comm::Resolver::rememberNames(const std::string& key, const Answer& answer)
 {
-    if (options_.nameCacheSize == 0)
-        return;
+    Remember(names_, options_.nameCacheSize, key, answer, loop_.now(),
+             answer.names.empty() ? options_.negativeTtl : options_.positiveTtl);
+}
+
+void Comm::Resolver::forEachCachedAddress(
+    const std::function<void(const std::string&, const std::vector<Address>&, const std::string&,
+                             Milliseconds)>& visit) const
+{
     const auto now = loop_.now();
-    if (names_.size() >= options_.nameCacheSize && !names_.count(key)) {
-        // full: drop what expired, else one entry (Squid's fqdncache drops its least recently used)
-        for (auto it = names_.begin(); it != names_.end();)
-            it = it->second.expires <= now ? names_.erase(it) : std::next(it);
-        if (names_.size() >= options_.nameCacheSize)
-            names_.erase(names_.begin());
+    for (const auto& [name, cached] : addresses_) {
+        if (cached.expires > now)
+            visit(name, cached.answer.addresses, cached.answer.error,
+                  std::chrono::duration_cast<Milliseconds>(cached.expires - now));
     }
-    const auto ttl = answer.names.empty() ? options_.negativeTtl : options_.positiveTtl;
-    names_[key] = CachedNames{answer, now + ttl};
 }
 
 void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* result)
@@ -780,14 +810,22 @@ void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* resu
     if (isAnswerless(query, status))
         return;
     Answer base;
+    Milliseconds ttl = options_.positiveTtl;
     if (status == ARES_SUCCESS && result) {
         for (const ares_addrinfo_node* node = result->nodes; node; node = node->ai_next) {
-            if (node->ai_addr && (node->ai_family == AF_INET || node->ai_family == AF_INET6))
+            if (node->ai_addr && (node->ai_family == AF_INET || node->ai_family == AF_INET6)) {
                 AddUnique(base.addresses, Address::FromSockaddr(node->ai_addr, node->ai_addrlen));
+                ttl = std::min(ttl, Milliseconds(std::max(node->ai_ttl, 0) * 1000LL));
+            }
         }
     }
     if (base.addresses.empty())
         base = FailureAnswer(status == ARES_SUCCESS ? ARES_ENODATA : status);
+    // Squid 5.7's ipcache: the records' smallest TTL, at most
+    // positive_dns_ttl and at least negative_dns_ttl; a failure negative_dns_ttl
+    ttl = base.addresses.empty() ? options_.negativeTtl : std::max(ttl, options_.negativeTtl);
+    if (status != ARES_ECANCELLED && status != ARES_EDESTRUCTION)
+        Remember(addresses_, options_.addressCacheSize, query.name, base, loop_.now(), ttl);
     debugs(DebugSection, 3,
            query.name << ": " << base.addresses.size() << " addresses" << (base.error.empty() ? "" : ", ")
                       << base.error);
@@ -836,7 +874,8 @@ void Comm::Resolver::reconfigure(const Options& options)
     HostsTable hosts = LoadHostsFile(options.hostsFile);
     options_ = options;
     hosts_ = std::move(hosts);
-    names_.clear(); // Squid purges its fqdncache on reconfigure too
+    names_.clear(); // Squid purges its fqdncache and ipcache on reconfigure too
+    addresses_.clear();
     auto old = std::move(channel_);
     channel_ = std::move(fresh);
     // ares_destroy() ends each query in flight with ARES_EDESTRUCTION, and

@@ -9,6 +9,9 @@
 ///     resolve(host, port, cb) -> Lookup (handle; destroying it cancels cb)
 ///       IP literal ........................ answered at once (from the loop)
 ///       name in hosts_file ................ answered at once (from the loop)
+///       name in the address cache (Squid's ipcache) answered at once: the
+///         records' TTL capped by positive_dns_ttl, failures negative_dns_ttl,
+///         at most ipcache_size names
 ///       otherwise: one c-ares query per distinct name in flight (A and AAAA,
 ///       ares_getaddrinfo), shared by every lookup of that name
 ///       every lookup also has its own deadline (Options::timeout)
@@ -99,6 +102,8 @@ public:
         Milliseconds negativeTtl{60 * 1000};
         /// fqdncache_size: the most addresses the name cache keeps (0: none)
         size_t nameCacheSize = 1024;
+        /// ipcache_size: the most names the address cache keeps (0: none)
+        size_t addressCacheSize = 1024;
     };
 
     /// the outcome of one lookup
@@ -119,17 +124,19 @@ public:
 
     /// counters, for tests and the cache manager
     struct Stats {
-        uint64_t lookups = 0;          ///< resolve() calls
-        uint64_t literals = 0;         ///< answered as IP literals
-        uint64_t fromHostsFile = 0;    ///< answered from hosts_file
-        uint64_t dnsQueries = 0;       ///< c-ares lookups started (lookups of a name in flight share one)
-        uint64_t fromDns = 0;          ///< lookups answered with addresses from DNS
-        uint64_t notFound = 0;         ///< lookups answered isNotFound by DNS
-        uint64_t failures = 0;         ///< lookups that failed otherwise (timeouts included)
-        uint64_t timeouts = 0;         ///< lookups ended by their own deadline
-        uint64_t addressLookups = 0;   ///< resolveAddress() calls (also counted in lookups)
-        uint64_t nameCacheHits = 0;    ///< of them, answered from the name cache
-        uint64_t negativeNameHits = 0; ///< of those, with a kept failure (no name)
+        uint64_t lookups = 0;             ///< resolve() calls
+        uint64_t literals = 0;            ///< answered as IP literals
+        uint64_t fromHostsFile = 0;       ///< answered from hosts_file
+        uint64_t dnsQueries = 0;          ///< c-ares lookups started (lookups of a name in flight share one)
+        uint64_t fromDns = 0;             ///< lookups answered with addresses from DNS
+        uint64_t notFound = 0;            ///< lookups answered isNotFound by DNS
+        uint64_t failures = 0;            ///< lookups that failed otherwise (timeouts included)
+        uint64_t timeouts = 0;            ///< lookups ended by their own deadline
+        uint64_t addressLookups = 0;      ///< resolveAddress() calls (also counted in lookups)
+        uint64_t nameCacheHits = 0;       ///< of them, answered from the name cache
+        uint64_t negativeNameHits = 0;    ///< of those, with a kept failure (no name)
+        uint64_t addressCacheHits = 0;    ///< resolve() calls answered from the address cache
+        uint64_t negativeAddressHits = 0; ///< of them, with a kept failure (no address)
     };
 
     /// Starts c-ares with the options and reads the hosts file. Throws
@@ -161,6 +168,10 @@ public:
     void forEachCachedName(const std::function<void(const std::string&, const std::vector<std::string>&,
                                                     const std::string&, Milliseconds)>& visit) const;
 
+    /// Calls visit(name, addresses, error, time left) for each unexpired
+    /// entry of the address cache (the manager's ipcache page).
+    void forEachCachedAddress(const std::function<void(const std::string&, const std::vector<Address>&,
+                                                       const std::string&, Milliseconds)>& visit) const;
     /// Applies new options (after a reconfigure): re-reads the hosts file and
     /// restarts c-ares; names in flight are asked again of the new servers.
     /// Throws as the constructor does, keeping the old options.
@@ -178,6 +189,8 @@ public:
     size_t hostsFileNames() const { return hosts_.byName.size(); }
     /// addresses whose names the name cache holds
     size_t cachedNames() const { return names_.size(); }
+    /// names whose addresses the address cache holds
+    size_t cachedAddresses() const { return addresses_.size(); }
 
     /// what a hosts file says, both ways
     struct HostsTable {
@@ -209,9 +222,10 @@ private:
         Timer timer; ///< the deadline, then the delivery
     };
 
-    /// a name cache entry: an address's names, or why there are none
-    struct CachedNames {
-        Answer answer; ///< names, or error and isNotFound
+    /// an entry of the name or address cache: an address's names or a
+    /// name's addresses (port 0), or why there are none
+    struct Cached {
+        Answer answer; ///< names or addresses, or error and isNotFound
         Clock::time_point expires;
     };
 
@@ -231,6 +245,9 @@ private:
     void answerWaiters(Query& query, const Answer& base);
     /// registers lookup `id` as a waiter of the query under key, starting it if new
     void join(const std::string& key, const Address* reverse, uint64_t id);
+    /// keeps answer under key in cache for ttl, making room within limit (0: keeps nothing)
+    static void Remember(std::unordered_map<std::string, Cached>& cache, size_t limit, const std::string& key,
+                         const Answer& answer, Clock::time_point now, Milliseconds ttl);
     /// keeps answer for the address text `key` in the name cache
     void rememberNames(const std::string& key, const Answer& answer);
     /// asks c-ares (the current channel) about query's name
@@ -248,9 +265,10 @@ private:
 
     Loop& loop_;
     Options options_;
-    HostsTable hosts_;                                                ///< hosts_file, port 0
-    std::unordered_map<std::string, CachedNames> names_;              ///< the name cache, by address text
-    std::unordered_map<uint64_t, Pending> lookups_;                   ///< by Lookup id
+    HostsTable hosts_;                                  ///< hosts_file, port 0
+    std::unordered_map<std::string, Cached> names_;     ///< the name cache, by address text
+    std::unordered_map<std::string, Cached> addresses_; ///< the address cache, by lowercase name
+    std::unordered_map<uint64_t, Pending> lookups_;     ///< by Lookup id
     std::unordered_map<std::string, std::unique_ptr<Query>> queries_; ///< by lowercase name
     std::unique_ptr<Channel> channel_; ///< after queries_: destroyed (ending its queries) before them
     uint64_t nextId_ = 1;

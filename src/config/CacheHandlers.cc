@@ -298,15 +298,8 @@ void Config::Handlers::SizeLimitHandler(DirectiveCall& call, std::vector<SizeLim
         return;
     if (limit.bytes < 0)
         limit.bytes = -1;
-    if (pos < w.size()) {
-        std::vector<std::string> rule{"allow"};
-        rule.insert(rule.end(), w.begin() + static_cast<std::ptrdiff_t>(pos), w.end());
-        std::string why;
-        if (!limit.acls.parse(rule, call.settings.acls, why)) {
-            call.error("bad " + Name(call) + ": " + why);
-            return;
-        }
-    }
+    if (!ParseLineAcls(call, pos, limit))
+        return;
     limits.push_back(std::move(limit));
 }
 

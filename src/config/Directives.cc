@@ -493,7 +493,13 @@ const std::vector<Directive> Table = {
      CachemgrPasswdHandler, true},
     {"visible_hostname", "HOSTNAME", nullptr, nullptr, "visibleHostname",
      "The host name that error pages and Via headers show. Without it cuttle uses the system's host name.",
-     VisibleHostnameHandler, false},
+     HostnameHandler, false},
+    {"unique_hostname", "HOSTNAME", nullptr, nullptr, "uniqueHostname",
+     "The name cuttle gives itself in the Via headers it adds, when several caches share one "
+     "visible_hostname. A request whose Via already names this cuttle (` NAME (cuttle/VERSION)` in one of "
+     "its elements) has come back to it: a miss is answered 403 ERR_ACCESS_DENIED as a forwarding loop, "
+     "logged TCP_MISS/403 HIER_NONE with a WARNING in cache.log, as Squid 5.7 does.",
+     HostnameHandler, false},
     {"via", "on|off", "on", nullptr, "via",
      "Whether cuttle adds a Via header to requests and replies it forwards (RFC 9110 section 7.6.3).",
      OnOffHandler<&Settings::via>, false},
@@ -633,6 +639,18 @@ const std::vector<Directive> Table = {
     {"forward_max_tries", "N", "25", nullptr, "forwardMaxTries",
      "How many destinations (parents, the origin) a request may try, each after a failed connection.",
      ForwardMaxTriesHandler, false},
+    {"tcp_outgoing_address", "ADDRESS [[!]ACL...]", nullptr, nullptr, "tcpOutgoingAddresses",
+     "The source address of connections to origins and parents (and of CONNECT tunnels), as Squid 5.7 "
+     "picks it: the first line whose address is of the destination's family (IPv4 or IPv6) and whose acls "
+     "all match (fast acls: a lookup not made yet does not match). No line: the kernel chooses. A pooled "
+     "connection is reused only by a request that picks the same address. The address is a literal.",
+     TcpOutgoingAddressHandler, true},
+    {"tcp_outgoing_tos", "TOS [[!]ACL...]", nullptr, nullptr, "tcpOutgoingTos",
+     "The TOS byte (IP_TOS, IPV6_TCLASS for IPv6) of connections to origins and parents: the first line "
+     "whose acls all match. 0 to 255, decimal or 0x hex; the two ECN bits are cleared with a warning, as in "
+     "Squid. tcp_outgoing_dscp and tcp_outgoing_ds are its aliases. A pooled connection is reused only by a "
+     "request that picks the same value.",
+     TcpOutgoingTosHandler, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to an origin to open.",
      DurationHandler<&Settings::connectTimeout>, false},
@@ -653,6 +671,14 @@ const std::vector<Directive> Table = {
     {"client_idle_pconn_timeout", "TIME", "2 minutes", nullptr, "clientIdlePconnTimeout",
      "How long an idle persistent client connection is kept open between requests.",
      DurationHandler<&Settings::clientIdlePconnTimeout>, false},
+    {"client_persistent_connections", "on|off", "on", nullptr, "clientPersistentConnections",
+     "off: every reply to a client says `Connection: close` and its connection closes after it, as in "
+     "Squid.",
+     OnOffHandler<&Settings::clientPersistentConnections>, false},
+    {"server_persistent_connections", "on|off", "on", nullptr, "serverPersistentConnections",
+     "off: every request to an origin or a parent says `Connection: close` and its connection is closed "
+     "after the reply, never pooled, as in Squid.",
+     OnOffHandler<&Settings::serverPersistentConnections>, false},
     {"server_idle_pconn_timeout", "TIME", "1 minute", nullptr, "serverIdlePconnTimeout",
      "How long an idle persistent origin connection is kept in the pool for reuse.",
      DurationHandler<&Settings::serverIdlePconnTimeout>, false},
@@ -666,14 +692,21 @@ const std::vector<Directive> Table = {
      DurationHandler<&Settings::dnsTimeout>, false},
     {"positive_dns_ttl", "TIME", "6 hours", nullptr, "positiveDnsTtl",
      "How long the name cache keeps the names found for an address (the reverse lookups of srcdomain "
-     "and srcdom_regex acls).",
+     "and srcdom_regex acls), and the longest the address cache keeps a host name's addresses (their "
+     "records' TTL otherwise, as Squid's ipcache).",
      DurationHandler<&Settings::positiveDnsTtl>, false},
     {"negative_dns_ttl", "TIME", "1 minutes", nullptr, "negativeDnsTtl",
-     "How long the name cache keeps a reverse lookup that found no name or failed.",
+     "How long the name and address caches keep a lookup that found nothing or failed; also the least "
+     "time the address cache keeps addresses, whatever their records' TTL.",
      DurationHandler<&Settings::negativeDnsTtl>, false},
     {"fqdncache_size", "COUNT", "1024", nullptr, "fqdncacheSize",
      "The most addresses whose names the name cache keeps; 0 keeps none (every reverse lookup asks DNS).",
      CountHandler<&Settings::fqdncacheSize>, false},
+    {"ipcache_size", "COUNT", "1024", nullptr, "ipcacheSize",
+     "The most host names whose addresses (or failure) the address cache keeps; 0 keeps none (every "
+     "lookup of a name asks DNS). A name found in the cache is answered without a query; the cache "
+     "manager's ipcache page lists it. A reconfigure empties it.",
+     CountHandler<&Settings::ipcacheSize>, false},
     {"max_filedescriptors", "NUMBER", "0", nullptr, "maxFiledescriptors",
      "How many descriptors cuttle may hold: the soft limit is set to this at start, and the hard "
      "limit raised to it when cuttle starts as root. 0 keeps the limit cuttle was started with (ulimit "

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <set>
 
@@ -535,16 +537,17 @@ void Config::Handlers::CacheEffectiveGroupHandler(DirectiveCall& call)
     call.settings.cacheEffectiveGroup = call.line.words[1];
 }
 
-void Config::Handlers::VisibleHostnameHandler(DirectiveCall& call)
+void Config::Handlers::HostnameHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
         return;
     if (!IsHostName(call.line.words[1])) {
-        call.error("bad visible_hostname '" + call.line.words[1] + "'");
+        call.error("bad " + Name(call) + " '" + call.line.words[1] + "'");
         return;
     }
     WarnExtra(call, 2);
-    call.settings.visibleHostname = call.line.words[1];
+    (Name(call) == "unique_hostname" ? call.settings.uniqueHostname : call.settings.visibleHostname) =
+        call.line.words[1];
 }
 
 /// A directory name of the language tree: no '/', not "." or "..".
@@ -586,4 +589,75 @@ void Config::Handlers::CachemgrPasswdHandler(DirectiveCall& call)
     entry.password = call.line.words[1];
     entry.actions.assign(call.line.words.begin() + 2, call.line.words.end());
     call.settings.managerPasswords.push_back(std::move(entry));
+}
+
+bool Config::Handlers::ParseLineAcls(DirectiveCall& call, size_t pos, AclLine& line)
+{
+    const auto& w = call.line.words;
+    if (pos >= w.size())
+        return true;
+    std::vector<std::string> rule{"allow"};
+    rule.insert(rule.end(), w.begin() + static_cast<std::ptrdiff_t>(pos), w.end());
+    std::string why;
+    if (!line.acls.parse(rule, call.settings.acls, why)) {
+        call.error("bad " + Name(call) + ": " + why);
+        return false;
+    }
+    return true;
+}
+
+void Config::Handlers::TcpOutgoingAddressHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    OutgoingAddress line;
+    // an address literal: cuttle resolves no name at parse time
+    const auto address = Acl::Address::Parse(call.line.words[1]);
+    if (!address) {
+        call.error("bad tcp_outgoing_address '" + call.line.words[1] + "': not an IPv4 or IPv6 address");
+        return;
+    }
+    line.address = *address;
+    if (ParseLineAcls(call, 2, line))
+        call.settings.tcpOutgoingAddresses.push_back(std::move(line));
+}
+
+namespace {
+
+/// Squid's xstrtoui(..., 0, max): decimal, 0x hex or 0 octal, at most max.
+bool ParseUnsigned(const std::string& text, uint32_t max, uint32_t& value)
+{
+    if (text.empty() || text[0] == '-' || text[0] == '+')
+        return false;
+    errno = 0;
+    char* end = nullptr;
+    const auto v = std::strtoull(text.c_str(), &end, 0);
+    if (errno != 0 || *end != '\0' || v > max)
+        return false;
+    value = static_cast<uint32_t>(v);
+    return true;
+}
+
+} // namespace
+
+void Config::Handlers::TcpOutgoingTosHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    OutgoingTos line;
+    uint32_t value = 0;
+    if (!ParseUnsigned(call.line.words[1], 255, value)) {
+        call.error("bad " + Name(call) + " value '" + call.line.words[1] +
+                   "': a TOS byte, 0 to 255 (0x00 to 0xff)");
+        return;
+    }
+    // Squid 5.7: the two ECN bits are not the admin's to set
+    if (value & 0x03) {
+        call.warning("Tos value '" + std::to_string(value) + "' adjusted to '" +
+                     std::to_string(value & 0xfc) + "'");
+        value &= 0xfc;
+    }
+    line.tos = static_cast<uint8_t>(value);
+    if (ParseLineAcls(call, 2, line))
+        call.settings.tcpOutgoingTos.push_back(std::move(line));
 }

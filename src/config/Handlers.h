@@ -225,7 +225,8 @@ void ForwardedForHandler(DirectiveCall& call);
 void DnsNameserversHandler(DirectiveCall& call);
 void CacheEffectiveUserHandler(DirectiveCall& call);
 void CacheEffectiveGroupHandler(DirectiveCall& call);
-void VisibleHostnameHandler(DirectiveCall& call);
+/// visible_hostname and unique_hostname: one host name
+void HostnameHandler(DirectiveCall& call);
 void ErrorDefaultLanguageHandler(DirectiveCall& call);
 void ErrHtmlTextHandler(DirectiveCall& call);
 void CachemgrPasswdHandler(DirectiveCall& call);
@@ -254,6 +255,10 @@ void QuickAbortPctHandler(DirectiveCall& call);
 void RangeOffsetLimitHandler(DirectiveCall& call);
 /// a `NAME SIZE|none [[!]ACL...]` line into `limits` (CacheHandlers.cc)
 void SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits);
+/// The `[[!]ACL...]` words from `pos` on into line.acls; false (and an error) when one is bad.
+bool ParseLineAcls(DirectiveCall& call, size_t pos, AclLine& line);
+void TcpOutgoingAddressHandler(DirectiveCall& call);
+void TcpOutgoingTosHandler(DirectiveCall& call);
 void ReplyBodyMaxSizeHandler(DirectiveCall& call);
 void RequestBodyMaxSizeHandler(DirectiveCall& call);
 void DenyInfoHandler(DirectiveCall& call);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "acl/AccessList.h"
+#include "acl/Address.h"
 #include "acl/Registry.h"
 #include "config/CachePeer.h"
 #include "config/HeaderRules.h"
@@ -149,13 +150,9 @@ struct RefreshPattern {
 /// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
 enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
 
-/// One `DIRECTIVE SIZE|none [[!]ACL...]` line (Squid's acl_b_size_t):
-/// range_offset_limit, reply_body_max_size.
-struct SizeLimit {
-    /// the size in bytes (range_offset_limit: how far into an object a Range
-    /// may start for cuttle to fetch it whole; reply_body_max_size: the
-    /// largest reply body); -1: no limit
-    int64_t bytes = 0;
+/// The acls that end a `DIRECTIVE VALUE [[!]ACL...]` line: the line
+/// applies when they all match (or there are none).
+struct AclLine {
     Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule; empty: every request
 
     /// Whether the line applies to a transaction: its acls all match (or it has none).
@@ -163,6 +160,25 @@ struct SizeLimit {
     {
         return acls.size() == 0 || acls.check(facts) == Acl::Answer::Allowed;
     }
+};
+
+/// One `DIRECTIVE SIZE|none [[!]ACL...]` line (Squid's acl_b_size_t):
+/// range_offset_limit, reply_body_max_size.
+struct SizeLimit : AclLine {
+    /// the size in bytes (range_offset_limit: how far into an object a Range
+    /// may start for cuttle to fetch it whole; reply_body_max_size: the
+    /// largest reply body); -1: no limit
+    int64_t bytes = 0;
+};
+
+/// One `tcp_outgoing_address ADDRESS [[!]ACL...]` line (Squid's Acl::Address).
+struct OutgoingAddress : AclLine {
+    Acl::Address address; ///< the source address of the connections it applies to
+};
+
+/// One `tcp_outgoing_tos TOS [[!]ACL...]` line (Squid's acl_tos).
+struct OutgoingTos : AclLine {
+    uint8_t tos = 0; ///< the TOS byte (IP_TOS; IPV6_TCLASS for IPv6)
 };
 
 /// One `deny_info ERR_PAGE|[NNN:]URL|TCP_RESET ACL...` line: what a client
@@ -223,6 +239,8 @@ struct Settings {
     bool logUsesIndirectClient = true;   ///< `log_uses_indirect_client`: access.log shows the indirect client
     uint64_t requestBodyMaxSize = 0;     ///< `request_body_max_size`, bytes; 0: no limit
     std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
+    std::vector<OutgoingAddress> tcpOutgoingAddresses; ///< `tcp_outgoing_address` lines in order
+    std::vector<OutgoingTos> tcpOutgoingTos;           ///< `tcp_outgoing_tos` lines in order
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start
@@ -255,6 +273,7 @@ struct Settings {
     std::string debugOptions;              ///< raw `debug_options` value, e.g. "ALL,1 33,2"
     unsigned logfileRotate = 10;           ///< logfile_rotate: old logs `-k rotate` keeps (0: just reopen)
     std::string visibleHostname;           ///< empty: use gethostname()
+    std::string uniqueHostname;            ///< empty: the visible host name
     std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
     std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
     /// the directive lines cuttle applied, in order, words joined by one space
@@ -299,6 +318,9 @@ struct Settings {
     Duration positiveDnsTtl{0};              ///< positive_dns_ttl: the name cache keeps names this long
     Duration negativeDnsTtl{0};              ///< negative_dns_ttl: ... and failures this long
     unsigned fqdncacheSize = 0;              ///< fqdncache_size: the name cache's most entries
+    unsigned ipcacheSize = 0;                ///< ipcache_size: the address cache's most entries
+    bool clientPersistentConnections = true; ///< client_persistent_connections
+    bool serverPersistentConnections = true; ///< server_persistent_connections
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root

@@ -94,7 +94,9 @@ struct StoredObject {
 /// One host name the resolver knows (ipcache, fqdncache).
 struct HostEntry {
     std::string name;                   ///< the name
-    std::vector<std::string> addresses; ///< its addresses
+    std::vector<std::string> addresses; ///< its addresses (none: a failure kept negative_dns_ttl)
+    bool fromHostsFile = true;          ///< hosts_file's (flag H), else the address cache's
+    int64_t ttl = -1;                   ///< seconds left in the address cache; -1: hosts_file's
 };
 
 /// A size class of the block pool (cuttle's own figures, mem).
@@ -139,13 +141,15 @@ struct Figures {
     std::vector<StoredObject> objects; ///< every stored object
 
     // the resolver
-    uint64_t dnsLookups = 0;      ///< names asked for
-    uint64_t dnsLiterals = 0;     ///< of those, address literals
-    uint64_t dnsHostsFile = 0;    ///< answered from hosts_file
-    uint64_t dnsAnswered = 0;     ///< answered from DNS
-    uint64_t dnsNotFound = 0;     ///< answered "no such name"
-    uint64_t dnsFailures = 0;     ///< failed (timeouts included)
-    std::vector<HostEntry> hosts; ///< hosts_file's names
+    uint64_t dnsLookups = 0;          ///< names asked for
+    uint64_t dnsLiterals = 0;         ///< of those, address literals
+    uint64_t dnsHostsFile = 0;        ///< answered from hosts_file
+    uint64_t dnsAnswered = 0;         ///< answered from DNS
+    uint64_t dnsNotFound = 0;         ///< answered "no such name"
+    uint64_t dnsFailures = 0;         ///< failed (timeouts included)
+    std::vector<HostEntry> hosts;     ///< hosts_file's names, then the address cache's (ipcache)
+    uint64_t addressCacheHits = 0;    ///< names answered from the address cache
+    uint64_t negativeAddressHits = 0; ///< of those, a kept failure
     /// the resolver's name cache (fqdncache): address, its names (none: a
     /// failed lookup kept negative_dns_ttl), seconds left
     struct CachedName {

@@ -471,8 +471,10 @@ void IpCachePage(std::string& out, const Figures& f)
     out += "IP Cache Statistics:\n";
     Printf(out, "IPcache Entries Cached:  %zu\n", f.hosts.size());
     Printf(out, "IPcache Requests: %llu\n", static_cast<unsigned long long>(f.dnsLookups));
-    Printf(out, "IPcache Hits:            %llu\n", static_cast<unsigned long long>(f.dnsHostsFile));
-    Printf(out, "IPcache Negative Hits:       %llu\n", 0ULL);
+    Printf(out, "IPcache Hits:            %llu\n",
+           static_cast<unsigned long long>(f.dnsHostsFile + f.addressCacheHits));
+    Printf(out, "IPcache Negative Hits:       %llu\n",
+           static_cast<unsigned long long>(f.negativeAddressHits));
     Printf(out, "IPcache Numeric Hits:        %llu\n", static_cast<unsigned long long>(f.dnsLiterals));
     Printf(out, "IPcache Misses:          %llu\n",
            static_cast<unsigned long long>(f.dnsAnswered + f.dnsNotFound + f.dnsFailures));
@@ -482,7 +484,9 @@ void IpCachePage(std::string& out, const Figures& f)
     out += "\n\nIP Cache Contents:\n\n";
     out += " Hostname                        Flg lstref    TTL  N(b)\n";
     for (const auto& h : f.hosts) {
-        Printf(out, " %-32.32s  H %6d %6d %2zu( 0)", h.name.c_str(), 0, -1, h.addresses.size());
+        // Squid's flags: N a kept failure, H from hosts_file
+        Printf(out, " %-32.32s %c%c %6d %6lld %2zu( 0)", h.name.c_str(), h.addresses.empty() ? 'N' : ' ',
+               h.fromHostsFile ? 'H' : ' ', 0, static_cast<long long>(h.ttl), h.addresses.size());
         for (const auto& a : h.addresses)
             Printf(out, " %39s-OK ", a.c_str());
         out += "\n";

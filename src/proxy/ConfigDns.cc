@@ -19,6 +19,7 @@ Comm::Resolver::Options Proxy::DnsOptions(const Config::Settings& settings)
     dns.positiveTtl = std::chrono::duration_cast<Comm::Milliseconds>(settings.positiveDnsTtl);
     dns.negativeTtl = std::chrono::duration_cast<Comm::Milliseconds>(settings.negativeDnsTtl);
     dns.nameCacheSize = settings.fqdncacheSize;
+    dns.addressCacheSize = settings.ipcacheSize;
     return dns;
 }
 

@@ -85,6 +85,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.quickAbortMax = settings.quickAbortMax;
     limits_.quickAbortPct = settings.quickAbortPct;
     limits_.forwardMaxTries = settings.forwardMaxTries;
+    limits_.persistent = settings.serverPersistentConnections;
 
     static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
     const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];

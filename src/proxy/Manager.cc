@@ -143,6 +143,19 @@ Mgr::Figures Proxy::Instance::managerFigures() const
                 h.addresses.push_back(a.host());
             f.hosts.push_back(std::move(h));
         }
+        f.addressCacheHits = dns.addressCacheHits;
+        f.negativeAddressHits = dns.negativeAddressHits;
+        resolver_->forEachCachedAddress([&f](const std::string& name,
+                                             const std::vector<Comm::Address>& addresses, const std::string&,
+                                             Comm::Milliseconds left) {
+            Mgr::HostEntry h;
+            h.name = name;
+            for (const auto& a : addresses)
+                h.addresses.push_back(a.host());
+            h.fromHostsFile = false;
+            h.ttl = std::chrono::duration_cast<std::chrono::seconds>(left).count();
+            f.hosts.push_back(std::move(h));
+        });
     }
 
     std::unordered_map<std::string, size_t> open;

@@ -173,10 +173,12 @@ bool Server::Forwarder::mayTryNext() const
 std::string Server::Forwarder::poolKey() const
 {
     // a parent's connections are its own: a request in absolute-form never
-    // goes to an origin, nor origin-form to a parent that shares its address
+    // goes to an origin, nor origin-form to a parent that shares its address;
+    // one made from another source address or with another TOS is kept for
+    // the requests that ask for the same
     if (current_.peer)
-        return "peer " + current_.peer->name();
-    return request_.host + ":" + std::to_string(request_.port);
+        return "peer " + current_.peer->name() + request_.outgoing.key();
+    return request_.host + ":" + std::to_string(request_.port) + request_.outgoing.key();
 }
 
 void Server::Forwarder::dial()
@@ -184,9 +186,10 @@ void Server::Forwarder::dial()
     stage_ = Stage::Connecting;
     releaseConnection(false);
     const Peer* peer = current_.peer.getRaw();
-    Comm::Connector::Target target{
-        peer ? peer->config().host : request_.host, peer ? peer->config().httpPort : request_.port,
-        peer ? peer->connectTimeout() : limits_.connectTimeout, &context_.connectionsOpened};
+    Comm::Connector::Target target{peer ? peer->config().host : request_.host,
+                                   peer ? peer->config().httpPort : request_.port,
+                                   peer ? peer->connectTimeout() : limits_.connectTimeout,
+                                   &context_.connectionsOpened, request_.outgoing};
     dialer_ =
         std::make_unique<Comm::Connector>(context_.loop, context_.resolver, std::move(target),
                                           [this](Comm::Connector::Result&& r) { onDialed(std::move(r)); });
@@ -696,7 +699,7 @@ void Server::Forwarder::finish()
     reply_->complete();
     charge();
     // a half-read block is not kept for the next reply: each reply starts fresh
-    releaseConnection(reusable_ && requestSent_ && !peerClosed_);
+    releaseConnection(limits_.persistent && reusable_ && requestSent_ && !peerClosed_);
     noteDone();
 }
 

@@ -102,6 +102,7 @@ struct Limits {
     uint64_t quickAbortMax = 16 * 1024;       ///< quick_abort_max, bytes
     unsigned quickAbortPct = 95;              ///< quick_abort_pct
     unsigned forwardMaxTries = 25;            ///< forward_max_tries: destinations tried
+    bool persistent = true;                   ///< server_persistent_connections: pool connections
 };
 
 /// What to forward.
@@ -114,9 +115,10 @@ struct Request {
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how to send it
     /// where to send it, in order (Peers::select()); empty: direct to host:port
     std::vector<Destination> destinations;
-    std::string url;                ///< the absolute URL: the request-target to a parent
-    std::string proxyAuthorization; ///< the client's Proxy-Authorization, for login=PASS...
-    std::string user;               ///< the client's user name, for login=*:suffix
+    std::string url;                    ///< the absolute URL: the request-target to a parent
+    std::string proxyAuthorization;     ///< the client's Proxy-Authorization, for login=PASS...
+    std::string user;                   ///< the client's user name, for login=*:suffix
+    Comm::Connector::Outgoing outgoing; ///< source address and TOS of its connections (tcp_outgoing_*)
 };
 
 /// The head to send to a parent (doc/design.md "Peers"): `head` (origin-form,

@@ -334,8 +334,8 @@ void Server::Peers::probe(Peer& peer)
         (peer.lastProbe_ != Comm::Clock::time_point{} && now - peer.lastProbe_ < peer.connectTimeout()))
         return;
     peer.lastProbe_ = now;
-    Comm::Connector::Target target{peer.config().host, peer.config().httpPort, peer.connectTimeout(),
-                                   nullptr};
+    Comm::Connector::Target target{
+        peer.config().host, peer.config().httpPort, peer.connectTimeout(), nullptr, {}};
     PeerRef held(&peer);
     peer.probe_ = std::make_unique<Comm::Connector>(
         loop_, resolver_, std::move(target), [held](Comm::Connector::Result&& result) {

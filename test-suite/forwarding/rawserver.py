@@ -14,6 +14,9 @@
 #                        (with a Link field and a field its Connection lists),
 #                        102 Processing, then a storable 200 "hello"; the
 #                        connection stays open for the next request
+#   rawserver.py peer    answers each request on a connection with a body
+#                        naming the address the connection came from
+#                        (X-Conn: N, from 1); the connection stays open
 #   rawserver.py liar    an origin whose replies break their own
 #                        Content-Length (test-suite/faults/origin-body.sh).
 #                        Every reply names its connection (X-Conn: N, from 1)
@@ -135,8 +138,23 @@ def liar(conn):
         conn.close()
 
 
+PEER_CONNECTIONS = itertools.count(1)
+
+
+def peer(conn):
+    conn_id = next(PEER_CONNECTIONS)
+    body = conn.getpeername()[0].encode()
+    while read_head(conn).endswith(b"\r\n\r\n"):
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+                         b"Cache-Control: no-store\r\nX-Conn: %d\r\n\r\n%s" % (len(body), conn_id, body))
+        except OSError:
+            break
+    conn.close()
+
+
 def main():
-    handler = {"reset": reset, "echo": echo, "te": te, "interim": interim, "liar": liar}[sys.argv[1]]
+    handler = {"reset": reset, "echo": echo, "te": te, "interim": interim, "liar": liar, "peer": peer}[sys.argv[1]]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)

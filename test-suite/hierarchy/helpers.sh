@@ -35,6 +35,9 @@ peer_conf() {
         echo "cache_log $T/$name/cache.log"
         echo "pid_filename $T/$name/proxy.pid"
         echo "shutdown_lifetime 1 second"
+        # proxies of one host share its name: each names itself apart in
+        # Via, or a request through two of them looks like a forwarding loop
+        echo "unique_hostname $name.peer.test"
         for line in "$@"; do
             echo "$line"
         done

@@ -86,6 +86,7 @@ class TestConnector : public CppUnit::TestFixture {
     CPPUNIT_TEST(refusedPortIsAConnectError);
     CPPUNIT_TEST(nameWithoutResolverIsADnsError);
     CPPUNIT_TEST(destroyingCancelsTheCallback);
+    CPPUNIT_TEST(outgoingSourceAndTosOfTheFamily);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -95,7 +96,7 @@ public:
         Comm::Loop loop;
         Outcome out;
         uint64_t connects = 0;
-        Comm::Connector c(loop, nullptr, {"127.0.0.1", origin.port, Milliseconds(2000), &connects},
+        Comm::Connector c(loop, nullptr, {"127.0.0.1", origin.port, Milliseconds(2000), &connects, {}},
                           out.callback());
         c.start();
         CPPUNIT_ASSERT_EQUAL(0, out.calls); // never from inside start()
@@ -130,7 +131,7 @@ public:
         o.timeout = Milliseconds(2000);
         Comm::Resolver resolver(loop, o);
         Outcome out;
-        Comm::Connector c(loop, &resolver, {"origin.test", origin.port, Milliseconds(2000), nullptr},
+        Comm::Connector c(loop, &resolver, {"origin.test", origin.port, Milliseconds(2000), nullptr, {}},
                           out.callback());
         c.start();
         CPPUNIT_ASSERT(RunUntil(loop, [&] { return out.calls > 0; }));
@@ -144,7 +145,8 @@ public:
         const auto port = RefusingPort();
         Comm::Loop loop;
         Outcome out;
-        Comm::Connector c(loop, nullptr, {"127.0.0.1", port, Milliseconds(2000), nullptr}, out.callback());
+        Comm::Connector c(loop, nullptr, {"127.0.0.1", port, Milliseconds(2000), nullptr, {}},
+                          out.callback());
         c.start();
         CPPUNIT_ASSERT(RunUntil(loop, [&] { return out.calls > 0; }));
         CPPUNIT_ASSERT(out.result->error == Comm::Connector::Error::Connect);
@@ -158,7 +160,8 @@ public:
     {
         Comm::Loop loop;
         Outcome out;
-        Comm::Connector c(loop, nullptr, {"origin.test", 80, Milliseconds(2000), nullptr}, out.callback());
+        Comm::Connector c(loop, nullptr, {"origin.test", 80, Milliseconds(2000), nullptr, {}},
+                          out.callback());
         c.start();
         CPPUNIT_ASSERT_EQUAL(0, out.calls);
         CPPUNIT_ASSERT(RunUntil(loop, [&] { return out.calls > 0; }));
@@ -166,13 +169,15 @@ public:
         CPPUNIT_ASSERT_EQUAL(0, out.result->xerrno);
     }
 
+    void outgoingSourceAndTosOfTheFamily();
+
     void destroyingCancelsTheCallback()
     {
         Listening origin;
         Comm::Loop loop;
         Outcome out;
         auto c = std::make_unique<Comm::Connector>(
-            loop, nullptr, Comm::Connector::Target{"127.0.0.1", origin.port, Milliseconds(2000), nullptr},
+            loop, nullptr, Comm::Connector::Target{"127.0.0.1", origin.port, Milliseconds(2000), nullptr, {}},
             out.callback());
         c->start();
         c.reset();
@@ -181,5 +186,38 @@ public:
         CPPUNIT_ASSERT_EQUAL(0, out.calls);
     }
 };
+
+void TestConnector::outgoingSourceAndTosOfTheFamily()
+{
+    // tcp_outgoing_address and tcp_outgoing_tos: the IPv4 destination gets
+    // the IPv4 source (the IPv6 one is for IPv6 destinations) and the TOS byte
+    Listening origin;
+    Comm::Loop loop;
+    Outcome out;
+    Comm::Connector::Target target{"127.0.0.1", origin.port, Milliseconds(2000), nullptr, {}};
+    target.outgoing.local4 = Comm::Address::Parse("127.0.0.2", 0);
+    target.outgoing.local6 = Comm::Address::Parse("::1", 0);
+    target.outgoing.tos = 0x20;
+    Comm::Connector c(loop, nullptr, std::move(target), out.callback());
+    c.start();
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return out.calls > 0; }));
+    CPPUNIT_ASSERT(out.result->error == Comm::Connector::Error::None);
+    sockaddr_storage local{};
+    socklen_t len = sizeof(local);
+    CPPUNIT_ASSERT_EQUAL(0, ::getsockname(out.result->fd.get(), reinterpret_cast<sockaddr*>(&local), &len));
+    CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.2"),
+                         Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&local), len).host());
+    int tos = 0;
+    socklen_t tosLen = sizeof(tos);
+    CPPUNIT_ASSERT_EQUAL(0, ::getsockopt(out.result->fd.get(), IPPROTO_IP, IP_TOS, &tos, &tosLen));
+    CPPUNIT_ASSERT_EQUAL(0x20, tos);
+    // the pool key part: each choice named, nothing without one
+    Comm::Connector::Outgoing all;
+    all.local4 = Comm::Address::Parse("127.0.0.2", 0);
+    all.local6 = Comm::Address::Parse("::1", 0);
+    all.tos = 0x20;
+    CPPUNIT_ASSERT_EQUAL(std::string(" from 127.0.0.2 from ::1 tos 32"), all.key());
+    CPPUNIT_ASSERT_EQUAL(std::string(), Comm::Connector::Outgoing{}.key());
+}
 
 CPPUNIT_TEST_SUITE_REGISTRATION(TestConnector);

@@ -62,6 +62,9 @@ class TestResolver : public CppUnit::TestFixture {
     CPPUNIT_TEST(addressNamesFromHostsFile);
     CPPUNIT_TEST(addressWithoutNameIsCachedBriefly);
     CPPUNIT_TEST(nameCacheIsBounded);
+    CPPUNIT_TEST(addressesAreKeptTheirTtlCapped);
+    CPPUNIT_TEST(nameNotFoundIsKeptNegativeTtl);
+    CPPUNIT_TEST(addressCacheIsBounded);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -89,6 +92,9 @@ public:
     void addressNamesFromHostsFile();
     void addressWithoutNameIsCachedBriefly();
     void nameCacheIsBounded();
+    void addressesAreKeptTheirTtlCapped();
+    void nameNotFoundIsKeptNegativeTtl();
+    void addressCacheIsBounded();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestResolver);
 
@@ -458,13 +464,16 @@ void RunFor(Comm::Loop& loop, Milliseconds span)
         loop.runOnce(Milliseconds(5));
 }
 
-/// options that ask only dns (never /etc/resolv.conf) and ignore /etc/hosts
+/// options that ask only dns (never /etc/resolv.conf) and ignore /etc/hosts;
+/// no address cache, so that each lookup of a name asks dns (the cache's
+/// own tests turn it on)
 Comm::Resolver::Options OptionsFor(const FakeDns& dns, Milliseconds timeout = Milliseconds(5000))
 {
     Comm::Resolver::Options o;
     o.nameservers = {dns.nameserver()};
     o.hostsFile = "none";
     o.timeout = timeout;
+    o.addressCacheSize = 0;
     return o;
 }
 
@@ -1111,4 +1120,97 @@ void TestResolver::nameCacheIsBounded()
     auto l = resolver.resolveAddress(*Comm::Address::Parse("192.0.2.5", 0), r.callback());
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
     CPPUNIT_ASSERT_EQUAL(size_t(0), resolver.cachedNames());
+}
+
+void TestResolver::addressesAreKeptTheirTtlCapped()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    dns.add("kept.test", "192.0.2.1");
+    dns.add("kept.test", "2001:db8::1");
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.addressCacheSize = 16;
+    o.positiveTtl = Milliseconds(300); // below the records' TTL of 60 s: it decides
+    o.negativeTtl = Milliseconds(100);
+    Comm::Resolver resolver(loop, o);
+    Result first, cached, later;
+    auto l1 = resolver.resolve("kept.test", 80, first.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return first.calls > 0; }));
+    const size_t asked = dns.queries(); // A and AAAA
+    CPPUNIT_ASSERT(asked >= 1);
+    auto l2 = resolver.resolve("KEPT.test", 8080, cached.callback());
+    CPPUNIT_ASSERT_EQUAL(0, cached.calls); // never inside resolve(), even from the cache
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return cached.calls > 0; }));
+    CPPUNIT_ASSERT_EQUAL(asked, dns.queries()); // a hit costs no query
+    CPPUNIT_ASSERT(Hosts(first.answer) == Hosts(cached.answer));
+    CPPUNIT_ASSERT_EQUAL(size_t(2), cached.answer.addresses.size());
+    for (const auto& a : cached.answer.addresses)
+        CPPUNIT_ASSERT_EQUAL(uint16_t(8080), a.port()); // the port of this lookup
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), resolver.stats().addressCacheHits);
+    size_t listed = 0;
+    resolver.forEachCachedAddress([&](const std::string& name, const std::vector<Comm::Address>& addresses,
+                                      const std::string&, Milliseconds left) {
+        ++listed;
+        CPPUNIT_ASSERT_EQUAL(std::string("kept.test"), name);
+        CPPUNIT_ASSERT_EQUAL(size_t(2), addresses.size());
+        CPPUNIT_ASSERT(left <= Milliseconds(300));
+    });
+    CPPUNIT_ASSERT_EQUAL(size_t(1), listed);
+    RunFor(loop, Milliseconds(400));
+    auto l3 = resolver.resolve("kept.test", 80, later.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return later.calls > 0; }));
+    CPPUNIT_ASSERT(dns.queries() > asked); // positive_dns_ttl passed: asked again
+}
+
+void TestResolver::nameNotFoundIsKeptNegativeTtl()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.addressCacheSize = 16;
+    o.negativeTtl = Milliseconds(200);
+    Comm::Resolver resolver(loop, o);
+    Result first, cached, later;
+    auto l1 = resolver.resolve("missing.test", 80, first.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return first.calls > 0; }));
+    CPPUNIT_ASSERT(first.answer.isNotFound);
+    const size_t asked = dns.queries();
+    CPPUNIT_ASSERT(asked >= 1);
+    auto l2 = resolver.resolve("missing.test", 80, cached.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return cached.calls > 0; }));
+    CPPUNIT_ASSERT(cached.answer.isNotFound);
+    CPPUNIT_ASSERT_EQUAL(first.answer.error, cached.answer.error);
+    CPPUNIT_ASSERT_EQUAL(asked, dns.queries());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), resolver.stats().negativeAddressHits);
+    RunFor(loop, Milliseconds(300));
+    auto l3 = resolver.resolve("missing.test", 80, later.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return later.calls > 0; }));
+    CPPUNIT_ASSERT(dns.queries() > asked); // negative_dns_ttl passed
+}
+
+void TestResolver::addressCacheIsBounded()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    Comm::Loop loop;
+    auto o = OptionsFor(dns);
+    o.addressCacheSize = 2;
+    Comm::Resolver resolver(loop, o);
+    for (const char* name : {"a.test", "b.test", "c.test", "d.test"}) {
+        dns.add(name, "192.0.2.7");
+        Result r;
+        auto l = resolver.resolve(name, 80, r.callback());
+        CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
+        CPPUNIT_ASSERT(resolver.cachedAddresses() <= 2);
+    }
+    CPPUNIT_ASSERT_EQUAL(size_t(2), resolver.cachedAddresses());
+    o.addressCacheSize = 0; // ipcache_size 0: nothing is kept
+    resolver.reconfigure(o);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), resolver.cachedAddresses());
+    Result r;
+    auto l = resolver.resolve("a.test", 80, r.callback());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return r.calls > 0; }));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), resolver.cachedAddresses());
 }
