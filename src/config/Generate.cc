@@ -11,6 +11,7 @@
 #include "config/Units.h"
 
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,15 @@ std::string Preprocessor()
            "an error.";
 }
 
+/// the text written to out; throws when a write failed (a null string
+/// streamed sets badbit and silently drops everything after it)
+std::string Finished(const std::ostringstream& out)
+{
+    if (!out)
+        throw std::logic_error("a row of the directive table could not be written (a null string?)");
+    return out.str();
+}
+
 } // namespace
 
 std::string Config::GenerateSquidConf(const StateLayout& layout)
@@ -141,7 +151,7 @@ std::string Config::GenerateSquidConf(const StateLayout& layout)
             out << "# none\n";
         out << "\n";
     }
-    return out.str();
+    return Finished(out);
 }
 
 std::string Config::GenerateDirectivesMarkdown()
@@ -217,5 +227,5 @@ std::string Config::GenerateDirectivesMarkdown()
            "| directive | Squid 5.7's advice |\n|---|---|\n";
     for (const auto& o : Config::ObsoleteDirectives())
         out << "| `" << o.name << "` | " << (*o.advice ? Cell(o.advice) : "none") << " |\n";
-    return out.str();
+    return Finished(out);
 }

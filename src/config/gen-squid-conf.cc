@@ -15,6 +15,7 @@
 #include "cuttle.h"
 #include "config/Generate.h"
 
+#include <exception>
 #include <iostream>
 
 namespace {
@@ -51,7 +52,12 @@ int main(int argc, char** argv)
             return Usage();
         }
     }
-    std::cout << (markdown ? Config::GenerateDirectivesMarkdown() : Config::GenerateSquidConf(layout));
+    try {
+        std::cout << (markdown ? Config::GenerateDirectivesMarkdown() : Config::GenerateSquidConf(layout));
+    } catch (const std::exception& e) {
+        std::cerr << "gen-squid-conf: " << e.what() << "\n";
+        return 1;
+    }
     std::cout.flush();
     return std::cout ? 0 : 1;
 }
