@@ -598,6 +598,8 @@ Comm::Lookup Comm::Resolver::resolveAddress(const Address& address, Callback cb)
         finish(id, std::move(*known));
         return handle;
     }
+    ++stats_.lookups;
+    ++stats_.addressLookups;
     join(ReverseKey(address.host()), &address, id);
     return handle;
 }
@@ -616,8 +618,6 @@ void Comm::Resolver::forEachCachedName(
 
 std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& address)
 {
-    ++stats_.lookups;
-    ++stats_.addressLookups;
     const std::string text = address.host();
     Answer a;
     if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
@@ -633,6 +633,8 @@ std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& 
     } else {
         return std::nullopt;
     }
+    ++stats_.lookups;
+    ++stats_.addressLookups;
     a.addresses.push_back(WithPort(address, 0));
     return a;
 }

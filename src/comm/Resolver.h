@@ -161,7 +161,8 @@ public:
 
     /// The names of `address` known without asking DNS (hosts_file, or the
     /// name cache's unexpired answer), or nullopt: then resolveAddress()
-    /// asks DNS. Counted as a lookup (Stats::addressLookups) either way.
+    /// asks DNS. Counted as a lookup (Stats::addressLookups) when known;
+    /// resolveAddress() counts the others, so each request counts once.
     std::optional<Answer> knownNames(const Address& address);
     /// Calls visit(address text, names, error, time left) for each
     /// unexpired entry of the name cache (the manager's fqdncache page).
