@@ -25,23 +25,37 @@ namespace Mgr {
 
 /// The traffic counters, as Squid 5.7's `counters` page names them.
 struct Counters {
-    double sampleTime = 0;            ///< when they were read, seconds since the epoch
-    uint64_t clientRequests = 0;      ///< client_http.requests: transactions logged
-    uint64_t clientHits = 0;          ///< client_http.hits: of those, answered from the cache
-    uint64_t clientErrors = 0;        ///< client_http.errors: answered with a status of 400 or more
-    uint64_t clientBytesIn = 0;       ///< client_http.kbytes_in, in bytes: request heads read
-    uint64_t clientBytesOut = 0;      ///< client_http.kbytes_out, in bytes: reply bytes written
-    uint64_t clientHitBytesOut = 0;   ///< client_http.hit_kbytes_out, in bytes
-    uint64_t serverRequests = 0;      ///< server.all.requests: requests sent to origins
-    uint64_t serverErrors = 0;        ///< server.all.errors: forwardings that failed
-    uint64_t serverBytesIn = 0;       ///< server.all.kbytes_in, in bytes: read from origins
-    uint64_t serverBytesOut = 0;      ///< server.all.kbytes_out, in bytes: sent to origins
-    uint64_t abortedRequests = 0;     ///< aborted_requests: clients that left before their reply ended
-    uint64_t pageFaults = 0;          ///< page_faults: major faults (getrusage)
-    uint64_t selectLoops = 0;         ///< select_loops: event loop iterations
-    uint64_t dnsQueries = 0;          ///< DNS queries sent (the resolver's)
-    uint64_t acceptedConnections = 0; ///< syscalls.sock.accepts
-    double cpuTime = 0;               ///< cpu_time: user + system seconds
+    double sampleTime = 0;              ///< when they were read, seconds since the epoch
+    uint64_t clientRequests = 0;        ///< client_http.requests: transactions logged
+    uint64_t clientHits = 0;            ///< client_http.hits: of those, answered from the cache
+    uint64_t clientErrors = 0;          ///< client_http.errors: answered with a status of 400 or more
+    uint64_t clientBytesIn = 0;         ///< client_http.kbytes_in, in bytes: request heads read
+    uint64_t clientBytesOut = 0;        ///< client_http.kbytes_out, in bytes: reply bytes written
+    uint64_t clientHitBytesOut = 0;     ///< client_http.hit_kbytes_out, in bytes
+    uint64_t serverRequests = 0;        ///< server.all.requests: requests sent to origins
+    uint64_t serverErrors = 0;          ///< server.all.errors: forwardings that failed
+    uint64_t serverBytesIn = 0;         ///< server.all.kbytes_in, in bytes: read from origins
+    uint64_t serverBytesOut = 0;        ///< server.all.kbytes_out, in bytes: sent to origins
+    uint64_t abortedRequests = 0;       ///< aborted_requests: clients that left before their reply ended
+    uint64_t pageFaults = 0;            ///< page_faults: major faults (getrusage)
+    uint64_t selectLoops = 0;           ///< select_loops: event loop iterations
+    uint64_t dnsQueries = 0;            ///< DNS queries sent (the resolver's)
+    uint64_t acceptedConnections = 0;   ///< syscalls.sock.accepts
+    uint64_t icpPacketsSent = 0;        ///< icp.pkts_sent
+    uint64_t icpPacketsReceived = 0;    ///< icp.pkts_recv
+    uint64_t icpQueriesSent = 0;        ///< icp.queries_sent
+    uint64_t icpRepliesSent = 0;        ///< icp.replies_sent
+    uint64_t icpQueriesReceived = 0;    ///< icp.queries_recv
+    uint64_t icpRepliesReceived = 0;    ///< icp.replies_recv
+    uint64_t icpQueryTimeouts = 0;      ///< icp.query_timeouts
+    uint64_t icpBytesSent = 0;          ///< icp.kbytes_sent, in bytes
+    uint64_t icpBytesReceived = 0;      ///< icp.kbytes_recv, in bytes
+    uint64_t icpQueryBytesSent = 0;     ///< icp.q_kbytes_sent, in bytes
+    uint64_t icpReplyBytesSent = 0;     ///< icp.r_kbytes_sent, in bytes
+    uint64_t icpQueryBytesReceived = 0; ///< icp.q_kbytes_recv, in bytes
+    uint64_t icpReplyBytesReceived = 0; ///< icp.r_kbytes_recv, in bytes
+    uint64_t icpTimesUsed = 0;          ///< icp.times_used
+    double cpuTime = 0;                 ///< cpu_time: user + system seconds
 };
 
 /// Counters sampled once a minute, the last hour of them (Squid's CountHist).

@@ -59,6 +59,16 @@ std::string Mgr::RenderMetrics(const Figures& f)
     Counter(out, "squid_page_faults", "Page faults with physical I/O.", c.pageFaults);
     Counter(out, "squid_sock_accepts", "Client connections accepted.", c.acceptedConnections);
     Counter(out, "squid_dns_queries", "DNS queries sent.", c.dnsQueries);
+    Counter(out, "squid_icp_queries_sent", "ICP queries sent to peers (icp.queries_sent).", c.icpQueriesSent);
+    Counter(out, "squid_icp_replies_received", "ICP replies received from peers (icp.replies_recv).",
+            c.icpRepliesReceived);
+    Counter(out, "squid_icp_queries_received", "ICP queries received from peers (icp.queries_recv).",
+            c.icpQueriesReceived);
+    Counter(out, "squid_icp_replies_sent", "ICP replies sent to peers (icp.replies_sent).", c.icpRepliesSent);
+    Counter(out, "squid_icp_query_timeouts", "ICP pings whose wait timed out (icp.query_timeouts).",
+            c.icpQueryTimeouts);
+    Counter(out, "squid_icp_sent_bytes", "Bytes of ICP datagrams sent.", c.icpBytesSent);
+    Counter(out, "squid_icp_received_bytes", "Bytes of ICP datagrams received.", c.icpBytesReceived);
     Family(out, "squid_cpu_seconds", "counter", "CPU time used, user and system, in seconds.", c.cpuTime);
     Gauge(out, "squid_uptime_seconds", "Seconds since the proxy started.", f.now - f.startTime);
     Gauge(out, "squid_client_connections", "Client connections open.",

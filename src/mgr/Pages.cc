@@ -93,21 +93,21 @@ const std::vector<CounterLine>& CounterLines()
         {"server.other.errors", nullptr, false},
         {"server.other.kbytes_in", nullptr, false},
         {"server.other.kbytes_out", nullptr, false},
-        {"icp.pkts_sent", nullptr, false},
-        {"icp.pkts_recv", nullptr, false},
-        {"icp.queries_sent", nullptr, false},
-        {"icp.replies_sent", nullptr, false},
-        {"icp.queries_recv", nullptr, false},
-        {"icp.replies_recv", nullptr, false},
-        {"icp.query_timeouts", nullptr, false},
+        {"icp.pkts_sent", &Counters::icpPacketsSent, false},
+        {"icp.pkts_recv", &Counters::icpPacketsReceived, false},
+        {"icp.queries_sent", &Counters::icpQueriesSent, false},
+        {"icp.replies_sent", &Counters::icpRepliesSent, false},
+        {"icp.queries_recv", &Counters::icpQueriesReceived, false},
+        {"icp.replies_recv", &Counters::icpRepliesReceived, false},
+        {"icp.query_timeouts", &Counters::icpQueryTimeouts, false},
         {"icp.replies_queued", nullptr, false},
-        {"icp.kbytes_sent", nullptr, false},
-        {"icp.kbytes_recv", nullptr, false},
-        {"icp.q_kbytes_sent", nullptr, false},
-        {"icp.r_kbytes_sent", nullptr, false},
-        {"icp.q_kbytes_recv", nullptr, false},
-        {"icp.r_kbytes_recv", nullptr, false},
-        {"icp.times_used", nullptr, false},
+        {"icp.kbytes_sent", &Counters::icpBytesSent, true},
+        {"icp.kbytes_recv", &Counters::icpBytesReceived, true},
+        {"icp.q_kbytes_sent", &Counters::icpQueryBytesSent, true},
+        {"icp.r_kbytes_sent", &Counters::icpReplyBytesSent, true},
+        {"icp.q_kbytes_recv", &Counters::icpQueryBytesReceived, true},
+        {"icp.r_kbytes_recv", &Counters::icpReplyBytesReceived, true},
+        {"icp.times_used", &Counters::icpTimesUsed, false},
         {"cd.times_used", nullptr, false},
         {"cd.msgs_sent", nullptr, false},
         {"cd.msgs_recv", nullptr, false},
@@ -120,6 +120,15 @@ const std::vector<CounterLine>& CounterLines()
         {"select_loops", &Counters::selectLoops, false},
     };
     return lines;
+}
+
+/// the counters page's line called name, or nullptr
+const CounterLine* FindCounterLine(std::string_view name)
+{
+    for (const auto& line : CounterLines())
+        if (name == line.name)
+            return &line;
+    return nullptr;
 }
 
 uint64_t ValueOf(const CounterLine& line, const Counters& c)
@@ -177,8 +186,10 @@ void AveragePage(std::string& out, const Counters& newer, const Counters& older)
           "icp.pkts_sent",         "icp.pkts_recv",       "icp.queries_sent",       "icp.replies_sent",
           "icp.queries_recv",      "icp.replies_recv",    "icp.replies_queued",     "icp.query_timeouts",
           "icp.kbytes_sent",       "icp.kbytes_recv",     "icp.q_kbytes_sent",      "icp.r_kbytes_sent",
-          "icp.q_kbytes_recv",     "icp.r_kbytes_recv"})
-        perSec(name, nullptr, false);
+          "icp.q_kbytes_recv",     "icp.r_kbytes_recv"}) {
+        const auto* line = FindCounterLine(name);
+        perSec(name, line ? line->field : nullptr, line && line->kilobytes);
+    }
     seconds("icp.query_median_svc_time");
     seconds("icp.reply_median_svc_time");
     seconds("dns.median_svc_time");

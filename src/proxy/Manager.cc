@@ -12,6 +12,7 @@
 #include "base/TextException.h"
 #include "mgr/Pages.h"
 #include "sbuf/BlockPool.h"
+#include "server/Peers.h"
 
 #include <algorithm>
 #include <csignal>
@@ -48,6 +49,23 @@ Mgr::Counters Proxy::Instance::managerCounters() const
     }
     if (resolver_)
         c.dnsQueries = resolver_->stats().dnsQueries;
+    if (peers_) {
+        const auto& icp = peers_->icpCounters();
+        c.icpPacketsSent = icp.packetsSent;
+        c.icpPacketsReceived = icp.packetsReceived;
+        c.icpQueriesSent = icp.queriesSent;
+        c.icpRepliesSent = icp.repliesSent;
+        c.icpQueriesReceived = icp.queriesReceived;
+        c.icpRepliesReceived = icp.repliesReceived;
+        c.icpQueryTimeouts = icp.queryTimeouts;
+        c.icpBytesSent = icp.bytesSent;
+        c.icpBytesReceived = icp.bytesReceived;
+        c.icpQueryBytesSent = icp.queryBytesSent;
+        c.icpReplyBytesSent = icp.replyBytesSent;
+        c.icpQueryBytesReceived = icp.queryBytesReceived;
+        c.icpReplyBytesReceived = icp.replyBytesReceived;
+        c.icpTimesUsed = icp.timesUsed;
+    }
     c.selectLoops = loop_.iterations();
     c.acceptedConnections = side_.acceptCount();
     rusage usage{};

@@ -14,8 +14,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-Server::IcpSocket::IcpSocket(Comm::Loop& loop, ReplyHandler onReply)
-    : loop_(loop), onReply_(std::move(onReply))
+Server::IcpSocket::IcpSocket(Comm::Loop& loop, ReplyHandler onReply, IcpCounters& counters)
+    : loop_(loop), onReply_(std::move(onReply)), counters_(counters)
 {}
 
 Server::IcpSocket::~IcpSocket() = default;
@@ -53,8 +53,16 @@ void Server::IcpSocket::send(const Comm::Address& to, const std::string& datagra
 {
     if (!fd_.isOpen() || datagram.empty())
         return;
-    if (::sendto(fd_.get(), datagram.data(), datagram.size(), 0, to.raw(), to.length()) < 0)
+    if (::sendto(fd_.get(), datagram.data(), datagram.size(), 0, to.raw(), to.length()) < 0) {
         debugs(12, 2, "ICP send to " << to.toString() << " failed: " << std::strerror(errno));
+        return;
+    }
+    // the first byte of a datagram is its opcode (RFC 2186 section 1.1)
+    const bool isQuery = uint8_t(datagram[0]) == uint8_t(IcpOpcode::Query);
+    ++counters_.packetsSent;
+    ++(isQuery ? counters_.queriesSent : counters_.repliesSent);
+    counters_.bytesSent += datagram.size();
+    (isQuery ? counters_.queryBytesSent : counters_.replyBytesSent) += datagram.size();
 }
 
 void Server::IcpSocket::handleIo(const Comm::IoEvents& events)
@@ -83,7 +91,12 @@ void Server::IcpSocket::handleIo(const Comm::IoEvents& events)
             debugs(12, 2, "ignored a malformed ICP datagram of " << n << " bytes from " << sender.toString());
             continue;
         }
-        if (message->opcode == IcpOpcode::Query)
+        const bool isQuery = message->opcode == IcpOpcode::Query;
+        ++counters_.packetsReceived;
+        ++(isQuery ? counters_.queriesReceived : counters_.repliesReceived);
+        counters_.bytesReceived += size_t(n);
+        (isQuery ? counters_.queryBytesReceived : counters_.replyBytesReceived) += size_t(n);
+        if (isQuery)
             answer(sender, *message);
         else if (onReply_)
             onReply_(sender, *message);

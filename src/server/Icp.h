@@ -20,10 +20,30 @@
 #include "comm/Loop.h"
 #include "server/IcpPacket.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
 namespace Server {
+
+/// ICP traffic as Squid 5.7 counts it (the icp.* lines of mgr:counters):
+/// datagrams and bytes sent and received, queries and replies apart
+struct IcpCounters {
+    uint64_t packetsSent = 0;        ///< icp.pkts_sent
+    uint64_t packetsReceived = 0;    ///< icp.pkts_recv (well-formed ones)
+    uint64_t queriesSent = 0;        ///< icp.queries_sent
+    uint64_t repliesSent = 0;        ///< icp.replies_sent
+    uint64_t queriesReceived = 0;    ///< icp.queries_recv
+    uint64_t repliesReceived = 0;    ///< icp.replies_recv
+    uint64_t bytesSent = 0;          ///< icp.kbytes_sent, in bytes
+    uint64_t bytesReceived = 0;      ///< icp.kbytes_recv, in bytes
+    uint64_t queryBytesSent = 0;     ///< icp.q_kbytes_sent, in bytes
+    uint64_t replyBytesSent = 0;     ///< icp.r_kbytes_sent, in bytes
+    uint64_t queryBytesReceived = 0; ///< icp.q_kbytes_recv, in bytes
+    uint64_t replyBytesReceived = 0; ///< icp.r_kbytes_recv, in bytes
+    uint64_t queryTimeouts = 0;      ///< icp.query_timeouts: pings whose wait timed out (Server::Peers)
+    uint64_t timesUsed = 0;          ///< icp.times_used: selections an ICP reply made (Server::Peers)
+};
 
 /// The icp_port socket; see the file comment.
 class IcpSocket : public Comm::IoHandler {
@@ -37,8 +57,9 @@ public:
     /// told of each reply that arrives (ICP_HIT, ICP_MISS... from `from`)
     using ReplyHandler = std::function<void(const Comm::Address& from, const IcpMessage& reply)>;
 
-    /// a closed socket on loop; replies go to onReply
-    IcpSocket(Comm::Loop& loop, ReplyHandler onReply);
+    /// a closed socket on loop; replies go to onReply; its traffic is
+    /// counted in counters, which must outlive it
+    IcpSocket(Comm::Loop& loop, ReplyHandler onReply, IcpCounters& counters);
     ~IcpSocket() override;
     IcpSocket(const IcpSocket&) = delete;
     IcpSocket& operator=(const IcpSocket&) = delete;
@@ -61,6 +82,7 @@ private:
 
     Comm::Loop& loop_;
     ReplyHandler onReply_;
+    IcpCounters& counters_;
     Answerer answerer_;
     QueryLogger logger_;
     Comm::Address local_;

@@ -289,11 +289,14 @@ std::vector<Server::Destination> Server::Peers::select(const Query& query)
         return out;
     }
     // peerGetSomeNeighborReplies(): what the ICP replies chose comes first
-    if (query.icp && query.icp->hit)
+    if (query.icp && query.icp->hit) {
         add(query.icp->hit.getRaw(),
             query.icp->hit->isSibling() ? Hierarchy::SiblingHit : Hierarchy::ParentHit);
-    else if (query.icp && query.icp->firstParentMiss)
+        ++icpCounters_.timesUsed;
+    } else if (query.icp && query.icp->firstParentMiss) {
         add(query.icp->firstParentMiss.getRaw(), Hierarchy::FirstParentMiss);
+        ++icpCounters_.timesUsed;
+    }
     if (s.neverDirect.size() != 0 && s.neverDirect.check(facts) == Acl::Answer::Allowed) {
         someParent();
         allParents();
@@ -512,7 +515,8 @@ void Server::Peers::configureIcp()
     if (binding.empty())
         return;
     auto socket = std::make_unique<IcpSocket>(
-        loop_, [this](const Comm::Address& from, const IcpMessage& reply) { noteIcpReply(from, reply); });
+        loop_, [this](const Comm::Address& from, const IcpMessage& reply) { noteIcpReply(from, reply); },
+        icpCounters_);
     std::string error;
     if (!socket->open(s.udpIncomingAddress, uint16_t(s.icpPort), error)) {
         debugs(12, 0, "ERROR: " << error << ": ICP is off");
@@ -608,6 +612,7 @@ std::unique_ptr<Server::IcpPing> Server::Peers::ping(const Query& query, std::fu
                "ICP query timeout for " << raw->url_ << ": " << raw->received_ << " of " << raw->expected_
                                         << " replies");
         raw->result_.timedOut = true;
+        ++raw->table_->icpCounters_.queryTimeouts;
         raw->finish();
     });
     pings_[ping->reqnum_] = raw;

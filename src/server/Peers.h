@@ -225,6 +225,8 @@ public:
     std::unique_ptr<IcpPing> ping(const Query& query, std::function<void()> done);
     /// the icp_port socket (null without icp_port)
     IcpSocket* icpSocket() { return icp_.get(); }
+    /// the ICP traffic since start (kept across reconfigurations, as Squid's counters)
+    const IcpCounters& icpCounters() const { return icpCounters_; }
     /// where the request may go, in order; empty: nowhere (never_direct and no usable parent)
     std::vector<Destination> select(const Query& query);
     /// whether never_direct (and not always_direct) forbids this request to go direct
@@ -267,6 +269,7 @@ private:
     std::vector<Peer*> userHash_;        ///< userhash parents, by weight
     Comm::Timer clearing_;               ///< see scheduleClearing()
     bool clearingStarted_ = false;       ///< the first parent was configured (see configure())
+    IcpCounters icpCounters_;            ///< before icp_, which counts into it
     std::unique_ptr<IcpSocket> icp_;     ///< the icp_port socket, or null
     std::string icpBinding_;             ///< the address and port icp_ is bound to
     std::map<uint32_t, IcpPing*> pings_; ///< the pings waiting, by request number

@@ -62,6 +62,18 @@ wait_until 5 access_log_has "TCP_(MEM_)?HIT/200 [0-9]+ GET http://127\.0\.0\.1:$
     fail "cuttle did not serve Squid a hit: $(cat "$T/access.log")"
 pass "an object cached in cuttle is an ICP_HIT and Squid 5.7 fetches it from cuttle (SIBLING_HIT)"
 
+# mgr:counters counts that traffic as Squid's icp.* lines: two queries each
+# way, each answered, and the one SIBLING_HIT an ICP reply chose
+icp_counter() {
+    curl -s --max-time 5 "http://127.0.0.1:$CPORT/squid-internal-mgr/counters" | sed -n "s/^icp\.$1 = //p"
+}
+for c in queries_sent replies_recv queries_recv replies_sent; do
+    [ "$(icp_counter "$c")" -ge 2 ] 2>/dev/null || fail "icp.$c is not counted: $(icp_counter "$c")"
+done
+[ "$(icp_counter times_used)" = 1 ] || fail "icp.times_used: $(icp_counter times_used)"
+[ "$(icp_counter q_kbytes_sent)" = 0 ] || fail "icp.q_kbytes_sent: $(icp_counter q_kbytes_sent)"
+pass "mgr:counters counts the ICP queries and replies, both ways, and the one selection they made"
+
 # garbage, then a burst of queries sent while cuttle is stopped, so all are
 # queued at its first read (one edge): each answered (ICP_HIT, opcode 2); and
 # cuttle's ICP round trip against Squid's
@@ -111,6 +123,8 @@ ms=$(( (end - start) / 1000000 ))
 [ "$ms" -ge 290 ] || fail "the request did not wait for the ICP timeout: ${ms} ms"
 wait_until 5 access_log_has "/ok\? - TIMEOUT_HIER_DIRECT/127\.0\.0\.1 " || fail "not direct: $(cat "$T/access.log")"
 echo "# a silent sibling with icp_query_timeout 300: the request took ${ms} ms"
+[ "$(curl -s --max-time 5 "http://127.0.0.1:$PORT/squid-internal-mgr/counters" | sed -n 's/^icp\.query_timeouts = //p')" = 1 ] ||
+    fail "icp.query_timeouts is not 1"
 pass "a sibling that does not answer: the timeout, then direct"
 cuttle_stop
 
