@@ -484,6 +484,8 @@ void Client::Connection::handleHead(std::string_view head)
         tx_->headerFacts->request = nullptr; // set again where the fields are (HeaderEdits.cc)
     }
     tx_->method = parser_.method();
+    if (tx_->method == Http::Method::Other)
+        tx_->otherMethod = std::string(parser_.methodToken());
     if (parser_.methodToken() == "PURGE") {
         purge(url);
         return;
@@ -1106,10 +1108,16 @@ void Client::Connection::stopForwarding()
     if (!tx_)
         return;
     tx_->dialer.reset(); // a CONNECT's dial, if any: no callback after this
+    const bool handedOver = isHandedOver();
+    // a fetched reply that no index keeps goes with its transaction (a
+    // stored one is let go by the index, which tells the store log itself)
+    if (tx_->fetch && !tx_->fetch->isKept() && !handedOver)
+        services_.noteReleased(tx_->method == Http::Method::Other ? tx_->otherMethod
+                                                                  : Http::MethodName(tx_->method),
+                               tx_->url, *tx_->fetch);
     if (tx_->forwarder)
         tx_->forwarder->setInterimHandler({}); // whoever takes it over has no client to tell
-    const bool handedOver = isHandedOver();
-    if (tx_->fetch && !handedOver) // collapsed_forwarding: newcomers no longer wait for it
+    if (tx_->fetch && !handedOver)             // collapsed_forwarding: newcomers no longer wait for it
         services_.inFlight().forget(tx_->fetch, tx_->cacheKey, tx_->staleKey);
     if (handedOver) {
         // the reply is decided on its head without this client, for the

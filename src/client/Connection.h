@@ -409,6 +409,7 @@ private:
         std::string url;                         ///< the canonical URL
         std::string storeId;                     ///< store_id_program's key for it; empty: the URL
         Http::Method method = Http::Method::Get; ///< the request method
+        std::string otherMethod;                 ///< its token when method is Other
         std::string
             cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none (a POST too)
         Store::RequestFacts requestFacts;       ///< the request's caching directives

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace Comm {
 class Loop;
@@ -40,6 +41,7 @@ namespace Log {
 class AccessLog;
 }
 namespace Store {
+class Entry;
 class Index;
 class InFlight;
 } // namespace Store
@@ -67,6 +69,9 @@ public:
     virtual Comm::Loop& loop() = 0;
     /// access.log destinations
     virtual Log::AccessLog& accessLog() = 0;
+    /// cache_store_log: a reply entry no one keeps is let go at the end of
+    /// its transaction (a RELEASE line for method and url, when the store log is on)
+    virtual void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) = 0;
     /// the error pages, by language
     virtual const Errors::Catalog& errorPages() const = 0;
     /// visible_hostname, or the host's name

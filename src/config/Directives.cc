@@ -456,6 +456,16 @@ const std::vector<Directive> Table = {
      "each in brackets with Squid's MIME blob quoting (CR and LF as \\r \\n; %, [, ], controls and "
      "non-ASCII as %xx; \\ doubled), as in Squid.",
      OnOffHandler<&Settings::logMimeHdrs>, false},
+    {"cache_store_log", "MODULE:PLACE|none", "none", nullptr, "cacheStoreLog",
+     "Squid's store.log: a line per object the cache lets go (RELEASE), in Squid 5.7's format: time, "
+     "action, directory and file (-1 FFFFFFFF: the memory cache), a 32-hex-digit key, status, Date, "
+     "Last-Modified and Expires (-1 when absent), Content-Type, expected/received body length, method "
+     "and URL. A stored object gets its line when it is evicted, replaced, purged or invalidated; a "
+     "reply that was never stored (or stopped being stored while it arrived) gets one when its "
+     "transaction ends. MODULE:PLACE as for access_log (stdio:PATH, daemon:PATH, syslog:..., "
+     "udp://..., tcp://...); rotated with access.log. none (the default, as in Squid 5.7) keeps no "
+     "store log.",
+     CacheStoreLogHandler, false},
     {"cache_log", "PATH|none", CUTTLE_DEFAULT_LOG_DIR "/cache.log", LOG_DIR_SHOWN "/cache.log", "cacheLog",
      "Where cuttle writes its own messages (start-up, warnings, errors). A relative PATH is resolved against "
      "the directory cuttle starts in. `none` keeps no cache.log: the messages go to stderr, as before a "

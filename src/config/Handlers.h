@@ -220,6 +220,7 @@ void RequestBufferSizeHandler(DirectiveCall& call);
 void AccessLogHandler(DirectiveCall& call);
 void LogformatHandler(DirectiveCall& call);
 void CacheLogHandler(DirectiveCall& call);
+void CacheStoreLogHandler(DirectiveCall& call);
 void DebugOptionsHandler(DirectiveCall& call);
 void ForwardedForHandler(DirectiveCall& call);
 void DnsNameserversHandler(DirectiveCall& call);

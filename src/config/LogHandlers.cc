@@ -99,6 +99,23 @@ void Config::Handlers::CacheLogHandler(DirectiveCall& call)
                      "writes them to a file named 'none' in its working directory");
 }
 
+void Config::Handlers::CacheStoreLogHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    Log::OutputSpec spec;
+    try {
+        spec.parsePlace(call.line.words[1]);
+    } catch (const std::invalid_argument& e) {
+        call.error(std::string("bad cache_store_log: ") + e.what());
+        return;
+    }
+    if (spec.isFile())
+        spec.place = call.lexer.resolve(spec.place);
+    call.settings.cacheStoreLog = std::move(spec);
+}
+
 void Config::Handlers::AccessLogHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))

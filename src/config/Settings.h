@@ -265,6 +265,7 @@ struct Settings {
     Duration maxStale{0};                     ///< max_stale
 
     std::vector<AccessLogSpec> accessLogs; ///< in order; nothing follows an `access_log none` without acls
+    Log::OutputSpec cacheStoreLog;         ///< cache_store_log (module none: no store log)
     std::vector<LogformatSpec> logformats; ///< logformat lines in order
     bool bufferedLogs = false;             ///< buffered_logs
     bool logMimeHdrs = false;              ///< log_mime_hdrs (a format printing %>h or %<h whole acts as on)

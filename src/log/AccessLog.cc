@@ -328,6 +328,17 @@ void Log::AccessLog::log(const AccessRecord& r)
     ++sequence_;
 }
 
+void Log::AccessLog::logLine(std::string_view line)
+{
+    for (auto& out : outputs_) {
+        if (!out.sink)
+            continue;
+        out.sink->append(line);
+        if (!out.sink->error().empty())
+            reportError(out);
+    }
+}
+
 void Log::AccessLog::flush()
 {
     if (buffered_) {

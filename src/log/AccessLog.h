@@ -121,6 +121,9 @@ public:
 
     /// Formats R for each output that takes it and buffers the lines.
     void log(const AccessRecord& r);
+    /// Buffers a line formatted elsewhere (with its newline) for every
+    /// output that writes, whatever its format and acls (the store log's).
+    void logLine(std::string_view line);
     /// Writes buffered lines (see setBuffered()). Reports a write error once.
     void flush();
     /// Whether every line logged so far is written or its failure reported:

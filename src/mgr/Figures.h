@@ -98,6 +98,7 @@ struct ClientTally {
 /// One object of the memory cache (objects, vm_objects).
 struct StoredObject {
     std::string key;           ///< the cache key (method SP URL, maybe a variant part)
+    std::string keyDigest;     ///< where Squid prints its MD5 key (Store::KeyDigest())
     bool complete = false;     ///< all of it arrived (STORE_OK; else STORE_PENDING)
     uint64_t bytes = 0;        ///< body bytes held
     size_t readers = 0;        ///< clients reading it

@@ -369,27 +369,11 @@ void MemPage(std::string& out, const Figures& f)
         Printf(out, "reads_from_%zu: %llu\n", size, static_cast<unsigned long long>(times));
 }
 
-/// 32 upper-case hex digits of a cache key, where Squid prints its MD5 key:
-/// two 64-bit FNV-1a hashes (different offsets), so scripts that read
-/// `KEY HEX` lines read cuttle's
-std::string HexKey(const std::string& key)
-{
-    uint64_t a = 14695981039346656037ULL, b = 1099511628211ULL * 31;
-    for (const unsigned char c : key) {
-        a = (a ^ c) * 1099511628211ULL;
-        b = (b ^ c) * 1099511628211ULL;
-    }
-    char text[33];
-    std::snprintf(text, sizeof(text), "%016llX%016llX", static_cast<unsigned long long>(a),
-                  static_cast<unsigned long long>(b));
-    return text;
-}
-
 /// objects and vm_objects: cuttle's cache is all in memory, so both list every object
 void ObjectsPage(std::string& out, const Figures& f)
 {
     for (const auto& o : f.objects) {
-        Printf(out, "KEY %s\n", HexKey(o.key).c_str());
+        Printf(out, "KEY %s\n", o.keyDigest.c_str());
         Printf(out, "\t%s NOT_IN_MEMORY SWAPOUT_NONE PING_NONE   \n",
                o.complete ? "STORE_OK     " : "STORE_PENDING");
         out += "\tVALIDATED\n";

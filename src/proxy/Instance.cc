@@ -13,10 +13,13 @@
 #include "client/DetachedFetch.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
+#include "store/Key.h"
+#include "store/StoreLog.h"
 
 #include <algorithm>
 #include <stdexcept>
 
+#include <sys/time.h>
 #include <unistd.h>
 
 namespace {
@@ -50,6 +53,28 @@ Proxy::Instance::Instance(Comm::Loop& loop)
     Mgr::Counters start;
     start.sampleTime = startTime_;
     history_.sample(start);
+    // cache_store_log: a stored object let go (the index tells before it forgets it)
+    cache_.setReleaseObserver([this](std::string_view fullKey, const Store::Entry& entry) {
+        if (!storeLog_)
+            return;
+        const auto key = Store::BaseKey(fullKey); // method SP url
+        const auto space = key.find(' ');
+        timeval now{};
+        ::gettimeofday(&now, nullptr);
+        storeLog_->logLine(Store::StoreLogLine(now, "RELEASE", Store::KeyDigest(fullKey), entry,
+                                               key.substr(0, space), key.substr(space + 1)));
+    });
+}
+
+void Proxy::Instance::noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry)
+{
+    if (!storeLog_)
+        return;
+    // Squid names such an entry by a private key, unique per entry
+    const auto key = std::to_string(++releasedPrivate_) + ' ' + std::string(method) + ' ' + std::string(url);
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    storeLog_->logLine(Store::StoreLogLine(now, "RELEASE", Store::KeyDigest(key), entry, method, url));
 }
 
 // the members go in reverse order (see the header)
@@ -140,6 +165,21 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
     if (logs) {
         accessLog_->flush();
         accessLog_ = std::move(logs);
+    }
+    if (storeLog_)
+        storeLog_->flush();
+    storeLog_.reset();
+    if (settings->cacheStoreLog.module != "none") {
+        try {
+            storeLog_ = std::make_unique<Log::AccessLog>();
+            storeLog_->setBuffered(settings->bufferedLogs);
+            storeLog_->add(settings->cacheStoreLog);
+        } catch (const std::exception& e) {
+            storeLog_.reset();
+            if (isStartup)
+                Throw(std::string("cannot open cache_store_log: ") + e.what());
+            debugs(46, 0, "ERROR: cannot open cache_store_log: " << e.what() << "; keeping no store log");
+        }
     }
 
     errorPages_.load(ErrorPageSources(*settings));
@@ -324,13 +364,18 @@ void Proxy::Instance::rotateLogs()
 {
     // logfile_rotate N keeps N old files (access.log.0 ...); 0 just reopens, for logrotate
     accessLog_->rotate(static_cast<int>(settings_->logfileRotate));
+    if (storeLog_)
+        storeLog_->rotate(static_cast<int>(settings_->logfileRotate));
 }
 
 void Proxy::Instance::flushLogs()
 {
     accessLog_->flush();
+    if (storeLog_)
+        storeLog_->flush();
     // a buffered line, or a log writer thread's outcome, must not wait for
     // the next event of an idle proxy: flush again in a second
-    if (!accessLog_->isSettled() && !logTimer_.isPending())
+    const bool settled = accessLog_->isSettled() && (!storeLog_ || storeLog_->isSettled());
+    if (!settled && !logTimer_.isPending())
         logTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { flushLogs(); });
 }

@@ -70,10 +70,11 @@ public:
     /// logs are kept when the new ones fail).
     void configure(std::shared_ptr<const Config::Settings> settings, bool isStartup);
 
-    /// `-k rotate`: rotates every access log keeping logfile_rotate old files
-    /// (0: just reopens the path, after logrotate renamed the file).
+    /// `-k rotate`: rotates every access log and the store log keeping
+    /// logfile_rotate old files (0: just reopens the path, after logrotate
+    /// renamed the file).
     void rotateLogs();
-    /// Writes buffered access.log lines (the loop calls it every iteration).
+    /// Writes buffered access.log and store.log lines (the loop calls it every iteration).
     void flushLogs();
 
     /// the client side: listeners and connections (shutdown, tests)
@@ -86,6 +87,7 @@ public:
     const Config::Settings& settings() const override { return *settings_; }
     Comm::Loop& loop() override { return loop_; }
     Log::AccessLog& accessLog() override { return *accessLog_; }
+    void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) override;
     const Errors::Catalog& errorPages() const override { return errorPages_; }
     const std::string& visibleHostname() const override { return visibleHostname_; }
     Server::Context& forwarding() override { return *forwarding_; }
@@ -169,6 +171,8 @@ private:
     std::vector<std::unique_ptr<Helper::Pool>> retiredPools_;
     bool helpersMayRun_ = false;                ///< root was left (startHelpers())
     std::unique_ptr<Log::AccessLog> accessLog_; ///< see accessLog()
+    std::unique_ptr<Log::AccessLog> storeLog_;  ///< cache_store_log, or null (none)
+    uint64_t releasedPrivate_ = 0;              ///< unstored replies let go (their store.log keys)
     Errors::Catalog errorPages_;                ///< see errorPages()
     std::string visibleHostname_;               ///< see visibleHostname()
     Client::Side side_;                         ///< last member: destroyed first

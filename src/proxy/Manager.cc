@@ -13,6 +13,7 @@
 #include "mgr/Pages.h"
 #include "sbuf/BlockPool.h"
 #include "server/Peers.h"
+#include "store/StoreLog.h"
 
 #include <algorithm>
 #include <csignal>
@@ -132,6 +133,7 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     cache_.forEachObject([&f](std::string_view key, const Store::Entry& entry) {
         Mgr::StoredObject o;
         o.key = std::string(key);
+        o.keyDigest = Store::KeyDigest(key);
         o.complete = entry.isComplete();
         o.bytes = entry.body().endOffset();
         o.readers = entry.readerCount();

@@ -99,6 +99,7 @@ Store::Index::Index(std::unique_ptr<Policy>&& policy, uint64_t budget)
 
 Store::Index::~Index()
 {
+    releaseObserver_ = nullptr;
     clear();
 }
 
@@ -420,6 +421,10 @@ bool Store::Index::makeRoom(ObjectRecord& self, Drop selfDrop)
 
 void Store::Index::dropObject(ObjectRecord& record, Drop why, bool keepEmptyMarker)
 {
+    // complete objects only (an eviction took its victim out of the policy already)
+    const bool complete = record.where == Where::InPolicy || why == Drop::Evict;
+    if (complete && why != Drop::Refuse && releaseObserver_)
+        releaseObserver_(record.key(), *record.entry);
     switch (record.where) {
     case Where::InPolicy:
         policy_->remove(record);

@@ -177,6 +177,15 @@ public:
     /// forgets every object
     void clear();
 
+    /// told of a complete object the index lets go (evicted, replaced,
+    /// erased, dropped by setBudget() or clear(); not when
+    /// it is refused, nor at the index's destruction), with its full key,
+    /// before its isKept() is cleared (Squid's store.log RELEASE); it must
+    /// not change the index
+    using ReleaseObserver = std::function<void(std::string_view fullKey, const Entry& entry)>;
+    /// sets (or, with an empty one, removes) the ReleaseObserver
+    void setReleaseObserver(ReleaseObserver observer) { releaseObserver_ = std::move(observer); }
+
     /// sets cache_mem: evicts complete objects, then abandons in-flight ones
     /// (largest first), until bytesHeld() <= bytes; 0 forgets everything
     void setBudget(uint64_t bytes);
@@ -249,6 +258,7 @@ private:
     size_t recordBytes_ = 0;             ///< bytes of every record with its key (and names)
     size_t variantListBytes_ = 0;        ///< capacity of the markers' variant lists, in bytes
     IndexStats counters_;                ///< the counters of stats() (gauges are computed)
+    ReleaseObserver releaseObserver_;    ///< see setReleaseObserver()
 };
 
 } // namespace Store

@@ -169,6 +169,7 @@ class TestIndex : public CppUnit::TestFixture {
     CPPUNIT_TEST(varyStarIsRefused);
     CPPUNIT_TEST(refusesReleasedFailedOrHeadlessEntries);
     CPPUNIT_TEST(evictsInPolicyOrder);
+    CPPUNIT_TEST(releaseObserverSeesCompleteObjectsLetGo);
     CPPUNIT_TEST(inFlightObjectIsNeverEvictedForAnother);
     CPPUNIT_TEST(abandonedObjectStreamsOnToItsReader);
     CPPUNIT_TEST(evictedObjectKeepsServingItsReader);
@@ -428,6 +429,37 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(3 * Block), index.bytesHeld());
         CPPUNIT_ASSERT_EQUAL(uint64_t(3), index.stats().evictions);
         CPPUNIT_ASSERT_EQUAL(uint64_t(3 * Block), index.stats().evictedBytes);
+    }
+
+    void releaseObserverSeesCompleteObjectsLetGo()
+    {
+        Maker m;
+        std::vector<std::string> released;
+        auto index = std::make_unique<Store::Index>(Lru(), 3 * Block);
+        index->setReleaseObserver([&released](std::string_view key, const Store::Entry& entry) {
+            CPPUNIT_ASSERT(entry.isKept()); // told before it is let go
+            released.emplace_back(key);
+        });
+        std::vector<Store::EntryRef> e;
+        for (int i = 0; i < 3; ++i) {
+            e.push_back(m.make(1));
+            CPPUNIT_ASSERT(index->insert(UrlKey(i), e.back()));
+        }
+        e.push_back(m.make(1));
+        CPPUNIT_ASSERT(index->insert(UrlKey(3), e.back())); // evicts 0
+        e.push_back(m.make(1));
+        CPPUNIT_ASSERT(index->insert(UrlKey(1), e.back())); // replaces 1
+        CPPUNIT_ASSERT_EQUAL(size_t(1), index->erase(UrlKey(2)));
+        auto flying = m.make(1, false);
+        CPPUNIT_ASSERT(index->insert(UrlKey(5), flying));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), index->erase(UrlKey(5))); // in flight: its fetch tells
+        CPPUNIT_ASSERT(!index->insert(UrlKey(6), m.make(4)));     // refused: never stored
+        std::string seen;
+        for (const auto& k : released)
+            seen += k + "|";
+        CPPUNIT_ASSERT_EQUAL(UrlKey(0) + "|" + UrlKey(1) + "|" + UrlKey(2) + "|", seen);
+        index.reset(); // destruction tells nothing
+        CPPUNIT_ASSERT_EQUAL(size_t(3), released.size());
     }
 
     void inFlightObjectIsNeverEvictedForAnother()
