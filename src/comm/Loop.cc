@@ -20,7 +20,7 @@ struct Later {
     {
         if (a.deadline != b.deadline)
             return a.deadline > b.deadline;
-        return a.id > b.id;
+        return a.sequence > b.sequence;
     }
 };
 
@@ -131,30 +131,73 @@ Comm::Timer Comm::Loop::schedule(Milliseconds delay, std::function<void()> fn, I
     // (squid.conf accepts times up to 292 years) would overflow, so clamp it
     // to MaxTimerDelay, which is "never" for a daemon.
     delay = std::clamp(delay, Milliseconds(0), MaxTimerDelay);
-    const uint64_t id = nextTimerId_++;
+    const uint64_t id = addCall(std::move(fn), owner);
     // relative to the real time, not the iteration's: a callback may run long
-    timers_.emplace(id, TimerCall{std::move(fn), owner});
-    heap_.push_back(HeapItem{Clock::now() + delay, id});
+    heap_.push_back(HeapItem{Clock::now() + delay, nextSequence_++, id});
     std::push_heap(heap_.begin(), heap_.end(), Later());
     return Timer(this, id);
 }
 
+const Comm::Loop::TimerCall* Comm::Loop::findCall(uint64_t id) const
+{
+    const auto index = static_cast<size_t>(id & 0xffffffffu);
+    if (index >= calls_.size())
+        return nullptr;
+    const TimerCall& call = calls_[index];
+    return call.live && call.generation == static_cast<uint32_t>(id >> 32) ? &call : nullptr;
+}
+
+uint64_t Comm::Loop::addCall(std::function<void()>&& fn, IoHandler* owner)
+{
+    uint32_t index;
+    if (freeCalls_.empty()) {
+        index = static_cast<uint32_t>(calls_.size());
+        calls_.emplace_back();
+    } else {
+        index = freeCalls_.back();
+        freeCalls_.pop_back();
+    }
+    TimerCall& call = calls_[index];
+    call.fn = std::move(fn);
+    call.owner = owner;
+    call.live = true;
+    ++liveCalls_;
+    return uint64_t(call.generation) << 32 | index;
+}
+
+bool Comm::Loop::takeCall(uint64_t id, TimerCall& call)
+{
+    if (!findCall(id))
+        return false;
+    const auto index = static_cast<uint32_t>(id & 0xffffffffu);
+    TimerCall& slot = calls_[index];
+    call.fn = std::move(slot.fn);
+    call.owner = slot.owner;
+    slot.fn = nullptr;
+    slot.owner = nullptr;
+    slot.live = false;
+    ++slot.generation;
+    freeCalls_.push_back(index);
+    --liveCalls_;
+    return true;
+}
+
 void Comm::Loop::cancelTimer(uint64_t id)
 {
-    timers_.erase(id);
+    TimerCall cancelled;
+    takeCall(id, cancelled);
     // cancelled items stay in the heap until they reach the top; rebuild when
     // they dominate so that a connection re-arming its idle timer per request
     // cannot grow the heap without bound
-    if (heap_.size() > 64 && heap_.size() > 2 * timers_.size()) {
-        std::erase_if(heap_, [this](const HeapItem& item) { return !timers_.count(item.id); });
+    if (heap_.size() > 64 && heap_.size() > 2 * liveCalls_) {
+        std::erase_if(heap_, [this](const HeapItem& item) { return !findCall(item.id); });
         std::make_heap(heap_.begin(), heap_.end(), Later());
     }
 }
 
 uint64_t Comm::Loop::enqueueDeferred(std::function<void()>&& fn, IoHandler* owner)
 {
-    const uint64_t id = nextTimerId_++;
-    timers_.emplace(id, TimerCall{std::move(fn), owner});
+    const uint64_t id = addCall(std::move(fn), owner);
     deferred_.push_back(id);
     return id;
 }
@@ -176,7 +219,7 @@ void Comm::Loop::addIterationHook(std::function<void()> fn)
 
 void Comm::Loop::dropStaleHeapTop() const
 {
-    while (!heap_.empty() && !timers_.count(heap_.front().id)) {
+    while (!heap_.empty() && !findCall(heap_.front().id)) {
         std::pop_heap(heap_.begin(), heap_.end(), Later());
         heap_.pop_back();
     }
@@ -248,9 +291,8 @@ size_t Comm::Loop::fireTimers()
         const uint64_t id = heap_.front().id;
         std::pop_heap(heap_.begin(), heap_.end(), Later());
         heap_.pop_back();
-        auto found = timers_.find(id);
-        TimerCall call = std::move(found->second);
-        timers_.erase(found);
+        TimerCall call;
+        takeCall(id, call); // pending: dropStaleHeapTop() left it on top
         guard(call.owner, call.fn);
         ++calls;
     }
@@ -261,17 +303,15 @@ size_t Comm::Loop::runDeferred()
 {
     size_t calls = 0;
     // one batch: what these calls defer waits for the next iteration's I/O
-    std::vector<uint64_t> batch;
-    batch.swap(deferred_);
-    for (const uint64_t id : batch) {
-        const auto found = timers_.find(id);
-        if (found == timers_.end())
+    batch_.swap(deferred_);
+    for (const uint64_t id : batch_) {
+        TimerCall call;
+        if (!takeCall(id, call))
             continue; // cancelled
-        TimerCall call = std::move(found->second);
-        timers_.erase(found);
         guard(call.owner, call.fn);
         ++calls;
     }
+    batch_.clear();
     return calls;
 }
 

@@ -41,6 +41,9 @@
 ///   IoHandler::handleBug() is called so that it ends only its own
 ///   transaction; the loop goes on.
 /// - Time: CLOCK_MONOTONIC (std::chrono::steady_clock), millisecond timers.
+///   Timers and deferred calls live in reused slots (no allocation per call
+///   beyond a std::function's, which a small capture avoids), found by an id
+///   of slot index and generation; timers wait in a min-heap.
 /// - DNS (Comm::Resolver): c-ares sockets are watched like any other descriptor
 ///   (ARES_OPT_SOCK_STATE_CB -> watch(); handleIo -> ares_process_fd) and
 ///   ares_timeout() feeds one Timer; nothing on the loop ever blocks.
@@ -55,7 +58,6 @@
 #include <exception>
 #include <functional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace Comm {
@@ -207,7 +209,7 @@ public:
     /// whether deferred calls wait to run
     bool hasDeferred() const { return !deferred_.empty(); }
     /// number of timers and deferred calls still pending
-    size_t pendingTimers() const { return timers_.size(); }
+    size_t pendingTimers() const { return liveCalls_; }
 
     /// Calls fn; when it throws, logs the bug and tells owner (if any). Public
     /// so that code outside the loop's dispatch (signal handlers, start-up)
@@ -222,18 +224,32 @@ private:
         IoHandler* handler = nullptr; ///< null: not watched
         uint32_t generation = 0;      ///< bumped on each watch/cancel
     };
+    /// A pending timer or deferred call, in a slot of calls_ that is reused
+    /// once it ran or was cancelled (no allocation per call but the
+    /// std::function's, which small captures avoid). Its id is the slot's
+    /// index and generation, as an epoll cookie is (see CallId()).
     struct TimerCall {
         std::function<void()> fn;
         IoHandler* owner = nullptr;
+        uint32_t generation = 1; ///< bumped when the slot is freed, so old ids go stale
+        bool live = false;       ///< pending (the slot is in use)
     };
     struct HeapItem {
         Clock::time_point deadline;
-        uint64_t id; ///< also the tie-breaker: ids grow with each schedule() and defer()
+        uint64_t sequence; ///< the tie-breaker: grows with each schedule()
+        uint64_t id;       ///< the TimerCall's id
     };
 
     void unwatch(int fd, uint32_t generation);
     void cancelTimer(uint64_t id);
-    bool isTimerPending(uint64_t id) const { return timers_.count(id) != 0; }
+    bool isTimerPending(uint64_t id) const { return findCall(id) != nullptr; }
+    /// the pending call with this id, or nullptr
+    const TimerCall* findCall(uint64_t id) const;
+    /// stores a pending call; returns its id
+    uint64_t addCall(std::function<void()>&& fn, IoHandler* owner);
+    /// takes the pending call with this id out of its slot (frees the slot);
+    /// false when it is no longer pending
+    bool takeCall(uint64_t id, TimerCall& call);
     int timeoutToNextTimer(Milliseconds maxWait) const;
     size_t fireTimers();
     size_t runDeferred();
@@ -243,12 +259,15 @@ private:
     void reportBug(const char* what);
 
     EpollPoller poller_;
-    std::vector<Slot> slots_;                        ///< indexed by descriptor
-    std::unordered_map<uint64_t, TimerCall> timers_; ///< pending timers and deferred calls by id
-    mutable std::vector<HeapItem> heap_;             ///< min-heap; cancelled ids are skipped lazily
-    uint64_t nextTimerId_ = 1;
-    uint64_t iterations_ = 0;        ///< see iterations()
-    std::vector<uint64_t> deferred_; ///< the ids of defer() calls, in order (cancelled ones skipped)
+    std::vector<Slot> slots_;            ///< indexed by descriptor
+    std::vector<TimerCall> calls_;       ///< pending timers and deferred calls, by slot
+    std::vector<uint32_t> freeCalls_;    ///< the free slots of calls_
+    size_t liveCalls_ = 0;               ///< slots in use (pendingTimers())
+    mutable std::vector<HeapItem> heap_; ///< min-heap; cancelled ids are skipped lazily
+    uint64_t nextSequence_ = 1;          ///< see HeapItem::sequence
+    uint64_t iterations_ = 0;            ///< see iterations()
+    std::vector<uint64_t> deferred_;     ///< the ids of defer() calls, in order (cancelled ones skipped)
+    std::vector<uint64_t> batch_;        ///< runDeferred()'s batch (kept for its capacity)
     std::vector<std::function<void()>> hooks_; ///< per-iteration hooks
     Clock::time_point now_;
     bool stopping_ = false;

@@ -24,6 +24,7 @@ class TestLoop : public CppUnit::TestFixture {
     CPPUNIT_TEST(timersFireInDeadlineOrder);
     CPPUNIT_TEST(timersWithEqualDeadlinesFireInScheduleOrder);
     CPPUNIT_TEST(cancelledTimerNeverFires);
+    CPPUNIT_TEST(staleHandleLeavesTheSlotsNextTimer);
     CPPUNIT_TEST(hugeDelayIsClampedNotOverflowed);
     CPPUNIT_TEST(destroyingTimerHandleCancels);
     CPPUNIT_TEST(manyCancelledTimersDoNotAccumulate);
@@ -46,6 +47,7 @@ public:
     void timersFireInDeadlineOrder();
     void timersWithEqualDeadlinesFireInScheduleOrder();
     void cancelledTimerNeverFires();
+    void staleHandleLeavesTheSlotsNextTimer();
     void hugeDelayIsClampedNotOverflowed();
     void destroyingTimerHandleCancels();
     void manyCancelledTimersDoNotAccumulate();
@@ -143,6 +145,31 @@ void TestLoop::cancelledTimerNeverFires()
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return laterFired; }));
     CPPUNIT_ASSERT(!cancelledFired);
     cancelled.cancel(); // idempotent
+}
+
+void TestLoop::staleHandleLeavesTheSlotsNextTimer()
+{
+    // a handle kept after its call ran (or was cancelled) must not reach the
+    // call that reuses the slot
+    Comm::Loop loop;
+    bool ran = false;
+    auto done = loop.defer([&] { ran = true; });
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return ran; }));
+    CPPUNIT_ASSERT(!done.isPending());
+    CPPUNIT_ASSERT_EQUAL(size_t(0), loop.pendingTimers());
+    bool reusedFired = false;
+    auto reused = loop.schedule(Milliseconds(1), [&] { reusedFired = true; });
+    CPPUNIT_ASSERT_EQUAL(size_t(1), loop.pendingTimers());
+    done.cancel(); // the stale handle
+    CPPUNIT_ASSERT(reused.isPending());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return reusedFired; }));
+    auto cancelled = loop.schedule(Milliseconds(1), [] {});
+    cancelled.cancel();
+    bool third = false;
+    auto next = loop.defer([&] { third = true; }); // the freed slot again
+    cancelled.cancel();
+    CPPUNIT_ASSERT(next.isPending());
+    CPPUNIT_ASSERT(RunUntil(loop, [&] { return third; }));
 }
 
 void TestLoop::hugeDelayIsClampedNotOverflowed()
