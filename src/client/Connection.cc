@@ -577,7 +577,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
     if (settings.via)
-        spec.viaName = viaName();
+        spec.viaName = services_.viaName();
     spec.forwardedFor = settings.forwardedFor;
     spec.keepAlive = settings.serverPersistentConnections;
     return spec;
@@ -861,9 +861,9 @@ void Client::Connection::startStreaming()
     // taken for the next request: such a connection closes after the reply
     spec.keepAlive = !closeAfterReply_ && !services_.isShuttingDown();
     if (settings.via)
-        spec.viaName = viaName();
+        spec.viaName = services_.viaName();
     spec.cacheName = services_.visibleHostname();
-    spec.cacheLookupName = services_.visibleHostname() + ":" + std::to_string(localPort_);
+    spec.cachePort = localPort_;
     auto out = BuildClientReply(spec);
     if (tx_->pageContext)
         editReplyHead(out.head, tx_->pageContext->request, spec.reply,
@@ -1249,7 +1249,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     if (settings.httpdSuppressVersionString)
         context.software = SoftwareName(settings);
     if (settings.via)
-        options.extraFields.emplace_back("Via", "1.1 " + viaName());
+        options.extraFields.emplace_back("Via", "1.1 " + services_.viaName());
     if (!closeAfterReply_)
         options.extraFields.emplace_back("Connection", "keep-alive");
     out_ = Errors::buildReply(Http::ToInt(status), templateName, context, services_.errorPages(), options);

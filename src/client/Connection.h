@@ -198,9 +198,6 @@ private:
     /// whether the request's Via names this cuttle (unique_hostname and
     /// software), which Squid 5.7 denies as a forwarding loop; answers it then (Denial.cc)
     bool loopDenied(Errors::PageContext& context);
-    /// how this cuttle names itself in Via: unique_hostname (or
-    /// visible_hostname) and the software, as Squid's "ThisCache"
-    std::string viaName() const;
     void resumeAfterCheck();
     bool writeSome();
     void afterReply();

@@ -80,24 +80,18 @@ bool Client::Connection::missAllowed(const Acl::Checklist& facts, Errors::PageCo
     return false;
 }
 
-std::string Client::Connection::viaName() const
-{
-    const auto& settings = services_.settings();
-    const auto& host =
-        settings.uniqueHostname.empty() ? services_.visibleHostname() : settings.uniqueHostname;
-    return host + " (" + SoftwareName(settings) + ")";
-}
-
 bool Client::Connection::loopDenied(Errors::PageContext& context)
 {
     // Squid 5.7 (clientInterpretRequestHeaders, then processMiss): an
     // element of Via holding " NAME (SOFTWARE)", case-sensitive, whether or
     // not `via` is on; a hit is still served, a CONNECT is not checked
-    const auto self = " " + viaName();
+    std::string self; // made at the first Via field (most requests have none)
     bool looped = false;
     for (const auto& f : parser_.fields()) {
         if (!Http::EqualsIgnoreCase(f.name, "Via"))
             continue;
+        if (self.empty())
+            self = " " + services_.viaName();
         Http::ForEachListElement(f.value, [&](std::string_view element) {
             looped = element.find(self) != std::string_view::npos;
             return !looped;

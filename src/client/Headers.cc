@@ -123,19 +123,26 @@ std::string Client::BuildOriginRequest(const OriginRequestSpec& spec)
         }
         Http::AppendField(out, f.name, f.value);
     }
-    if (!spec.viaName.empty())
-        via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
+    if (!spec.viaName.empty()) {
+        via += via.empty() ? "1.1 " : ", 1.1 ";
+        via += spec.viaName;
+    }
     if (!via.empty())
         Http::AppendField(out, "Via", via);
 
     // squid.conf forwarded_for, as Squid 5.7 applies it
     switch (spec.forwardedFor) {
     case Config::ForwardedFor::On:
-        Http::AppendField(out, "X-Forwarded-For",
-                          sawXff ? xff + ", " + spec.clientAddress : spec.clientAddress);
+        if (sawXff) {
+            xff += ", ";
+            xff += spec.clientAddress;
+            Http::AppendField(out, "X-Forwarded-For", xff);
+        } else {
+            Http::AppendField(out, "X-Forwarded-For", spec.clientAddress);
+        }
         break;
     case Config::ForwardedFor::Off:
-        Http::AppendField(out, "X-Forwarded-For", sawXff ? xff + ", unknown" : std::string("unknown"));
+        Http::AppendField(out, "X-Forwarded-For", sawXff ? xff + ", unknown" : "unknown");
         break;
     case Config::ForwardedFor::Transparent:
         if (sawXff)
@@ -219,8 +226,10 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
         }
         Http::AppendField(out, f.name, f.value);
     }
-    if (!spec.viaName.empty())
-        via += (via.empty() ? "1.1 " : ", 1.1 ") + spec.viaName;
+    if (!spec.viaName.empty()) {
+        via += via.empty() ? "1.1 " : ", 1.1 ";
+        via += spec.viaName;
+    }
     if (!via.empty())
         Http::AppendField(out, "Via", via);
 
@@ -250,9 +259,12 @@ Client::ClientReply Client::BuildClientReply(const ClientReplySpec& spec)
         result.closeAfter = true;
     }
     if (!spec.cacheName.empty()) {
-        const char* verdict = spec.isHit ? "HIT from " : "MISS from ";
-        Http::AppendField(out, "X-Cache", verdict + spec.cacheName);
-        Http::AppendField(out, "X-Cache-Lookup", verdict + spec.cacheLookupName);
+        std::string value = spec.isHit ? "HIT from " : "MISS from ";
+        value += spec.cacheName;
+        Http::AppendField(out, "X-Cache", value);
+        value += ':';
+        value += std::to_string(spec.cachePort);
+        Http::AppendField(out, "X-Cache-Lookup", value);
     }
     Http::AppendField(out, "Connection", result.closeAfter ? "close" : "keep-alive");
     Http::EndHead(out);

@@ -36,8 +36,8 @@ struct OriginRequestSpec {
     std::string_view path;                                  ///< origin-form: path and query
     std::string hostField;                                  ///< the Host value (the URL's authority)
     const std::vector<Http::HeaderField>* fields = nullptr; ///< the client's fields
-    std::string clientAddress;                              ///< for X-Forwarded-For
-    std::string viaName;                                    ///< "host (cuttle/1.0)", empty: no Via
+    std::string_view clientAddress;                         ///< for X-Forwarded-For
+    std::string_view viaName;                               ///< "host (cuttle/1.0)", empty: no Via
     Config::ForwardedFor forwardedFor = Config::ForwardedFor::On;
     Store::BodyWriter::Framing bodyFraming = Store::BodyWriter::Framing::None; ///< how the body goes
     uint64_t contentLength = 0;                                                ///< with Framing::Raw
@@ -62,9 +62,9 @@ struct ClientReplySpec {
     bool clientIsHttp11 = true;          ///< HTTP/1.1 client (may get chunked)
     bool requestWasHead = false;         ///< no body goes out
     bool keepAlive = true;               ///< the connection stays open (may be turned off)
-    std::string viaName;                 ///< "host (cuttle/1.0)", empty: no Via
-    std::string cacheName;               ///< "host" for X-Cache, "host:port" for X-Cache-Lookup
-    std::string cacheLookupName;         ///< "host:port"
+    std::string_view viaName;            ///< "host (cuttle/1.0)", empty: no Via
+    std::string_view cacheName;          ///< "host" for X-Cache (empty: no X-Cache fields)
+    uint16_t cachePort = 0;              ///< the port of "host:port" in X-Cache-Lookup
     bool isHit = false;                  ///< served from the store: X-Cache says HIT
     std::optional<int64_t> age;          ///< the Age to send (RFC 9111 5.1), on hits and revalidated replies
     bool notModified = false;            ///< a 304 cuttle makes from a stored reply (RFC 9110 15.4.5)

@@ -138,7 +138,7 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
     Http::AppendField(out_, "Content-Length", std::to_string(body.size()));
     Http::AppendField(out_, "X-Cache", "MISS from " + host);
     if (settings.via)
-        Http::AppendField(out_, "Via", "1.1 " + viaName());
+        Http::AppendField(out_, "Via", "1.1 " + services_.viaName());
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
     editReplyHead(out_, context.request, nullptr, 200);

@@ -76,6 +76,9 @@ public:
     virtual const Errors::Catalog& errorPages() const = 0;
     /// visible_hostname, or the host's name
     virtual const std::string& visibleHostname() const = 0;
+    /// how this cuttle names itself in Via: unique_hostname (or the visible
+    /// host name) and the software, as Squid's "ThisCache"
+    virtual const std::string& viaName() const = 0;
 
     /* forwarding */
 

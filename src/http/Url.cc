@@ -173,8 +173,22 @@ std::string Http::Url::authorityHost() const
 
 std::string Http::Url::canonical() const
 {
-    std::string out = scheme_ + "://" + authorityHost();
-    if (explicitPort_ && port_ != DefaultPort(scheme_))
-        out += ":" + std::to_string(port_);
-    return out + path_;
+    // built in one allocation: a request makes it more than once
+    std::string out;
+    out.reserve(scheme_.size() + host_.size() + path_.size() + 14); // "://" "[]" ":65535"
+    out += scheme_;
+    out += "://";
+    if (isIpv6Host()) {
+        out += '[';
+        out += host_;
+        out += ']';
+    } else {
+        out += host_;
+    }
+    if (explicitPort_ && port_ != DefaultPort(scheme_)) {
+        out += ':';
+        out += std::to_string(port_);
+    }
+    out += path_;
+    return out;
 }

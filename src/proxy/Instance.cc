@@ -11,6 +11,7 @@
 #include "proxy/ConfigDns.h"
 #include "base/TextException.h"
 #include "client/DetachedFetch.h"
+#include "client/Headers.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 #include "store/Key.h"
@@ -192,6 +193,8 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         else
             visibleHostname_ = "localhost";
     }
+    viaName_ = (settings->uniqueHostname.empty() ? visibleHostname_ : settings->uniqueHostname) + " (" +
+               Client::SoftwareName(*settings) + ")";
 
     configureForwarding(*settings, isStartup);
     configureMemory(*settings, isStartup);

@@ -90,6 +90,7 @@ public:
     void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) override;
     const Errors::Catalog& errorPages() const override { return errorPages_; }
     const std::string& visibleHostname() const override { return visibleHostname_; }
+    const std::string& viaName() const override { return viaName_; }
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
     Store::Index& cache() override { return cache_; }
@@ -175,6 +176,7 @@ private:
     uint64_t releasedPrivate_ = 0;              ///< unstored replies let go (their store.log keys)
     Errors::Catalog errorPages_;                ///< see errorPages()
     std::string visibleHostname_;               ///< see visibleHostname()
+    std::string viaName_;                       ///< see viaName(); set with visibleHostname_
     Client::Side side_;                         ///< last member: destroyed first
 };
 

@@ -311,7 +311,7 @@ void TestHeaders::originRequestViaIsAppended()
                    std::string("1.0 first, 1.1 second, 1.1 third, 1.1 proxy.test (cuttle/1.0)"));
 
     // `via off`: the client's Via goes on untouched
-    spec.viaName.clear();
+    spec.viaName = {};
     head = Split(Client::BuildOriginRequest(spec));
     CPPUNIT_ASSERT(head.value("Via") == std::string("1.0 first, 1.1 second, 1.1 third"));
 
@@ -319,7 +319,7 @@ void TestHeaders::originRequestViaIsAppended()
     spec = noVia.spec();
     head = Split(Client::BuildOriginRequest(spec));
     CPPUNIT_ASSERT(head.value("Via") == std::string("1.1 proxy.test (cuttle/1.0)"));
-    spec.viaName.clear();
+    spec.viaName = {};
     head = Split(Client::BuildOriginRequest(spec));
     CPPUNIT_ASSERT_EQUAL(size_t(0), head.count("Via"));
 }
@@ -486,12 +486,12 @@ void TestHeaders::clientReplyXCacheFields()
     const ParsedReply origin("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n");
     auto spec = origin.spec();
     spec.cacheName = "proxy.test";
-    spec.cacheLookupName = "proxy.test:3128";
+    spec.cachePort = 3128;
     auto head = Split(Client::BuildClientReply(spec).head);
     CPPUNIT_ASSERT(head.value("X-Cache") == std::string("MISS from proxy.test"));
     CPPUNIT_ASSERT(head.value("X-Cache-Lookup") == std::string("MISS from proxy.test:3128"));
 
-    spec.cacheName.clear();
+    spec.cacheName = {};
     head = Split(Client::BuildClientReply(spec).head);
     CPPUNIT_ASSERT_EQUAL(size_t(0), head.count("X-Cache"));
     CPPUNIT_ASSERT_EQUAL(size_t(0), head.count("X-Cache-Lookup"));
