@@ -1020,8 +1020,11 @@ void Client::Connection::dialTunnel(const Http::Url& url, const Comm::Connector:
     auto& forwarding = services_.forwarding();
     Server::Request where;
     aimAtOrigin(where, url);
-    Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
+    const auto& limits = services_.forwardLimits();
+    Comm::Connector::Target target{where.host, where.port, limits.connectTimeout,
                                    &forwarding.connectionsOpened, outgoing};
+    target.spareDelay = limits.spareDelay;
+    target.retries = limits.connectRetries;
     tx_->dialer = std::make_unique<Comm::Connector>(
         services_.loop(), forwarding.resolver, std::move(target),
         [this](Comm::Connector::Result&& result) { onTunnelDialed(std::move(result)); });

@@ -265,6 +265,7 @@ void DenyInfoHandler(DirectiveCall& call);
 void CachePeerHandler(DirectiveCall& call);
 void CachePeerAccessHandler(DirectiveCall& call);
 void ForwardMaxTriesHandler(DirectiveCall& call);
+void ConnectRetriesHandler(DirectiveCall& call);
 void IcpPortHandler(DirectiveCall& call);
 void UdpIncomingAddressHandler(DirectiveCall& call);
 

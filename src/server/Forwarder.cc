@@ -190,6 +190,8 @@ void Server::Forwarder::dial()
                                    peer ? peer->config().httpPort : request_.port,
                                    peer ? peer->connectTimeout() : limits_.connectTimeout,
                                    &context_.connectionsOpened, request_.outgoing};
+    target.spareDelay = limits_.spareDelay;
+    target.retries = limits_.connectRetries;
     dialer_ =
         std::make_unique<Comm::Connector>(context_.loop, context_.resolver, std::move(target),
                                           [this](Comm::Connector::Result&& r) { onDialed(std::move(r)); });
