@@ -32,15 +32,20 @@ seconds_through() {
 # within LOW HIGH SECONDS : whether LOW <= SECONDS < HIGH
 within() { awk -v lo="$1" -v hi="$2" -v s="$3" 'BEGIN { exit !(s >= lo && s < hi) }'; }
 
-cuttle_conf "dns_nameservers 127.0.0.1:$DNSPORT" "hosts_file $T/hosts" \
-    "acl SSL_ports port $OPORT" "acl CONNECT method CONNECT" "http_access deny CONNECT !SSL_ports" \
-    "http_access allow localhost" "http_access deny all" \
-    "happy_eyeballs_connect_timeout 300" "connect_timeout 20 seconds"
-cuttle_start
+# start_with_delay MS : cuttle with happy_eyeballs_connect_timeout MS
+start_with_delay() {
+    cuttle_conf "dns_nameservers 127.0.0.1:$DNSPORT" "hosts_file $T/hosts" \
+        "acl SSL_ports port $OPORT" "acl CONNECT method CONNECT" "http_access deny CONNECT !SSL_ports" \
+        "http_access allow localhost" "http_access deny all" \
+        "happy_eyeballs_connect_timeout $1" "connect_timeout 20 seconds"
+    cuttle_start
+}
+
+start_with_delay 300
 
 set -- $(seconds_through "http://dual.test:$OPORT/slow-v6?close=1")
 [ "$1" = 200 ] || fail "GET with ::1 silent: $1"
-within 0.29 3 "$2" || fail "GET with ::1 silent took $2 s, not about happy_eyeballs_connect_timeout (0.3 s)"
+within 0.29 3 "$2" || fail "GET took $2 s, not about happy_eyeballs_connect_timeout (0.3 s)"
 wait_until 5 access_log_has " GET http://dual\.test:$OPORT/slow-v6\? - HIER_DIRECT/127\.0\.0\.1 " ||
     fail "no HIER_DIRECT/127.0.0.1 line for the GET"
 pass "GET: ::1 gets no answer, 127.0.0.1 serves after $2 s (happy_eyeballs_connect_timeout 300)"
@@ -55,10 +60,7 @@ cuttle_stop
 
 kill "$BLACKHOLE_PID"
 wait_until 5 is_stopped "$BLACKHOLE_PID" || fail "the ::1 listener did not stop"
-cuttle_conf "dns_nameservers 127.0.0.1:$DNSPORT" "hosts_file $T/hosts" \
-    "http_access allow localhost" "http_access deny all" \
-    "happy_eyeballs_connect_timeout 5000" "connect_timeout 20 seconds"
-cuttle_start
+start_with_delay 5000
 set -- $(seconds_through "http://dual.test:$OPORT/refused-v6?close=1")
 [ "$1" = 200 ] || fail "GET with ::1 refusing: $1"
 within 0 2 "$2" || fail "GET with ::1 refusing took $2 s: the spare waited for happy_eyeballs_connect_timeout"
