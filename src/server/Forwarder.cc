@@ -202,16 +202,8 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 {
     if (result.error != Comm::Connector::Error::Dns)
         peerHost_ = result.peer.host(); // the address connected to, or the last one tried
-    if (auto* peer = current_.peer.getRaw()) {
-        if (result.error != Comm::Connector::Error::None) {
-            debugs(15, 1,
-                   "TCP connection to " << peer->config().host << "/" << peer->config().httpPort
-                                        << " failed");
-            peer->noteConnectFailed();
-        } else {
-            peer->noteConnectSucceeded();
-        }
-    }
+    if (auto* peer = current_.peer.getRaw())
+        peer->noteDialed(result.error == Comm::Connector::Error::None);
     if (result.error != Comm::Connector::Error::None && mayTryNext()) {
         debugs(17, 2,
                "forwarding to " << request_.host << ":" << request_.port << ": " << result.text
