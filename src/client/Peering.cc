@@ -5,8 +5,8 @@
 
 /// \file Where a miss goes: the client side's part of peer selection
 /// (doc/design.md "Peers"): the request's facts for Server::Peers::select(),
-/// and the hierarchy code access.log prints; the source address and TOS of
-/// its connections (tcp_outgoing_address, tcp_outgoing_tos).
+/// and the hierarchy code access.log prints; the source address, TOS and mark
+/// of its connections (tcp_outgoing_address, tcp_outgoing_tos, tcp_outgoing_mark).
 
 #include "cuttle.h"
 #include "client/Connection.h"
@@ -29,6 +29,12 @@ Comm::Connector::Outgoing Client::Connection::outgoingFor(const Acl::Checklist& 
     for (const auto& line : settings.tcpOutgoingTos) {
         if (line.matches(facts)) {
             out.tos = line.tos;
+            break;
+        }
+    }
+    for (const auto& line : settings.tcpOutgoingMarks) {
+        if (line.matches(facts)) {
+            out.mark = line.mark;
             break;
         }
     }

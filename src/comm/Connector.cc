@@ -83,6 +83,8 @@ std::string Comm::Connector::Outgoing::key() const
         key += " from " + local6->host();
     if (tos)
         key += " tos " + std::to_string(*tos);
+    if (mark)
+        key += " mark " + std::to_string(*mark);
     return key;
 }
 
@@ -100,6 +102,14 @@ bool Comm::Connector::prepare(int fd, const Address& peer)
             debugs(50, 2,
                    "WARNING: setting TOS " << tos << " for " << peer.toString() << ": "
                                            << std::strerror(errno));
+    }
+    if (out.mark) {
+        const unsigned mark = *out.mark;
+        // as a refused TOS (Squid 5.7's Ip::Qos::setSockNfmark): a warning
+        if (::setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) != 0)
+            debugs(50, 2,
+                   "WARNING: setting mark " << mark << " for " << peer.toString() << ": "
+                                            << std::strerror(errno));
     }
     const auto& local = v6 ? out.local6 : out.local4;
     if (local && ::bind(fd, local->raw(), local->length()) != 0) {

@@ -64,11 +64,12 @@ public:
         int xerrno = 0;            ///< the errno of the last connect failure (0 for DNS)
     };
     using Callback = std::function<void(Result&& result)>;
-    /// how the sockets leave (tcp_outgoing_address, tcp_outgoing_tos)
+    /// how the sockets leave (tcp_outgoing_address, tcp_outgoing_tos, tcp_outgoing_mark)
     struct Outgoing {
         std::optional<Address> local4; ///< the source address for an IPv4 destination; none: the kernel's
         std::optional<Address> local6; ///< the source address for an IPv6 destination
         std::optional<int> tos;        ///< IP_TOS (IPV6_TCLASS for IPv6); none: left alone
+        std::optional<uint32_t> mark;  ///< SO_MARK (needs CAP_NET_ADMIN); none: left alone
         /// "" with nothing set, otherwise a text naming the choices (a pool key suffix)
         std::string key() const;
     };

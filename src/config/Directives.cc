@@ -651,6 +651,14 @@ const std::vector<Directive> Table = {
      "Squid. tcp_outgoing_dscp and tcp_outgoing_ds are its aliases. A pooled connection is reused only by a "
      "request that picks the same value.",
      TcpOutgoingTosHandler, true},
+    {"tcp_outgoing_mark", "MARK [[!]ACL...]", nullptr, nullptr, "tcpOutgoingMarks",
+     "The netfilter mark (SO_MARK, for policy routing and firewall rules) of connections to origins and "
+     "parents (and of CONNECT tunnels): the first line whose acls all match (fast acls). Decimal or 0x hex, "
+     "32 bits. Setting it needs CAP_NET_ADMIN: started as root with a line of it, cuttle keeps that "
+     "capability after it becomes cache_effective_user (as Squid does), and only then; a mark the kernel "
+     "refuses is a warning and the connection goes on unmarked. A pooled connection is reused only by a "
+     "request that picks the same mark.",
+     TcpOutgoingMarkHandler, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to one address of an origin to open (its connect_retries "
      "included); then it tries the next address.",

@@ -259,6 +259,7 @@ void SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits);
 bool ParseLineAcls(DirectiveCall& call, size_t pos, AclLine& line);
 void TcpOutgoingAddressHandler(DirectiveCall& call);
 void TcpOutgoingTosHandler(DirectiveCall& call);
+void TcpOutgoingMarkHandler(DirectiveCall& call);
 void ReplyBodyMaxSizeHandler(DirectiveCall& call);
 void RequestBodyMaxSizeHandler(DirectiveCall& call);
 void DenyInfoHandler(DirectiveCall& call);

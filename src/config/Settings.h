@@ -181,6 +181,11 @@ struct OutgoingTos : AclLine {
     uint8_t tos = 0; ///< the TOS byte (IP_TOS; IPV6_TCLASS for IPv6)
 };
 
+/// One `tcp_outgoing_mark MARK [[!]ACL...]` line (Squid's acl_nfmark).
+struct OutgoingMark : AclLine {
+    uint32_t mark = 0; ///< the netfilter mark (SO_MARK)
+};
+
 /// One `deny_info ERR_PAGE|[NNN:]URL|TCP_RESET ACL...` line: what a client
 /// denied by a rule whose last acl (Acl::Checklist::lastAcl) is one of
 /// `acls` gets instead of the ERR_ACCESS_DENIED page.
@@ -241,6 +246,7 @@ struct Settings {
     std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
     std::vector<OutgoingAddress> tcpOutgoingAddresses; ///< `tcp_outgoing_address` lines in order
     std::vector<OutgoingTos> tcpOutgoingTos;           ///< `tcp_outgoing_tos` lines in order
+    std::vector<OutgoingMark> tcpOutgoingMarks;        ///< `tcp_outgoing_mark` lines in order
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start

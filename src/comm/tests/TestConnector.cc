@@ -280,8 +280,8 @@ public:
 
 void TestConnector::outgoingSourceAndTosOfTheFamily()
 {
-    // tcp_outgoing_address and tcp_outgoing_tos: the IPv4 destination gets
-    // the IPv4 source (the IPv6 one is for IPv6 destinations) and the TOS byte
+    // tcp_outgoing_address, _tos and _mark: the IPv4 destination gets the
+    // IPv4 source (the IPv6 one is for IPv6 destinations), the TOS byte and the mark
     Listening origin;
     Comm::Loop loop;
     Outcome out;
@@ -289,6 +289,7 @@ void TestConnector::outgoingSourceAndTosOfTheFamily()
     target.outgoing.local4 = Comm::Address::Parse("127.0.0.2", 0);
     target.outgoing.local6 = Comm::Address::Parse("::1", 0);
     target.outgoing.tos = 0x20;
+    target.outgoing.mark = 0x2a;
     Comm::Connector c(loop, nullptr, std::move(target), out.callback());
     c.start();
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return out.calls > 0; }));
@@ -302,12 +303,19 @@ void TestConnector::outgoingSourceAndTosOfTheFamily()
     socklen_t tosLen = sizeof(tos);
     CPPUNIT_ASSERT_EQUAL(0, ::getsockopt(out.result->fd.get(), IPPROTO_IP, IP_TOS, &tos, &tosLen));
     CPPUNIT_ASSERT_EQUAL(0x20, tos);
+    if (::geteuid() == 0) { // SO_MARK needs CAP_NET_ADMIN; without it the mark is only a warning
+        unsigned mark = 0;
+        socklen_t markLen = sizeof(mark);
+        CPPUNIT_ASSERT_EQUAL(0, ::getsockopt(out.result->fd.get(), SOL_SOCKET, SO_MARK, &mark, &markLen));
+        CPPUNIT_ASSERT_EQUAL(0x2au, mark);
+    }
     // the pool key part: each choice named, nothing without one
     Comm::Connector::Outgoing all;
     all.local4 = Comm::Address::Parse("127.0.0.2", 0);
     all.local6 = Comm::Address::Parse("::1", 0);
     all.tos = 0x20;
-    CPPUNIT_ASSERT_EQUAL(std::string(" from 127.0.0.2 from ::1 tos 32"), all.key());
+    all.mark = 42;
+    CPPUNIT_ASSERT_EQUAL(std::string(" from 127.0.0.2 from ::1 tos 32 mark 42"), all.key());
     CPPUNIT_ASSERT_EQUAL(std::string(), Comm::Connector::Outgoing{}.key());
 }
 
