@@ -12,6 +12,7 @@
 #include "client/Connection.h"
 #include "client/Services.h"
 #include "config/Settings.h"
+#include "errors/PageContext.h"
 #include "log/AccessRecord.h"
 #include "log/CacheLog.h"
 #include "server/Peers.h"
@@ -71,7 +72,18 @@ void Client::Connection::onTunnelDialed(Comm::Connector::Result&& result)
         tx_->tunnelNext < services_.forwardLimits().forwardMaxTries) {
         debugs(26, 2, "CONNECT " << route.url << ": " << result.text << "; trying the next destination");
         dialNextHop(); // replaces the dialer calling back, which allows it
-
+        return;
+    }
+    if (result.error != Comm::Connector::Error::None && peer) {
+        // Squid 5.7 answers a CONNECT whose last destination, a parent, could
+        // not be reached with 500 ERR_CANNOT_FORWARD, logged NONE_NONE/500
+        // HIER_NONE/- (test-suite/hierarchy/connect-parent.sh)
+        const auto context = std::move(tx_->pageContext);
+        stopForwarding();
+        if (pendingLog_)
+            pendingLog_->resultCode = "NONE_NONE";
+        reply(Http::StatusCode::InternalServerError, "ERR_CANNOT_FORWARD", *context);
+        kick_ = services_.loop().defer([this] { drive(); }, this); // written from the loop
         return;
     }
     switch (result.error) {
@@ -107,10 +119,14 @@ void Client::Connection::onParentAnswer(Tunnel::ParentConnect::Result&& answer, 
     case Tunnel::ParentConnect::Outcome::Refused:
         relayParentReply(std::move(answer), parent);
         return;
-    case Tunnel::ParentConnect::Outcome::Failed:
+    case Tunnel::ParentConnect::Outcome::Failed: {
         debugs(26, 2, "CONNECT " << tx_->tunnelRoute.url << " through " << parent << ": " << answer.error);
+        const char* hierarchy = hierarchyCode(); // the transaction is retired by the answer
         answerFailure(Server::Failure::ReadError, parent, 0, answer.error);
+        if (pendingLog_)
+            pendingLog_->hierarchy = hierarchy;
         return;
+    }
     }
 }
 

@@ -5,7 +5,9 @@
 # opens the tunnel (curl fetches the test origin's page through it, so bytes
 # go both ways), logged TCP_TUNNEL/200 ... FIRSTUP_PARENT/127.0.0.1; the
 # parent's 403 (a CONNECT to a port it denies) reaches the client with its
-# page, logged TCP_TUNNEL/403 ... FIRSTUP_PARENT/127.0.0.1.
+# page, logged TCP_TUNNEL/403 ... FIRSTUP_PARENT/127.0.0.1. A parent that
+# cannot be reached gets Squid 5.7's answer: 500 ERR_CANNOT_FORWARD, logged
+# NONE_NONE/500 ... HIER_NONE/-.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -60,3 +62,15 @@ peer_log_has sq/users.log "CONNECT 127\.0\.0\.1:$OPORT \[Basic YWxpY2U6c2VjcmV0\
     fail "Squid did not get alice's credentials: $(cat "$T/sq/users.log")"
 pass "login=alice:secret reaches Squid 5.7 as Proxy-Authorization"
 through cu "$CUPORT"
+
+# nothing listens where the parent should be
+fwd_conf "cache_peer 127.0.0.1 parent $(closed_port) 0 no-query name=gone" "never_direct allow all" \
+    "http_access allow localhost" "http_access deny all"
+cuttle_start
+reply=$(RAW_TO=127.0.0.1:$PORT raw_send "CONNECT 127.0.0.1:$OPORT HTTP/1.1\r\nHost: 127.0.0.1:$OPORT\r\n\r\n" | tr -d '\r')
+echo "$reply" | head -n 1 | grep -q '^HTTP/1.1 500 ' || fail "unreachable parent: $(echo "$reply" | head -n 1)"
+echo "$reply" | grep -q '^X-Squid-Error: ERR_CANNOT_FORWARD' || fail "unreachable parent: not ERR_CANNOT_FORWARD"
+wait_until 5 access_log_has " NONE_NONE/500 [0-9]+ CONNECT 127\.0\.0\.1:$OPORT - HIER_NONE/- " ||
+    fail "unreachable parent: not logged NONE_NONE/500 HIER_NONE: $(cat "$T/access.log")"
+pass "an unreachable parent: 500 ERR_CANNOT_FORWARD, as Squid 5.7"
+cuttle_stop
