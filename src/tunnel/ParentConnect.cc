@@ -111,16 +111,33 @@ void Tunnel::ParentConnect::receive()
         }
     }
     const size_t body = buffer_.size() - bodyStart_;
-    if (body < bodyWanted_ && !closed)
-        return;
-    if (untilClose_ && !closed && body < MaxRelayedBody)
-        return;
+    size_t relayed = 0; // body bytes that go to the client, once the reply is whole
+    if (chunked_) {
+        while (!chunksOver_ && chunksEnd_ < buffer_.size()) {
+            const auto piece = chunks_.next(std::string_view(buffer_).substr(chunksEnd_));
+            chunksEnd_ += piece.length;
+            using Kind = Http::ChunkedDecoder::Piece::Kind;
+            chunksOver_ = piece.kind == Kind::Done || piece.kind == Kind::Error;
+            if (piece.kind == Kind::NeedMore)
+                break;
+        }
+        if (!chunksOver_ && !closed && body < MaxRelayedBody)
+            return;
+        relayed = std::min(chunks_.isDone() ? chunksEnd_ - bodyStart_ : body, MaxRelayedBody);
+    } else if (untilClose_) {
+        if (!closed && body < MaxRelayedBody)
+            return;
+        relayed = std::min(body, MaxRelayedBody);
+    } else {
+        if (body < bodyWanted_ && !closed)
+            return;
+        relayed = std::min(body, bodyWanted_);
+    }
     Result r;
     r.outcome = Outcome::Refused;
     r.status = parser_.statusCode();
     r.reply = relayHead_;
-    r.reply.append(buffer_, bodyStart_,
-                   std::min(body, std::max(bodyWanted_, untilClose_ ? MaxRelayedBody : 0)));
+    r.reply.append(buffer_, bodyStart_, relayed);
     finish(std::move(r));
 }
 
@@ -146,6 +163,9 @@ bool Tunnel::ParentConnect::onHead()
         bodyWanted_ = size_t(std::min<uint64_t>(parser_.contentLength().value_or(0), MaxRelayedBody));
         break;
     case Http::ReplyParser::Framing::Chunked:
+        chunked_ = true;
+        chunksEnd_ = bodyStart_;
+        break;
     case Http::ReplyParser::Framing::Close:
         untilClose_ = true;
         break;

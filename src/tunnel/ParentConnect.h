@@ -12,10 +12,10 @@
 ///                   200 ............ Established: the socket, and any bytes the
 ///                                    parent sent after its head (for the client)
 ///                   other status ... Refused: the reply to relay to the client,
-///                                    its body read whole (by Content-Length, or
-///                                    until the parent closes; at most
-///                                    MaxRelayedBody bytes), hop-by-hop fields
-///                                    dropped, `Connection: close`
+///                                    its body read whole (by Content-Length, to
+///                                    the last chunk, or until the parent closes;
+///                                    at most MaxRelayedBody bytes), hop-by-hop
+///                                    fields dropped, `Connection: close`
 ///             --> a write or read error, a close before the head, a bad head, or
 ///                 no progress within the timeout: Failed
 ///
@@ -29,6 +29,7 @@
 
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
+#include "http/ChunkedDecoder.h"
 #include "http/ReplyParser.h"
 
 #include <functional>
@@ -93,6 +94,10 @@ private:
     size_t bodyStart_ = 0;            ///< where the refusal's body starts in buffer_
     size_t bodyWanted_ = 0;           ///< its body bytes to read (MaxRelayedBody at most)
     bool untilClose_ = false;         ///< its body ends when the parent closes
+    bool chunked_ = false;            ///< its body ends with its last chunk
+    Http::ChunkedDecoder chunks_;     ///< finds that last chunk
+    size_t chunksEnd_ = 0;            ///< where in buffer_ the decoder has looked up to
+    bool chunksOver_ = false;         ///< the last chunk was seen, or the framing is bad
     Callback done_;
 };
 

@@ -75,6 +75,7 @@ class TestParentConnect : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestParentConnect);
     CPPUNIT_TEST(okOpensTheTunnelWithTheBytesAfterIt);
     CPPUNIT_TEST(refusalIsRelayedWholeWithConnectionClose);
+    CPPUNIT_TEST(chunkedRefusalEndsWithItsLastChunk);
     CPPUNIT_TEST(closeBeforeTheHeadFails);
     CPPUNIT_TEST(silenceTimesOut);
     CPPUNIT_TEST_SUITE_END();
@@ -127,6 +128,26 @@ public:
                         "X-Squid-Error: ERR_ACCESS_DENIED 0\r\nConnection: close\r\n\r\ndenied"),
             x.result->reply);
         CPPUNIT_ASSERT(!x.result->fd.isOpen());
+    }
+
+    void chunkedRefusalEndsWithItsLastChunk()
+    {
+        // the parent keeps its connection open: the last chunk ends the reply
+        Pair pair;
+        Exchange x(pair);
+        x.connect.start();
+        pair.say("HTTP/1.1 407 Proxy Authentication Required\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nde");
+        for (int i = 0; i < 5; ++i)
+            x.loop.runOnce(Milliseconds(10));
+        CPPUNIT_ASSERT(!x.result);
+        pair.say("ny\r\n0\r\n\r\n");
+        CPPUNIT_ASSERT(x.run());
+        CPPUNIT_ASSERT(x.result->outcome == Outcome::Refused);
+        CPPUNIT_ASSERT_EQUAL(407, x.result->status);
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("HTTP/1.1 407 Proxy Authentication Required\r\nTransfer-Encoding: chunked\r\n"
+                        "Connection: close\r\n\r\n4\r\ndeny\r\n0\r\n\r\n"),
+            x.result->reply);
     }
 
     void closeBeforeTheHeadFails()
