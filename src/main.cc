@@ -336,7 +336,10 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     // never serve a request as root: bound, logs open, pid file written
     // (doc/design.md "Daemon and privileges")
     try {
-        debugs(1, 1, privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup));
+        // tcp_outgoing_mark's SO_MARK needs CAP_NET_ADMIN, kept only then
+        debugs(1, 1,
+               privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup,
+                                    !settings->tcpOutgoingMarks.empty()));
     } catch (const std::exception& e) {
         ReportFatal(std::string("cannot leave root: ") + e.what());
         RemovePidFile(pidFile);

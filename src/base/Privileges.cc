@@ -78,9 +78,9 @@ std::string GroupList(const std::vector<gid_t>& groups)
 
 } // namespace
 
-uint64_t Privileges::KeptMask()
+uint64_t Privileges::KeptMask(bool netAdmin)
 {
-    return uint64_t(1) << CAP_NET_BIND_SERVICE;
+    return (uint64_t(1) << CAP_NET_BIND_SERVICE) | (netAdmin ? uint64_t(1) << CAP_NET_ADMIN : 0);
 }
 
 std::string Privileges::MaskText(uint64_t mask)
@@ -170,18 +170,18 @@ void Privileges::willCreate(const std::string& path)
         created_.push_back(std::move(p));
 }
 
-std::string Privileges::leaveRoot(const std::string& user, const std::string& group)
+std::string Privileges::leaveRoot(const std::string& user, const std::string& group, bool netAdmin)
 {
     if (::geteuid() != 0)
-        return keepUser(user);
+        return keepUser(user, netAdmin);
     std::string why;
     const auto target = Resolve(user, group, why);
     if (!target)
         throw std::runtime_error(why);
-    return dropTo(*target);
+    return dropTo(*target, KeptMask(netAdmin));
 }
 
-std::string Privileges::dropTo(const Target& target)
+std::string Privileges::dropTo(const Target& target, uint64_t kept)
 {
     // what root created for us becomes ours; only what root still owns
     // (lchown: a link planted since is not followed)
@@ -196,7 +196,7 @@ std::string Privileges::dropTo(const Target& target)
     // capability can come back, even through a set-user-id program
     for (int cap = 0; cap < CapabilityCount(); ++cap) {
         const cap_value_t value = cap;
-        if ((KeptMask() & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
+        if ((kept & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
             continue;
         if (::cap_drop_bound(value) != 0)
             ThrowErrno("cannot drop " + MaskNames(uint64_t(1) << cap) + " from the bounding set");
@@ -211,7 +211,7 @@ std::string Privileges::dropTo(const Target& target)
     // the saved user id goes too: unlike Squid, there is no way back to root
     if (::setresuid(target.user.uid, target.user.uid, target.user.uid) != 0)
         ThrowErrno("setresuid(" + std::to_string(target.user.uid) + ")");
-    SetCapabilities(KeptMask());
+    SetCapabilities(kept);
     if (::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0)
         ThrowErrno("prctl(PR_SET_KEEPCAPS, 0)");
     ForbidNewPrivileges();
@@ -229,12 +229,12 @@ std::string Privileges::dropTo(const Target& target)
            ") with the capabilities " + MaskNames(CurrentMask(true));
 }
 
-std::string Privileges::keepUser(const std::string& user)
+std::string Privileges::keepUser(const std::string& user, bool netAdmin)
 {
     const uid_t uid = ::geteuid();
     const auto account = UserAccount::FindById(uid);
     const std::string name = account ? account->name : std::to_string(uid);
-    SetCapabilities(Kept(CurrentMask(false)));
+    SetCapabilities(Kept(CurrentMask(false), netAdmin));
     ForbidNewPrivileges();
     return "Running as " + name + " (uid " + std::to_string(uid) +
            "): not started as root, so cache_effective_user " + user +

@@ -20,10 +20,11 @@
 ///     NoNewPrivs 0                     NoNewPrivs 1, dumpable 1 (core dumps)
 ///
 /// CAP_NET_BIND_SERVICE stays so that a reconfigure can bind a new port below
-/// 1024. It is in no inheritable or ambient set, so a program cuttle runs
-/// gets none. The paths cuttle created as root (log files, the pid file and
-/// the directories it made for them) are given to the new user first, so
-/// that `-k rotate` can rename them and shutdown can remove the pid file.
+/// 1024; CAP_NET_ADMIN stays too, only when the configuration cuttle starts
+/// with needs it (tcp_outgoing_mark: SO_MARK), as Squid keeps it then. They
+/// are in no inheritable or ambient set, so a program cuttle runs gets none. The paths cuttle created as root
+/// (log files, the pid file and the directories it made for them) are given to the new user first, so that
+/// `-k rotate` can rename them and shutdown can remove the pid file.
 ///
 /// Started as any other user, cuttle stays that user, keeps at most
 /// CAP_NET_BIND_SERVICE of what it was given, and says so.
@@ -53,10 +54,11 @@ public:
         std::vector<gid_t> groups; ///< setgroups(): {gid} with a group set, else the user's groups
     };
 
-    /// The capability kept after the drop, as a bit of a /proc/PID/status mask.
-    static uint64_t KeptMask();
-    /// What stays of the capabilities in `permitted` (a mask): at most KeptMask().
-    static uint64_t Kept(uint64_t permitted) { return permitted & KeptMask(); }
+    /// The capabilities kept after the drop, as bits of a /proc/PID/status
+    /// mask: CAP_NET_BIND_SERVICE, and CAP_NET_ADMIN with netAdmin.
+    static uint64_t KeptMask(bool netAdmin = false);
+    /// What stays of the capabilities in `permitted` (a mask): at most KeptMask(netAdmin).
+    static uint64_t Kept(uint64_t permitted, bool netAdmin = false) { return permitted & KeptMask(netAdmin); }
     /// A mask as /proc/PID/status prints it: 16 hexadecimal digits.
     static std::string MaskText(uint64_t mask);
     /// The names of the capabilities in `mask`, e.g. "cap_net_bind_service", "none".
@@ -78,18 +80,18 @@ public:
     const std::vector<std::string>& created() const { return created_; }
 
     /// Started as root: gives created() to the target user, then becomes that
-    /// user with only CAP_NET_BIND_SERVICE (see the file comment). Started as
-    /// another user: keeps it, with at most CAP_NET_BIND_SERVICE. Returns the
+    /// user with only KeptMask(netAdmin) (see the file comment). Started as
+    /// another user: keeps it, with at most KeptMask(netAdmin). Returns the
     /// line for cache.log; throws std::runtime_error saying what failed.
-    std::string leaveRoot(const std::string& user, const std::string& group);
+    std::string leaveRoot(const std::string& user, const std::string& group, bool netAdmin = false);
 
     /// The capability mask of one set of this thread ("CapPrm" or "CapEff"
     /// in /proc/self/status, read through libcap).
     static uint64_t CurrentMask(bool effective);
 
 private:
-    std::string dropTo(const Target& target);
-    std::string keepUser(const std::string& user);
+    std::string dropTo(const Target& target, uint64_t kept);
+    std::string keepUser(const std::string& user, bool netAdmin);
 
     std::vector<std::string> created_; ///< paths to give to the user, outermost first
 };

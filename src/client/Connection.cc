@@ -493,8 +493,8 @@ void Client::Connection::handleHead(std::string_view head)
     Store::EntryRef joinable;
     // Squid (HttpRequest::maybeCacheable): an intercepted request whose
     // Host was not verified (failed, or no Host) is neither looked up nor stored
-    const bool mayUseCache = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
-    if (mayUseCache && lookupCache(url, facts, joinable))
+    tx_->hostVerified = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
+    if (tx_->hostVerified && lookupCache(url, facts, joinable))
         return;
     if (!isConnect && (loopDenied(context) || !missAllowed(facts, context)))
         return;
@@ -602,7 +602,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     if (parser_.method() == Http::Method::Connect) {
         state_ = State::Forwarding;
         timer_.cancel(); // the dialer has its own timeouts now
-        dialTunnel(url, request.outgoing);
+        dialTunnel(url, std::move(request));
         return;
     }
 
@@ -1015,76 +1015,6 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
     kick_ = services_.loop().defer([this] { drive(); }, this);
 }
 
-void Client::Connection::dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing)
-{
-    // CONNECT: the origin is dialed as for any request (Comm::Connector);
-    // the tunnel starts once the socket is connected
-    auto& forwarding = services_.forwarding();
-    Server::Request where;
-    aimAtOrigin(where, url);
-    Comm::Connector::Target target{where.host, where.port, services_.forwardLimits().connectTimeout,
-                                   &forwarding.connectionsOpened, outgoing};
-    tx_->dialer = std::make_unique<Comm::Connector>(
-        services_.loop(), forwarding.resolver, std::move(target),
-        [this](Comm::Connector::Result&& result) { onTunnelDialed(std::move(result)); });
-    tx_->dialer->start();
-}
-
-void Client::Connection::onTunnelDialed(Comm::Connector::Result&& result)
-{
-    switch (result.error) {
-    case Comm::Connector::Error::None:
-        startTunnel(std::move(result.fd), result.peer.host());
-        return;
-    case Comm::Connector::Error::Dns:
-        answerFailure(Server::Failure::DnsFail, std::string(), 0, result.text);
-        return;
-    case Comm::Connector::Error::Connect:
-        answerFailure(Server::Failure::ConnectFail, result.peer.host(), result.xerrno, result.text);
-        return;
-    }
-}
-
-void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::string& peer)
-{
-    // an intercepted CONNECT gets no 200 line, as in Squid 5.7 (whose
-    // tunnel answers only an explicit proxy's CONNECT): bytes flow at once
-    const std::string_view Established =
-        intercepted_ ? std::string_view() : std::string_view("HTTP/1.1 200 Connection established\r\n\r\n");
-    std::string_view pending;
-    if (buffer_ && parsedOffset_ < buffer_->size())
-        pending = buffer_->view().substr(parsedOffset_);
-    if (!Established.empty() && ::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
-                                    ssize_t(Established.size())) {
-        close();
-        return;
-    }
-    if (pendingLog_) {
-        auto& record = *pendingLog_;
-        record.resultCode = "TCP_TUNNEL";
-        record.httpStatus = 200;
-        record.hierarchy = hierarchyCode();
-        record.peerAddress = peer;
-        record.bytesSent = Established.size();
-    }
-    stopForwarding();
-    registration_.cancel(); // the tunnel watches both sockets now
-    state_ = State::Tunneling;
-    timer_.cancel();
-    tunnel_ = std::make_unique<Tunnel::Tunnel>(
-        services_.loop(), std::move(fd_), std::move(serverFd), services_.settings().readTimeout,
-        [this](const Tunnel::Tunnel::Stats& stats, const std::string& error) {
-            if (!error.empty())
-                debugs(26, 3, "tunnel for " << peerHost_ << " ended: " << error);
-            if (pendingLog_)
-                pendingLog_->bytesSent += stats.serverToClient;
-            close();
-        });
-    tunnel_->start(pending);
-    buffer_ = nullptr;
-    parsedOffset_ = 0;
-}
-
 void Client::Connection::endTransaction()
 {
     if (readingBody_) {
@@ -1108,6 +1038,7 @@ void Client::Connection::stopForwarding()
     if (!tx_)
         return;
     tx_->dialer.reset(); // a CONNECT's dial, if any: no callback after this
+    tx_->parentConnect.reset();
     const bool handedOver = isHandedOver();
     // a fetched reply that no index keeps goes with its transaction (a
     // stored one is let go by the index, which tells the store log itself)

@@ -65,6 +65,7 @@
 #include "store/Entry.h"
 #include "store/Freshness.h"
 #include "server/Forwarder.h"
+#include "tunnel/ParentConnect.h"
 #include "tunnel/forward.h"
 #include "base/RefCount.h"
 
@@ -298,11 +299,20 @@ private:
     /// answers a failure to reach or read the origin with its error page
     /// (text: the DNS error for DnsFail) and logs it
     void answerFailure(Server::Failure why, std::string peer, int xerrno, const std::string& text);
-    /// CONNECT: dials the origin (Comm::Connector)
-    void dialTunnel(const Http::Url& url, const Comm::Connector::Outgoing& outgoing);
+    /// CONNECT: dials its destinations in turn, the origin or a parent (Tunneling.cc)
+    void dialTunnel(const Http::Url& url, Server::Request&& request);
+    /// CONNECT: dials the next destination (Comm::Connector)
+    void dialNextHop();
+    /// CONNECT: a dial ended: the tunnel, the parent's CONNECT, the next destination or an error page
     void onTunnelDialed(Comm::Connector::Result&& result);
-    /// CONNECT: the 200 and the tunnel over the connected socket to peer
-    void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer);
+    /// CONNECT through a parent: its answer opens the tunnel, is relayed, or fails
+    void onParentAnswer(Tunnel::ParentConnect::Result&& answer, const std::string& parent);
+    /// CONNECT through a parent: its refusal goes to the client, which is closed after it
+    void relayParentReply(Tunnel::ParentConnect::Result&& answer, const std::string& parent);
+    /// CONNECT: the 200 and the tunnel over the connected socket to peer;
+    /// serverPending: bytes a parent sent after its own 200, for the client
+    void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer,
+                     std::string_view serverPending = {});
     void endTransaction();
     /// access.log's facts of the reply about to be sent: `bytes` start with
     /// its head (an error page's body may follow, which is not noted)
@@ -391,11 +401,16 @@ private:
     /// it: the forwarder (a miss), the request body, a joiner's own request,
     /// a CONNECT's dialer.
     struct Transaction {
-        Server::ForwarderPtr forwarder;                   ///< the origin side
-        std::unique_ptr<Comm::Connector> dialer;          ///< CONNECT: the origin being dialed
-        Store::EntryRef reply;                            ///< the reply, being streamed from
-        Store::BodyWriter writer;                         ///< writes the reply head and body
-        std::unique_ptr<BodyIn> body;                     ///< the request body on its way, or null
+        Server::ForwarderPtr forwarder;                       ///< the origin side
+        std::unique_ptr<Comm::Connector> dialer;              ///< CONNECT: the origin or parent being dialed
+        std::unique_ptr<Tunnel::ParentConnect> parentConnect; ///< CONNECT: the parent's answer awaited
+        Server::Request tunnelRoute;   ///< CONNECT: its destinations and the head for a parent
+        size_t tunnelNext = 0;         ///< CONNECT: the next destination of tunnelRoute
+        Server::Destination tunnelVia; ///< CONNECT: the destination dialed or used
+        bool hostVerified = true;      ///< not intercepted, or its Host was verified
+        Store::EntryRef reply;         ///< the reply, being streamed from
+        Store::BodyWriter writer;      ///< writes the reply head and body
+        std::unique_ptr<BodyIn> body;  ///< the request body on its way, or null
         std::unique_ptr<Errors::PageContext> pageContext; ///< the request's error page facts
         /// for http_reply_access, reply_body_max_size and store_miss; null without their rules
         std::unique_ptr<Acl::Checklist> replyFacts;

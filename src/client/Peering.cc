@@ -5,8 +5,8 @@
 
 /// \file Where a miss goes: the client side's part of peer selection
 /// (doc/design.md "Peers"): the request's facts for Server::Peers::select(),
-/// and the hierarchy code access.log prints; the source address and TOS of
-/// its connections (tcp_outgoing_address, tcp_outgoing_tos).
+/// and the hierarchy code access.log prints; the source address, TOS and mark
+/// of its connections (tcp_outgoing_address, tcp_outgoing_tos, tcp_outgoing_mark).
 
 #include "cuttle.h"
 #include "client/Connection.h"
@@ -32,6 +32,12 @@ Comm::Connector::Outgoing Client::Connection::outgoingFor(const Acl::Checklist& 
             break;
         }
     }
+    for (const auto& line : settings.tcpOutgoingMarks) {
+        if (line.matches(facts)) {
+            out.mark = line.mark;
+            break;
+        }
+    }
     return out;
 }
 
@@ -42,15 +48,19 @@ Client::Connection::Aim Client::Connection::aimAtPeers(Server::Request& request,
     auto* peers = services_.forwarding().peers;
     if (!peers || !peers->isActive())
         return Aim::Go; // direct, with no selection to make
-    if (intercepted_ || parser_.method() == Http::Method::Connect) {
-        // these go to their origin only (doc/differences.md "Peers"): when
-        // never_direct forbids that, they fail rather than leave direct
+    if (intercepted_ && !(tx_ && tx_->hostVerified)) {
+        // an intercepted request whose Host was not verified goes to its
+        // original destination only (doc/differences.md "Peers"): when
+        // never_direct forbids that, it fails rather than leave direct
         return peers->forbidsDirect(facts) ? Aim::Nowhere : Aim::Go;
     }
     // Squid's clientHierarchical(): a GET or a TRACE, without Authorization
+    // (so a CONNECT goes to a parent when never_direct, or
+    // nonhierarchical_direct off, sends it there)
     const auto method = parser_.method();
     const bool hierarchical =
         (method == Http::Method::Get || method == Http::Method::Trace) && !parser_.findField("Authorization");
+    mayPing = mayPing && method != Http::Method::Connect; // Squid's tunnel asks no ICP peer
     Server::Peers::Query query{facts, peerHost_, hierarchical};
     // peerAllowedToUse(): no sibling for a no-cache request or a revalidation
     query.siblingsMayTake = !(tx_ && (tx_->stale || tx_->requestFacts.wantsReload()));
@@ -87,5 +97,7 @@ const char* Client::Connection::hierarchyCode() const
 {
     if (tx_ && tx_->forwarder && (tx_->forwarder->peer() || tx_->forwarder->pingTimedOut()))
         return Server::HierarchyName(tx_->forwarder->hierarchy(), tx_->forwarder->pingTimedOut());
+    if (tx_ && tx_->tunnelVia.peer)
+        return Server::HierarchyName(tx_->tunnelVia.code);
     return intercepted_ ? "ORIGINAL_DST" : "HIER_DIRECT";
 }

@@ -24,20 +24,12 @@ Comm::Connector::~Connector() = default;
 void Comm::Connector::start()
 {
     if (const auto literal = Address::Parse(target_.host, target_.port)) {
-        addresses_ = {*literal};
         // from the loop, never from inside start()
-        timer_ = loop_.defer([this] { connectNext(); }, this);
+        spareTimer_ = loop_.defer([this, address = *literal] { begin({address}); }, &prime_);
         return;
     }
     if (!resolver_) {
-        timer_ = loop_.defer(
-            [this] {
-                Result r;
-                r.error = Error::Dns;
-                r.text = "no DNS resolver";
-                finish(std::move(r));
-            },
-            this);
+        spareTimer_ = loop_.defer([this] { fail("no DNS resolver"); }, &prime_);
         return;
     }
     lookup_ =
@@ -47,15 +39,39 @@ void Comm::Connector::start()
 void Comm::Connector::onResolved(const Resolver::Answer& answer)
 {
     if (answer.addresses.empty()) {
-        Result r;
-        r.error = Error::Dns;
-        r.text = answer.error.empty() ? "Name not found" : answer.error;
-        finish(std::move(r));
+        fail(answer.error.empty() ? "Name not found" : answer.error);
         return;
     }
-    addresses_ = answer.addresses;
-    next_ = 0;
-    connectNext();
+    begin(answer.addresses);
+}
+
+void Comm::Connector::fail(const std::string& text)
+{
+    Result r;
+    r.error = Error::Dns;
+    r.text = text;
+    finish(std::move(r));
+}
+
+void Comm::Connector::begin(const std::vector<Address>& addresses)
+{
+    // Squid 5 (HappyConnOpener): the family of the first address is the
+    // prime one; the spare family waits happy_eyeballs_connect_timeout
+    const int primeFamily = addresses.front().family();
+    for (const auto& address : addresses)
+        (address.family() == primeFamily ? prime_ : spare_).addresses.push_back(address);
+    spareTimer_.cancel();
+    if (spare_.hasMore())
+        spareTimer_ = loop_.schedule(
+            target_.spareDelay, [this] { allowSpare(); }, &prime_);
+    advance();
+}
+
+void Comm::Connector::allowSpare()
+{
+    spareAllowed_ = true;
+    spareTimer_.cancel();
+    advance();
 }
 
 std::string Comm::Connector::Outgoing::key() const
@@ -67,121 +83,187 @@ std::string Comm::Connector::Outgoing::key() const
         key += " from " + local6->host();
     if (tos)
         key += " tos " + std::to_string(*tos);
+    if (mark)
+        key += " mark " + std::to_string(*mark);
     return key;
 }
 
-bool Comm::Connector::prepare(int fd)
+bool Comm::Connector::prepare(int fd, const Address& peer)
 {
     const int one = 1;
     (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     const auto& out = target_.outgoing;
-    const bool v6 = peer_.family() == AF_INET6;
+    const bool v6 = peer.family() == AF_INET6;
     if (out.tos) {
         const int tos = *out.tos;
         // Squid 5.7 (Ip::Qos::setSockTos) warns and goes on when the kernel refuses
         if (::setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(tos)) !=
             0)
             debugs(50, 2,
-                   "WARNING: setting TOS " << tos << " for " << peer_.toString() << ": "
+                   "WARNING: setting TOS " << tos << " for " << peer.toString() << ": "
                                            << std::strerror(errno));
+    }
+    if (out.mark) {
+        const unsigned mark = *out.mark;
+        // as a refused TOS (Squid 5.7's Ip::Qos::setSockNfmark): a warning
+        if (::setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) != 0)
+            debugs(50, 2,
+                   "WARNING: setting mark " << mark << " for " << peer.toString() << ": "
+                                            << std::strerror(errno));
     }
     const auto& local = v6 ? out.local6 : out.local4;
     if (local && ::bind(fd, local->raw(), local->length()) != 0) {
         debugs(11, 1,
-               "ERROR: cannot bind the source address " << local->host() << " to reach " << peer_.toString()
+               "ERROR: cannot bind the source address " << local->host() << " to reach " << peer.toString()
                                                         << ": " << std::strerror(errno));
         return false;
     }
     return true;
 }
 
-void Comm::Connector::connectNext()
+void Comm::Connector::advance()
 {
-    registration_.cancel();
-    fd_.reset();
-    timer_.cancel();
-    while (next_ < addresses_.size()) {
-        peer_ = addresses_[next_++];
-        Descriptor fd(::socket(peer_.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-        if (!fd.isOpen()) {
-            lastErrno_ = errno;
-            continue;
-        }
-        if (!prepare(fd.get())) {
-            lastErrno_ = errno;
-            continue;
-        }
-        const int rc = ::connect(fd.get(), peer_.raw(), peer_.length());
-        if (rc != 0 && errno != EINPROGRESS) {
-            lastErrno_ = errno;
-            debugs(11, 3, "connect to " << peer_.toString() << ": " << std::strerror(errno));
-            continue;
-        }
-        if (target_.connectsCounter)
-            ++*target_.connectsCounter;
-        fd_ = std::move(fd);
-        // the socket's writability (or error) says how it went; a connect
-        // that completed at once reports writable as soon as it is watched
-        registration_ = loop_.watch(fd_.get(), *this);
-        if (rc != 0 && target_.connectTimeout > Milliseconds(0)) {
-            timer_ = loop_.schedule(
-                target_.connectTimeout,
-                [this] {
-                    lastErrno_ = ETIMEDOUT;
-                    debugs(11, 3, "connect to " << peer_.toString() << ": connect_timeout");
-                    connectNext();
-                },
-                this);
-        }
-        return;
+    // every step ends here: start what may start, or give up (last: it may
+    // destroy this Connector)
+    if (!prime_.isConnecting())
+        launch(prime_);
+    if (!prime_.isConnecting() && !spareAllowed_)
+        spareAllowed_ = true; // the prime family has nothing left
+    if (spareAllowed_) {
+        spareTimer_.cancel();
+        if (!spare_.isConnecting())
+            launch(spare_);
     }
+    if (prime_.isConnecting() || spare_.isConnecting())
+        return;
     Result r;
-    r.peer = peer_;
+    r.peer = lastPeer_;
     r.error = Error::Connect;
     r.xerrno = lastErrno_;
     r.text = lastErrno_ ? std::strerror(lastErrno_) : "no address";
     finish(std::move(r));
 }
 
-void Comm::Connector::handleIo(const IoEvents& events)
+bool Comm::Connector::launch(Attempt& attempt)
 {
-    if (fd_.isOpen() && (events.writable || events.error || events.hangup))
-        onConnectEvent();
+    attempt.close();
+    if (attempt.retriesLeft > 0 && attempt.next > 0) {
+        // connect_retries: the same address again, within its connect_timeout
+        --attempt.retriesLeft;
+        if (connectTo(attempt, attempt.addresses[attempt.next - 1]))
+            return true;
+    }
+    attempt.timer.cancel();
+    while (attempt.hasMore()) {
+        const auto& peer = attempt.addresses[attempt.next++];
+        attempt.retriesLeft = target_.retries;
+        if (connectTo(attempt, peer)) {
+            if (target_.connectTimeout > Milliseconds(0)) {
+                attempt.timer = loop_.schedule(
+                    target_.connectTimeout,
+                    [this, &attempt] {
+                        attempt.retriesLeft = 0; // the address had its time
+                        onFailed(attempt, ETIMEDOUT);
+                    },
+                    &attempt);
+            }
+            return true;
+        }
+    }
+    return false;
 }
 
-void Comm::Connector::onConnectEvent()
+bool Comm::Connector::connectTo(Attempt& attempt, const Address& peer)
+{
+    // retries of a failure that comes at once are made here, not through the loop
+    for (;;) {
+        lastPeer_ = peer;
+        Descriptor fd(::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        if (!fd.isOpen() || !prepare(fd.get(), peer)) {
+            lastErrno_ = errno;
+            attempt.retriesLeft = 0; // only a failed connect is retried
+            return false;
+        }
+        if (::connect(fd.get(), peer.raw(), peer.length()) != 0 && errno != EINPROGRESS) {
+            lastErrno_ = errno;
+            debugs(11, 3, "connect to " << peer.toString() << ": " << std::strerror(errno));
+            if (attempt.retriesLeft == 0)
+                return false;
+            --attempt.retriesLeft;
+            continue;
+        }
+        if (target_.connectsCounter)
+            ++*target_.connectsCounter;
+        attempt.fd = std::move(fd);
+        attempt.peer = peer;
+        // the socket's writability (or error) says how it went; a connect
+        // that completed at once reports writable as soon as it is watched
+        attempt.registration = loop_.watch(attempt.fd.get(), attempt);
+        return true;
+    }
+}
+
+void Comm::Connector::Attempt::close()
+{
+    registration.cancel();
+    fd.reset();
+}
+
+void Comm::Connector::Attempt::handleIo(const IoEvents& events)
+{
+    if (fd.isOpen() && (events.writable || events.error || events.hangup))
+        owner_.onConnectEvent(*this);
+}
+
+void Comm::Connector::Attempt::handleBug(const std::exception& e) noexcept
+{
+    try {
+        owner_.prime_.close();
+        owner_.spare_.close();
+        owner_.prime_.timer.cancel();
+        owner_.spare_.timer.cancel();
+        owner_.spareTimer_.cancel();
+        Result r;
+        r.peer = owner_.lastPeer_;
+        r.error = Error::Connect;
+        r.text = std::string("internal error: ") + e.what();
+        owner_.finish(std::move(r));
+    } catch (...) {
+    }
+}
+
+void Comm::Connector::onConnectEvent(Attempt& attempt)
 {
     int error = 0;
     socklen_t len = sizeof(error);
-    if (::getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &error, &len) != 0)
+    if (::getsockopt(attempt.fd.get(), SOL_SOCKET, SO_ERROR, &error, &len) != 0)
         error = errno;
     if (error != 0) {
-        lastErrno_ = error;
-        debugs(11, 3, "connect to " << peer_.toString() << ": " << std::strerror(error));
-        connectNext();
+        onFailed(attempt, error);
         return;
     }
-    timer_.cancel();
-    registration_.cancel(); // the new owner watches it
+    // the first to connect wins; the other family's attempt is closed
+    Attempt& other = &attempt == &prime_ ? spare_ : prime_;
+    other.close();
+    other.timer.cancel();
+    spareTimer_.cancel();
+    attempt.timer.cancel();
+    attempt.registration.cancel(); // the new owner watches it
     Result r;
-    r.fd = std::move(fd_);
-    r.peer = peer_;
+    r.fd = std::move(attempt.fd);
+    r.peer = attempt.peer;
     finish(std::move(r));
 }
 
-void Comm::Connector::handleBug(const std::exception& e) noexcept
+void Comm::Connector::onFailed(Attempt& attempt, int error)
 {
-    try {
-        registration_.cancel();
-        fd_.reset();
-        timer_.cancel();
-        Result r;
-        r.peer = peer_;
-        r.error = Error::Connect;
-        r.text = std::string("internal error: ") + e.what();
-        finish(std::move(r));
-    } catch (...) {
-    }
+    lastErrno_ = error;
+    lastPeer_ = attempt.peer;
+    debugs(11, 3, "connect to " << attempt.peer.toString() << ": " << std::strerror(error));
+    attempt.close();
+    if (&attempt == &prime_)
+        spareAllowed_ = true; // Squid 5: a prime failure lets the spare start at once
+    advance();
 }
 
 void Comm::Connector::finish(Result&& result)

@@ -661,9 +661,29 @@ const std::vector<Directive> Table = {
      "Squid. tcp_outgoing_dscp and tcp_outgoing_ds are its aliases. A pooled connection is reused only by a "
      "request that picks the same value.",
      TcpOutgoingTosHandler, true},
+    {"tcp_outgoing_mark", "MARK [[!]ACL...]", nullptr, nullptr, "tcpOutgoingMarks",
+     "The netfilter mark (SO_MARK, for policy routing and firewall rules) of connections to origins and "
+     "parents (and of CONNECT tunnels): the first line whose acls all match (fast acls). Decimal or 0x hex, "
+     "32 bits. Setting it needs CAP_NET_ADMIN: started as root with a line of it, cuttle keeps that "
+     "capability after it becomes cache_effective_user (as Squid does), and only then; a mark the kernel "
+     "refuses is a warning and the connection goes on unmarked. A pooled connection is reused only by a "
+     "request that picks the same mark.",
+     TcpOutgoingMarkHandler, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
-     "How long cuttle waits for a TCP connection to an origin to open.",
+     "How long cuttle waits for a TCP connection to one address of an origin to open (its connect_retries "
+     "included); then it tries the next address.",
      DurationHandler<&Settings::connectTimeout>, false},
+    {"connect_retries", "N", "0", nullptr, "connectRetries",
+     "How many times a connect to an address (an origin's or a parent's) that failed is made again before "
+     "the next address is tried, all within connect_timeout; at most 10 (more is 10, with a warning, as in "
+     "Squid 5.7). 0: each address once.",
+     ConnectRetriesHandler, false},
+    {"happy_eyeballs_connect_timeout", "MILLISECONDS", "250", nullptr, "happyEyeballsConnectTimeout",
+     "IPv4 and IPv6 racing (Happy Eyeballs, RFC 8305) as Squid 5 does it: the family of a name's first "
+     "address is the prime one and its addresses are tried first, one at a time; the other family's "
+     "addresses start this long after the first prime attempt, or at once when a prime attempt fails, and "
+     "the first connection made wins (the other attempt is closed).",
+     CountHandler<&Settings::happyEyeballsConnectTimeout>, false},
     {"read_timeout", "TIME", "15 minutes", nullptr, "readTimeout",
      "How long an origin connection may stay silent while a reply is awaited or being read before cuttle "
      "gives "

@@ -661,3 +661,17 @@ void Config::Handlers::TcpOutgoingTosHandler(DirectiveCall& call)
     if (ParseLineAcls(call, 2, line))
         call.settings.tcpOutgoingTos.push_back(std::move(line));
 }
+
+void Config::Handlers::TcpOutgoingMarkHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    OutgoingMark line;
+    if (!ParseUnsigned(call.line.words[1], UINT32_MAX, line.mark)) {
+        call.error("bad " + Name(call) + " value '" + call.line.words[1] +
+                   "': a netfilter mark, 0 to 4294967295 (0x0 to 0xffffffff)");
+        return;
+    }
+    if (ParseLineAcls(call, 2, line))
+        call.settings.tcpOutgoingMarks.push_back(std::move(line));
+}

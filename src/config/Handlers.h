@@ -260,12 +260,14 @@ void SizeLimitHandler(DirectiveCall& call, std::vector<SizeLimit>& limits);
 bool ParseLineAcls(DirectiveCall& call, size_t pos, AclLine& line);
 void TcpOutgoingAddressHandler(DirectiveCall& call);
 void TcpOutgoingTosHandler(DirectiveCall& call);
+void TcpOutgoingMarkHandler(DirectiveCall& call);
 void ReplyBodyMaxSizeHandler(DirectiveCall& call);
 void RequestBodyMaxSizeHandler(DirectiveCall& call);
 void DenyInfoHandler(DirectiveCall& call);
 void CachePeerHandler(DirectiveCall& call);
 void CachePeerAccessHandler(DirectiveCall& call);
 void ForwardMaxTriesHandler(DirectiveCall& call);
+void ConnectRetriesHandler(DirectiveCall& call);
 void IcpPortHandler(DirectiveCall& call);
 void UdpIncomingAddressHandler(DirectiveCall& call);
 

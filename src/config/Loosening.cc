@@ -32,9 +32,6 @@ const std::vector<SquidOnlyRule> Rules = {
     {"neighbor_type_domain", true, nullptr,
      "it makes a peer a parent or a sibling for some domains only, and cuttle gives each peer one type: "
      "requests for those domains would go to the peer as its cache_peer line says"},
-    {"tcp_outgoing_mark", true, nullptr,
-     "policy routing or firewall rules that select on the mark would not see it (SO_MARK needs "
-     "CAP_NET_ADMIN, which cuttle does not keep past the privilege drop)"},
     {"clientside_tos", true, nullptr,
      "shaping or firewall rules that select on the TOS/DSCP byte would not see it"},
     {"mark_client_packet", true, nullptr,

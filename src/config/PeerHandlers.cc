@@ -4,7 +4,7 @@
  */
 
 /// \file The cache hierarchy's directives: cache_peer, cache_peer_access,
-/// forward_max_tries, icp_port and udp_incoming_address (Squid
+/// forward_max_tries, connect_retries, icp_port and udp_incoming_address (Squid
 /// 5.7's cache_cf.cc parse_peer() rules).
 
 #include "cuttle.h"
@@ -269,6 +269,24 @@ void Config::Handlers::ForwardMaxTriesHandler(DirectiveCall& call)
     }
     WarnExtra(call, 2);
     call.settings.forwardMaxTries = n;
+}
+
+void Config::Handlers::ConnectRetriesHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    unsigned n = 0;
+    if (!ParseCount(call.line.words[1], n)) {
+        call.error("bad connect_retries '" + call.line.words[1] + "': a count from 0 to 10 is expected");
+        return;
+    }
+    WarnExtra(call, 2);
+    // Squid 5.7 (parse_connect_retries): more than 10 is 10, with a warning
+    if (n > 10) {
+        call.warning("connect_retries " + call.line.words[1] + " is too high; using 10");
+        n = 10;
+    }
+    call.settings.connectRetries = n;
 }
 
 void Config::Handlers::IcpPortHandler(DirectiveCall& call)

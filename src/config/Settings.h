@@ -181,6 +181,11 @@ struct OutgoingTos : AclLine {
     uint8_t tos = 0; ///< the TOS byte (IP_TOS; IPV6_TCLASS for IPv6)
 };
 
+/// One `tcp_outgoing_mark MARK [[!]ACL...]` line (Squid's acl_nfmark).
+struct OutgoingMark : AclLine {
+    uint32_t mark = 0; ///< the netfilter mark (SO_MARK)
+};
+
 /// One `deny_info ERR_PAGE|[NNN:]URL|TCP_RESET ACL...` line: what a client
 /// denied by a rule whose last acl (Acl::Checklist::lastAcl) is one of
 /// `acls` gets instead of the ERR_ACCESS_DENIED page.
@@ -241,6 +246,7 @@ struct Settings {
     std::vector<SizeLimit> replyBodyMaxSizes; ///< `reply_body_max_size` lines in order; none: no limit
     std::vector<OutgoingAddress> tcpOutgoingAddresses; ///< `tcp_outgoing_address` lines in order
     std::vector<OutgoingTos> tcpOutgoingTos;           ///< `tcp_outgoing_tos` lines in order
+    std::vector<OutgoingMark> tcpOutgoingMarks;        ///< `tcp_outgoing_mark` lines in order
 
     uint64_t cacheMem = 0;            ///< cache_mem, bytes
     bool sharedMemoryLocking = false; ///< shared_memory_locking: cache_mem populated and locked at start
@@ -289,15 +295,17 @@ struct Settings {
     HeaderRules requestHeaderRules; ///< request_header_access, _replace, _add
     HeaderRules replyHeaderRules;   ///< reply_header_access, _replace, _add
 
-    std::vector<CachePeer> cachePeers;   ///< `cache_peer` lines in order, with their cache_peer_access
-    Acl::AccessList alwaysDirect;        ///< `always_direct`: requests it allows never go to a peer
-    Acl::AccessList neverDirect;         ///< `never_direct`: requests it allows go to peers only
-    bool preferDirect = false;           ///< `prefer_direct`: direct before the parents
-    bool nonhierarchicalDirect = true;   ///< `nonhierarchical_direct`: a POST (...) goes direct
-    unsigned forwardMaxTries = 25;       ///< `forward_max_tries`: destinations tried per request
-    Duration peerConnectTimeout{0};      ///< `peer_connect_timeout`: a peer's default connect-timeout
-    unsigned icpPort = 0;                ///< `icp_port`: the ICP listener's UDP port; 0: none
-    std::string udpIncomingAddress;      ///< `udp_incoming_address`: the ICP listener's address
+    std::vector<CachePeer> cachePeers;          ///< `cache_peer` lines in order, with their cache_peer_access
+    Acl::AccessList alwaysDirect;               ///< `always_direct`: requests it allows never go to a peer
+    Acl::AccessList neverDirect;                ///< `never_direct`: requests it allows go to peers only
+    bool preferDirect = false;                  ///< `prefer_direct`: direct before the parents
+    bool nonhierarchicalDirect = true;          ///< `nonhierarchical_direct`: a POST (...) goes direct
+    unsigned forwardMaxTries = 25;              ///< `forward_max_tries`: destinations tried per request
+    unsigned connectRetries = 0;                ///< `connect_retries`: reconnects to an address that failed
+    unsigned happyEyeballsConnectTimeout = 250; ///< `happy_eyeballs_connect_timeout` (ms)
+    Duration peerConnectTimeout{0};             ///< `peer_connect_timeout`: a peer's default connect-timeout
+    unsigned icpPort = 0;                       ///< `icp_port`: the ICP listener's UDP port; 0: none
+    std::string udpIncomingAddress;             ///< `udp_incoming_address`: the ICP listener's address
     Acl::AccessList icpAccess;           ///< `icp_access`: who may query; no rule: nobody (Squid's default)
     unsigned icpQueryTimeout = 0;        ///< `icp_query_timeout` (ms); 0: from the peers' round trips
     unsigned minimumIcpQueryTimeout = 5; ///< `minimum_icp_query_timeout` (ms)

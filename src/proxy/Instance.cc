@@ -111,6 +111,8 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.quickAbortMax = settings.quickAbortMax;
     limits_.quickAbortPct = settings.quickAbortPct;
     limits_.forwardMaxTries = settings.forwardMaxTries;
+    limits_.connectRetries = settings.connectRetries;
+    limits_.spareDelay = Comm::Milliseconds(settings.happyEyeballsConnectTimeout);
     limits_.persistent = settings.serverPersistentConnections;
 
     static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};

@@ -190,6 +190,8 @@ void Server::Forwarder::dial()
                                    peer ? peer->config().httpPort : request_.port,
                                    peer ? peer->connectTimeout() : limits_.connectTimeout,
                                    &context_.connectionsOpened, request_.outgoing};
+    target.spareDelay = limits_.spareDelay;
+    target.retries = limits_.connectRetries;
     dialer_ =
         std::make_unique<Comm::Connector>(context_.loop, context_.resolver, std::move(target),
                                           [this](Comm::Connector::Result&& r) { onDialed(std::move(r)); });
@@ -200,16 +202,8 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 {
     if (result.error != Comm::Connector::Error::Dns)
         peerHost_ = result.peer.host(); // the address connected to, or the last one tried
-    if (auto* peer = current_.peer.getRaw()) {
-        if (result.error != Comm::Connector::Error::None) {
-            debugs(15, 1,
-                   "TCP connection to " << peer->config().host << "/" << peer->config().httpPort
-                                        << " failed");
-            peer->noteConnectFailed();
-        } else {
-            peer->noteConnectSucceeded();
-        }
-    }
+    if (auto* peer = current_.peer.getRaw())
+        peer->noteDialed(result.error == Comm::Connector::Error::None);
     if (result.error != Comm::Connector::Error::None && mayTryNext()) {
         debugs(17, 2,
                "forwarding to " << request_.host << ":" << request_.port << ": " << result.text

@@ -102,6 +102,8 @@ struct Limits {
     uint64_t quickAbortMax = 16 * 1024;       ///< quick_abort_max, bytes
     unsigned quickAbortPct = 95;              ///< quick_abort_pct
     unsigned forwardMaxTries = 25;            ///< forward_max_tries: destinations tried
+    unsigned connectRetries = 0;              ///< connect_retries
+    Comm::Milliseconds spareDelay{250};       ///< happy_eyeballs_connect_timeout
     bool persistent = true;                   ///< server_persistent_connections: pool connections
 };
 

@@ -140,6 +140,16 @@ Comm::Milliseconds Server::Peer::connectTimeout() const
     return std::chrono::duration_cast<Comm::Milliseconds>(t);
 }
 
+void Server::Peer::noteDialed(bool connected)
+{
+    if (connected) {
+        noteConnectSucceeded();
+        return;
+    }
+    debugs(15, 1, "TCP connection to " << config_.host << "/" << config_.httpPort << " failed");
+    noteConnectFailed();
+}
+
 void Server::Peer::noteConnectFailed()
 {
     if (tcpUp_ == 0)

@@ -96,6 +96,9 @@ public:
     void noteConnectFailed();
     /// a connect to it succeeded (a dead one revives)
     void noteConnectSucceeded();
+    /// a request's dial to it ended: noteConnectFailed() with Squid's cache.log line, or
+    /// noteConnectSucceeded()
+    void noteDialed(bool connected);
     /// connections to it open (max-conn counts them, idle ones included)
     unsigned openConnections() const { return open_; }
     /// a connection to it opened

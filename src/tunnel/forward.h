@@ -11,6 +11,7 @@
 
 namespace Tunnel {
 
+class ParentConnect;
 class Tunnel;
 
 /// the one owner of a tunnel (normally the client connection that got the CONNECT)

@@ -8,8 +8,10 @@
 # whose Host fails is not cached (host_verify_strict off) or gets 409
 # ERR_CONFLICT_HOST (on; a CONNECT always); absolute-form is verified by its
 # own authority; a connection made straight to the intercept port is
-# refused as a loop; forward ports are not checked. IPv6 when ip6tables can
-# NAT here.
+# refused as a loop; forward ports are not checked. Under never_direct with
+# a parent, a verified request goes through the parent (FIRSTUP_PARENT) and
+# one whose Host fails is refused (503) rather than sent there. IPv6 when
+# ip6tables can NAT here.
 #
 # Addresses (all on the namespace's own lo): 10.77.0.1 (the origin, a.test),
 # 10.77.0.2 (b.test: nothing listens there, so a request sent to it by name
@@ -195,6 +197,29 @@ kill -HUP "$CUTTLE_PID"
 wait_until 10 grep -q "is now a forward proxy port" "$T/cache.log" || bad "reconfigure: no change of mode logged"
 code=$(curl -s -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$IPORT" -w '%{http_code}' "http://10.77.0.1/after")
 expect "reconfigured to a forward port" 200 ' TCP_MISS/200 [0-9]+ GET http://10\.77\.0\.1/after - HIER_DIRECT/'
+cuttle_stop
+
+# never_direct with a parent (another cuttle on 127.0.0.1, resolving with
+# the same fake DNS): a verified request goes to the parent, as in Squid;
+# one whose Host fails is refused rather than sent to a parent that would
+# resolve its Host
+mkdir -p "$T/parent" && chmod 777 "$T/parent"
+printf '%s\n' "http_port 127.0.0.1:0" "access_log stdio:$T/parent/access.log" "cache_log $T/parent/cache.log" \
+    "pid_filename $T/parent/cuttle.pid" "dns_nameservers 127.0.0.1:$DNSPORT" "hosts_file none" \
+    "unique_hostname parent.test" "error_directory $CUTTLE_ERRORS" "http_access allow all" > "$T/parent/squid.conf"
+"$CUTTLE" -N -f "$T/parent/squid.conf" > "$T/parent/stdout" 2>&1 &
+FWD_PIDS="$FWD_PIDS $!"
+wait_until 10 grep -qs 'Accepting HTTP Socket connections at' "$T/parent/cache.log" || fail "the parent did not start"
+PPORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/parent/cache.log" | sed -e 's/.*://')
+: > "$T/access.log"
+start_cuttle "cache_peer 127.0.0.1 parent $PPORT 0 no-query name=par" "never_direct allow all"
+code=$(get "http://10.77.0.1/par1" -H "Host: a.test")
+expect "verified Host, never_direct" 200 ' TCP_MISS/200 [0-9]+ GET http://a\.test/par1 - FIRSTUP_PARENT/127\.0\.0\.1 '
+wait_until 5 grep -q ' GET http://a\.test/par1 ' "$T/parent/access.log" ||
+    bad "verified Host, never_direct: the parent did not get it"
+code=$(get "http://10.77.0.1/par2" -H "Host: b.test")
+expect "forged Host, never_direct" 503 ' TCP_MISS/503 [0-9]+ GET http://b\.test/par2 - HIER_NONE/- '
+grep -q ' http://b\.test/par2 ' "$T/parent/access.log" && bad "forged Host, never_direct: sent to the parent"
 cuttle_stop
 
 checks_done

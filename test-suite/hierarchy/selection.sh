@@ -4,7 +4,7 @@
 # access.log: always_direct, never_direct, cache_peer_access, a
 # non-hierarchical POST (nonhierarchical_direct), prefer_direct, no usable
 # parent under never_direct (503 ERR_CANNOT_FORWARD), a CONNECT that
-# never_direct keeps from going direct (503), and proxy-only.
+# never_direct sends to the first parent (as Squid 5.7), and proxy-only.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -70,8 +70,11 @@ pass_if_ok "never_direct with no usable parent: 503 ERR_CANNOT_FORWARD"
 
 mark
 code=$(curl -s -o /dev/null -w '%{http_connect}' --max-time 5 -p -x "127.0.0.1:$PORT" "http://127.0.0.1:$OPORT/" 2>/dev/null)
-[ "$code" = 503 ] || bad "CONNECT under never_direct: got $code"
-pass_if_ok "a CONNECT that never_direct forbids to go direct is refused (503), not tunnelled direct"
+[ "$code" = 200 ] || bad "CONNECT under never_direct: got $code"
+wait_until 5 access_log_has " TCP_TUNNEL/200 [0-9]+ CONNECT 127\.0\.0\.1:$OPORT - FIRSTUP_PARENT/127\.0\.0\.1 " ||
+    bad "CONNECT under never_direct: not logged FIRSTUP_PARENT: $(log_line CONNECT)"
+wait_until 5 peer_log_has pa/access.log " CONNECT 127\.0\.0\.1:$OPORT " || bad "CONNECT under never_direct: pa did not get it"
+pass_if_ok "a CONNECT that never_direct forbids to go direct goes through the first parent, not direct"
 
 # proxy-only: pa's replies are not cached, pb's are
 mark

@@ -27,6 +27,7 @@ class TestPrivileges : public CppUnit::TestFixture {
     CPPUNIT_TEST(keepsAtMostNetBindService);
     CPPUNIT_TEST(masksReadAsProcStatusAndLibcap);
     CPPUNIT_TEST(resolveRefusesRoot);
+    CPPUNIT_TEST(netAdminIsKeptOnlyWhenAsked);
     CPPUNIT_TEST(resolveNamesAMissingUserOrGroup);
     CPPUNIT_TEST(resolveTakesTheUsersGroups);
     CPPUNIT_TEST(resolveGroupReplacesAllGroups);
@@ -45,6 +46,19 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), Privileges::Kept(~bind));
         for (int cap = 0; cap < 64; ++cap)
             CPPUNIT_ASSERT_EQUAL(Privileges::Kept(uint64_t(1) << cap) != 0, cap == CAP_NET_BIND_SERVICE);
+    }
+
+    /// tcp_outgoing_mark: CAP_NET_ADMIN stays too, and nothing else
+    void netAdminIsKeptOnlyWhenAsked()
+    {
+        const uint64_t bind = uint64_t(1) << CAP_NET_BIND_SERVICE;
+        const uint64_t admin = uint64_t(1) << CAP_NET_ADMIN;
+        CPPUNIT_ASSERT_EQUAL(bind | admin, Privileges::KeptMask(true));
+        CPPUNIT_ASSERT_EQUAL(bind | admin, Privileges::Kept(~uint64_t(0), true));
+        CPPUNIT_ASSERT_EQUAL(admin, Privileges::Kept(admin, true));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), Privileges::Kept(admin, false));
+        CPPUNIT_ASSERT_EQUAL(std::string("cap_net_bind_service,cap_net_admin"),
+                             Privileges::MaskNames(Privileges::KeptMask(true)));
     }
 
     /// /proc/PID/status prints 16 hex digits; names are libcap's

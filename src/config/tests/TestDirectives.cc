@@ -201,7 +201,7 @@ public:
 
     void looseningDirectivesAreSquidDirectives()
     {
-        for (const char* name : {"tcp_outgoing_mark", "ssl_bump"})
+        for (const char* name : {"mark_client_packet", "ssl_bump"})
             CPPUNIT_ASSERT_MESSAGE(name, LooseningDirectiveReason(name));
         for (const auto& [name, why] : LooseningDirectives()) {
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));

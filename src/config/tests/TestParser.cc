@@ -420,7 +420,7 @@ public:
 
     void looseningWordsAreErrors()
     {
-        for (const char* word : {"tcp_outgoing_mark", "ssl_bump"}) {
+        for (const char* word : {"mark_client_packet", "ssl_bump"}) {
             const auto e = errors(std::string(word) + " whatever\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(word, size_t(1), e.size());
             CPPUNIT_ASSERT(has(e[0], "loosen access control"));

@@ -366,16 +366,16 @@ public:
     }
     void trafficRestrictingDirectivesAreRefused()
     {
-        for (const char* line : {"tcp_outgoing_mark 0x10", "neighbor_type_domain p sibling .example",
+        for (const char* line : {"mark_client_packet 0x10", "neighbor_type_domain p sibling .example",
                                  "delay_pools 2", "umask 027"}) {
             const auto e = errors(std::string(line) + "\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(line, size_t(1), e.size());
         }
-        const auto e = errors("tcp_outgoing_mark 0x10\n");
+        const auto e = errors("mark_client_packet 0x10\n");
         CPPUNIT_ASSERT_MESSAGE(e[0],
-                               has(e[0], "t.conf:1: 'tcp_outgoing_mark' is a Squid directive that cuttle "
+                               has(e[0], "t.conf:1: 'mark_client_packet' is a Squid directive that cuttle "
                                          "does not implement, and ignoring it could loosen access control or "
-                                         "change where traffic goes (policy routing or firewall rules"));
+                                         "change where traffic goes (shaping or firewall rules"));
     }
 
     void formsThatCannotLoosenAreAccepted()
