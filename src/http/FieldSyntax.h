@@ -8,6 +8,7 @@
 /// ETag, Range) and the store's Vary key uses too.
 #pragma once
 
+#include <array>
 #include <string_view>
 
 namespace Http {
@@ -19,31 +20,18 @@ inline bool IsDigit(char c)
 }
 
 /// tchar (RFC 9110 section 5.6.2): the bytes of a token, such as a method
-/// or a field name
+/// or a field name (a table: every field name of every head is checked)
 inline bool IsTokenChar(char c)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c))
-        return true;
-    switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-        return true;
-    default:
-        return false;
-    }
+    static constexpr auto Table = [] {
+        std::array<bool, 256> t{};
+        for (int b = 0; b < 256; ++b)
+            t[b] = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9');
+        for (const char b : std::string_view("!#$%&'*+-.^_`|~"))
+            t[static_cast<unsigned char>(b)] = true;
+        return t;
+    }();
+    return Table[static_cast<unsigned char>(c)];
 }
 
 /// OWS: SP or HTAB (RFC 9110 section 5.6.3)

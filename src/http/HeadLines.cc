@@ -8,28 +8,37 @@
 #include "http/HeadLines.h"
 #include "http/FieldSyntax.h"
 
+#include <cstring>
+
 Http::LineEnd Http::HeadLines::next(std::string_view buf, size_t limit, std::string_view& line)
 {
-    for (size_t i = scanned_; i < limit; ++i) {
-        const char c = buf[i];
-        if (c == '\n' && ends_ == LineEnds::CrLfOnly)
-            return LineEnd::BareLf; // a CRLF's LF is taken with its CR below
-        if (c == '\r') {
-            if (i + 1 == limit) {
-                scanned_ = i; // the LF may come with the next read (or be past the limit)
-                return LineEnd::NeedMore;
-            }
-            if (buf[i + 1] != '\n')
-                return LineEnd::BareCr;
-        } else if (c != '\n') {
-            continue;
+    if (scanned_ >= limit)
+        return LineEnd::NeedMore;
+    // the first LF, then the first CR before it (memchr: both vectorised)
+    const char* data = buf.data();
+    const auto* lf = static_cast<const char*>(std::memchr(data + scanned_, '\n', limit - scanned_));
+    const size_t lfAt = lf ? size_t(lf - data) : limit;
+    if (const auto* cr = static_cast<const char*>(std::memchr(data + scanned_, '\r', lfAt - scanned_))) {
+        const size_t i = size_t(cr - data);
+        if (i + 1 == limit) {
+            scanned_ = i; // the LF may come with the next read (or be past the limit)
+            return LineEnd::NeedMore;
         }
+        if (i + 1 != lfAt)
+            return LineEnd::BareCr;
         line = buf.substr(lineStart_, i - lineStart_);
-        lineStart_ = scanned_ = i + (c == '\r' ? 2 : 1);
+        lineStart_ = scanned_ = i + 2;
         return LineEnd::Found;
     }
-    scanned_ = limit;
-    return LineEnd::NeedMore;
+    if (!lf) {
+        scanned_ = limit;
+        return LineEnd::NeedMore;
+    }
+    if (ends_ == LineEnds::CrLfOnly)
+        return LineEnd::BareLf;
+    line = buf.substr(lineStart_, lfAt - lineStart_);
+    lineStart_ = scanned_ = lfAt + 1;
+    return LineEnd::Found;
 }
 
 Http::FieldLineError Http::ParseFieldLine(std::string_view line, HeaderField& field)
