@@ -473,7 +473,8 @@ void Client::Connection::handleHead(std::string_view head)
         return; // asked the store-ID helper: the head is handled again
     tx_ = std::make_unique<Transaction>();
     tx_->storeId = std::move(storeId);
-    tx_->pageContext = std::make_unique<Errors::PageContext>(context);
+    tx_->pageContext =
+        std::make_unique<Errors::PageContext>(std::move(context)); // the transaction's from here
     if (settings.httpReplyAccess.size() != 0 || !settings.replyBodyMaxSizes.empty() ||
         settings.storeMiss.size() != 0) {
         tx_->replyFacts = std::make_unique<Acl::Checklist>(facts);
@@ -496,7 +497,7 @@ void Client::Connection::handleHead(std::string_view head)
     tx_->hostVerified = !intercepted_ || hostCheck.outcome == HostCheck::Outcome::Passed;
     if (tx_->hostVerified && lookupCache(url, facts, joinable))
         return;
-    if (!isConnect && (loopDenied(context) || !missAllowed(facts, context)))
+    if (!isConnect && (loopDenied(*tx_->pageContext) || !missAllowed(facts, *tx_->pageContext)))
         return;
     if (!joinable && !tx_->stale) {
         tx_->wholeLimit = wholeFetchLimit(facts);
