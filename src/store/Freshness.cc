@@ -29,23 +29,14 @@ int64_t SubSat(int64_t a, int64_t b)
     return r;
 }
 
-/// The first value of the field `name`, if any.
-std::optional<std::string_view> First(Http::FieldsView fields, std::string_view name)
-{
-    for (const auto& f : fields)
-        if (Http::EqualsIgnoreCase(f.name, name))
-            return f.value;
-    return std::nullopt;
-}
-
 bool Has(Http::FieldsView fields, std::string_view name)
 {
-    return First(fields, name).has_value();
+    return fields.find(name).has_value();
 }
 
 std::optional<time_t> FirstDate(Http::FieldsView fields, std::string_view name, time_t now)
 {
-    const auto value = First(fields, name);
+    const auto value = fields.find(name);
     if (!value)
         return std::nullopt;
     return Http::ParseCacheDate(*value, now);
@@ -132,7 +123,7 @@ Store::ResponseFacts Store::ResponseFacts::FromFields(int status, Http::FieldsVi
     r.hasExpires = Has(fields, "Expires");
     r.expires = FirstDate(fields, "Expires", responseTime);
     r.lastModified = FirstDate(fields, "Last-Modified", responseTime);
-    if (const auto age = First(fields, "Age")) {
+    if (const auto age = fields.find("Age")) {
         // RFC 9111 5.1: of a list-based value the first member counts; an
         // invalid value (after that) is ignored
         const auto first = Http::TrimOws(age->substr(0, age->find(',')));
