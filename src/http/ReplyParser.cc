@@ -194,6 +194,8 @@ Http::ParseResult Http::ReplyParser::parseFieldLine(std::string_view line)
     if (EqualsIgnoreCase(name, "Transfer-Encoding") && !codings_.add(value))
         return fail(ReplyError::BadTransferEncoding);
 
+    if (fields_.capacity() == 0)
+        fields_.reserve(16); // one allocation for a usual head (a forwarder's parser lives one reply)
     fields_.push_back(field);
     return ParseResult::NeedMore;
 }

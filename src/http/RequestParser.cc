@@ -283,6 +283,8 @@ Http::ParseResult Http::RequestParser::parseFieldLine(std::string_view line)
         sawHost_ = true;
     }
 
+    if (fields_.capacity() == 0)
+        fields_.reserve(16); // one allocation for a usual head (the connection drops it when idle)
     fields_.push_back(field);
     return ParseResult::NeedMore;
 }
