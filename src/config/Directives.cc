@@ -594,6 +594,22 @@ const std::vector<Directive> Table = {
     {"forward_max_tries", "N", "25", nullptr, "forwardMaxTries",
      "How many destinations (parents, the origin) a request may try, each after a failed connection.",
      ForwardMaxTriesHandler, false},
+    {"tls_outgoing_options", "KEY=VALUE...", nullptr, nullptr, "tlsOutgoing",
+     "How cuttle speaks TLS to origins, for the https:// URLs plain clients ask for (doc/tls.md), with "
+     "Squid 5's keys: cafile=PEM and capath=DIR add CAs to trust, beside the system's store unless "
+     "default-ca=off or flags=NO_DEFAULT_CA; cert= and key= give a client certificate; cipher= is OpenSSL's "
+     "list for TLS 1.2 and older; min-version=1.0|1.1|1.2|1.3 (default 1.2: TLS 1.0 and 1.1 are off unless "
+     "asked for); options= OpenSSL's option names as Squid spells them (NO_TLSv1_3, NO_TICKET, ALL, ...; "
+     "-NAME clears one); flags=DONT_VERIFY_PEER (accept any certificate), DONT_VERIFY_DOMAIN (do not check "
+     "the name), NO_DEFAULT_CA, NO_SESSION_REUSE. Several lines add up. A CA file that cannot be read or a "
+     "cipher list OpenSSL refuses stops cuttle at start, and a reconfigure keeps the TLS settings in force.",
+     TlsOutgoingOptionsHandler, true},
+    {"sslproxy_cert_error", "allow|deny [!]ACL...", nullptr, "deny all", "sslproxyCertError",
+     "Which certificate errors of an https:// origin are let through, by the rules of http_access with "
+     "the error in the ssl_error acl (and the request's facts in the others); every error the rules do not "
+     "allow fails the request with ERR_SECURE_CONNECT_FAIL (503), as in Squid. Allowing errors trusts "
+     "origins that may not be who they say: keep the acls narrow.",
+     AccessRulesHandler<&Settings::sslproxyCertError>, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to an origin to open.",
      DurationHandler<&Settings::connectTimeout>, false},

@@ -260,5 +260,7 @@ void DenyInfoHandler(DirectiveCall& call);
 void CachePeerHandler(DirectiveCall& call);
 void CachePeerAccessHandler(DirectiveCall& call);
 void ForwardMaxTriesHandler(DirectiveCall& call);
+/// `tls_outgoing_options KEY=VALUE...` (TlsHandlers.cc)
+void TlsOutgoingOptionsHandler(DirectiveCall& call);
 
 } // namespace Config::Handlers

@@ -158,19 +158,26 @@ Tls::Connection::Connection(const ClientContextRef& context, int fd, const std::
         else
             SSL_set1_host(ssl_.get(), host.c_str());
     }
-    if (auto* session = context_->session(sessionKey_))
+    if (auto* session = context_->session(sessionKey_)) {
         SSL_set_session(ssl_.get(), session);
+        debugs(83, 3, "offering " << sessionKey_ << " its last TLS session");
+    }
 }
 
 Tls::Connection::~Connection()
 {
     SSL_set_ex_data(ssl_.get(), ConnectionIndex(), nullptr);
-    // a close_notify (best effort, never waited for): OpenSSL marks the
-    // session of a connection freed without one as not resumable
-    if (SSL_is_init_finished(ssl_.get()) && pendingEnd_ == 0) {
+    // OpenSSL marks the session of a connection freed before it sent a
+    // close_notify as not resumable: send one (best effort, never waited
+    // for), or, when the origin already ended, only say it was sent; a
+    // connection that failed keeps its mark
+    if (!SSL_is_init_finished(ssl_.get()) || pendingEnd_ > 0)
+        return;
+    if (pendingEnd_ == 0)
         SSL_shutdown(ssl_.get());
-        ERR_clear_error();
-    }
+    else
+        SSL_set_shutdown(ssl_.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    ERR_clear_error();
 }
 
 bool Tls::Connection::isResumed() const
@@ -185,6 +192,7 @@ const char* Tls::Connection::version() const
 
 void Tls::Connection::noteSession(SessionPtr&& session)
 {
+    debugs(83, 3, "keeping a TLS session of " << sessionKey_);
     context_->keepSession(sessionKey_, std::move(session));
 }
 

@@ -33,6 +33,7 @@
 #pragma once
 
 #include "tls/ClientContext.h"
+#include "tls/forward.h"
 
 #include <functional>
 #include <string>

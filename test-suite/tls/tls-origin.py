@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 # A small HTTPS origin for the TLS system tests (test-suite/tls/*.sh).
 #
-#     tls-origin.py --cert CERT --key KEY [--max-tls 1.2] [--burst N] [--stall]
+#     tls-origin.py --cert CERT --key KEY --stats FILE [--max-tls 1.2] [--burst N] [--stall]
 #
 # Listens on 127.0.0.1:0 and prints "listening on 127.0.0.1:PORT" once.
+# FILE always holds "accepted=N handshakes=H resumed=R": the TCP connections
+# accepted, the TLS handshakes completed and how many of them resumed a session.
 # Each connection: a TLS handshake (session tickets on, so clients may
 # resume), then HTTP/1.1 requests, kept alive unless the client closes.
-#   /stats         "accepted=N handshakes=H resumed=R" (counts before this connection)
 #   /body?s=N      N bytes of "0123456789" repeated, not cacheable
 #   /cached        "cacheable\n" with Cache-Control: max-age=600
+#   /close?s=N     as /body, and the connection closes after it
 # --burst N: every connection gets a reply of N bytes written as soon as the
 #   handshake ends, before its request is read, then closes (the reply waits
 #   in the client's socket when its handshake ends).
 # --stall: accept TCP connections and never answer (a stalled handshake).
 # Only loopback; the process ends on SIGTERM.
 import argparse
+import os
 import socket
 import ssl
 import sys
@@ -22,6 +25,16 @@ import threading
 
 counts = {"accepted": 0, "handshakes": 0, "resumed": 0}
 lock = threading.Lock()
+stats_path = None
+
+
+def count(name, n=1):
+    with lock:
+        counts[name] += n
+        with open(stats_path + ".new", "w") as f:
+            f.write("accepted=%d handshakes=%d resumed=%d\n" % (
+                counts["accepted"], counts["handshakes"], counts["resumed"]))
+        os.replace(stats_path + ".new", stats_path)
 
 
 def body(n):
@@ -39,15 +52,12 @@ def answer(target):
     for part in query.split(b"&"):
         if part.startswith(b"s="):
             size = int(part[2:])
-    if path == b"/stats":
-        with lock:
-            text = "accepted=%d handshakes=%d resumed=%d\n" % (
-                counts["accepted"], counts["handshakes"], counts["resumed"])
-        return reply(b"200 OK", text.encode(), b"Cache-Control: no-store\r\n")
     if path == b"/cached":
         return reply(b"200 OK", b"cacheable\n", b"Cache-Control: max-age=600\r\n")
     if path == b"/body":
         return reply(b"200 OK", body(size), b"Cache-Control: no-store\r\n")
+    if path == b"/close":
+        return reply(b"200 OK", body(size), b"Cache-Control: no-store\r\nConnection: close\r\n")
     return reply(b"404 Not Found", b"no such path\n")
 
 
@@ -58,9 +68,8 @@ def serve(raw, context):
     except (ssl.SSLError, OSError):
         raw.close()
         return
-    with lock:
-        counts["handshakes"] += 1
-        counts["resumed"] += 1 if conn.session_reused else 0
+    count("handshakes")
+    count("resumed", 1 if conn.session_reused else 0)
     buf = b""
     try:
         while True:
@@ -72,6 +81,8 @@ def serve(raw, context):
             head, buf = buf.split(b"\r\n\r\n", 1)
             target = head.split(b"\r\n", 1)[0].split(b" ")[1]
             conn.sendall(answer(target))
+            if target.startswith(b"/close"):
+                return
     except (ssl.SSLError, OSError, IndexError, ValueError):
         pass
     finally:
@@ -85,7 +96,11 @@ def main():
     parser.add_argument("--max-tls", default="")
     parser.add_argument("--stall", action="store_true")
     parser.add_argument("--burst", type=int, default=-1)
+    parser.add_argument("--stats", required=True)
     args = parser.parse_args()
+    global stats_path
+    stats_path = args.stats
+    count("accepted", 0)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -100,8 +115,7 @@ def main():
     held = []
     while True:
         raw, _ = listener.accept()
-        with lock:
-            counts["accepted"] += 1
+        count("accepted")
         if args.stall:
             held.append(raw)  # never answered, closed when the process ends
             continue
