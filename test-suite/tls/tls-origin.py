@@ -11,9 +11,10 @@
 #   /body?s=N      N bytes of "0123456789" repeated, not cacheable
 #   /cached        "cacheable\n" with Cache-Control: max-age=600
 #   /close?s=N     as /body, and the connection closes after it
-# --burst N: every connection gets a reply of N bytes written as soon as the
-#   handshake ends, before its request is read, then closes (the reply waits
-#   in the client's socket when its handshake ends).
+# --burst N: every connection gets a reply of N bytes sent with the end of the
+#   handshake, before its request is read, and then nothing (the reply waits
+#   in the client's socket when its handshake ends; use --max-tls 1.2, where
+#   the server's Finished is the last handshake message).
 # --stall: accept TCP connections and never answer (a stalled handshake).
 # Only loopback; the process ends on SIGTERM.
 import argparse
@@ -22,6 +23,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 
 counts = {"accepted": 0, "handshakes": 0, "resumed": 0}
 lock = threading.Lock()
@@ -126,13 +128,31 @@ def main():
 
 
 def burst(raw, context, size):
+    # the handshake over memory BIOs, so that its last flight (TLS 1.2: the
+    # server's Finished) and the whole reply leave in one send: the reply is
+    # in the client's socket before its handshake can end
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing, server_side=True)
     try:
         raw.settimeout(30)
-        conn = context.wrap_socket(raw, server_side=True)
-        conn.sendall(reply(b"200 OK", body(size), b"Connection: close\r\n"))
-        conn.recv(65536)  # the request, read after the reply went out
-        conn.close()
+        while True:
+            try:
+                tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                raw.sendall(outgoing.read())
+                data = raw.recv(65536)
+                if not data:
+                    return
+                incoming.write(data)
+        count("handshakes")
+        tls.write(reply(b"200 OK", body(size), b"Cache-Control: no-store\r\n"))
+        raw.sendall(outgoing.read())
+        raw.recv(65536)  # the request, read after the reply went out
+        time.sleep(30)  # no FIN either: nothing but the reply could wake the client
     except (ssl.SSLError, OSError):
+        pass
+    finally:
         raw.close()
 
 
