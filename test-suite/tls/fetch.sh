@@ -1,7 +1,7 @@
 #!/bin/sh
 # https:// URLs asked by a plain-HTTP client (absolute-form) are fetched over
 # TLS, verified against tls_outgoing_options cafile=: the body arrives whole,
-# a cacheable reply is a hit the second time, the TLS connection is pooled
+# a request body goes out whole, a cacheable reply is a hit the second time, the TLS connection is pooled
 # and reused, and a new connection to the same origin resumes the session.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
@@ -26,7 +26,12 @@ wait_until 5 access_log_has "TCP_MEM_HIT/200 [0-9]+ GET https://origin.test:$TPO
     fail "the second https:// fetch was not a hit"
 expect "the first was a miss" "$(grep -c "TCP_MISS/200 [0-9]* GET https://origin.test:$TPORT/cached " "$T/access.log")" 1
 
-# three misses and a hit so far, all on the first connection
+# a request body of 1 MB goes out over TLS whole
+head -c 1000000 /dev/urandom > "$T/upload"
+expect "a 1 MB POST" "$(tls_get echo --data-binary "@$T/upload" -H 'Content-Type: application/octet-stream')" 200
+expect "the origin got it whole" "$(cat "$T/body")" "got 1000000 $(sha256sum < "$T/upload" | cut -d' ' -f1)"
+
+# misses, a hit and a POST so far, all on the first connection
 expect "another miss" "$(tls_get 'body?s=10')" 200
 expect "one TLS connection for all" "$(tls_stats)" "accepted=1 handshakes=1 resumed=0"
 

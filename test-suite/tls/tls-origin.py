@@ -11,6 +11,7 @@
 #   /body?s=N      N bytes of "0123456789" repeated, not cacheable
 #   /cached        "cacheable\n" with Cache-Control: max-age=600
 #   /close?s=N     as /body, and the connection closes after it
+#   /echo          "got N SHA256" of the request body (Content-Length framed)
 # --burst N: every connection gets a reply of N bytes sent with the end of the
 #   handshake, before its request is read, and then nothing (the reply waits
 #   in the client's socket when its handshake ends; use --max-tls 1.2, where
@@ -18,6 +19,7 @@
 # --stall: accept TCP connections and never answer (a stalled handshake).
 # Only loopback; the process ends on SIGTERM.
 import argparse
+import hashlib
 import os
 import socket
 import ssl
@@ -82,6 +84,21 @@ def serve(raw, context):
                 buf += data
             head, buf = buf.split(b"\r\n\r\n", 1)
             target = head.split(b"\r\n", 1)[0].split(b" ")[1]
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            while len(buf) < length:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                buf += data
+            request_body, buf = buf[:length], buf[length:]
+            if target.startswith(b"/echo"):
+                text = "got %d %s\n" % (len(request_body), hashlib.sha256(request_body).hexdigest())
+                conn.sendall(reply(b"200 OK", text.encode(), b"Cache-Control: no-store\r\n"))
+                continue
             conn.sendall(answer(target))
             if target.startswith(b"/close"):
                 return
