@@ -54,6 +54,7 @@ class TestConnection : public CppUnit::TestFixture {
     CPPUNIT_TEST(expiredCertificateIsNamed);
     CPPUNIT_TEST(selfSignedCertificateIsNamed);
     CPPUNIT_TEST(secondConnectionResumes);
+    CPPUNIT_TEST(sessionOfAnEndedConnectionResumes);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -209,6 +210,29 @@ public:
         CPPUNIT_ASSERT(TlsTest::Handshake(client, server) == Connection::Step::Done);
         CPPUNIT_ASSERT(client.isResumed());
         CPPUNIT_ASSERT(server.resumed());
+    }
+
+    /// the origin ended the first connection (its close_notify and FIN read
+    /// with the last bytes): its session still resumes the next one
+    void sessionOfAnEndedConnectionResumes()
+    {
+        Trust trust;
+        const auto leaf = TlsTest::MakeLeaf("origin.test", &trust.ca);
+        const auto serverCtx = Server::ContextFor(leaf);
+        {
+            Server server(serverCtx.get());
+            Connection client(trust.context, server.clientFd(), "origin.test", "origin.test:443", nullptr);
+            CPPUNIT_ASSERT(TlsTest::Handshake(client, server) == Connection::Step::Done);
+            server.write("bye");
+            server.close();
+            char buffer[16];
+            CPPUNIT_ASSERT_EQUAL(ssize_t(3), client.read(buffer, sizeof(buffer)));
+            CPPUNIT_ASSERT_EQUAL(ssize_t(0), client.read(buffer, sizeof(buffer)));
+        }
+        Server server(serverCtx.get());
+        Connection client(trust.context, server.clientFd(), "origin.test", "origin.test:443", nullptr);
+        CPPUNIT_ASSERT(TlsTest::Handshake(client, server) == Connection::Step::Done);
+        CPPUNIT_ASSERT(client.isResumed());
     }
 };
 
