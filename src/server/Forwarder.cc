@@ -280,9 +280,6 @@ void Server::Forwarder::continueHandshake()
         break;
     }
     timer_.cancel();
-    ++context_.tlsHandshakes;
-    if (tls.isResumed())
-        ++context_.tlsResumed;
     debugs(83, 3,
            "TLS with " << request_.host << ":" << request_.port << ": " << tls.version()
                        << (tls.isResumed() ? ", session resumed" : ""));

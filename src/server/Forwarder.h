@@ -87,8 +87,6 @@ struct Context {
     Pool& pool;                     ///< idle origin and peer connections
     Peers* peers = nullptr;         ///< cache_peer parents; null: none
     Tls::ClientContextRef tls{};    ///< TLS to https:// origins (tls_outgoing_options); null: none
-    uint64_t tlsHandshakes = 0;     ///< TLS handshakes with origins completed
-    uint64_t tlsResumed = 0;        ///< of which resumed a kept session
     uint64_t retries = 0;           ///< requests retried on a new connection
     uint64_t connectionsOpened = 0; ///< origin connections opened
     // the cache manager's server.all.* counters (doc/design.md "The cache manager")
