@@ -87,6 +87,17 @@ const std::vector<Directive> Table = {
      "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
      "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
+    {"https_port", "[ADDRESS:]PORT tls-cert=PEM [tls-key=PEM] [OPTION...]", nullptr, nullptr, "httpPorts",
+     "Listens for proxy requests over TLS (clients such as `curl --proxy https://HOST:PORT` speak TLS to "
+     "the proxy itself), and serves them as an http_port does, name= and CONNECT included. tls-cert= is "
+     "the certificate (its chain after it, PEM), tls-key= its key (default: in the same file), read once "
+     "when the port opens, before cuttle leaves root; tls-dh= DH parameters; tls-min-version=1.0|1.1|1.2|1.3 "
+     "(default 1.2); cipher= and options= as in tls_outgoing_options; clientca= asks for and requires a "
+     "client certificate signed by those CAs (cafile= adds CAs that verify it). Squid's older names cert=, "
+     "key=, dhparams= are taken; intercept and ssl-bump are errors; other options are ignored with a "
+     "warning. The TLS side of each connection relays to an ordinary connection over a socketpair "
+     "(doc/design.md \"TLS\").",
+     HttpsPortHandler, true},
     {"authenticate_ip_ttl", "TIME", "1 second", nullptr, "authenticateIpTtl",
      "How long a client address counts for the user that authenticated from it, for max_user_ip acls "
      "(Squid 5.7's default: 1 second).",

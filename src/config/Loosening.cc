@@ -15,7 +15,7 @@ using Config::SquidOnlyRule;
 /// The audit of every Squid 5.7 directive cuttle does not implement
 /// (SquidDirectives.cc less Directives.cc). Directives without a row are
 /// tuning, logging, ports or services cuttle does not open (ICP, HTCP,
-/// SNMP, https_port, ftp_port: nothing arrives there), caching details and
+/// SNMP, ftp_port: nothing arrives there), caching details and
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules

@@ -39,6 +39,17 @@ struct HttpPort {
     /// `intercept` (or `transparent`): connections NATed to this port; the
     /// original destination comes from SO_ORIGINAL_DST (doc/design.md "Interception")
     bool intercept = false;
+    /// an `https_port`: clients speak TLS to it (Tls::ServerOptions has the same fields)
+    bool tls = false;
+    std::string tlsCert;          ///< tls-cert= (or cert=)
+    std::string tlsKey;           ///< tls-key= (or key=); empty: in tlsCert
+    std::string tlsDh;            ///< tls-dh= (or dhparams=)
+    std::string tlsCaFile;        ///< cafile=
+    std::string tlsClientCa;      ///< clientca=
+    std::string tlsCipher;        ///< cipher=
+    int tlsMinVersion = 0x0303;   ///< tls-min-version= (OpenSSL's TLS1_2_VERSION)
+    uint64_t tlsSetOptions = 0;   ///< options= bits set
+    uint64_t tlsClearOptions = 0; ///< options= bits cleared
 };
 
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`

@@ -44,8 +44,20 @@ const std::pair<const char*, uint64_t> OptionNames[] = {
     {"SINGLE_ECDH_USE", SSL_OP_SINGLE_ECDH_USE},
 };
 
+/// min-version= and tls-min-version=: OpenSSL's version number, or 0
+int ParseVersion(const std::string& value)
+{
+    static const std::pair<const char*, int> Versions[] = {
+        {"1.0", TLS1_VERSION}, {"1.1", TLS1_1_VERSION}, {"1.2", TLS1_2_VERSION}, {"1.3", TLS1_3_VERSION}};
+    for (const auto& [name, version] : Versions) {
+        if (value == name)
+            return version;
+    }
+    return 0;
+}
+
 /// options=A:B,-C: sets and clears bits; false (with the bad name) on an unknown one
-bool ParseOptions(const std::string& value, Config::TlsOutgoingOptions& out, std::string& bad)
+bool ParseOptions(const std::string& value, uint64_t& setOptions, uint64_t& clearOptions, std::string& bad)
 {
     size_t pos = 0;
     while (pos <= value.size()) {
@@ -76,7 +88,7 @@ bool ParseOptions(const std::string& value, Config::TlsOutgoingOptions& out, std
             bad = name;
             return false;
         }
-        (clear ? out.clearOptions : out.setOptions) |= bits;
+        (clear ? clearOptions : setOptions) |= bits;
     }
     return true;
 }
@@ -133,23 +145,13 @@ void Config::Handlers::TlsOutgoingOptionsHandler(DirectiveCall& call)
         } else if (key == "cipher") {
             out.cipher = value;
         } else if (key == "min-version") {
-            static const std::pair<const char*, int> Versions[] = {{"1.0", TLS1_VERSION},
-                                                                   {"1.1", TLS1_1_VERSION},
-                                                                   {"1.2", TLS1_2_VERSION},
-                                                                   {"1.3", TLS1_3_VERSION}};
-            bool known = false;
-            for (const auto& [name, version] : Versions) {
-                if (value == name) {
-                    out.minVersion = version;
-                    known = true;
-                }
-            }
-            if (!known) {
+            out.minVersion = ParseVersion(value);
+            if (!out.minVersion) {
                 call.error("tls_outgoing_options: unknown min-version '" + value + "': 1.0, 1.1, 1.2 or 1.3");
                 return;
             }
         } else if (key == "options") {
-            if (!ParseOptions(value, out, bad)) {
+            if (!ParseOptions(value, out.setOptions, out.clearOptions, bad)) {
                 call.error("tls_outgoing_options: unknown TLS option '" + bad + "'");
                 return;
             }
@@ -173,4 +175,42 @@ void Config::Handlers::TlsOutgoingOptionsHandler(DirectiveCall& call)
             return;
         }
     }
+}
+
+bool Config::Handlers::ParseTlsPortOption(DirectiveCall& call, const std::string& option, HttpPort& port,
+                                          bool& ok)
+{
+    const size_t eq = option.find('=');
+    if (eq == std::string::npos)
+        return false;
+    const std::string key = option.substr(0, eq);
+    const std::string value = option.substr(eq + 1);
+    std::string bad;
+    if (key == "tls-cert" || key == "cert") {
+        port.tlsCert = call.lexer.resolve(value);
+    } else if (key == "tls-key" || key == "key") {
+        port.tlsKey = call.lexer.resolve(value);
+    } else if (key == "tls-dh" || key == "dhparams") {
+        port.tlsDh = call.lexer.resolve(value);
+    } else if (key == "cafile") {
+        port.tlsCaFile = call.lexer.resolve(value);
+    } else if (key == "clientca") {
+        port.tlsClientCa = call.lexer.resolve(value);
+    } else if (key == "cipher") {
+        port.tlsCipher = value;
+    } else if (key == "tls-min-version") {
+        port.tlsMinVersion = ParseVersion(value);
+        if (!port.tlsMinVersion) {
+            call.error("https_port: unknown tls-min-version '" + value + "': 1.0, 1.1, 1.2 or 1.3");
+            ok = false;
+        }
+    } else if (key == "options") {
+        if (!ParseOptions(value, port.tlsSetOptions, port.tlsClearOptions, bad)) {
+            call.error("https_port: unknown TLS option '" + bad + "'");
+            ok = false;
+        }
+    } else {
+        return false;
+    }
+    return true;
 }
