@@ -280,7 +280,7 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
         }
         for (const char* s : PortSecurityOptions) {
             if (key == s) {
-                call.error("http_port option '" + opt +
+                call.error(directive + " option '" + opt +
                            "' is not implemented by cuttle and ignoring it would change the port's access "
                            "control: refusing it");
                 ok = false;
@@ -289,7 +289,7 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
         }
         for (const char* s : PortOtherOptions) {
             if (!known && key == s) {
-                call.warning("http_port option '" + opt + "' is not implemented by cuttle; ignoring it");
+                call.warning(directive + " option '" + opt + "' is not implemented by cuttle; ignoring it");
                 known = true;
             }
         }

@@ -2,7 +2,8 @@
 # after lib.sh and forwarding/helpers.sh:
 #
 #     tls_certs                          # $T/tls: ca.pem and, each with its .key,
-#                                        # valid.pem, expired.pem, wrongname.pem, self.pem
+#                                        # valid.pem, expired.pem, wrongname.pem, self.pem,
+#                                        # proxy.pem (proxy.test and 127.0.0.1)
 #     tls_origin valid [ARGS]            # an HTTPS origin serving valid.pem: $TPORT
 #     tls_conf "LINE" ...                # cuttle's squid.conf: origin.test is 127.0.0.1
 #     tls_get PATH [CURL ARGS]           # GET https://origin.test:$TPORT/PATH through
@@ -51,6 +52,12 @@ CNF
     tls_leaf valid origin.test 20200101000000Z 20991231000000Z
     tls_leaf expired origin.test 20200101000000Z 20200201000000Z
     tls_leaf wrongname other.test 20200101000000Z 20991231000000Z
+    # the proxy's own certificate, for https_port (curl --proxy https://127.0.0.1:PORT)
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/proxy.key" -out "$d/proxy.csr" \
+        -subj "/CN=proxy.test" -addext "subjectAltName=DNS:proxy.test,IP:127.0.0.1" 2>> "$d/openssl.err" &&
+        openssl ca -batch -config "$d/ca.cnf" -cert "$d/ca.pem" -keyfile "$d/ca.key" -in "$d/proxy.csr" \
+            -out "$d/proxy.pem" -notext -startdate 20200101000000Z -enddate 20991231000000Z 2>> "$d/openssl.err" ||
+        fail "openssl: the proxy's certificate"
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/self.key" -out "$d/self.pem" \
         -days 3 -subj "/CN=origin.test" -addext "subjectAltName=DNS:origin.test" 2>> "$d/openssl.err" ||
         fail "openssl: the self-signed certificate"
