@@ -104,7 +104,7 @@ bool Tls::Relay::moveDown()
             moved = true;
         } else {
             const int e = SSL_get_error(ssl_.get(), r);
-            if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)) {
+            if (e == SSL_ERROR_ZERO_RETURN) {
                 clientEnded_ = true;
                 moved = true;
             } else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {

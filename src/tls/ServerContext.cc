@@ -33,7 +33,8 @@ RefCount<Tls::ServerContext> Tls::ServerContext::Make(const ServerOptions& optio
         why = Reason("SSL_CTX_new failed");
         return nullptr;
     }
-    SSL_CTX_set_options(ctx.get(), options.setOptions);
+    // a client's FIN without close_notify is its end, as a plain client's FIN is
+    SSL_CTX_set_options(ctx.get(), options.setOptions | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_clear_options(ctx.get(), options.clearOptions);
     SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (!SSL_CTX_set_min_proto_version(ctx.get(), options.minVersion)) {
