@@ -6,7 +6,8 @@
 #   ./bootstrap.sh --install-test-deps  the same, plus what the tests use (curl, python3,
 #                                       clang-format, Debian's squid for the squid.conf tests,
 #                                       iproute2 and iptables for the interception test,
-#                                       openssl for the authentication test's password file,
+#                                       openssl for the authentication test's password file
+#                                       and the TLS tests' certificates,
 #                                       squidguard as a real URL rewriter,
 #                                       clang-14 and its libFuzzer for the fuzzers of src/fuzz)
 #

@@ -84,6 +84,8 @@ struct Checklist {
     int replyStatus = 0;             ///< the reply's status code; 0 before a reply exists
     std::string hierCode;            ///< Squid's hierarchy code (e.g. "HIER_DIRECT"); empty before forwarding
     std::string peerName;            ///< the cache_peer the request went to; empty when none
+    /// the certificate error sslproxy_cert_error is asked about (base/TlsErrors.h); unset elsewhere
+    std::optional<int> tlsError;
 
     AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
     std::string user;                   ///< the user when auth is Valid

@@ -20,6 +20,7 @@
 #include "acl/ProxyAuthNode.h"
 #include "acl/RegexNode.h"
 #include "acl/StatusNode.h"
+#include "acl/TlsErrorNode.h"
 #include "acl/TimeNode.h"
 #include "acl/WordNode.h"
 
@@ -60,21 +61,49 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "src_as",
     "ssl::server_name",
     "ssl::server_name_regex",
-    "ssl_error",
     "transaction_initiator",
     "urllogin",
     "user_cert",
 };
 
-const std::set<std::string, std::less<>> ImplementedTypes = {
-    "src",          "dst",           "port",          "method",           "localip",
-    "localport",    "myportname",    "proto",         "dstdomain",        "dstdom_regex",
-    "url_regex",    "urlpath_regex", "browser",       "referer_regex",    "req_header",
-    "rep_header",   "req_mime_type", "rep_mime_type", "http_status",      "time",
-    "random",       "maxconn",       "hier_code",     "peername",         "peername_regex",
-    "any-of",       "all-of",        "proxy_auth",    "proxy_auth_regex", "external",
-    "note",         "ext_user",      "tag",           "max_user_ip",      "srcdomain",
-    "srcdom_regex", "ext_user_regex"};
+const std::set<std::string, std::less<>> ImplementedTypes = {"src",
+                                                             "dst",
+                                                             "port",
+                                                             "method",
+                                                             "localip",
+                                                             "localport",
+                                                             "myportname",
+                                                             "proto",
+                                                             "dstdomain",
+                                                             "dstdom_regex",
+                                                             "url_regex",
+                                                             "urlpath_regex",
+                                                             "browser",
+                                                             "referer_regex",
+                                                             "req_header",
+                                                             "rep_header",
+                                                             "req_mime_type",
+                                                             "rep_mime_type",
+                                                             "http_status",
+                                                             "time",
+                                                             "random",
+                                                             "maxconn",
+                                                             "hier_code",
+                                                             "peername",
+                                                             "peername_regex",
+                                                             "any-of",
+                                                             "all-of",
+                                                             "proxy_auth",
+                                                             "proxy_auth_regex",
+                                                             "external",
+                                                             "note",
+                                                             "ext_user",
+                                                             "tag",
+                                                             "max_user_ip",
+                                                             "srcdomain",
+                                                             "srcdom_regex",
+                                                             "ext_user_regex",
+                                                             "ssl_error"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -208,6 +237,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<DomainNode>(name, DomainNode::Side::Source);
     if (type == "http_status")
         return std::make_unique<StatusNode>(name);
+    if (type == "ssl_error")
+        return std::make_unique<TlsErrorNode>(name);
     if (type == "time")
         return std::make_unique<TimeNode>(name);
     if (type == "random")

@@ -340,6 +340,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Acl:
     Server::Request request;
     request.method = Http::Method::Get;
     aimAtOrigin(request, url);
+    aimOverTls(request, url, facts);
     if (aimAtPeers(request, url, facts, false) != Aim::Go)
         return; // it may go nowhere: the stale object stays as it is
     request.head = BuildOriginRequest(spec);

@@ -446,9 +446,8 @@ void Client::Connection::handleHead(std::string_view head)
         serveManager(url, context);
         return;
     }
-    if (parser_.method() != Http::Method::Connect && url.scheme() != "http") {
-        // Squid 5.7 answers schemes it cannot fetch (gopher://, and https://
-        // until cuttle speaks TLS to origins) with ERR_UNSUP_REQ
+    if (parser_.method() != Http::Method::Connect && url.scheme() != "http" && url.scheme() != "https") {
+        // Squid 5.7 answers schemes it cannot fetch (gopher://, ftp://) with ERR_UNSUP_REQ
         record.resultCode = "NONE_NONE";
         closeAfterReply_ = closeAfterReply_ || parser_.hasBody();
         reply(Http::StatusCode::NotImplemented, "ERR_UNSUP_REQ", context);
@@ -573,7 +572,7 @@ Client::OriginRequestSpec Client::Connection::originSpec(const Http::Url& url, s
     spec.method = method;
     spec.path = url.path();
     spec.hostField = url.authorityHost();
-    if (url.hasExplicitPort() && url.port() != 80)
+    if (url.hasExplicitPort() && !url.hasDefaultPort())
         spec.hostField += ":" + std::to_string(url.port());
     spec.fields = &parser_.fields();
     spec.clientAddress = peerHost_;
@@ -591,6 +590,7 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     Server::Request request;
     request.method = parser_.method();
     aimAtOrigin(request, url);
+    aimOverTls(request, url, facts);
     switch (aimAtPeers(request, url, facts, !joinable)) {
     case Aim::Nowhere:
         answerCannotForward();
@@ -975,6 +975,16 @@ void Client::Connection::answerFailure(Server::Failure why, std::string peer, in
         break;
     case Server::Failure::ReplyTooBig:
         templateName = "ERR_TOO_BIG";
+        break;
+    case Server::Failure::SecureConnectFail:
+        // Squid's Security::PeerConnector: 503, or 504 when the handshake timed out
+        status =
+            xerrno == ETIMEDOUT ? Http::StatusCode::GatewayTimeout : Http::StatusCode::ServiceUnavailable;
+        templateName = "ERR_SECURE_CONNECT_FAIL";
+        if (tx_->forwarder) {
+            context.errorDetailName = tx_->forwarder->tlsFailure().name;
+            context.errorDetail = tx_->forwarder->tlsFailure().detail;
+        }
         break;
     case Server::Failure::Aborted:
         // the client's own body broke off: a miss the client abandoned, sent

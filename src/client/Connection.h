@@ -327,6 +327,8 @@ private:
     HostCheck takeHostCheck(const Http::Url& url, std::string_view userAgent);
     /// where the request goes: the original destination of an intercepted one
     void aimAtOrigin(Server::Request& request, const Http::Url& url) const;
+    /// an https:// URL goes to its origin over TLS, with sslproxy_cert_error's rules (SecureOrigin.cc)
+    void aimOverTls(Server::Request& request, const Http::Url& url, const Acl::Checklist& facts) const;
     /// %Sh of a forwarded request: the parent's code (FIRSTUP_PARENT...), else
     /// ORIGINAL_DST when intercepted, else HIER_DIRECT (Peering.cc)
     const char* hierarchyCode() const;

@@ -16,6 +16,8 @@
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cstring>
 
@@ -41,6 +43,15 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             // a port that gains or loses `intercept` keeps its socket (a new
             // one could not bind beside it): connections accepted from now
             // on are taken in the new mode, and with its new name
+            if (bool(old->mode->tls) != wanted.tls) {
+                // the key is read when a port opens, as root: a port cannot
+                // change between http_port and https_port until a restart
+                debugs(5, 0,
+                       "ERROR: " << (wanted.tls ? "https_port " : "http_port ") << wanted.host << ":"
+                                 << wanted.port << " was opened as an "
+                                 << (wanted.tls ? "http_port" : "https_port")
+                                 << ": restart cuttle to change it");
+            }
             if (old->mode->intercept != wanted.intercept) {
                 old->mode->intercept = wanted.intercept;
                 debugs(5, 1,
@@ -53,10 +64,28 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             continue;
         }
         const auto address = Comm::Address::Parse(wanted.host, wanted.port);
-        const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name});
+        const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name, nullptr});
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
-        if (!address) {
+        if (wanted.tls) {
+            Tls::ServerOptions options;
+            options.certFile = wanted.tlsCert;
+            options.keyFile = wanted.tlsKey;
+            options.dhFile = wanted.tlsDh;
+            options.caFile = wanted.tlsCaFile;
+            options.clientCa = wanted.tlsClientCa;
+            options.cipher = wanted.tlsCipher;
+            options.minVersion = wanted.tlsMinVersion;
+            options.setOptions = wanted.tlsSetOptions;
+            options.clearOptions = wanted.tlsClearOptions;
+            std::string why;
+            mode->tls = Tls::ServerContext::Make(options, why);
+            if (!mode->tls)
+                problem = "https_port " + wanted.host + ":" + std::to_string(wanted.port) + ": " + why;
+        }
+        if (wanted.tls && !mode->tls) {
+            // reported below
+        } else if (!address) {
             problem = "http_port " + wanted.host + ":" + std::to_string(wanted.port) +
                       ": the address is not an IP address literal";
         } else {
@@ -66,7 +95,9 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                     loop_, local, [this, mode](Comm::Descriptor&& fd, const Comm::Address& peer) {
                         if (!admits(peer))
                             return; // closed unanswered (fd goes)
-                        if (mode->intercept)
+                        if (mode->tls)
+                            adoptTls(std::move(fd), peer, *mode);
+                        else if (mode->intercept)
                             adoptIntercepted(std::move(fd), peer, mode->name);
                         else // the listener's own address is looked up by the connection
                             (void)adopt(std::move(fd), peer, Comm::Address(), mode->name);
@@ -84,8 +115,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         ++connectionsSeen_;
         // Squid 5's wording, which tests and admins grep for
         debugs(5, 1,
-               "Accepting " << (wanted.intercept ? "NAT intercepted " : "")
-                            << "HTTP Socket connections at conn" << connectionsSeen_
+               "Accepting " << (wanted.intercept ? "NAT intercepted " : "") << (wanted.tls ? "HTTPS" : "HTTP")
+                            << " Socket connections at conn" << connectionsSeen_
                             << " local=" << listener->localAddress().toString() << " remote=[::] FD "
                             << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
         bound.push_back(Port{wanted.host, wanted.port, mode, std::move(listener)});
@@ -119,6 +150,31 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     // while the listener goes on draining its accept queue
     loop_.guard(&c, [&c] { c.start(); });
     return c;
+}
+
+void Client::Side::adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode)
+{
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        return; // the connection is gone already
+    const auto local = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {
+        debugs(5, 1,
+               "ERROR: https_port connection from " << peer.toString()
+                                                    << ": socketpair: " << std::strerror(errno));
+        return;
+    }
+    Comm::Descriptor relayEnd(pair[0]);
+    Comm::Descriptor connectionEnd(pair[1]);
+    const auto timeout = services_.settings().requestTimeout;
+    auto relay = std::make_unique<Tls::Relay>(loop_, mode.tls, std::move(fd), std::move(relayEnd), timeout);
+    Tls::Relay* r = relay.get();
+    relays_.emplace(r, std::move(relay));
+    (void)adopt(std::move(connectionEnd), peer, local, mode.name);
+    r->setDoneHandler([this, r] { loop_.callSoon([this, r] { relays_.erase(r); }); });
+    r->start();
 }
 
 void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer,

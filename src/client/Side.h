@@ -19,6 +19,8 @@
 #include "comm/Address.h"
 #include "comm/Descriptor.h"
 #include "comm/Listener.h"
+#include "tls/Relay.h"
+#include "tls/ServerContext.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -101,6 +103,8 @@ private:
     struct Mode {
         bool intercept = false; ///< an intercept port
         std::string name;       ///< its name= (the myportname acl)
+        /// an https_port's TLS context (read when the port was bound); null: http_port
+        Tls::ServerContextRef tls;
     };
     /// one http_port and its socket
     struct Port {
@@ -111,6 +115,9 @@ private:
     };
 
     void giveBackMemory();
+    /// serves a connection accepted on an https_port: its TLS side relays
+    /// to a socketpair whose other end is adopted as a plain connection
+    void adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode);
     /// whether client_ip_max_connections lets `peer` open one more connection
     bool admits(const Comm::Address& peer);
 
@@ -118,6 +125,8 @@ private:
     Services& services_;
     std::vector<Port> ports_;
     std::unordered_map<Connection*, ConnectionPtr> connections_;
+    std::unordered_map<Tls::Relay*, std::unique_ptr<Tls::Relay>>
+        relays_;                                        ///< https_port connections' TLS sides
     std::unordered_map<std::string, size_t> perClient_; ///< open connections by peer host, for maxconn
     uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
     Counters counters_;                                 ///< the cache manager's client_http.* counters

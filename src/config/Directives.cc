@@ -87,6 +87,17 @@ const std::vector<Directive> Table = {
      "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
      "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
      HttpPortHandler, true},
+    {"https_port", "[ADDRESS:]PORT tls-cert=PEM [tls-key=PEM] [OPTION...]", nullptr, nullptr, "httpPorts",
+     "Listens for proxy requests over TLS (clients such as `curl --proxy https://HOST:PORT` speak TLS to "
+     "the proxy itself), and serves them as an http_port does, name= and CONNECT included. tls-cert= is "
+     "the certificate (its chain after it, PEM), tls-key= its key (default: in the same file), read once "
+     "when the port opens, before cuttle leaves root; tls-dh= DH parameters; tls-min-version=1.0|1.1|1.2|1.3 "
+     "(default 1.2); cipher= and options= as in tls_outgoing_options; clientca= asks for and requires a "
+     "client certificate signed by those CAs (cafile= adds CAs that verify it). Squid's older names cert=, "
+     "key=, dhparams= are taken; intercept and ssl-bump are errors; other options are ignored with a "
+     "warning. The TLS side of each connection relays to an ordinary connection over a socketpair "
+     "(doc/design.md \"TLS\").",
+     HttpsPortHandler, true},
     {"authenticate_ip_ttl", "TIME", "1 second", nullptr, "authenticateIpTtl",
      "How long a client address counts for the user that authenticated from it, for max_user_ip acls "
      "(Squid 5.7's default: 1 second).",
@@ -669,6 +680,22 @@ const std::vector<Directive> Table = {
      "refuses is a warning and the connection goes on unmarked. A pooled connection is reused only by a "
      "request that picks the same mark.",
      TcpOutgoingMarkHandler, true},
+    {"tls_outgoing_options", "KEY=VALUE...", nullptr, nullptr, "tlsOutgoing",
+     "How cuttle speaks TLS to origins, for the https:// URLs plain clients ask for (doc/tls.md), with "
+     "Squid 5's keys: cafile=PEM and capath=DIR add CAs to trust, beside the system's store unless "
+     "default-ca=off or flags=NO_DEFAULT_CA; cert= and key= give a client certificate; cipher= is OpenSSL's "
+     "list for TLS 1.2 and older; min-version=1.0|1.1|1.2|1.3 (default 1.2: TLS 1.0 and 1.1 are off unless "
+     "asked for); options= OpenSSL's option names as Squid spells them (NO_TLSv1_3, NO_TICKET, ALL, ...; "
+     "-NAME clears one); flags=DONT_VERIFY_PEER (accept any certificate), DONT_VERIFY_DOMAIN (do not check "
+     "the name), NO_DEFAULT_CA, NO_SESSION_REUSE. Several lines add up. A CA file that cannot be read or a "
+     "cipher list OpenSSL refuses stops cuttle at start, and a reconfigure keeps the TLS settings in force.",
+     TlsOutgoingOptionsHandler, true},
+    {"sslproxy_cert_error", "allow|deny [!]ACL...", nullptr, "deny all", "sslproxyCertError",
+     "Which certificate errors of an https:// origin are let through, by the rules of http_access with "
+     "the error in the ssl_error acl (and the request's facts in the others); every error the rules do not "
+     "allow fails the request with ERR_SECURE_CONNECT_FAIL (503), as in Squid. Allowing errors trusts "
+     "origins that may not be who they say: keep the acls narrow.",
+     AccessRulesHandler<&Settings::sslproxyCertError>, true},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to one address of an origin to open (its connect_retries "
      "included); then it tries the next address.",

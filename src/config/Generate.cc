@@ -210,7 +210,7 @@ std::string Config::GenerateDirectivesMarkdown()
             out << "- `" << r.name << "`: " << r.why << ".\n";
     out << "\nEvery other Squid 5.7 directive cuttle does not implement tunes, logs, caches or opens a "
            "service "
-           "cuttle does not run (ICP, HTCP, SNMP, https_port, ftp_port): ignoring it changes no access "
+           "cuttle does not run (ICP, HTCP, SNMP, ftp_port): ignoring it changes no access "
            "decision and no destination.\n";
     out << "\n## Squid's aliases\n\n"
            "Squid 5.7 still accepts these old names; cuttle parses each exactly as the directive it stands "

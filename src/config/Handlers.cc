@@ -217,12 +217,24 @@ const char* const PortOtherOptions[] = {"allow-direct",
 
 void Config::Handlers::HttpPortHandler(DirectiveCall& call)
 {
+    ParsePortLine(call, false);
+}
+
+void Config::Handlers::HttpsPortHandler(DirectiveCall& call)
+{
+    ParsePortLine(call, true);
+}
+
+void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
+{
     if (!NeedArgs(call, 1))
         return;
+    const std::string directive = https ? "https_port" : "http_port";
     HttpPort p;
+    p.tls = https;
     std::string why;
     if (!ParseHostPort(call.line.words[1], p.host, p.port, true, why)) {
-        call.error("bad http_port: " + why);
+        call.error("bad " + directive + ": " + why);
         return;
     }
     p.origin = call.line.file + ":" + std::to_string(call.line.line);
@@ -233,6 +245,13 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
         const std::string& opt = call.line.words[i];
         const std::string key = opt.substr(0, opt.find('='));
         bool known = false;
+        if (https && ParseTlsPortOption(call, opt, p, ok))
+            continue;
+        if (https && (opt == "intercept" || opt == "transparent")) {
+            call.error("https_port option '" + opt + "' is not implemented by cuttle: refusing it");
+            ok = false;
+            continue;
+        }
         // Squid 5.7 takes `transparent` as `intercept`, silently; each
         // refuses the other interception mode (cache_cf.cc parse_port_option)
         if (opt == "intercept" || opt == "transparent") {
@@ -263,7 +282,7 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
         }
         for (const char* s : PortSecurityOptions) {
             if (key == s) {
-                call.error("http_port option '" + opt +
+                call.error(directive + " option '" + opt +
                            "' is not implemented by cuttle and ignoring it would change the port's access "
                            "control: refusing it");
                 ok = false;
@@ -272,14 +291,18 @@ void Config::Handlers::HttpPortHandler(DirectiveCall& call)
         }
         for (const char* s : PortOtherOptions) {
             if (!known && key == s) {
-                call.warning("http_port option '" + opt + "' is not implemented by cuttle; ignoring it");
+                call.warning(directive + " option '" + opt + "' is not implemented by cuttle; ignoring it");
                 known = true;
             }
         }
         if (!known) {
-            call.error("unknown http_port option '" + opt + "'");
+            call.error("unknown " + directive + " option '" + opt + "'");
             ok = false;
         }
+    }
+    if (https && p.tlsCert.empty() && ok) {
+        call.error("https_port needs tls-cert=");
+        ok = false;
     }
     if (ok)
         call.settings.httpPorts.push_back(std::move(p));

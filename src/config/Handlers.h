@@ -186,6 +186,14 @@ void AccessRulesHandler(DirectiveCall& call)
 }
 
 void HttpPortHandler(DirectiveCall& call);
+void HttpsPortHandler(DirectiveCall& call);
+/// an http_port (https false) or https_port line into settings.httpPorts
+void ParsePortLine(DirectiveCall& call, bool https);
+/// One https_port option: whether it is a TLS one (tls-cert=, tls-key=,
+/// tls-dh=, options=, cafile=, clientca=, tls-min-version=, cipher= and
+/// Squid's older names), then parsed into port; a bad value is reported and
+/// clears ok (TlsHandlers.cc).
+bool ParseTlsPortOption(DirectiveCall& call, const std::string& option, HttpPort& port, bool& ok);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
 void ExternalAclTypeHandler(DirectiveCall& call);
@@ -270,5 +278,7 @@ void ForwardMaxTriesHandler(DirectiveCall& call);
 void ConnectRetriesHandler(DirectiveCall& call);
 void IcpPortHandler(DirectiveCall& call);
 void UdpIncomingAddressHandler(DirectiveCall& call);
+/// `tls_outgoing_options KEY=VALUE...` (TlsHandlers.cc)
+void TlsOutgoingOptionsHandler(DirectiveCall& call);
 
 } // namespace Config::Handlers

@@ -15,7 +15,7 @@ using Config::SquidOnlyRule;
 /// The audit of every Squid 5.7 directive cuttle does not implement
 /// (SquidDirectives.cc less Directives.cc). Directives without a row are
 /// tuning, logging, ports or services cuttle does not open (HTCP,
-/// SNMP, https_port, ftp_port: nothing arrives there), caching details and
+/// SNMP, ftp_port: nothing arrives there), caching details and
 /// messages: ignoring them changes no access decision and no destination.
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
@@ -77,14 +77,11 @@ const std::vector<SquidOnlyRule> Rules = {
     {"on_unsupported_protocol", false, nullptr,
      "its default answers with an error; only its tunnel action lets more through"},
     {"request_entities", false, nullptr, "its only effect is to let GET and HEAD bodies through"},
-    {"sslproxy_cert_error", false, nullptr, "it only lets certificate errors through"},
     {"uri_whitespace", false, nullptr,
      "cuttle's request parser refuses a URI with whitespace, the strictest choice (deny)"},
     {"relaxed_header_parser", false, nullptr,
      "cuttle's request parser is strict (RFC 9112), as this directive's off; only malformed replies "
      "may be taken where off refuses them"},
-    {"tls_outgoing_options", false, nullptr,
-     "cuttle opens no TLS connection to origins (https:// URLs are answered with ERR_UNSUP_REQ)"},
     {"proxy_protocol_access", false, nullptr,
      "it applies only to http_port require-proxy-header, which cuttle refuses"},
     {"spoof_client_ip", false, nullptr, "it applies only to http_port tproxy, which cuttle refuses"},

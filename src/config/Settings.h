@@ -40,6 +40,17 @@ struct HttpPort {
     /// `intercept` (or `transparent`): connections NATed to this port; the
     /// original destination comes from SO_ORIGINAL_DST (doc/design.md "Interception")
     bool intercept = false;
+    /// an `https_port`: clients speak TLS to it (Tls::ServerOptions has the same fields)
+    bool tls = false;
+    std::string tlsCert;          ///< tls-cert= (or cert=)
+    std::string tlsKey;           ///< tls-key= (or key=); empty: in tlsCert
+    std::string tlsDh;            ///< tls-dh= (or dhparams=)
+    std::string tlsCaFile;        ///< cafile=
+    std::string tlsClientCa;      ///< clientca=
+    std::string tlsCipher;        ///< cipher=
+    int tlsMinVersion = 0x0303;   ///< tls-min-version= (OpenSSL's TLS1_2_VERSION)
+    uint64_t tlsSetOptions = 0;   ///< options= bits set
+    uint64_t tlsClearOptions = 0; ///< options= bits cleared
 };
 
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`
@@ -213,6 +224,23 @@ struct ManagerPassword {
     std::vector<std::string> actions; ///< action names, or "all"
 };
 
+/// `tls_outgoing_options`: TLS to https:// origins (Tls::ClientOptions has
+/// the same fields, and the proxy copies them across; doc/tls.md)
+struct TlsOutgoingOptions {
+    std::string caFile;        ///< cafile=
+    std::string caPath;        ///< capath=
+    std::string certFile;      ///< cert=
+    std::string keyFile;       ///< key=
+    std::string cipher;        ///< cipher=
+    int minVersion = 0x0303;   ///< min-version= as OpenSSL's version number (TLS1_2_VERSION)
+    uint64_t setOptions = 0;   ///< options= bits set
+    uint64_t clearOptions = 0; ///< options= bits cleared (-NAME)
+    bool verifyPeer = true;    ///< not flags=DONT_VERIFY_PEER
+    bool verifyDomain = true;  ///< not flags=DONT_VERIFY_DOMAIN
+    bool defaultCa = true;     ///< default-ca=on, not flags=NO_DEFAULT_CA
+    bool sessionReuse = true;  ///< not flags=NO_SESSION_REUSE
+};
+
 struct Settings {
     std::vector<HttpPort> httpPorts;
 
@@ -295,13 +323,15 @@ struct Settings {
     HeaderRules requestHeaderRules; ///< request_header_access, _replace, _add
     HeaderRules replyHeaderRules;   ///< reply_header_access, _replace, _add
 
-    std::vector<CachePeer> cachePeers;          ///< `cache_peer` lines in order, with their cache_peer_access
-    Acl::AccessList alwaysDirect;               ///< `always_direct`: requests it allows never go to a peer
-    Acl::AccessList neverDirect;                ///< `never_direct`: requests it allows go to peers only
-    bool preferDirect = false;                  ///< `prefer_direct`: direct before the parents
-    bool nonhierarchicalDirect = true;          ///< `nonhierarchical_direct`: a POST (...) goes direct
-    unsigned forwardMaxTries = 25;              ///< `forward_max_tries`: destinations tried per request
-    unsigned connectRetries = 0;                ///< `connect_retries`: reconnects to an address that failed
+    std::vector<CachePeer> cachePeers; ///< `cache_peer` lines in order, with their cache_peer_access
+    Acl::AccessList alwaysDirect;      ///< `always_direct`: requests it allows never go to a peer
+    Acl::AccessList neverDirect;       ///< `never_direct`: requests it allows go to peers only
+    TlsOutgoingOptions tlsOutgoing;    ///< `tls_outgoing_options`
+    Acl::AccessList sslproxyCertError; ///< `sslproxy_cert_error`: certificate errors allowed; no rule: none
+    bool preferDirect = false;         ///< `prefer_direct`: direct before the parents
+    bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
+    unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request
+    unsigned connectRetries = 0;       ///< `connect_retries`: reconnects to an address that failed
     unsigned happyEyeballsConnectTimeout = 250; ///< `happy_eyeballs_connect_timeout` (ms)
     Duration peerConnectTimeout{0};             ///< `peer_connect_timeout`: a peer's default connect-timeout
     unsigned icpPort = 0;                       ///< `icp_port`: the ICP listener's UDP port; 0: none

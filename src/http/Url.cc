@@ -171,6 +171,11 @@ std::string Http::Url::authorityHost() const
     return isIpv6Host() ? "[" + host_ + "]" : host_;
 }
 
+bool Http::Url::hasDefaultPort() const
+{
+    return port_ == DefaultPort(scheme_);
+}
+
 std::string Http::Url::canonical() const
 {
     // built in one allocation: a request makes it more than once

@@ -41,6 +41,8 @@ public:
     uint16_t port() const { return port_; }
     /// whether the URL named a port
     bool hasExplicitPort() const { return explicitPort_; }
+    /// whether the port is the scheme's default (a Host field leaves it out)
+    bool hasDefaultPort() const;
     /// the path and query, "/" when the URL had none
     const std::string& path() const { return path_; }
     /// whether the host is an IPv6 literal

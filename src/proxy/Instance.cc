@@ -16,6 +16,7 @@
 #include "sbuf/BlockPool.h"
 #include "store/Key.h"
 #include "store/StoreLog.h"
+#include "tls/ClientContext.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -41,6 +42,25 @@ Errors::CatalogSources ErrorPageSources(const Config::Settings& settings)
         if (info.action == Config::DenyInfo::Action::Page)
             sources.extraNames.push_back(info.target);
     return sources;
+}
+
+/// tls_outgoing_options as the TLS part takes them
+Tls::ClientOptions TlsClientOptions(const Config::TlsOutgoingOptions& in)
+{
+    Tls::ClientOptions out;
+    out.caFile = in.caFile;
+    out.caPath = in.caPath;
+    out.certFile = in.certFile;
+    out.keyFile = in.keyFile;
+    out.cipher = in.cipher;
+    out.minVersion = in.minVersion;
+    out.setOptions = in.setOptions;
+    out.clearOptions = in.clearOptions;
+    out.verifyPeer = in.verifyPeer;
+    out.verifyDomain = in.verifyDomain;
+    out.defaultCa = in.defaultCa;
+    out.sessionReuse = in.sessionReuse;
+    return out;
 }
 
 } // namespace
@@ -97,6 +117,14 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     if (!forwarding_)
         forwarding_ = std::make_unique<Server::Context>(Server::Context{loop_, resolver_.get(), pool_});
     forwarding_->resolver = resolver_.get();
+    std::string why;
+    if (auto tls = Tls::ClientContext::Make(TlsClientOptions(settings.tlsOutgoing), why)) {
+        forwarding_->tls = tls;
+    } else {
+        if (isStartup)
+            throw std::runtime_error("tls_outgoing_options: " + why);
+        debugs(83, 0, "ERROR: tls_outgoing_options: " << why << "; keeping the old TLS settings");
+    }
     lookups().setResolver(resolver_.get()); // srcdomain and the other acls that need an address's name
     pool_.setIdleTimeout(settings.serverIdlePconnTimeout);
 

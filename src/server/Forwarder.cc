@@ -178,7 +178,8 @@ std::string Server::Forwarder::poolKey() const
     // the requests that ask for the same
     if (current_.peer)
         return "peer " + current_.peer->name() + request_.outgoing.key();
-    return request_.host + ":" + std::to_string(request_.port) + request_.outgoing.key();
+    return (request_.tls ? "https://" : "") + request_.host + ":" + std::to_string(request_.port) +
+           request_.outgoing.key();
 }
 
 void Server::Forwarder::dial()
@@ -235,6 +236,56 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
         connection_->setPeer(current_.peer);
     connection_->setUser(this);
     reused_ = false;
+    if (request_.tls && !current_.peer) {
+        startHandshake();
+        return;
+    }
+    onConnected();
+}
+
+void Server::Forwarder::startHandshake()
+{
+    if (!context_.tls) {
+        tlsFailure_ = Tls::HandshakeFailure("no TLS context");
+        fail(Failure::SecureConnectFail, tlsFailure_.detail);
+        return;
+    }
+    stage_ = Stage::Handshaking;
+    // the session cache's key: the origin, whatever address it resolved to
+    auto key = request_.host + ":" + std::to_string(request_.port);
+    connection_->startTls(std::make_unique<Tls::Connection>(context_.tls, connection_->fd(), request_.host,
+                                                            std::move(key), request_.allowCertError));
+    // connect_timeout bounds the handshake as it bounds the connect (Squid's
+    // TLS negotiation timeout is what is left of it)
+    timer_ = context_.loop.schedule(
+        limits_.connectTimeout,
+        [this] {
+            tlsFailure_ = Tls::HandshakeFailure(std::strerror(ETIMEDOUT));
+            fail(Failure::SecureConnectFail, "TLS handshake timed out", ETIMEDOUT);
+        },
+        this);
+    continueHandshake();
+}
+
+void Server::Forwarder::continueHandshake()
+{
+    auto& tls = *connection_->tls();
+    switch (tls.handshake()) {
+    case Tls::Connection::Step::Blocked:
+        return; // the socket's next event goes on
+    case Tls::Connection::Step::Failed:
+        tlsFailure_ = tls.failure();
+        fail(Failure::SecureConnectFail, tlsFailure_.name + ": " + tlsFailure_.detail);
+        return;
+    case Tls::Connection::Step::Done:
+        break;
+    }
+    timer_.cancel();
+    debugs(83, 3,
+           "TLS with " << request_.host << ":" << request_.port << ": " << tls.version()
+                       << (tls.isResumed() ? ", session resumed" : ""));
+    // bytes that came with the handshake's end (the reply, even) announce
+    // themselves no more: onConnected() reads at once
     onConnected();
 }
 
@@ -261,6 +312,10 @@ void Server::Forwarder::onConnected()
 
 void Server::Forwarder::handleIo(const Comm::IoEvents& events)
 {
+    if (stage_ == Stage::Handshaking) {
+        continueHandshake();
+        return;
+    }
     if (stage_ == Stage::Connecting && connection_) {
         // a pooled connection's first event: go on now rather than at the
         // deferred call that start() set (this is not inside start())
@@ -272,9 +327,12 @@ void Server::Forwarder::handleIo(const Comm::IoEvents& events)
         return;
     if (events.hangup)
         peerClosed_ = true;
-    if (events.writable && sendBlocked_)
+    // over TLS a write may wait for a read and a read for a write (Tls::Connection)
+    const auto* tls = connection_->tls();
+    if (sendBlocked_ && (events.writable || (events.readable && tls && tls->writeWantsRead())))
         sendMore();
-    if (stage_ == Stage::Exchanging && (events.readable || events.hangup || events.error))
+    if (stage_ == Stage::Exchanging && (events.readable || events.hangup || events.error ||
+                                        (events.writable && tls && tls->readWantsWrite())))
         readMore();
 }
 
@@ -299,7 +357,8 @@ void Server::Forwarder::sendMore()
     sending_ = true;
     sendBlocked_ = false;
     const auto before = sender_.bytesWritten();
-    const auto result = sender_.write(connection_->fd(), *body_);
+    const auto result =
+        connection_->tls() ? sender_.write(*connection_, *body_) : sender_.write(connection_->fd(), *body_);
     sending_ = false;
     if (sender_.bytesWritten() != before) {
         activity_ = context_.loop.now();
@@ -450,10 +509,12 @@ void Server::Forwarder::readMore()
             break;
         }
         const auto space = block_->reserveSpace();
-        const ssize_t n = ::recv(connection_->fd(), space.data(), space.size(), 0);
+        const ssize_t n = connection_->read(space.data(), space.size());
         if (n > 0) {
             const size_t got = size_t(n);
             const size_t from = block_->size();
+            // over TLS an end may wait behind the bytes (process() may give the connection back)
+            const bool endWaits = connection_->tls() && connection_->tls()->hasPendingEnd();
             block_->commit(got);
             limits_.readSizer.noteRead(space.size(), got);
             context_.bytesIn += got;
@@ -464,7 +525,7 @@ void Server::Forwarder::readMore()
             process(from, got);
             charge();
             // a short read drained the socket, unless its FIN came with it
-            if (got < space.size() && !peerClosed_)
+            if (got < space.size() && !peerClosed_ && !endWaits)
                 break;
             continue;
         }

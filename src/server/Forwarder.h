@@ -10,6 +10,7 @@
 ///               origin; doc/design.md "Peers") until one connects:
 ///           --> dial (Comm::Connector: resolve, then each address in turn,
 ///                     connect_timeout each), unless a pooled connection
+///           --> TLS handshake, for an https:// origin (doc/design.md "TLS")
 ///           --> send the head, then the request body from its entry  ----+
 ///           --> read: the reply head, parsed in place in the read block   |
 ///                     (each 1xx told to the interim handler, if any, and  | at once
@@ -49,6 +50,8 @@
 #include "store/BodyWriter.h"
 #include "store/Entry.h"
 #include "store/Admission.h"
+#include "tls/ClientContext.h"
+#include "tls/Connection.h"
 
 #include <array>
 #include <cstdint>
@@ -71,7 +74,10 @@ enum class Failure {
     InvalidReply, ///< 502 ERR_INVALID_RESP
     ZeroSize,     ///< 502 ERR_ZERO_SIZE_OBJECT (closed without a byte)
     ReplyTooBig,  ///< 502 ERR_TOO_BIG (reply head over reply_header_max_size)
-    Aborted       ///< the client went away
+    /// 503 ERR_SECURE_CONNECT_FAIL: the TLS handshake with an https:// origin
+    /// failed, or its certificate did not verify (Forwarder::tlsFailure() says why)
+    SecureConnectFail,
+    Aborted ///< the client went away
 };
 
 /// What the daemon gives every forwarder.
@@ -80,6 +86,7 @@ struct Context {
     Comm::Resolver* resolver;       ///< DNS; null: IP literals only
     Pool& pool;                     ///< idle origin and peer connections
     Peers* peers = nullptr;         ///< cache_peer parents; null: none
+    Tls::ClientContextRef tls{};    ///< TLS to https:// origins (tls_outgoing_options); null: none
     uint64_t retries = 0;           ///< requests retried on a new connection
     uint64_t connectionsOpened = 0; ///< origin connections opened
     // the cache manager's server.all.* counters (doc/design.md "The cache manager")
@@ -121,6 +128,10 @@ struct Request {
     std::string proxyAuthorization;     ///< the client's Proxy-Authorization, for login=PASS...
     std::string user;                   ///< the client's user name, for login=*:suffix
     Comm::Connector::Outgoing outgoing; ///< source address and TOS of its connections (tcp_outgoing_*)
+    /// an https:// URL: TLS to the origin (a parent gets the URL over plain HTTP)
+    bool tls = false;
+    /// sslproxy_cert_error: which certificate errors may pass; empty: none
+    Tls::Connection::AllowError allowCertError;
 };
 
 /// The head to send to a parent (doc/design.md "Peers"): `head` (origin-form,
@@ -144,6 +155,8 @@ public:
     Failure failure() const { return failure_; }
     /// the system error behind the failure (ECONNREFUSED, ECONNRESET...), or 0
     int failureErrno() const { return failureErrno_; }
+    /// with Failure::SecureConnectFail: the TLS error and its detail (%x, %D)
+    const Tls::VerifyFailure& tlsFailure() const { return tlsFailure_; }
     /// the origin's address once connected ("-" before), for %<a
     std::string peerHost() const;
     /// whether the reply is complete or forwarding failed
@@ -186,13 +199,15 @@ public:
     const Sbuf::Cursor& cursor() const override { return sender_.cursor(); }
 
 private:
-    enum class Stage { Idle, Connecting, Exchanging, Done };
+    enum class Stage { Idle, Connecting, Handshaking, Exchanging, Done };
 
     void nextDestination();
     bool mayTryNext() const;
     std::string poolKey() const;
     void dial();
     void onDialed(Comm::Connector::Result&& result);
+    void startHandshake();
+    void continueHandshake();
     void onConnected();
     void sendMore();
     void readMore();
@@ -222,6 +237,7 @@ private:
     Failure failure_ = Failure::None;
     int failureErrno_ = 0;
     std::string failureText_;
+    Tls::VerifyFailure tlsFailure_;
 
     std::unique_ptr<Comm::Connector> dialer_; ///< while a new connection is dialed
     OriginConnectionPtr connection_;

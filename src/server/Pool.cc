@@ -11,6 +11,9 @@
 
 #include <algorithm>
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 Server::OriginConnection::OriginConnection(Comm::Loop& loop, Comm::Descriptor&& fd, const Comm::Address& peer)
     : fd_(std::move(fd)), peer_(peer)
 {
@@ -28,6 +31,16 @@ void Server::OriginConnection::setPeer(const RefCount<Peer>& peer)
 {
     parent_ = peer;
     parent_->noteOpened();
+}
+
+ssize_t Server::OriginConnection::read(char* buffer, size_t size)
+{
+    return tls_ ? tls_->read(buffer, size) : ::recv(fd_.get(), buffer, size, 0);
+}
+
+ssize_t Server::OriginConnection::writev(const iovec* iov, int count)
+{
+    return tls_ ? tls_->writev(iov, count) : ::writev(fd_.get(), iov, count);
 }
 
 void Server::OriginConnection::handleIo(const Comm::IoEvents& events)

@@ -12,7 +12,8 @@
 /// is idle. Moving a connection between them never touches epoll.
 ///
 /// The Pool keeps idle connections by "host:port" (the URL's, so a reused
-/// connection needs no DNS lookup; a parent's: "peer NAME"), newest first, each with a
+/// connection needs no DNS lookup; "https://host:port" over TLS; a parent's:
+/// "peer NAME"), newest first, each with a
 /// server_idle_pconn_timeout timer. An idle connection that becomes readable
 /// (the origin closed it, or sent bytes no request asked for) is closed at
 /// once. A connection taken from the pool may still have been closed by the
@@ -24,6 +25,8 @@
 #include "comm/Loop.h"
 #include "server/forward.h"
 #include "base/RefCount.h"
+#include "store/BodyWriter.h"
+#include "tls/Connection.h"
 
 #include <cstdint>
 #include <list>
@@ -33,8 +36,10 @@
 
 namespace Server {
 
-/// One connection to an origin; see the file comment.
-class OriginConnection : public Comm::IoHandler {
+/// One connection to an origin; see the file comment. Over TLS (an
+/// https:// origin) it owns its Tls::Connection, and reads and writes go
+/// through it (read(), and the Sink API for Store::BodyWriter).
+class OriginConnection : public Comm::IoHandler, public Store::BodyWriter::Sink {
 public:
     /// takes a connected socket to peer (Comm::Connector's) and watches it
     OriginConnection(Comm::Loop& loop, Comm::Descriptor&& fd, const Comm::Address& peer);
@@ -55,6 +60,16 @@ public:
     /// the connection goes to this parent, which counts it while it is open (max-conn)
     void setPeer(const RefCount<Peer>& peer);
 
+    /// speaks TLS from now on (before any byte went over the socket)
+    void startTls(Tls::ConnectionPtr&& tls) { tls_ = std::move(tls); }
+    /// the TLS side, or null for plain HTTP
+    Tls::Connection* tls() const { return tls_.get(); }
+    /// recv(2)'s contract, through TLS when it speaks it (a short read: drained)
+    ssize_t read(char* buffer, size_t size);
+
+    /* Store::BodyWriter::Sink API (through TLS) */
+    ssize_t writev(const struct iovec* iov, int count) override;
+
     /* Comm::IoHandler API */
     void handleIo(const Comm::IoEvents& events) override;
     void handleBug(const std::exception& e) noexcept override;
@@ -65,7 +80,8 @@ private:
     Comm::Address peer_;              ///< where it goes
     Comm::IoHandler* user_ = nullptr; ///< not owned
     uint64_t uses_ = 0;
-    RefCount<Peer> parent_; ///< the cache_peer it goes to; null: an origin
+    RefCount<Peer> parent_;  ///< the cache_peer it goes to; null: an origin
+    Tls::ConnectionPtr tls_; ///< after fd_: its close_notify goes out before the socket closes
 };
 
 /// an owned origin connection

@@ -57,7 +57,7 @@ std::optional<Store::BodyWriter::Result> Store::BodyWriter::writeOnce(int fd, co
     for (size_t i = 0; i < n; ++i)
         offered += iov[i].iov_len;
     for (;;) {
-        const ssize_t r = ::writev(fd, iov, int(n));
+        const ssize_t r = sink_ ? sink_->writev(iov, int(n)) : ::writev(fd, iov, int(n));
         if (r >= 0 || errno != EINTR)
             ++writes_;
         if (r >= 0) {
@@ -202,6 +202,16 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
         ~Leave() { inWrite = false; }
     } leave{inWrite_};
     return segments_.empty() ? writeFramed(fd, entry) : writeSegments(fd, entry);
+}
+
+Store::BodyWriter::Result Store::BodyWriter::write(Sink& sink, Entry& entry)
+{
+    sink_ = &sink;
+    struct Leave {
+        Sink*& sink;
+        ~Leave() { sink = nullptr; }
+    } leave{sink_};
+    return write(-1, entry);
 }
 
 Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)

@@ -35,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 struct iovec;
 
 namespace Store {
@@ -76,6 +78,19 @@ public:
     /// bytes before the ranges
     void startSegments(std::string head, std::vector<Segment> segments, const Entry& entry);
 
+    /// Where write() sends its bytes when they do not go straight to a socket
+    /// (a TLS connection to an origin): writev(2)'s contract, from the
+    /// caller's buffers. A piece it could not take whole is offered again
+    /// from the same bytes, at least as long, on the next call.
+    class Sink {
+    public:
+        virtual ~Sink() = default;
+        /// bytes taken, or -1 with errno (EAGAIN: nothing now)
+        virtual ssize_t writev(const struct iovec* iov, int count) = 0;
+    };
+
+    /// write() through sink instead of a socket
+    Result write(Sink& sink, Entry& entry);
     /// writes as much as the socket takes (looping while writev takes all it
     /// was offered) and reports why it stopped. Never re-entered: the call
     /// back it makes (Entry::noteConsumed) must not lead into write() again
@@ -138,6 +153,7 @@ private:
     uint64_t bodyWritten_ = 0;
     uint64_t writes_ = 0;                       ///< see writeCount()
     bool inWrite_ = false;                      ///< inside write(): it is not re-entered
+    Sink* sink_ = nullptr;                      ///< during write(Sink&): where the bytes go
     size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
     uint64_t bodyEnd_ = UINT64_MAX;             ///< see setBodyEnd()
     int errno_ = 0;

@@ -255,7 +255,6 @@ public:
                                  "urllogin",
                                  "arp",
                                  "eui64",
-                                 "ssl_error",
                                  "server_cert_fingerprint",
                                  "at_step",
                                  "ssl::server_name",

@@ -157,6 +157,8 @@ const char* FailureName(Failure f)
         return "ZeroSize";
     case Failure::ReplyTooBig:
         return "ReplyTooBig";
+    case Failure::SecureConnectFail:
+        return "SecureConnectFail";
     case Failure::Aborted:
         return "Aborted";
     }

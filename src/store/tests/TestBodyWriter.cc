@@ -13,6 +13,8 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -20,6 +22,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace {
@@ -118,6 +121,7 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(rawBodyThroughPartialWrites);
     CPPUNIT_TEST(chunkedBodyThroughPartialWrites);
     CPPUNIT_TEST(chunkedEmptyBodyIsLastChunkOnly);
+    CPPUNIT_TEST(sinkGetsTheBlocksThemselves);
     CPPUNIT_TEST(failedEntryIsAnError);
     CPPUNIT_TEST(bodyEndStopsRawAndChunkedBodies);
     CPPUNIT_TEST(segmentsInterleaveTextAndBodyRanges);
@@ -278,6 +282,55 @@ public:
     void rawBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Raw); }
 
     void chunkedBodyThroughPartialWrites() { streamThrough(Store::BodyWriter::Framing::Chunked); }
+
+    /// A sink (a TLS connection) that takes at most 7 bytes a call and
+    /// blocks every other call: the whole chunked message arrives, and every
+    /// body byte it is offered is in the entry's own block (no copy on the way).
+    void sinkGetsTheBlocksThemselves()
+    {
+        struct Stingy : Store::BodyWriter::Sink {
+            ssize_t writev(const iovec* iov, int count) override
+            {
+                if ((calls++ % 2) == 1) {
+                    errno = EAGAIN;
+                    return -1;
+                }
+                size_t taken = 0;
+                for (int i = 0; i < count && taken < 7; ++i) {
+                    const auto* base = static_cast<const char*>(iov[i].iov_base);
+                    if (base >= block.data() && base < block.data() + block.size())
+                        bodyFromBlock += std::min(iov[i].iov_len, 7 - taken);
+                    const size_t n = std::min(iov[i].iov_len, 7 - taken);
+                    out.append(base, n);
+                    taken += n;
+                }
+                return ssize_t(taken);
+            }
+            std::string_view block;
+            std::string out;
+            size_t bodyFromBlock = 0;
+            unsigned calls = 0;
+        } sink;
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        Store::BodyWriter w;
+        WriterReader reader(w);
+        e->addReader(reader);
+        w.start("H\r\n\r\n", Store::BodyWriter::Framing::Chunked, *e);
+        appendPattern(pool, *e, 100);
+        e->complete();
+        sink.block = e->body().slice(e->body().firstSequence()).view();
+        auto result = Store::BodyWriter::Result::Blocked;
+        for (int i = 0; i < 200 && result != Store::BodyWriter::Result::Done; ++i)
+            result = w.write(sink, *e);
+        CPPUNIT_ASSERT(result == Store::BodyWriter::Result::Done);
+        bool sawLast = false;
+        CPPUNIT_ASSERT_EQUAL(std::string("H\r\n\r\n"), sink.out.substr(0, 5));
+        CPPUNIT_ASSERT_EQUAL(pattern(100), dechunk(sink.out.substr(5), sawLast));
+        CPPUNIT_ASSERT(sawLast);
+        CPPUNIT_ASSERT_EQUAL(size_t(100), sink.bodyFromBlock);
+        e->removeReader(reader);
+    }
 
     void chunkedEmptyBodyIsLastChunkOnly()
     {

@@ -1,0 +1,95 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Tls::Relay: the TLS end of one https_port connection
+/// (doc/design.md "TLS").
+///
+///     client ==TLS== [accepted socket] Relay [socketpair end] --- [other end] Client::Connection
+///
+/// The relay accepts the handshake (within the timeout it is given), then
+/// moves decrypted bytes to its end of a socketpair and bytes from it back
+/// through TLS; the other end is served as any http_port connection, so an
+/// https_port does everything an http_port does (CONNECT tunnels included).
+/// The price is one user-space copy each way (the 16 KB buffers here) and
+/// the socketpair's kernel copy.
+///
+/// Edge-triggered: every event on either socket runs pump(), which goes on
+/// while anything moves, so each read goes until EAGAIN (or
+/// SSL_ERROR_WANT_READ) or until its buffer is full, and a full buffer is
+/// read into again as soon as a write empties it. An EOF from the client
+/// half-closes the socketpair; the connection closing its end ends the
+/// relay (a close_notify goes to the client first).
+#pragma once
+
+#include "comm/Descriptor.h"
+#include "comm/Loop.h"
+#include "tls/ServerContext.h"
+
+#include <array>
+#include <functional>
+
+namespace Tls {
+
+/// One https_port connection's TLS side; see the file comment.
+class Relay {
+public:
+    /// called once when the relay ended (from inside it: destroy it later)
+    using DoneHandler = std::function<void()>;
+
+    /// relays between the accepted tlsFd and plainFd (a socketpair end);
+    /// the handshake must end within handshakeTimeout
+    Relay(Comm::Loop& loop, const ServerContextRef& context, Comm::Descriptor&& tlsFd,
+          Comm::Descriptor&& plainFd, Comm::Milliseconds handshakeTimeout);
+    ~Relay();
+    Relay(const Relay&) = delete;
+    Relay& operator=(const Relay&) = delete;
+
+    /// who is told when the relay ends
+    void setDoneHandler(DoneHandler done) { done_ = std::move(done); }
+    /// starts the handshake (it may end the relay at once)
+    void start();
+
+private:
+    /// the events of one of the two sockets
+    struct Side : Comm::IoHandler {
+        explicit Side(Relay& r) : relay(r) {}
+        void handleIo(const Comm::IoEvents&) override { relay.pump(); }
+        void handleBug(const std::exception&) noexcept override { relay.end("internal error"); }
+        Relay& relay;
+    };
+    /// bytes read and not written yet
+    struct Buffer {
+        std::array<char, 16384> bytes;
+        size_t start = 0; ///< the first byte not written
+        size_t end = 0;   ///< after the last byte read
+        bool isEmpty() const { return start == end; }
+    };
+
+    void pump();
+    bool moveDown(); ///< client (TLS) -> connection; whether anything moved
+    bool moveUp();   ///< connection -> client (TLS); whether anything moved
+    void end(const char* why);
+
+    Comm::Loop& loop_;
+    ServerContextRef context_;
+    Comm::Descriptor tlsFd_;
+    Comm::Descriptor plainFd_;
+    SslPtr ssl_;
+    Side tlsSide_{*this};
+    Side plainSide_{*this};
+    Comm::Registration tlsWatch_;   ///< after the descriptors: cancelled before they close
+    Comm::Registration plainWatch_; ///< likewise
+    Comm::Timer timer_;             ///< the handshake's bound
+    Comm::Timer resume_;            ///< a busy relay's next pump()
+    DoneHandler done_;
+    Buffer down_; ///< from the client to the connection
+    Buffer up_;   ///< from the connection to the client
+    bool established_ = false;
+    bool clientEnded_ = false; ///< the client's close_notify or FIN came
+    bool plainShut_ = false;   ///< the socketpair is half-closed toward the connection
+    bool ended_ = false;
+};
+
+} // namespace Tls
