@@ -660,6 +660,12 @@ const std::vector<Directive> Table = {
     {"forward_max_tries", "N", "25", nullptr, "forwardMaxTries",
      "How many destinations (parents, the origin) a request may try, each after a failed connection.",
      ForwardMaxTriesHandler, false},
+    {"retry_on_error", "on|off", "off", nullptr, "retryOnError",
+     "on: a reply of 403, 500, 501 or 503 from a parent or the origin is not passed on while another "
+     "destination may be tried (forward_max_tries): the request goes to the next one, as in Squid 5.7. "
+     "A 502 or 504 is always retried so, on or off. Only when the request body, if any, is still held "
+     "whole; the reply that is given up is not read and its connection is closed.",
+     OnOffHandler<&Settings::retryOnError>, false},
     {"tcp_outgoing_address", "ADDRESS [[!]ACL...]", nullptr, nullptr, "tcpOutgoingAddresses",
      "The source address of connections to origins and parents (and of CONNECT tunnels), as Squid 5.7 "
      "picks it: the first line whose address is of the destination's family (IPv4 or IPv6) and whose acls "

@@ -332,6 +332,7 @@ struct Settings {
     bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
     unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request
     unsigned connectRetries = 0;       ///< `connect_retries`: reconnects to an address that failed
+    bool retryOnError = false; ///< `retry_on_error`: a 403, 500, 501 or 503 tries the next destination
     unsigned happyEyeballsConnectTimeout = 250; ///< `happy_eyeballs_connect_timeout` (ms)
     Duration peerConnectTimeout{0};             ///< `peer_connect_timeout`: a peer's default connect-timeout
     unsigned icpPort = 0;                       ///< `icp_port`: the ICP listener's UDP port; 0: none

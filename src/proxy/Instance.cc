@@ -139,6 +139,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.quickAbortMax = settings.quickAbortMax;
     limits_.quickAbortPct = settings.quickAbortPct;
     limits_.forwardMaxTries = settings.forwardMaxTries;
+    limits_.retryOnError = settings.retryOnError;
     limits_.connectRetries = settings.connectRetries;
     limits_.spareDelay = Comm::Milliseconds(settings.happyEyeballsConnectTimeout);
     limits_.persistent = settings.serverPersistentConnections;

@@ -571,6 +571,10 @@ bool Server::Forwarder::parseHead()
             return false;
         }
         const int status = parser_.statusCode();
+        if (mayReforward(status)) {
+            reforward(status);
+            return false;
+        }
         if (status >= 100 && status < 200) {
             if (status == 101) {
                 // a 101 is never forwarded: cuttle did not ask for an upgrade
@@ -735,6 +739,46 @@ void Server::Forwarder::retry()
                        << " on a new connection: the persistent one was closed by the origin");
     retried_ = true;
     ++context_.retries;
+    restartExchange();
+    dial();
+}
+
+bool Server::Forwarder::mayReforward(int status) const
+{
+    // Squid 5.7's FwdState::reforward(): a gateway error (502, 504) always,
+    // 403, 500, 501 and 503 with retry_on_error, while another destination
+    // may be tried and the request body (if any) is still held whole
+    switch (status) {
+    case 502:
+    case 504:
+        break;
+    case 403:
+    case 500:
+    case 501:
+    case 503:
+        if (!limits_.retryOnError)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    return mayTryNext() && body_->body().startOffset() == 0 &&
+           (request_.bodyFraming == Store::BodyWriter::Framing::None || body_->isComplete());
+}
+
+void Server::Forwarder::reforward(int status)
+{
+    debugs(17, 2,
+           "forwarding to " << request_.host << ":" << request_.port << ": " << status << " from "
+                            << (current_.peer ? current_.peer->name() : peerHost_)
+                            << "; trying the next destination");
+    restartExchange();
+    nextDestination();
+}
+
+void Server::Forwarder::restartExchange()
+{
+    // the connection goes (a reply was not read to its end, or none came)
     releaseConnection(false);
     requestSent_ = false;
     sendBlocked_ = false;
@@ -742,7 +786,7 @@ void Server::Forwarder::retry()
     parser_.reset();
     block_ = nullptr;
     headStart_ = 0;
-    dial();
+    replyBytes_ = 0;
 }
 
 void Server::Forwarder::finish()

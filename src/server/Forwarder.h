@@ -112,6 +112,7 @@ struct Limits {
     unsigned connectRetries = 0;              ///< connect_retries
     Comm::Milliseconds spareDelay{250};       ///< happy_eyeballs_connect_timeout
     bool persistent = true;                   ///< server_persistent_connections: pool connections
+    bool retryOnError = false;                ///< retry_on_error: 403, 500, 501, 503 try the next destination
 };
 
 /// What to forward.
@@ -221,8 +222,11 @@ private:
     void finish();
     void fail(Failure why, const std::string& text, int error = 0);
     bool mayRetry() const;
+    bool mayReforward(int status) const;
     bool shouldFinishAlone() const;
     void retry();
+    void reforward(int status);
+    void restartExchange();
     void releaseConnection(bool reusable);
     void armTimeout();
     void checkTimeout();
