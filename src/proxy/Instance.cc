@@ -9,6 +9,7 @@
 #include "client/LogFilter.h"
 #include "proxy/ConfigDns.h"
 #include "base/TextException.h"
+#include "disk/Layout.h"
 #include "client/DetachedFetch.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
@@ -140,6 +141,12 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         accessLog_ = std::move(logs);
     }
 
+    if (isStartup) {
+        for (const auto& dir : settings->cacheDirs) {
+            if (const auto unusable = Disk::Layout(dir).check(!dir.noStore); !unusable.empty())
+                Throw("cache_dir " + unusable + " (" + dir.origin + ")");
+        }
+    }
     errorPages_.load(ErrorPageSources(*settings));
 
     visibleHostname_ = settings->visibleHostname;
