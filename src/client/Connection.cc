@@ -872,6 +872,8 @@ void Client::Connection::startStreaming()
         tx_->writer.startSegments(std::move(out.head), {Store::BodyWriter::Segment{}}, *tx_->reply);
     else
         tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
+    if (tx_->file) // a disk hit: the body goes from its file with sendfile(2)
+        tx_->writer.setFileBody(tx_->file->fd(), tx_->file->offset(), tx_->file->length());
     if (pendingLog_) {
         auto& record = *pendingLog_;
         record.resultCode = tx_->resultCode;

@@ -7,6 +7,9 @@
 #include "disk/Cache.h"
 #include "base/TextException.h"
 #include "log/CacheLog.h"
+#include "http/ReplyParser.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
 #include "store/Entry.h"
 
 #include <algorithm>
@@ -114,6 +117,9 @@ Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
 
 bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size)
 {
+    // the writer needs the body from its first byte
+    if (!entry->reply() || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0)
+        return false;
     Dir* dir = pick(size);
     if (!dir)
         return false;
@@ -247,6 +253,7 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
             return std::nullopt;
         }
         hit.head = front.substr(meta->headOffset(), meta->headLength);
+        hit.meta = *meta;
         hit.bodyOffset = meta->bodyOffset();
         hit.bodyLength = meta->bodyLength;
         dir->index.touch(key);
@@ -256,12 +263,48 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
     return std::nullopt;
 }
 
-void Disk::Cache::erase(const std::string& key)
+bool Disk::Cache::erase(const std::string& key)
 {
+    bool erased = false;
     for (auto& dir : dirs_) {
-        if (const auto where = dir->index.erase(key))
+        if (const auto where = dir->index.erase(key)) {
             removeFile(*dir, where->fileNumber);
+            erased = true;
+        }
     }
+    return erased;
+}
+
+std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key)
+{
+    auto hit = open(key);
+    if (!hit)
+        return std::nullopt;
+    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), hit->head);
+    Http::ReplyParser parser(block->size() + 1);
+    if (parser.parse(block->view()) != Http::ParseResult::Done) {
+        erase(key); // a head cuttle stored but cannot parse again: not served
+        return std::nullopt;
+    }
+    auto reply = std::make_unique<Store::Reply>();
+    reply->block = block;
+    reply->head = block->view().substr(0, parser.headSize());
+    reply->status = parser.statusCode();
+    reply->setReason(parser.reason());
+    reply->versionMajor = parser.versionMajor();
+    reply->versionMinor = parser.versionMinor();
+    reply->setFields(parser.fields());
+    reply->requestTime = hit->meta.requestTime;
+    reply->responseTime = hit->meta.responseTime;
+    // the body's length is known exactly: it is sent with a Content-Length
+    reply->contentLength = hit->bodyLength;
+    auto entry = MakeRef<Store::Entry>(1);
+    entry->setReply(std::move(reply));
+    entry->complete();
+    Store::DiskObject found;
+    found.entry = std::move(entry);
+    found.file = MakeRef<Store::StoredFile>(hit->file.release(), hit->bodyOffset, hit->bodyLength);
+    return found;
 }
 
 Disk::CacheStats Disk::Cache::stats() const

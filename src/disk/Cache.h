@@ -31,7 +31,7 @@
 #include "disk/IoPool.h"
 #include "disk/Layout.h"
 #include "disk/Writer.h"
-#include "store/forward.h"
+#include "store/DiskTier.h"
 
 #include <cstdint>
 #include <memory>
@@ -45,6 +45,7 @@ namespace Disk {
 struct Hit {
     Comm::Descriptor file;   ///< open for reading
     std::string head;        ///< the reply head as stored
+    Meta meta;               ///< what the file's header says
     uint64_t bodyOffset = 0; ///< where the body starts in file
     uint64_t bodyLength = 0; ///< its bytes
 };
@@ -72,7 +73,7 @@ struct CacheStats {
 };
 
 /// The disk store; see the file comment.
-class Cache final : public WriterOwner {
+class Cache final : public Store::DiskTier, public WriterOwner {
 public:
     /// the cache_dirs of settings (checked: Layout::check()), with
     /// `threads` I/O threads (0: one per cache_dir, at least 2)
@@ -86,17 +87,20 @@ public:
     /// released) under key, in the cache_dir that store_dir_select_algorithm
     /// picks among those that take an object of size (nullopt: unknown
     /// until it ends); false when none does.
-    bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size);
+    bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override;
     /// whether some cache_dir would take an object of size (store() would start)
-    bool admits(std::optional<uint64_t> size) const;
+    bool admits(std::optional<uint64_t> size) const override;
+    /// open() as a Store::DiskObject: the reply head parsed into a complete
+    /// entry with no body in memory, and the body's file
+    std::optional<Store::DiskObject> find(const std::string& key) override;
     /// whether an object is stored under key (no file is opened)
     bool contains(const std::string& key) const;
     /// Opens the object stored under key and checks its file (header, size,
     /// key and head); a file that fails is forgotten and removed. Counts a
     /// hit and makes it the most recently used.
     std::optional<Hit> open(const std::string& key);
-    /// forgets the object under key and removes its file
-    void erase(const std::string& key);
+    /// forgets the object under key and removes its file; whether there was one
+    bool erase(const std::string& key) override;
     /// waits for every job and finishes it (shutdown, tests)
     void drain() { pool_.drain(); }
     /// the figures now

@@ -41,7 +41,7 @@ uint64_t Disk::Checksum(std::string_view a, std::string_view b)
 }
 
 std::array<char, Disk::HeaderSize> Disk::EncodeHeader(std::string_view key, std::string_view head,
-                                                      uint64_t bodyLength)
+                                                      const Meta& meta)
 {
     std::array<char, HeaderSize> h{};
     for (size_t i = 0; i < sizeof(Magic); ++i)
@@ -49,8 +49,10 @@ std::array<char, Disk::HeaderSize> Disk::EncodeHeader(std::string_view key, std:
     Put(&h[4], Version, 4);
     Put(&h[8], key.size(), 4);
     Put(&h[12], head.size(), 4);
-    Put(&h[16], bodyLength, 8);
+    Put(&h[16], meta.bodyLength, 8);
     Put(&h[24], Checksum(key, head), 8);
+    Put(&h[32], uint64_t(meta.requestTime), 8);
+    Put(&h[40], uint64_t(meta.responseTime), 8);
     Put(&h[ChecksumAt], Checksum(std::string_view(h.data(), ChecksumAt)), 8);
     return h;
 }
@@ -68,5 +70,7 @@ std::optional<Disk::Meta> Disk::DecodeHeader(std::string_view header)
     meta.headLength = static_cast<uint32_t>(Get(h + 12, 4));
     meta.bodyLength = Get(h + 16, 8);
     meta.headChecksum = Get(h + 24, 8);
+    meta.requestTime = int64_t(Get(h + 32, 8));
+    meta.responseTime = int64_t(Get(h + 40, 8));
     return meta;
 }

@@ -14,7 +14,8 @@
 ///     header, little-endian:
 ///     0  magic "CTL1"      4  version (1)     8  keyLength     12 headLength
 ///     16 bodyLength (8)    24 headChecksum (8): FNV-1a 64 of key then head
-///     32 reserved, zero (24)                  56 headerChecksum (8): FNV-1a 64 of bytes 0..55
+///     32 requestTime (8)   40 responseTime (8): RFC 9111 4.2.3's request_time and response_time
+///     48 reserved, zero (8)                   56 headerChecksum (8): FNV-1a 64 of bytes 0..55
 ///
 /// Guarantees (doc/caching.md "The disk cache"): a file is written under a
 /// temporary name (Disk::Layout::tempPathOf()) and its header last; it is
@@ -46,6 +47,8 @@ struct Meta {
     uint32_t headLength = 0;   ///< bytes of the reply head after the key
     uint64_t bodyLength = 0;   ///< bytes of the body after the head
     uint64_t headChecksum = 0; ///< Checksum() of the key and the head
+    int64_t requestTime = 0;   ///< when the request that fetched it was sent (Store::Reply::requestTime)
+    int64_t responseTime = 0;  ///< when its head arrived (Store::Reply::responseTime)
 
     /// where the key starts
     static constexpr uint64_t keyOffset() { return HeaderSize; }
@@ -60,8 +63,9 @@ struct Meta {
 /// FNV-1a, 64 bits, of a then b
 uint64_t Checksum(std::string_view a, std::string_view b = {});
 
-/// the header of a file holding key, head and bodyLength bytes of body
-std::array<char, HeaderSize> EncodeHeader(std::string_view key, std::string_view head, uint64_t bodyLength);
+/// the header of a file holding key, head and meta.bodyLength bytes of body
+/// (meta's lengths and checksum are those of key and head)
+std::array<char, HeaderSize> EncodeHeader(std::string_view key, std::string_view head, const Meta& meta);
 
 /// what header says, or nothing when it is not a valid header (magic,
 /// version, its own checksum)

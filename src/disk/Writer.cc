@@ -122,9 +122,12 @@ void Disk::Writer::take()
     if (taking_ || !entry_ || abandoned_)
         return;
     taking_ = true;
-    for (;;) {
+    // past MaxPendingBytes waiting for the disk, the writer stops taking:
+    // its cursor holds the entry's bytes and the producer pauses under
+    // read_ahead_gap until a job finished (jobFinished() takes again)
+    while (pendingBytes_ < MaxPendingBytes) {
         const auto& body = entry_->body();
-        const size_t took = cursor_.share(body, pending_, SIZE_MAX);
+        const size_t took = cursor_.share(body, pending_, MaxPendingBytes - pendingBytes_);
         if (!took)
             break;
         cursor_.advance(body, took);
@@ -133,19 +136,21 @@ void Disk::Writer::take()
         entry_->noteConsumed();
     }
     taking_ = false;
-    if (entry_->hasFailed() || bodyLength_ > maxBytes_ || pendingBytes_ > MaxPendingBytes) {
+    if (entry_->hasFailed() || bodyLength_ > maxBytes_) {
         debugs(20, 3,
                "not storing " << key_ << " on disk: "
-                              << (entry_->hasFailed()
-                                      ? "its fetch failed"
-                                      : (bodyLength_ > maxBytes_ ? "it outgrew its cache_dir's limit"
-                                                                 : "the disk falls behind")));
+                              << (entry_->hasFailed() ? "its fetch failed"
+                                                      : "it outgrew its cache_dir's limit"));
         abandon();
         return;
     }
-    if (entry_->isComplete()) {
+    if (entry_->isComplete() && cursor_.isAtEnd(entry_->body())) {
         complete_ = true;
-        header_ = EncodeHeader(key_, head_, bodyLength_);
+        Meta meta;
+        meta.bodyLength = bodyLength_;
+        meta.requestTime = entry_->reply()->requestTime;
+        meta.responseTime = entry_->reply()->responseTime;
+        header_ = EncodeHeader(key_, head_, meta);
         detach(); // every byte is in pending_ or written
     }
     submitNext();

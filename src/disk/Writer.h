@@ -15,11 +15,15 @@
 ///        last job: the header at offset 0, close, rename to DIR/L1/L2/N
 ///
 /// The writer takes the bytes the moment they are appended and lets the
-/// entry go on, so it never holds the producer back nor makes a client
-/// wait (its cursor is never the slowest for long): what it holds are the
-/// slices' references until their job finished. When the disk falls behind
-/// by more than MaxPendingBytes, or the object grows past its cache_dir's
-/// limit, or the entry fails, the object is abandoned (its temporary file
+/// entry go on, so it does not hold the producer back nor make a client
+/// wait (its cursor is not the slowest for long): what it holds are the
+/// slices' references until their job finished. Only a disk slower than
+/// the origin, with MaxPendingBytes already waiting for it, makes the
+/// writer stop taking until a job finished: its cursor then holds the
+/// entry, and the producer pauses under read_ahead_gap (the memory held
+/// stays bounded; the alternatives, dropping the object or holding any
+/// amount, were judged worse). When the object grows past its cache_dir's
+/// limit or the entry fails, the object is abandoned (its temporary file
 /// removed) and the clients go on unaffected.
 ///
 /// Threading: every member runs on the loop; WriteJob::run() on an I/O
@@ -79,8 +83,8 @@ public:
 /// Stores one entry; see the file comment.
 class Writer final : public Store::Reader {
 public:
-    /// most bytes a writer holds for the disk before it gives the object up
-    static constexpr uint64_t MaxPendingBytes = 64 << 20;
+    /// most bytes a writer holds for the disk before it stops taking more
+    static constexpr uint64_t MaxPendingBytes = 16 << 20;
 
     /// starts storing entry, whose reply head has arrived, under key in
     /// tempPath then finalPath; bodies larger than maxBytes are abandoned

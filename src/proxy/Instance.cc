@@ -9,7 +9,6 @@
 #include "client/LogFilter.h"
 #include "proxy/ConfigDns.h"
 #include "base/TextException.h"
-#include "disk/Layout.h"
 #include "client/DetachedFetch.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
@@ -141,12 +140,10 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         accessLog_ = std::move(logs);
     }
 
-    if (isStartup) {
-        for (const auto& dir : settings->cacheDirs) {
-            if (const auto unusable = Disk::Layout(dir).check(!dir.noStore); !unusable.empty())
-                Throw("cache_dir " + unusable + " (" + dir.origin + ")");
-        }
-    }
+    if (isStartup && !settings->cacheDirs.empty())
+        disk_ = std::make_unique<Disk::Cache>(loop_, *settings); // checks every cache_dir
+    else if (!isStartup && settings_ && settings->cacheDirs.size() != settings_->cacheDirs.size())
+        debugs(47, 0, "WARNING: cache_dir changes take effect at the next start");
     errorPages_.load(ErrorPageSources(*settings));
 
     visibleHostname_ = settings->visibleHostname;
