@@ -63,6 +63,41 @@ Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned 
             Throw("cache_dir " + unusable + " (" + config.origin + ")");
         dirs_.push_back(std::move(dir));
     }
+    // the indexes are rebuilt from the files, off the loop (Disk/Rebuild.h)
+    for (auto& dir : dirs_) {
+        dir->scanning = dir->layout.l1();
+        Dir* scanned = dir.get();
+        for (unsigned a = 0; a < dir->layout.l1(); ++a) {
+            pool_.submit(std::make_unique<ScanJob>(dir->layout, a, [this, scanned](ScanResult&& result) {
+                noteScanned(*scanned, std::move(result));
+            }));
+        }
+    }
+}
+
+void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
+{
+    for (auto& found : result.objects) {
+        dir.nextFile = std::max(dir.nextFile, found.where.fileNumber + 1);
+        // two files of one key (a replacement a stop interrupted): the later one stays
+        if (const auto other = dir.index.find(found.key);
+            other && other->fileNumber > found.where.fileNumber) {
+            removeFile(dir, found.where.fileNumber);
+            continue;
+        }
+        if (const auto replaced = dir.index.insert(found.key, found.where))
+            removeFile(dir, replaced->fileNumber);
+    }
+    if (result.removed)
+        debugs(47, 1,
+               "cache_dir " << dir.config.path << ": removed " << result.removed
+                            << " temporary or torn files");
+    if (--dir.scanning)
+        return;
+    debugs(47, 1,
+           "cache_dir " << dir.config.path << ": rebuilt its index: " << dir.index.objectCount()
+                        << " objects, " << dir.index.diskBytes() / 1024 << " KB");
+    evict(dir);
 }
 
 Disk::Cache::~Cache()
@@ -74,7 +109,7 @@ Disk::Cache::~Cache()
 
 bool Disk::Cache::takes(const Dir& dir, std::optional<uint64_t> size) const
 {
-    if (dir.config.noStore || dir.full)
+    if (dir.config.noStore || dir.full || dir.scanning)
         return false;
     const uint64_t limit = std::min(maximumObjectSize_, dir.config.maxSize.value_or(maximumObjectSize_));
     if (size && (*size > limit || *size < dir.config.minSize))
@@ -313,7 +348,8 @@ Disk::CacheStats Disk::Cache::stats() const
     s.writing = writers_.size();
     for (const auto& dir : dirs_) {
         s.dirs.push_back(DirStats{dir->config.path, dir->config.type, dir->config.maxBytes,
-                                  dir->index.diskBytes(), dir->index.objectCount(), dir->full});
+                                  dir->index.diskBytes(), dir->index.objectCount(), dir->full,
+                                  dir->scanning != 0});
     }
     return s;
 }

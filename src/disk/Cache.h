@@ -17,6 +17,9 @@
 ///     writer committed   Index::insert (the old file of the key is removed),
 ///                        then cache_swap_high evicts down to cache_swap_low
 ///     open(key)          the object's file, checked (Disk::Format), for a hit
+///     at start           each cache_dir's index is rebuilt by ScanJobs on the
+///                        I/O threads (Disk/Rebuild.h); until its scans end, a
+///                        cache_dir stores nothing and finds what is scanned so far
 ///
 /// A full disk (ENOSPC, EDQUOT) stops storing in that cache_dir, said once
 /// in cache.log; hits go on.
@@ -30,6 +33,7 @@
 #include "disk/Index.h"
 #include "disk/IoPool.h"
 #include "disk/Layout.h"
+#include "disk/Rebuild.h"
 #include "disk/Writer.h"
 #include "store/DiskTier.h"
 
@@ -52,12 +56,13 @@ struct Hit {
 
 /// One cache_dir's figures, for the cache manager.
 struct DirStats {
-    std::string path;       ///< the directory
-    std::string type;       ///< as squid.conf says
-    uint64_t maxBytes = 0;  ///< MBYTES
-    uint64_t usedBytes = 0; ///< what its objects take (whole 4 KB blocks)
-    size_t objects = 0;     ///< objects stored
-    bool full = false;      ///< storing stopped: the disk is full
+    std::string path;        ///< the directory
+    std::string type;        ///< as squid.conf says
+    uint64_t maxBytes = 0;   ///< MBYTES
+    uint64_t usedBytes = 0;  ///< what its objects take (whole 4 KB blocks)
+    size_t objects = 0;      ///< objects stored
+    bool full = false;       ///< storing stopped: the disk is full
+    bool rebuilding = false; ///< its index is being rebuilt from its files
 };
 
 /// Counters of a Cache.
@@ -118,6 +123,7 @@ private:
         uint32_t nextFile = 0;     ///< the next file number
         uint64_t writingBytes = 0; ///< expected bytes of its objects being written
         bool full = false;         ///< the disk said ENOSPC: no more storing
+        unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
 
         explicit Dir(const Config::CacheDir& line) : config(line), layout(line) {}
     };
@@ -134,6 +140,7 @@ private:
     void removeFile(Dir& dir, uint32_t fileNumber);
     void evict(Dir& dir);
     void release(Writer& writer);
+    void noteScanned(Dir& dir, ScanResult&& result);
 
     Comm::Loop& loop_;
     IoPool pool_;

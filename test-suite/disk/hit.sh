@@ -15,6 +15,10 @@ cuttle_conf "cache_dir ufs $T/cache 400 4 4"
 cache_start "cache_dir ufs $T/cache 400 4 4" "maximum_object_size_in_memory 512 KB" \
     "maximum_object_size 150 MB" "acl purge method PURGE" "http_access allow purge localhost"
 
+# the index is rebuilt (from an empty directory) before anything is stored
+is_rebuilt() { grep -q "cache_dir $T/cache: rebuilt its index" "$T/cache.log"; }
+wait_until 10 is_rebuilt || fail "the cache_dir's index was not rebuilt"
+
 # stored_files : the complete store files in the cache_dir
 stored_files() { find "$T/cache" -type f ! -name '*.tmp' | wc -l | tr -d ' '; }
 has_files() { [ "$(stored_files)" -ge "$1" ]; }

@@ -100,6 +100,8 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(fullDiskStopsStoring);
     CPPUNIT_TEST(tornFileIsNeverServed);
     CPPUNIT_TEST(limitsPickTheDirectory);
+    CPPUNIT_TEST(restartFindsWholeFilesOnly);
+    CPPUNIT_TEST(nothingIsStoredWhileScanning);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -108,6 +110,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         auto entry = MakeEntry();
         CPPUNIT_ASSERT(cache.store(Key, entry, 100000));
         const auto body = AppendBody(*entry, 100000);
@@ -141,6 +144,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         auto entry = MakeEntry();
         CPPUNIT_ASSERT(cache.store(Key, entry, std::nullopt));
         auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), std::string(1000, 'x'));
@@ -162,6 +166,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         auto entry = MakeEntry();
         CPPUNIT_ASSERT(cache.store(Key, entry, std::nullopt));
         // the disk writer is the only reader: the gap (16 KB) never fills
@@ -179,6 +184,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         auto entry = MakeEntry();
         CPPUNIT_ASSERT(cache.store(Key, entry, 100000));
         AppendBody(*entry, 50000);
@@ -198,6 +204,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         // the first object's temporary file is /dev/full: every write fails with ENOSPC
         const auto temp = Disk::Layout(t.dir).tempPathOf(0);
         CPPUNIT_ASSERT_EQUAL(0, ::symlink("/dev/full", temp.c_str()));
@@ -219,6 +226,7 @@ public:
         TempDir t;
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
         for (int i = 0; i < 3; ++i) {
             auto entry = MakeEntry();
             CPPUNIT_ASSERT(cache.store(Key + std::to_string(i), entry, 100000));
@@ -247,6 +255,69 @@ public:
         CPPUNIT_ASSERT(!Exists(layout.pathOf(0))); // removed
     }
 
+    /// a new Cache over the same directory finds every object stored
+    /// whole, removes temporary and torn files, and numbers new files after
+    /// the ones found
+    void restartFindsWholeFilesOnly()
+    {
+        TempDir t;
+        const Disk::Layout layout(t.dir);
+        std::string body;
+        {
+            Comm::Loop loop;
+            Disk::Cache cache(loop, t.settings);
+            cache.drain();
+            for (int i = 0; i < 3; ++i) {
+                auto entry = MakeEntry();
+                CPPUNIT_ASSERT(cache.store(Key + std::to_string(i), entry, 100000));
+                body = AppendBody(*entry, 100000);
+                entry->complete();
+            }
+            // a fourth object still being written when the process stops
+            auto partial = MakeEntry();
+            CPPUNIT_ASSERT(cache.store(Key + "3", partial, 100000));
+            AppendBody(*partial, 50000);
+            cache.drain();
+            CPPUNIT_ASSERT(Exists(layout.tempPathOf(3)));
+            // as after kill -9: copy the temporary file away before the cache removes it
+            CPPUNIT_ASSERT_EQUAL(0, ::link(layout.tempPathOf(3).c_str(), (t.path + "/partial").c_str()));
+        }
+        CPPUNIT_ASSERT_EQUAL(0, ::rename((t.path + "/partial").c_str(), layout.tempPathOf(3).c_str()));
+        CPPUNIT_ASSERT_EQUAL(0, ::truncate(layout.pathOf(1).c_str(), 1000)); // torn
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        CPPUNIT_ASSERT(cache.contains(Key + "0"));
+        CPPUNIT_ASSERT(!cache.contains(Key + "1"));
+        CPPUNIT_ASSERT(cache.contains(Key + "2"));
+        CPPUNIT_ASSERT(!cache.contains(Key + "3"));
+        CPPUNIT_ASSERT(!Exists(layout.tempPathOf(3)));
+        CPPUNIT_ASSERT(!Exists(layout.pathOf(1)));
+        const auto hit = cache.open(Key + "2");
+        CPPUNIT_ASSERT(hit);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(100000), hit->bodyLength);
+        // a new object gets a number after every file found
+        auto entry = MakeEntry();
+        CPPUNIT_ASSERT(cache.store(Key + "4", entry, 100));
+        AppendBody(*entry, 100);
+        entry->complete();
+        cache.drain();
+        CPPUNIT_ASSERT(Exists(layout.pathOf(3)));
+        CPPUNIT_ASSERT(cache.open(Key + "0"));
+    }
+
+    void nothingIsStoredWhileScanning()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        CPPUNIT_ASSERT(cache.stats().dirs[0].rebuilding);
+        CPPUNIT_ASSERT(!cache.store(Key, MakeEntry(), 100));
+        cache.drain();
+        CPPUNIT_ASSERT(!cache.stats().dirs[0].rebuilding);
+        CPPUNIT_ASSERT(cache.store(Key, MakeEntry(), 100));
+    }
+
     void limitsPickTheDirectory()
     {
         TempDir t;
@@ -261,6 +332,7 @@ public:
         t.settings.cacheDirs = {small, big};
         Comm::Loop loop;
         Disk::Cache cache(loop, t.settings);
+        cache.drain();                                     // the start-up scan
         CPPUNIT_ASSERT(!cache.admits(uint64_t(33) << 20)); // past maximum_object_size
         auto a = MakeEntry();
         CPPUNIT_ASSERT(cache.store("GET http://a/", a, 500));
