@@ -32,22 +32,6 @@ private:
     std::string path_;
 };
 
-/// reads exactly size bytes at offset, or fails
-bool ReadAt(int fd, char* into, size_t size, uint64_t offset)
-{
-    while (size) {
-        const ssize_t n = ::pread(fd, into, size, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        into += n;
-        size -= n;
-        offset += n;
-    }
-    return true;
-}
-
 } // namespace
 
 Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads)

@@ -6,6 +6,9 @@
 #include "cuttle.h"
 #include "disk/Format.h"
 
+#include <cerrno>
+#include <unistd.h>
+
 namespace {
 
 constexpr char Magic[4] = {'C', 'T', 'L', '1'};
@@ -73,4 +76,19 @@ std::optional<Disk::Meta> Disk::DecodeHeader(std::string_view header)
     meta.requestTime = int64_t(Get(h + 32, 8));
     meta.responseTime = int64_t(Get(h + 40, 8));
     return meta;
+}
+
+bool Disk::ReadAt(int fd, char* into, size_t size, uint64_t offset)
+{
+    while (size) {
+        const ssize_t n = ::pread(fd, into, size, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        into += n;
+        size -= n;
+        offset += n;
+    }
+    return true;
 }

@@ -71,6 +71,10 @@ std::array<char, HeaderSize> EncodeHeader(std::string_view key, std::string_view
 /// version, its own checksum)
 std::optional<Meta> DecodeHeader(std::string_view header);
 
+/// reads exactly size bytes of file fd at offset (pread, retried on EINTR
+/// and short reads); false at the end of the file or on an error
+bool ReadAt(int fd, char* into, size_t size, uint64_t offset);
+
 /// whether key and head are those meta was written with
 inline bool HeadMatches(const Meta& meta, std::string_view key, std::string_view head)
 {

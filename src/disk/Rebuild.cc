@@ -19,22 +19,6 @@
 
 namespace {
 
-/// reads exactly size bytes at offset
-bool ReadExactly(int fd, char* into, size_t size, uint64_t offset)
-{
-    while (size) {
-        const ssize_t n = ::pread(fd, into, size, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        into += n;
-        size -= n;
-        offset += n;
-    }
-    return true;
-}
-
 /// the file number of a store file's name (8 upper-case hex digits), or -1
 int64_t FileNumberOf(const char* name)
 {
@@ -81,13 +65,13 @@ void Disk::ScanJob::scanFile(const std::string& path, uint32_t fileNumber) noexc
     char header[HeaderSize];
     struct stat st {};
     std::optional<Meta> meta;
-    if (file.isOpen() && ReadExactly(file.get(), header, sizeof(header), 0))
+    if (file.isOpen() && ReadAt(file.get(), header, sizeof(header), 0))
         meta = DecodeHeader(std::string_view(header, sizeof(header)));
     std::string front;
     if (meta && ::fstat(file.get(), &st) == 0 && uint64_t(st.st_size) == meta->fileSize() &&
         meta->keyLength + uint64_t(meta->headLength) <= 1024 * 1024) {
         front.resize(meta->keyLength + size_t(meta->headLength));
-        if (ReadExactly(file.get(), front.data(), front.size(), HeaderSize) &&
+        if (ReadAt(file.get(), front.data(), front.size(), HeaderSize) &&
             HeadMatches(*meta, std::string_view(front).substr(0, meta->keyLength),
                         std::string_view(front).substr(meta->keyLength))) {
             result_.objects.push_back(
