@@ -96,6 +96,9 @@ public:
 
     void noteDataAvailable() override;
     const Sbuf::Cursor& cursor() const override { return cursor_; }
+    /// the writer follows the clients: when they all left, the fetch is
+    /// stopped (the entry fails) and the object abandoned
+    bool isFollower() const override { return true; }
 
     /// the object's key
     const std::string& key() const { return key_; }

@@ -5,7 +5,8 @@
 # cache_dir hit) with the same sha256, sent with sendfile(2) (strace sees it);
 # a Range request is served from the file by offset (206, TCP_HIT/206); an
 # object over maximum_object_size is not stored; PURGE removes a disk
-# object. Store files are whole: no .tmp file is left once stored.
+# object; a client that leaves a miss leaves nothing on disk. Store files
+# are whole: no .tmp file is left once stored.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -87,6 +88,18 @@ expect "purge: status" "$code" 200
 get big5000000
 expect "after purge" "$(log_code big5000000 6)" TCP_MISS/200
 pass_if_ok "PURGE removes a disk object"
+
+# a client that leaves in the middle: the fetch stops, nothing is kept
+mark
+script left "cc=max-age=600&s=3000000&rate=1m"
+curl -s -o /dev/null --max-time 1 -x "127.0.0.1:$PORT" "$(url left)"
+no_temp_file() { [ -z "$(find "$T/cache" -name '*.tmp')" ]; }
+wait_until 10 no_temp_file || bad "the temporary file of an object whose client left stayed"
+script left "cc=max-age=600&s=3000000"
+get left
+expect "after the client left: next request" "$(log_code left 2)" TCP_MISS/200
+expect "after the client left: body sha256" "$(body_sha)" "$(pattern_sha 3000000)"
+pass_if_ok "a client leaving a disk miss stops the fetch and leaves nothing on disk"
 
 [ -z "$(find "$T/cache" -name '*.tmp')" ] || bad "a temporary store file was left"
 cache_stop

@@ -88,6 +88,20 @@ std::string AppendBody(Store::Entry& entry, size_t bytes, char first = 'a')
     return all;
 }
 
+/// a producer that records what it is told
+struct Producer : Store::Producer {
+    void resumeProducing() override {}
+    void noteReadersGone() override { gone = true; }
+    bool gone = false;
+};
+
+/// a client that reads nothing
+struct Client : Store::Reader {
+    void noteDataAvailable() override {}
+    const Sbuf::Cursor& cursor() const override { return at; }
+    Sbuf::Cursor at;
+};
+
 } // namespace
 
 /// Disk::Writer through Disk::Cache: what lands on disk, and what never does.
@@ -102,6 +116,7 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(limitsPickTheDirectory);
     CPPUNIT_TEST(restartFindsWholeFilesOnly);
     CPPUNIT_TEST(nothingIsStoredWhileScanning);
+    CPPUNIT_TEST(writerAloneDoesNotKeepTheFetch);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -316,6 +331,32 @@ public:
         cache.drain();
         CPPUNIT_ASSERT(!cache.stats().dirs[0].rebuilding);
         CPPUNIT_ASSERT(cache.store(Key, MakeEntry(), 100));
+    }
+
+    /// the writer is a follower: when the last client leaves, the
+    /// producer hears it (and stops, failing the entry: nothing is kept)
+    void writerAloneDoesNotKeepTheFetch()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        auto entry = MakeEntry();
+        Producer producer;
+        entry->setProducer(&producer);
+        Client client;
+        entry->addReader(client);
+        CPPUNIT_ASSERT(cache.store(Key, entry, 100000));
+        AppendBody(*entry, 1000);
+        entry->removeReader(client);
+        CPPUNIT_ASSERT(producer.gone);
+        CPPUNIT_ASSERT(!entry->hasReaders());
+        entry->fail("every client left");
+        entry->setProducer(nullptr);
+        cache.drain();
+        CPPUNIT_ASSERT(!Exists(Disk::Layout(t.dir).tempPathOf(0)));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), cache.stats().abandoned);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), cache.stats().dirs[0].objects);
     }
 
     void limitsPickTheDirectory()
