@@ -84,7 +84,7 @@ public:
 class Writer final : public Store::Reader {
 public:
     /// most bytes a writer holds for the disk before it stops taking more
-    static constexpr uint64_t MaxPendingBytes = 16 << 20;
+    static constexpr uint64_t MaxPendingBytes = 2 << 20;
 
     /// starts storing entry, whose reply head has arrived, under key in
     /// tempPath then finalPath; bodies larger than maxBytes are abandoned

@@ -134,8 +134,8 @@ public:
         for (size_t i = 0; i < n; ++i)
             keys.push_back(Key(i));
         CPPUNIT_ASSERT_EQUAL(size_t(64), keys[0].size());
-        Disk::Index index;
         const size_t before = HeapBytesInUse();
+        Disk::Index index; // its first buckets are counted too
         for (size_t i = 0; i < n; ++i)
             index.insert(keys[i], At(uint32_t(i)));
         const size_t after = HeapBytesInUse();
