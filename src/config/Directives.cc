@@ -342,8 +342,10 @@ const std::vector<Directive> Table = {
      false},
     {"memory_cache_mode", "always|disk|network", "always", nullptr, "memoryCacheMode",
      "Which objects the memory cache keeps, as in Squid: always, every object that fits in "
-     "maximum_object_size_in_memory; disk, only objects read back from a cache_dir; network, only objects "
-     "fetched from the network. Objects too large for memory go to the cache_dirs whatever the mode.",
+     "maximum_object_size_in_memory; network, only objects fetched from the network; disk, no object "
+     "fetched from the network: they go to the cache_dirs. cuttle does not copy disk hits into memory "
+     "yet, so always and network are the same, and with disk the memory cache stays empty. Objects too "
+     "large for memory go to the cache_dirs whatever the mode.",
      MemoryCacheModeHandler, false},
     {"memory_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
      "memoryReplacementPolicy",
