@@ -9,6 +9,7 @@
 #include "cuttle.h"
 
 #include "base/Privileges.h"
+#include "disk/Layout.h"
 #include "base/TextException.h"
 #include "proxy/Instance.h"
 #include "sbuf/BlockPool.h"
@@ -48,14 +49,15 @@ namespace {
 /// what the command line asked for
 struct Options {
     std::string configFile = CUTTLE_DEFAULT_CONFIG_FILE;
-    bool foreground = false;    ///< -N or --foreground (cuttle has no kids: the same)
-    int debugLevel = -1;        ///< -d LEVEL
-    std::string command;        ///< -k WORD, empty to run
-    std::string serviceName;    ///< -n NAME: ${service_name} in squid.conf
-    int syslogFacility = -1;    ///< -s (LOG_LOCAL4) or -l FACILITY
-    int httpPort = -1;          ///< -a PORT: replaces the first http_port's port
-    int icpPort = -1;           ///< -u PORT: replaces icp_port
-    bool fullDebugging = false; ///< -X: every section at level 9
+    bool foreground = false;        ///< -N or --foreground (cuttle has no kids: the same)
+    int debugLevel = -1;            ///< -d LEVEL
+    std::string command;            ///< -k WORD, empty to run
+    std::string serviceName;        ///< -n NAME: ${service_name} in squid.conf
+    int syslogFacility = -1;        ///< -s (LOG_LOCAL4) or -l FACILITY
+    int httpPort = -1;              ///< -a PORT: replaces the first http_port's port
+    int icpPort = -1;               ///< -u PORT: replaces icp_port
+    bool fullDebugging = false;     ///< -X: every section at level 9
+    bool createDirectories = false; ///< -z: make the cache_dirs' directories and exit
 };
 
 void Usage(std::ostream& out)
@@ -78,7 +80,7 @@ void Usage(std::ostream& out)
            "       -s | -l facility\n"
            "                 Also send important cache.log messages to syslog\n"
            "                 (facility local4 with -s).\n"
-           "       -z        Create missing swap directories and then exit (cuttle has none).\n"
+           "       -z        Create missing swap directories and then exit.\n"
            "       -N        Run in the foreground.\n"
            "       --foreground\n"
            "                 The same as -N: cuttle runs one process and no kids.\n"
@@ -292,6 +294,33 @@ void ReportFatal(const std::string& message)
     if (!Log::cacheLog().isOpen() || Log::cacheLog().stderrLevel() < 0)
         std::cerr << "FATAL: " << message << "\n";
     Log::cacheLog().flush();
+}
+
+/// Squid's -z: makes every cache_dir's directories, as cache_effective_user
+/// when started as root, then exits (0 when all were made)
+int CreateCacheDirectories(const Options& options)
+{
+    auto settings = ParseConfig(options, &std::cerr);
+    if (!settings) {
+        std::cerr << "FATAL: " << options.configFile << " has errors\n";
+        return 1;
+    }
+    try {
+        Privileges privileges;
+        (void)privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup);
+    } catch (const std::exception& e) {
+        std::cerr << "FATAL: cannot leave root: " << e.what() << "\n";
+        return 1;
+    }
+    int failures = 0;
+    for (const auto& dir : settings->cacheDirs) {
+        std::cout << "Creating missing swap directories in " << dir.path << "\n";
+        if (const auto failed = Disk::Layout(dir).create(); !failed.empty()) {
+            std::cerr << "FATAL: cache_dir " << failed << "\n";
+            ++failures;
+        }
+    }
+    return failures ? 1 : 0;
 }
 
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
@@ -604,8 +633,8 @@ int main(int argc, char** argv)
             Usage(std::cout);
             return 0;
         case 'z':
-            std::cout << "cuttle keeps no disk cache: there are no swap directories to create\n";
-            return 0;
+            options.createDirectories = true;
+            break;
         default:
             if (optopt > 0 && optopt < 256)
                 std::cerr << "cuttle: unknown option or missing argument: -" << char(optopt) << "\n";
@@ -632,6 +661,8 @@ int main(int argc, char** argv)
     }
     if (!options.command.empty())
         return SendCommand(options);
+    if (options.createDirectories)
+        return CreateCacheDirectories(options);
 
     auto settings = ParseConfig(options, &std::cerr);
     if (!settings) {

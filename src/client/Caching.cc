@@ -50,6 +50,7 @@
 #include "sbuf/MemBlob.h"
 #include "client/Icp.h"
 #include "store/Key.h"
+#include "store/DiskTier.h"
 #include "store/Lookup.h"
 #include "store/Revalidation.h"
 
@@ -147,8 +148,8 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         tx.requestHead = tx.pageContext ? tx.pageContext->request : std::string();
         return false;
     }
-    if ((method != Http::Method::Get && method != Http::Method::Head) || cache.budget() == 0 ||
-        !settings.mayCache(facts))
+    if ((method != Http::Method::Get && method != Http::Method::Head) ||
+        (cache.budget() == 0 && !services_.disk()) || !settings.mayCache(facts))
         return false;
 
     tx.cacheKey = Store::MakeKey(parser_.methodToken(), tx.storeId.empty() ? tx.url : tx.storeId);
@@ -163,7 +164,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     options.hasBody = parser_.hasBody();
     const auto& rule = refreshRule();
     auto found = Store::LookUp(cache, services_.inFlight(), tx.cacheKey, parser_.fields(), tx.requestFacts,
-                               rule, options);
+                               rule, options, services_.disk());
     if (hitIsBlocked(found, facts)) {
         tx.resultCode = "TCP_MISS"; // forwarded as a miss, as Squid's clientReplyContext::blockedHit()
         return false;
@@ -181,10 +182,13 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
             pendingLog_->resultCode = "TCP_MISS";
         reply(Http::StatusCode::GatewayTimeout, "ERR_ONLY_IF_CACHED_MISS", *tx.pageContext);
         return true;
-    case Store::Lookup::Kind::Hit:
+    case Store::Lookup::Kind::Hit: {
         tx.storedKey = std::move(found.fullKey);
-        serveStored(found.entry, found.age);
+        // a disk hit is TCP_HIT, as Squid logs a hit from a cache_dir
+        const char* code = found.file ? "TCP_HIT" : "TCP_MEM_HIT";
+        serveStored(found.entry, found.age, code, std::move(found.file));
         return true;
+    }
     case Store::Lookup::Kind::NegativeHit:
         serveStored(found.entry, found.age, "TCP_NEGATIVE_HIT");
         return true;
@@ -225,9 +229,11 @@ bool Client::Connection::hitIsBlocked(const Store::Lookup& found, const Acl::Che
     return sendHit.check(hitFacts) != Acl::Answer::Allowed;
 }
 
-void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode)
+void Client::Connection::serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode,
+                                     Store::StoredFileRef file)
 {
     auto& tx = *tx_;
+    tx.file = std::move(file);
     bool isInm = false;
     tx.notModified = IsNotModified(parser_.fields(), *entry->reply(), isInm);
     tx.resultCode = tx.notModified ? (isInm ? "TCP_INM_HIT" : "TCP_IMS_HIT") : hitCode;
@@ -272,7 +278,9 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         if (!Http::IfRangeMatches(ifRange.front(), etag, lm, date))
             return;
     }
-    const uint64_t length = entry.isComplete() ? entry.body().length() : *reply.contentLength;
+    const uint64_t length = tx.file              ? tx.file->length()
+                            : entry.isComplete() ? entry.body().length()
+                                                 : *reply.contentLength;
     const auto ranges = set.resolve(length);
     if (ranges.empty()) {
         tx.rangeStatus = 416;
@@ -280,7 +288,7 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         tx.rangeFields.emplace_back("Content-Range", Http::UnsatisfiedRangeValue(length));
         tx.segments.push_back({});
         if (tx.isHit)
-            tx.resultCode = "TCP_MEM_HIT";
+            tx.resultCode = tx.file ? "TCP_HIT" : "TCP_MEM_HIT";
         return;
     }
     tx.rangeStatus = 206;
@@ -591,13 +599,13 @@ void Client::Connection::invalidateAfterUnsafe()
     Http::Url target;
     if (!reply || Http::IsSafe(tx.method) || tx.url.empty() || !target.parse(tx.url))
         return;
-    auto& cache = services_.cache();
-    if (reply->status >= 200 && reply->status < 400 && cache.objectCount() != 0) {
-        cache.erase(Store::MakeKey("GET", tx.url));
+    if (reply->status >= 200 && reply->status < 400 &&
+        (services_.cache().objectCount() != 0 || services_.disk())) {
+        eraseStored(Store::MakeKey("GET", tx.url));
         for (const char* name : {"Location", "Content-Location"}) {
             if (const auto value = reply->findField(name))
                 if (const auto other = SameOriginUrl(target, *value))
-                    cache.erase(Store::MakeKey("GET", *other));
+                    eraseStored(Store::MakeKey("GET", *other));
         }
     }
     // RFC 9110 9.3.3: a POST's reply with explicit freshness whose
@@ -612,10 +620,18 @@ void Client::Connection::invalidateAfterUnsafe()
         tx.storedKey = std::move(*fullKey);
 }
 
+size_t Client::Connection::eraseStored(const std::string& key)
+{
+    // an object is in memory or on disk (Store::Admit() erases the disk copy
+    // of what memory takes); both are asked
+    auto* disk = services_.disk();
+    return services_.cache().erase(key) + ((disk && disk->erase(key)) ? 1 : 0);
+}
+
 void Client::Connection::purge(const Http::Url& url)
 {
     // Squid's PURGE: 200 when something was removed, 404 otherwise
-    const auto erased = services_.cache().erase(Store::MakeKey("GET", url.canonical()));
+    const auto erased = eraseStored(Store::MakeKey("GET", url.canonical()));
     const int status = erased ? 200 : 404;
     if (pendingLog_) {
         pendingLog_->resultCode = "TCP_MISS";

@@ -881,6 +881,8 @@ void Client::Connection::startStreaming()
         tx_->writer.startSegments(std::move(out.head), {Store::BodyWriter::Segment{}}, *tx_->reply);
     else
         tx_->writer.start(std::move(out.head), out.framing, *tx_->reply);
+    if (tx_->file) // a disk hit: the body goes from its file with sendfile(2)
+        tx_->writer.setFileBody(tx_->file->fd(), tx_->file->offset(), tx_->file->length());
     if (pendingLog_) {
         auto& record = *pendingLog_;
         record.resultCode = tx_->resultCode;
@@ -1051,9 +1053,9 @@ void Client::Connection::stopForwarding()
     tx_->dialer.reset(); // a CONNECT's dial, if any: no callback after this
     tx_->parentConnect.reset();
     const bool handedOver = isHandedOver();
-    // a fetched reply that no index keeps goes with its transaction (a
-    // stored one is let go by the index, which tells the store log itself)
-    if (tx_->fetch && !tx_->fetch->isKept() && !handedOver)
+    // a fetched reply that was not stored goes with its transaction (one in
+    // memory is let go by the index, which tells the store log itself)
+    if (tx_->fetch && !tx_->fetch->isKept() && tx_->storedKey.empty() && !handedOver)
         services_.noteReleased(tx_->method == Http::Method::Other ? tx_->otherMethod
                                                                   : Http::MethodName(tx_->method),
                                tx_->url, *tx_->fetch);

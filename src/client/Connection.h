@@ -62,6 +62,7 @@
 #include "sbuf/forward.h"
 #include "server/forward.h"
 #include "store/BodyWriter.h"
+#include "store/DiskTier.h"
 #include "store/Entry.h"
 #include "store/Freshness.h"
 #include "server/Forwarder.h"
@@ -212,7 +213,9 @@ private:
     OriginRequestSpec originSpec(const Http::Url& url, std::string_view method) const;
     // the memory cache (Caching.cc)
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
-    void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT");
+    void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT",
+                     Store::StoredFileRef file = nullptr);
+    size_t eraseStored(const std::string& key);
     /// whether send_hit keeps what the lookup found from answering this request
     bool hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const;
     void joinMiss(const Store::EntryRef& entry);
@@ -430,11 +433,12 @@ private:
         std::optional<Store::RefreshRule> rule; ///< the refresh_pattern that matches url (see refreshRule())
         bool mayStore =
             false; ///< the reply may be stored (cache rules allow, no request no-store; a POST's: 9.3.3)
-        std::string requestHead; ///< a copy of the request head (Vary selects on its fields later)
-        Store::EntryRef stale;   ///< a stored object being revalidated, or null
-        std::string staleKey;    ///< its full key
-        std::string storedKey;   ///< the full key of the stored object this client reads
-        Store::EntryRef fetch;   ///< what this client's forwarder fills (reply may move off it)
+        std::string requestHead;   ///< a copy of the request head (Vary selects on its fields later)
+        Store::EntryRef stale;     ///< a stored object being revalidated, or null
+        Store::StoredFileRef file; ///< a disk hit: the body's file (tx.reply has no body bytes)
+        std::string staleKey;      ///< its full key
+        std::string storedKey;     ///< the full key of the stored object this client reads
+        Store::EntryRef fetch;     ///< what this client's forwarder fills (reply may move off it)
         std::unique_ptr<Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight fetch (collapsed_forwarding)

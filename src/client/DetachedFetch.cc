@@ -62,7 +62,8 @@ std::optional<std::string> Client::StoreFetched(Services& services, const Store:
     limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
     limits.maxObjectSize = settings.maximumObjectSizeInMemory;
     limits.minObjectSize = settings.minimumObjectSize;
-    auto charge = Store::Admit(services.cache(), limits, spec, entry);
+    limits.memoryTakesMisses = settings.memoryCacheMode != Config::MemoryCacheMode::Disk;
+    auto charge = Store::Admit(services.cache(), limits, spec, entry, services.disk());
     if (!charge)
         return std::nullopt;
     auto fullKey = charge->key();

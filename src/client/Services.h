@@ -41,6 +41,7 @@ namespace Log {
 class AccessLog;
 }
 namespace Store {
+class DiskTier;
 class Entry;
 class Index;
 class InFlight;
@@ -91,6 +92,8 @@ public:
 
     /// the memory cache
     virtual Store::Index& cache() = 0;
+    /// the disk store (cache_dir), or null when squid.conf has none
+    virtual Store::DiskTier* disk() { return nullptr; }
     /// the fetches others may join (collapsed_forwarding)
     virtual Store::InFlight& inFlight() = 0;
     /// keeps a forwarder whose clients all left while it finishes storing

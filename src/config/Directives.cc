@@ -320,6 +320,44 @@ const std::vector<Directive> Table = {
      "Responses with a body smaller than this are not kept in the cache; 0 keeps responses of any size, "
      "empty ones included.",
      SizeHandler<&Settings::minimumObjectSize>, false},
+    {"maximum_object_size", "SIZE", "4 MB", nullptr, "maximumObjectSize",
+     "Objects larger than this are not stored in the disk cache (nor in memory: "
+     "maximum_object_size_in_memory is the memory cache's own, lower limit). As in Squid, a cache_dir's "
+     "max-size= lowers it for that directory. Replies whose Content-Length is larger are not stored; a "
+     "body of unknown length stops being stored the moment it passes the limit, and streams on.",
+     SizeHandler<&Settings::maximumObjectSize>, false},
+    {"cache_dir", "TYPE DIR MBYTES [L1 L2] [OPTION...]", nullptr, nullptr, "cacheDirs",
+     "A disk cache directory of MBYTES megabytes. The types ufs, aufs and diskd take L1 and L2, the counts "
+     "of first- and second-level directories (1 to 256 each), as Squid does; rock takes none (cuttle lays "
+     "it out as 16 and 256). One cuttle disk store serves every type: objects are files in DIR/L1/L2/, "
+     "written by a small pool of I/O threads (aufs's model, which diskd's separate process and rock's "
+     "shared database file are Squid's other ways to keep the disk off the event loop), and hits are sent "
+     "with sendfile. Options: no-store (hits only; read-only, Squid's older name, is taken as no-store with "
+     "a warning), min-size=BYTES and max-size=BYTES (a unit may follow in the same word: 4MB) bound the "
+     "objects stored there. rock's slot-size= (1 to 32768), swap-timeout= (ms) and max-swap-rate= "
+     "(swaps/s) and diskd's Q1= and Q2= are accepted and checked; they have no effect, since cuttle "
+     "stores an object in one file of its own size and never queues a swap to a separate process. "
+     "Several lines make several directories (see store_dir_select_algorithm). A directory must exist "
+     "(cuttle -z makes it and its subdirectories); one that cannot be used stops cuttle at start-up, naming "
+     "it.",
+     CacheDirHandler, true},
+    {"store_dir_select_algorithm", "least-load|round-robin", "least-load", nullptr, "storeDirSelect",
+     "Which cache_dir stores a new object among those whose min-size and max-size admit it: least-load, "
+     "the one with the most free space; round-robin, each in turn.",
+     StoreDirSelectHandler, false},
+    {"cache_swap_low", "PERCENT", "90", nullptr, "cacheSwapLow",
+     "When a cache_dir is fuller than cache_swap_high percent of its MBYTES, objects are removed, least "
+     "recently used first, until it is below cache_swap_low percent.",
+     CacheSwapHandler, false},
+    {"cache_swap_high", "PERCENT", "95", nullptr, "cacheSwapHigh", "See cache_swap_low.", CacheSwapHandler,
+     false},
+    {"memory_cache_mode", "always|disk|network", "always", nullptr, "memoryCacheMode",
+     "Which objects the memory cache keeps, as in Squid: always, every object that fits in "
+     "maximum_object_size_in_memory; network, only objects fetched from the network; disk, no object "
+     "fetched from the network: they go to the cache_dirs. cuttle does not copy disk hits into memory "
+     "yet, so always and network are the same, and with disk the memory cache stays empty. Objects too "
+     "large for memory go to the cache_dirs whatever the mode.",
+     MemoryCacheModeHandler, false},
     {"memory_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
      "memoryReplacementPolicy",
      "Which objects the memory cache evicts first when cache_mem is full: lru, the least recently used; heap "
@@ -472,8 +510,8 @@ const std::vector<Directive> Table = {
      "action, directory and file (-1 FFFFFFFF: the memory cache), a 32-hex-digit key, status, Date, "
      "Last-Modified and Expires (-1 when absent), Content-Type, expected/received body length, method "
      "and URL. A stored object gets its line when it is evicted, replaced, purged or invalidated; a "
-     "reply that was never stored (or stopped being stored while it arrived) gets one when its "
-     "transaction ends. MODULE:PLACE as for access_log (stdio:PATH, daemon:PATH, syslog:..., "
+     "reply that was never stored gets one when its transaction ends. MODULE:PLACE as for access_log "
+     "(stdio:PATH, daemon:PATH, syslog:..., "
      "udp://..., tcp://...); rotated with access.log. none (the default, as in Squid 5.7) keeps no "
      "store log.",
      CacheStoreLogHandler, false},

@@ -257,6 +257,14 @@ void HeaderRulesHandler(DirectiveCall& call)
 
 void RefreshPatternHandler(DirectiveCall& call);
 void MemoryReplacementPolicyHandler(DirectiveCall& call);
+/// `cache_dir TYPE DIR MBYTES [L1 L2] [OPTION...]` (DiskHandlers.cc)
+void CacheDirHandler(DirectiveCall& call);
+/// `store_dir_select_algorithm least-load|round-robin`
+void StoreDirSelectHandler(DirectiveCall& call);
+/// `cache_swap_low PERCENT` and `cache_swap_high PERCENT`
+void CacheSwapHandler(DirectiveCall& call);
+/// `memory_cache_mode always|disk|network`
+void MemoryCacheModeHandler(DirectiveCall& call);
 void QuickAbortMinHandler(DirectiveCall& call);
 void QuickAbortMaxHandler(DirectiveCall& call);
 void MaxFiledescriptorsHandler(DirectiveCall& call);

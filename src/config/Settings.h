@@ -161,6 +161,34 @@ struct RefreshPattern {
 /// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
 enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
 
+/// One `cache_dir TYPE DIR MBYTES [L1 L2] [OPTION...]` line. Every type
+/// (ufs, aufs, diskd, rock) is served by the one disk store (src/disk/);
+/// doc/directives.md says how each type's words are read.
+struct CacheDir {
+    std::string type;                ///< ufs, aufs, diskd or rock, as written
+    std::string path;                ///< the directory
+    uint64_t maxBytes = 0;           ///< MBYTES, in bytes
+    unsigned l1 = 16;                ///< first-level directories (rock: cuttle's 16)
+    unsigned l2 = 256;               ///< second-level directories per first-level one (rock: 256)
+    uint64_t minSize = 0;            ///< min-size=: smaller objects are not stored here
+    std::optional<uint64_t> maxSize; ///< max-size=: larger objects are not stored here; none: no limit
+    bool noStore = false;            ///< no-store (or Squid's older read-only): hits only, nothing stored
+    uint64_t slotSize = 16384;       ///< rock's slot-size=, bytes (accepted; see its documentation)
+    unsigned swapTimeoutMs = 0;      ///< rock's swap-timeout=, ms (accepted; see its documentation)
+    unsigned maxSwapRate = 0;        ///< rock's max-swap-rate=, swaps/s (accepted; see its documentation)
+    std::string origin;              ///< "FILE:LINE" of the line, for start-up messages
+};
+
+/// `store_dir_select_algorithm` values.
+enum class StoreDirSelect { LeastLoad, RoundRobin };
+
+/// `memory_cache_mode` values (Squid's): which objects the memory cache keeps.
+enum class MemoryCacheMode {
+    Always, ///< every object that fits (misses and disk hits alike)
+    Disk,   ///< only objects read from the disk store (no miss is kept in memory)
+    Network ///< only objects fetched from the network (no disk hit is kept in memory)
+};
+
 /// The acls that end a `DIRECTIVE VALUE [[!]ACL...]` line: the line
 /// applies when they all match (or there are none).
 struct AclLine {
@@ -285,6 +313,12 @@ struct Settings {
     uint64_t requestHeaderMaxSize = 0;           ///< bytes
     uint64_t replyHeaderMaxSize = 0;             ///< bytes
 
+    std::vector<CacheDir> cacheDirs;                                    ///< `cache_dir` lines in order
+    StoreDirSelect storeDirSelect = StoreDirSelect::LeastLoad;          ///< store_dir_select_algorithm
+    uint64_t maximumObjectSize = 0;                                     ///< maximum_object_size, bytes
+    unsigned cacheSwapLow = 90;                                         ///< cache_swap_low, percent
+    unsigned cacheSwapHigh = 95;                                        ///< cache_swap_high, percent
+    MemoryCacheMode memoryCacheMode = MemoryCacheMode::Always;          ///< memory_cache_mode
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy

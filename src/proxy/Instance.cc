@@ -214,6 +214,10 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         }
     }
 
+    if (isStartup && !settings->cacheDirs.empty())
+        disk_ = std::make_unique<Disk::Cache>(loop_, *settings); // checks every cache_dir
+    else if (!isStartup && settings_ && settings->cacheDirs.size() != settings_->cacheDirs.size())
+        debugs(47, 0, "WARNING: cache_dir changes take effect at the next start");
     errorPages_.load(ErrorPageSources(*settings));
 
     visibleHostname_ = settings->visibleHostname;

@@ -14,8 +14,9 @@
 ///   forwarding_ and limits_ (idle origin connections, the forwarders'
 ///   context and knobs), resolver_ (a c-ares channel), finishing_ and
 ///   detached_ (fetches no client owns);
-/// - shared: cache_ and inFlight_ (the memory cache and the joinable
-///   fetches; Store::Index is built for one mutex), settings_, errorPages_
+/// - shared: cache_, disk_ and inFlight_ (the memory cache, the disk store
+///   and the joinable fetches; Store::Index is built for one mutex),
+///   settings_, errorPages_
 ///   and visibleHostname_ (immutable between reconfigures), accessLog_
 ///   (needs a lock or a buffer per loop).
 ///
@@ -37,6 +38,7 @@
 #include "comm/Loop.h"
 #include "comm/Resolver.h"
 #include "config/Settings.h"
+#include "disk/Cache.h"
 #include "errors/Catalog.h"
 #include "log/AccessLog.h"
 #include "mgr/Figures.h"
@@ -94,6 +96,9 @@ public:
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
     Store::Index& cache() override { return cache_; }
+    Store::DiskTier* disk() override { return disk_.get(); }
+    /// the disk store, or null without cache_dir (the cache manager's storedir page)
+    const Disk::Cache* diskCache() const { return disk_.get(); }
     Store::InFlight& inFlight() override { return inFlight_; }
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
@@ -151,6 +156,7 @@ private:
     std::unique_ptr<Server::Peers> peers_;                         ///< cache_peer parents and their state
     Server::Limits limits_;                                        ///< from the configuration in force
     Store::Index cache_;                                           ///< the memory cache (cache_mem)
+    std::unique_ptr<Disk::Cache> disk_;                            ///< the cache_dirs, made at start-up
     Store::InFlight inFlight_;                                     ///< joinable fetches
     std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
     std::vector<std::unique_ptr<Client::DetachedFetch>> detached_; ///< see startDetached()

@@ -72,6 +72,22 @@ size_t Cursor::gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov
     return n;
 }
 
+size_t Cursor::share(const SliceSequence& seq, std::vector<Slice>& out, size_t maxBytes) const
+{
+    const Position p = normalized(seq);
+    size_t total = 0;
+    size_t off = p.offsetInSlice;
+    for (size_t i = p.sequence - seq.firstSeq_; total < maxBytes && i < seq.count_; ++i) {
+        const Slice& slice = seq.at(i).slice;
+        const size_t take = std::min(slice.length() - off, maxBytes - total);
+        if (take)
+            out.push_back(slice.sub(off, take));
+        total += take;
+        off = 0;
+    }
+    return total;
+}
+
 void Cursor::advance(const SliceSequence& seq, size_t n)
 {
     Must2(n <= available(seq), "advance by " + std::to_string(n) + " bytes past the end (" +

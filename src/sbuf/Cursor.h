@@ -17,6 +17,7 @@
 #include "sbuf/SliceSequence.h"
 
 #include <cstddef>
+#include <vector>
 #include <cstdint>
 
 struct iovec;
@@ -46,6 +47,11 @@ public:
     /// MemBlob::copiedEnd() (bytes some code copied in user space).
     size_t gather(const SliceSequence& seq, struct iovec* iov, size_t maxIov, size_t maxBytes,
                   size_t* bytes = nullptr, size_t* copied = nullptr) const;
+    /// appends to out the bytes after the cursor, at most maxBytes, as
+    /// slices that share their blocks (a reference each, no byte copied), for
+    /// a reader that hands them to another thread; returns the bytes taken.
+    /// Does not move the cursor.
+    size_t share(const SliceSequence& seq, std::vector<Slice>& out, size_t maxBytes) const;
     /// moves forward by n bytes (what writev took), possibly into the middle
     /// of a slice; n must not pass the end. O(1) amortised: no search.
     void advance(const SliceSequence& seq, size_t n);

@@ -39,7 +39,7 @@ void Store::Charge::update(Entry& entry)
 }
 
 std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
-                                          const EntryRef& entry)
+                                          const EntryRef& entry, DiskTier* disk)
 {
     const auto& reply = *entry->reply();
     auto facts = ResponseFacts::Of(reply);
@@ -63,8 +63,20 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
         debugs(20, 3, "not storing " << spec.cacheKey << ": stale at once, with no validator");
         return std::nullopt;
     }
-    if (reply.contentLength &&
-        (*reply.contentLength > limits.maxObjectSize || *reply.contentLength < limits.minObjectSize)) {
+    if (reply.contentLength && *reply.contentLength < limits.minObjectSize) {
+        debugs(20, 3, "not storing " << spec.cacheKey << ": it is under minimum_object_size");
+        return std::nullopt;
+    }
+    const bool memoryTakes = limits.memoryTakesMisses && index.budget() != 0 &&
+                             (!reply.contentLength || *reply.contentLength <= limits.maxObjectSize);
+    if (!memoryTakes) {
+        // the disk store takes objects of a known length without Vary (its
+        // lookup has no variants) and not kept for negative_ttl (which it does not record)
+        if (disk && reply.contentLength && !isNegative && !reply.findField("Vary") &&
+            disk->store(spec.cacheKey, entry, reply.contentLength)) {
+            debugs(20, 3, "storing " << spec.cacheKey << " on disk");
+            return Charge(spec.cacheKey);
+        }
         debugs(20, 3, "not storing " << spec.cacheKey << ": its size is outside the object size limits");
         return std::nullopt;
     }
@@ -74,6 +86,8 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
     if (!fullKey)
         return std::nullopt;
     debugs(20, 3, "storing " << spec.cacheKey << " as " << *fullKey);
+    if (disk)
+        disk->erase(spec.cacheKey); // an older copy on disk must not come back after an eviction
     if (isNegative)
         entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
     Charge charge(index, std::move(*fullKey), limits);

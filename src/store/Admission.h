@@ -14,7 +14,12 @@
 ///                      RFC 9111 section 3 (Store::IsStorable), or negative_ttl
 ///                      stale at once with no validator       --> not stored
 ///                      Content-Length outside the size limits --> not stored
-///                      Index::insert (replacing what the request selects) --> a Charge
+///                      memory takes it (memory_cache_mode, maximum_object_size_in_memory)
+///                        --> Index::insert (replacing what the request selects; a disk
+///                            copy is erased) --> a Charge
+///                      else a Content-Length the disk store takes, no Vary, not negative
+///                        --> DiskTier::store (a Disk::Writer reads the entry) --> a Charge
+///                            of nothing (cache_mem is not charged)
 ///     body arrives --> Charge::update(entry): Index::update (cache_mem);
 ///                      past maximum_object_size_in_memory     --> erased, streams on unkept
 ///                      complete under minimum_object_size     --> erased
@@ -24,6 +29,7 @@
 
 #pragma once
 
+#include "store/DiskTier.h"
 #include "store/Entry.h"
 #include "store/Freshness.h"
 
@@ -49,9 +55,10 @@ struct FetchSpec {
 
 /// The squid.conf limits of admission.
 struct AdmissionLimits {
-    int64_t negativeTtl = 0;    ///< negative_ttl, in seconds (0: errors are not kept)
-    uint64_t maxObjectSize = 0; ///< maximum_object_size_in_memory
-    uint64_t minObjectSize = 0; ///< minimum_object_size
+    int64_t negativeTtl = 0;       ///< negative_ttl, in seconds (0: errors are not kept)
+    uint64_t maxObjectSize = 0;    ///< maximum_object_size_in_memory
+    uint64_t minObjectSize = 0;    ///< minimum_object_size
+    bool memoryTakesMisses = true; ///< memory_cache_mode always or network (disk: misses go to disk only)
 };
 
 /// The charge of a stored object to the index while its body arrives (see
@@ -61,6 +68,8 @@ public:
     Charge() = default;
     /// charges the object stored under fullKey in index
     Charge(Index& index, std::string fullKey, const AdmissionLimits& limits);
+    /// charges nothing: the object is stored under fullKey by the disk store
+    explicit Charge(std::string fullKey) : key_(std::move(fullKey)) {}
 
     /// the object's full key in the index
     const std::string& key() const { return key_; }
@@ -80,10 +89,12 @@ private:
 /// Stores entry, whose reply head has arrived, when RFC 9111 section 3,
 /// negative_ttl and the size limits allow: inserts it under the variant key
 /// that spec's request selects (replacing what was there) and returns its
-/// Charge, to be updated as its body arrives; nothing when it is not stored.
+/// Charge, to be updated as its body arrives; or, when memory does not take
+/// it and disk does, has disk store it (see the file comment); nothing when
+/// it is not stored.
 /// An error kept for negative_ttl keeps it from the reply's responseTime
 /// (Entry::negativeUntil()).
 std::optional<Charge> Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
-                            const EntryRef& entry);
+                            const EntryRef& entry, DiskTier* disk = nullptr);
 
 } // namespace Store

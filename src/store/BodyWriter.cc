@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <climits>
 
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 
 namespace {
@@ -190,6 +191,85 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
     written_ = bodyWritten_ = writes_ = 0;
     bodyEnd_ = UINT64_MAX;
     errno_ = 0;
+    fileFd_ = -1;
+    fileSent_ = 0;
+}
+
+void Store::BodyWriter::setFileBody(int fd, uint64_t offset, uint64_t length)
+{
+    Must(framing_ != Framing::Chunked);
+    fileFd_ = fd;
+    fileOffset_ = offset;
+    fileLength_ = length;
+    fileSent_ = 0;
+}
+
+Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
+{
+    // the head with write(), then each piece: a segment's text with write(),
+    // body bytes with sendfile(2) from the file; each call is retried until
+    // EAGAIN or the end (the edge-triggered rule), so Blocked means the
+    // socket is full
+    for (;;) {
+        std::string_view text;
+        uint64_t from = 0;
+        uint64_t left = 0;
+        if (headOffset_ < head_.size()) {
+            text = std::string_view(head_).substr(headOffset_);
+        } else if (segments_.empty()) {
+            const uint64_t end = framing_ == Framing::None ? 0 : std::min(fileLength_, bodyEnd_);
+            if (fileSent_ >= end)
+                return fileSent_ >= fileLength_ || framing_ == Framing::None ? Result::Done : Result::Caught;
+            from = fileSent_;
+            left = end - fileSent_;
+        } else {
+            if (segment_ >= segments_.size())
+                return Result::Done;
+            const auto& piece = segments_[segment_];
+            if (!piece.text.empty())
+                text = std::string_view(piece.text).substr(segmentDone_);
+            from = piece.offset + segmentDone_;
+            left = piece.text.empty() ? piece.length - segmentDone_ : 0;
+            if (text.empty() && !left) {
+                ++segment_;
+                segmentDone_ = 0;
+                continue;
+            }
+        }
+        uint64_t took = 0;
+        if (!text.empty()) {
+            iovec iov{const_cast<char*>(text.data()), text.size()};
+            uint64_t offered = 0;
+            if (const auto stop = writeOnce(fd, &iov, 1, took, offered))
+                return *stop;
+            if (headOffset_ < head_.size())
+                headOffset_ += took;
+            else
+                segmentDone_ += took;
+            continue;
+        }
+        // sendfile takes at most 0x7ffff000 bytes a call
+        const size_t count = size_t(std::min<uint64_t>({left, maxBytes_ ? maxBytes_ : left, 0x7ffff000}));
+        off_t at = off_t(fileOffset_ + from);
+        const ssize_t r = ::sendfile(fd, fileFd_, &at, count);
+        if (r < 0 && errno == EINTR)
+            continue;
+        ++writes_;
+        ++sendfiles_;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return Result::Blocked;
+        if (r <= 0) {
+            errno_ = r < 0 ? errno : EIO; // 0: the file is shorter than its header said
+            return Result::Error;
+        }
+        took = uint64_t(r);
+        written_ += took;
+        bodyWritten_ += took;
+        if (segments_.empty())
+            fileSent_ += took;
+        else
+            segmentDone_ += took;
+    }
 }
 
 Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
@@ -201,6 +281,8 @@ Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
         bool& inWrite;
         ~Leave() { inWrite = false; }
     } leave{inWrite_};
+    if (fileFd_ >= 0)
+        return writeFile(fd);
     return segments_.empty() ? writeFramed(fd, entry) : writeSegments(fd, entry);
 }
 

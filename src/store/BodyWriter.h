@@ -122,12 +122,20 @@ public:
     /// entry is complete, and the caller decides (reply_body_max_size cuts
     /// the connection); start() lifts it
     void setBodyEnd(uint64_t end) { bodyEnd_ = end; }
+    /// Sends the body from bytes [offset, offset + length) of the open file
+    /// fd (not owned) with sendfile(2) instead of the entry's slices: a disk
+    /// hit (doc/design.md "The disk store"). Call it after start() (Raw or
+    /// None framing) or startSegments() (their offsets are body offsets).
+    void setFileBody(int fd, uint64_t offset, uint64_t length);
+    /// sendfile calls that sent bytes or blocked
+    uint64_t sendfileCount() const { return sendfiles_; }
     /// limits each writev to maxBytes body bytes (0: no limit)
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
 private:
     Result writeFramed(int fd, Entry& entry);
     Result writeSegments(int fd, Entry& entry);
+    Result writeFile(int fd);
     /// moves the cursor to the first body byte the pieces left still need
     /// (or to the end of what has arrived), telling the entry
     void followSegments(Entry& entry);
@@ -157,6 +165,11 @@ private:
     size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
     uint64_t bodyEnd_ = UINT64_MAX;             ///< see setBodyEnd()
     int errno_ = 0;
+    int fileFd_ = -1;         ///< setFileBody()'s file, or -1: the body is the entry's slices
+    uint64_t fileOffset_ = 0; ///< where the body starts in it
+    uint64_t fileLength_ = 0; ///< the body's bytes
+    uint64_t fileSent_ = 0;   ///< body bytes sent from it (without segments)
+    uint64_t sendfiles_ = 0;  ///< see sendfileCount()
 };
 
 } // namespace Store

@@ -162,8 +162,8 @@ size_t Store::Entry::readerCount() const
 
 bool Store::Entry::hasReaders() const
 {
-    return flow_ &&
-           std::any_of(flow_->readers.begin(), flow_->readers.end(), [](const Reader* r) { return r; });
+    return flow_ && std::any_of(flow_->readers.begin(), flow_->readers.end(),
+                                [](const Reader* r) { return r && !r->isFollower(); });
 }
 
 void Store::Entry::setProducer(Producer* producer)

@@ -131,6 +131,10 @@ public:
     virtual void noteDataAvailable() = 0;
     /// this reader's position in the body
     virtual const Sbuf::Cursor& cursor() const = 0;
+    /// whether it only follows the entry (the disk store's writer): it does
+    /// not count in hasReaders(), so the producer hears that every reader
+    /// left when only followers are left
+    virtual bool isFollower() const { return false; }
 };
 
 /// One object in flight; see the file comment.
@@ -195,7 +199,8 @@ public:
     void replaceReader(Reader& reader, Reader& successor);
     /// readers attached (a reader removed during a notification no longer counts)
     size_t readerCount() const;
-    /// whether any reader is attached (a reader removed during a notification no longer counts)
+    /// whether any reader that is not a follower is attached (a reader
+    /// removed during a notification no longer counts)
     bool hasReaders() const;
     /// a reader moved its cursor forward: release what no reader needs (when
     /// not kept) and resume the producer when room appeared

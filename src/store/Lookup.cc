@@ -25,7 +25,7 @@ Store::Lookup OriginOrUnavailable(Store::Lookup&& lookup, const Store::RequestFa
 
 Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::string& cacheKey,
                             const std::vector<Http::HeaderField>& fields, const RequestFacts& facts,
-                            const RefreshRule& rule, const LookupOptions& options)
+                            const RefreshRule& rule, const LookupOptions& options, DiskTier* disk)
 {
     using Kind = Lookup::Kind;
     const bool mayJoin = options.collapsedForwarding && !options.hasBody;
@@ -42,6 +42,22 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
     };
 
     const auto found = index.findVariant(cacheKey, fields);
+    if (!found && !index.varyNames(cacheKey) && disk) {
+        if (auto stored = disk->find(cacheKey)) {
+            const auto reuse = IsFresh(facts, ResponseFacts::Of(*stored->entry->reply()), rule, options.now);
+            debugs(20, 3,
+                   "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
+                              << reuse.lifetime << ")");
+            if (reuse.isServable()) {
+                answer.kind = Kind::Hit;
+                answer.entry = std::move(stored->entry);
+                answer.file = std::move(stored->file);
+                answer.fullKey = cacheKey;
+                answer.age = reuse.age;
+                return answer;
+            }
+        }
+    }
     if (!found)
         return nothingStored();
     const auto& entry = found.entry;

@@ -21,9 +21,16 @@
 ///     and whatever would ask the origin is Unavailable to an only-if-cached request
 ///
 /// A hit (Hit, NegativeHit, StaleHit) is counted in the index (touch()).
+///
+/// When the memory index has nothing under the key, the disk store
+/// (Store::DiskTier) is asked: its object, fresh, is a Hit with `file` set
+/// (the body is sent from the file); any other answer about it (stale, a
+/// reload) is a Miss, forwarded unconditionally, since its body is not in
+/// memory to serve after a 304 (doc/caching.md "The disk cache").
 
 #pragma once
 
+#include "store/DiskTier.h"
 #include "store/Entry.h"
 #include "store/Freshness.h"
 #include "http/Fields.h"
@@ -66,14 +73,16 @@ struct Lookup {
     std::string fullKey;    ///< the stored object's full key (with its variant)
     int64_t age = 0;        ///< the stored object's current age, for the hits
     EntryRef revalidation;  ///< Validate: a pending conditional request to join, or null
+    StoredFileRef file;     ///< a Hit from the disk store: the body's file (entry has no body bytes)
 };
 
 /// What the cache can do for a GET or HEAD with cacheKey (Store::MakeKey()),
 /// the request's fields (Vary selects on them) and caching directives, and
 /// the refresh_pattern rule that matches its URL (see the file comment).
-/// Touches a hit in index; erases an expired negative_ttl object.
+/// Touches a hit in index; erases an expired negative_ttl object. disk, when
+/// given, is asked when index has nothing under cacheKey.
 Lookup LookUp(Index& index, const InFlight& inFlight, const std::string& cacheKey,
               const std::vector<Http::HeaderField>& fields, const RequestFacts& facts,
-              const RefreshRule& rule, const LookupOptions& options);
+              const RefreshRule& rule, const LookupOptions& options, DiskTier* disk = nullptr);
 
 } // namespace Store

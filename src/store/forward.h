@@ -13,8 +13,12 @@ namespace Store {
 class Entry;
 class Producer;
 class Reader;
+class DiskTier;
+class StoredFile;
 
 /// a shared reference to an entry (the producer and every reader hold one)
 using EntryRef = RefCount<Entry>;
+/// a shared reference to a disk hit's body
+using StoredFileRef = RefCount<StoredFile>;
 
 } // namespace Store

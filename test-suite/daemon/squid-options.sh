@@ -5,8 +5,9 @@
 . "$top_srcdir/test-suite/lib.sh"
 cuttle_setup
 
-# -z: nothing to create, exit 0 (Debian's ExecStartPre runs `squid --foreground -z`)
-"$CUTTLE" --foreground -z > "$T/out" 2>&1 || fail "--foreground -z exited non-zero: $(cat "$T/out")"
+# -z without a cache_dir: nothing to create, exit 0 (Debian's ExecStartPre runs `squid --foreground -z`)
+cuttle_conf "http_access allow localhost"
+"$CUTTLE" --foreground -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "--foreground -z exited non-zero: $(cat "$T/out")"
 pass "-z"
 
 # bad option values are usage errors

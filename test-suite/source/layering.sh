@@ -17,13 +17,14 @@ allowed() {
         helper) echo "base log comm helper" ;;
         auth) echo "base sbuf log comm helper auth" ;;
         store) echo "base sbuf http log store" ;;
+        disk) echo "base sbuf comm http log config store disk" ;;
         tls) echo "base sbuf comm log tls" ;;
         server) echo "base sbuf comm http store acl config log errors tls server" ;;
         tunnel) echo "base sbuf comm http store acl config log errors tls tunnel" ;;
         mgr) echo "base sbuf http acl log config mgr" ;;
-        client) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth mgr client" ;;
-        proxy) echo "base sbuf comm http store acl config log errors tls server tunnel helper auth mgr client proxy" ;;
-        fuzz) echo "base sbuf comm http store acl config log errors tls server tunnel client proxy helper auth mgr fuzz" ;;
+        client) echo "base sbuf comm http store disk acl config log errors tls server tunnel helper auth mgr client" ;;
+        proxy) echo "base sbuf comm http store disk acl config log errors tls server tunnel helper auth mgr client proxy" ;;
+        fuzz) echo "base sbuf comm http store disk acl config log errors tls server tunnel client proxy helper auth mgr fuzz" ;;
         tests) echo "" ;;
         *) echo "UNKNOWN" ;;
     esac

@@ -72,6 +72,7 @@ class TestCursor : public CppUnit::TestFixture {
     CPPUNIT_TEST(forwardMovesNeverSearch);
     CPPUNIT_TEST(gatherRespectsIovMax);
     CPPUNIT_TEST(gatherRespectsMaxBytes);
+    CPPUNIT_TEST(shareTakesReferencesNotCopies);
     CPPUNIT_TEST(gatherStopsAtEnd);
     CPPUNIT_TEST(partialWriteResumesMidSlice);
     CPPUNIT_TEST(writevThroughPipeDeliversEveryByteOnce);
@@ -208,6 +209,31 @@ public:
         CPPUNIT_ASSERT(isPattern(joined(iov, n), 100));
         CPPUNIT_ASSERT_EQUAL(size_t(0), c.gather(seq, iov, 10, 0, &bytes));
         CPPUNIT_ASSERT_EQUAL(size_t(0), bytes);
+    }
+
+    /// share() hands out the bytes after the cursor as slices of the same
+    /// blocks (one more reference each), within maxBytes, without moving
+    void shareTakesReferencesNotCopies()
+    {
+        Sbuf::BlockPool pool;
+        Sbuf::SliceSequence seq;
+        appendPattern(pool, seq, 3 * 256, 256);
+        Sbuf::Cursor c(seq);
+        c.advance(seq, 100);
+        std::vector<Sbuf::Slice> out;
+        CPPUNIT_ASSERT_EQUAL(size_t(500), c.share(seq, out, 500));
+        CPPUNIT_ASSERT_EQUAL(size_t(3), out.size()); // 156 + 256 + 88
+        CPPUNIT_ASSERT(out[0].data() == seq.slice(0).data() + 100);
+        CPPUNIT_ASSERT_EQUAL(uint32_t(2), seq.slice(1).blob()->refCount());
+        std::string bytes;
+        for (const auto& s : out)
+            bytes.append(s.view());
+        CPPUNIT_ASSERT(isPattern(bytes, 100));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(100), c.offset());
+        out.clear();
+        CPPUNIT_ASSERT_EQUAL(size_t(668), c.share(seq, out, SIZE_MAX)); // to the end
+        c.advance(seq, 668);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), c.share(seq, out, SIZE_MAX));
     }
 
     /// gather stops at the end of the sequence and gives nothing at the end

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/Admission.h"
+#include "store/tests/FakeDisk.h"
 #include "http/RequestParser.h"
 #include "store/Index.h"
 #include "store/Key.h"
@@ -65,6 +66,8 @@ class TestAdmission : public CppUnit::TestFixture {
     CPPUNIT_TEST(bodyPastTheMaximumStopsBeingKept);
     CPPUNIT_TEST(bodyEndingUnderTheMinimumIsErased);
     CPPUNIT_TEST(defaultChargeChargesNothing);
+    CPPUNIT_TEST(whatMemoryDoesNotTakeGoesToDisk);
+    CPPUNIT_TEST(memoryCacheModeDiskSendsMissesToDisk);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -266,6 +269,48 @@ public:
         none.update(*entry);
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), index_->bytesHeld());
         CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
+    }
+
+    /// a reply over maximum_object_size_in_memory with a known length goes
+    /// to the disk store (charging nothing to cache_mem); one without a
+    /// length, with Vary or past the disk's limit does not; what memory
+    /// takes erases the disk's copy
+    void whatMemoryDoesNotTakeGoesToDisk()
+    {
+        TestStore::FakeDisk disk;
+        const std::string big = "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 1000000\r\n";
+        auto entry = EntryWith(big + "\r\n");
+        const auto charge = Store::Admit(*index_, limits_, spec(), entry, &disk);
+        CPPUNIT_ASSERT(charge);
+        CPPUNIT_ASSERT_EQUAL(Store::MakeKey("GET", Url), charge->key());
+        CPPUNIT_ASSERT(!charge->isCharging());
+        CPPUNIT_ASSERT(!entry->isKept());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
+        CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == entry);
+
+        disk.objects.clear();
+        CPPUNIT_ASSERT(
+            !Store::Admit(*index_, limits_, spec(), EntryWith(big + "Vary: Accept\r\n\r\n"), &disk));
+        disk.maxSize = 999999;
+        CPPUNIT_ASSERT(!Store::Admit(*index_, limits_, spec(), EntryWith(big + "\r\n"), &disk));
+        CPPUNIT_ASSERT(disk.objects.empty());
+
+        // a smaller reply memory takes: the disk's copy of the key goes
+        disk.objects[Store::MakeKey("GET", Url)] = entry;
+        auto small = EntryWith("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n");
+        CPPUNIT_ASSERT(Store::Admit(*index_, limits_, spec(), small, &disk));
+        CPPUNIT_ASSERT(found() == small);
+        CPPUNIT_ASSERT(disk.objects.empty());
+    }
+
+    void memoryCacheModeDiskSendsMissesToDisk()
+    {
+        TestStore::FakeDisk disk;
+        limits_.memoryTakesMisses = false;
+        auto entry = EntryWith("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n");
+        CPPUNIT_ASSERT(Store::Admit(*index_, limits_, spec(), entry, &disk));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), disk.objects.size());
     }
 
 private:

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/Lookup.h"
+#include "store/tests/FakeDisk.h"
 #include "http/RequestParser.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
@@ -41,6 +42,9 @@ class TestLookup : public CppUnit::TestFixture {
     CPPUNIT_TEST(staleObjectIsValidated);
     CPPUNIT_TEST(reloadForwardsUnconditionally);
     CPPUNIT_TEST(varyVariantIsFoundByTheRequestFields);
+    CPPUNIT_TEST(freshDiskObjectIsAHitWithItsFile);
+    CPPUNIT_TEST(staleDiskObjectIsAMiss);
+    CPPUNIT_TEST(memoryIsAskedBeforeTheDisk);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -200,16 +204,63 @@ public:
         CPPUNIT_ASSERT(lookUp("Accept-Language: de\r\n").kind == Store::Lookup::Kind::Miss);
     }
 
+    void freshDiskObjectIsAHitWithItsFile()
+    {
+        TestStore::FakeDisk disk;
+        auto entry = MakeRef<Store::Entry>(1);
+        entry->setReply(TestStore::MakeReply(
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 9\r\n\r\n", Now - 10));
+        entry->complete();
+        disk.objects[key()] = entry;
+        const auto found = lookUp("", &disk);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Hit);
+        CPPUNIT_ASSERT(found.entry == entry);
+        CPPUNIT_ASSERT(found.file);
+        CPPUNIT_ASSERT_EQUAL(int64_t(10), found.age);
+        CPPUNIT_ASSERT(!lookUp().file); // without the disk: nothing
+        CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::Miss);
+    }
+
+    /// a stale disk object (or one the request finds too old) is
+    /// forwarded whole: its body is not in memory to serve after a 304
+    void staleDiskObjectIsAMiss()
+    {
+        TestStore::FakeDisk disk;
+        auto entry = MakeRef<Store::Entry>(1);
+        entry->setReply(TestStore::MakeReply(
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nETag: \"e\"\r\nContent-Length: 9\r\n\r\n",
+            Now - 100));
+        entry->complete();
+        disk.objects[key()] = entry;
+        const auto found = lookUp("", &disk);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Miss);
+        CPPUNIT_ASSERT(!found.entry && !found.file);
+        CPPUNIT_ASSERT(lookUp("Cache-Control: only-if-cached\r\n", &disk).kind ==
+                       Store::Lookup::Kind::Unavailable);
+    }
+
+    void memoryIsAskedBeforeTheDisk()
+    {
+        TestStore::FakeDisk disk;
+        auto inMemory =
+            store("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 0\r\n\r\n", Now);
+        disk.objects[key()] = MakeRef<Store::Entry>(1);
+        const auto found = lookUp("", &disk);
+        CPPUNIT_ASSERT(found.entry == inMemory);
+        CPPUNIT_ASSERT(!found.file);
+        CPPUNIT_ASSERT_EQUAL(0u, disk.finds);
+    }
+
 private:
     /// the cache key of a GET of Url
     static std::string key() { return Store::MakeKey("GET", Url); }
 
     /// LookUp() for a GET of Url with the extra request fields (each ending in CRLF)
-    Store::Lookup lookUp(const std::string& extra = "")
+    Store::Lookup lookUp(const std::string& extra = "", Store::DiskTier* disk = nullptr)
     {
         const auto& fields = requestFields(extra);
         const auto facts = Store::RequestFacts::FromFields(Http::Method::Get, fields);
-        return Store::LookUp(*index_, *inFlight_, key(), fields, facts, rule_, options_);
+        return Store::LookUp(*index_, *inFlight_, key(), fields, facts, rule_, options_, disk);
     }
 
     /// stores a reply received at `at`, complete or still arriving, for a

@@ -1,0 +1,339 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "disk/Cache.h"
+#include "base/TextException.h"
+#include "log/CacheLog.h"
+#include "http/ReplyParser.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
+#include "store/Entry.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+/// removes one file, on an I/O thread
+class RemoveJob final : public Disk::IoJob {
+public:
+    explicit RemoveJob(std::string path) : path_(std::move(path)) {}
+    void run() noexcept override { (void)::unlink(path_.c_str()); }
+    void finish() override {}
+
+private:
+    std::string path_;
+};
+
+} // namespace
+
+Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads)
+    : loop_(loop),
+      pool_(loop,
+            threads ? threads : std::max<unsigned>(2, static_cast<unsigned>(settings.cacheDirs.size()))),
+      maximumObjectSize_(settings.maximumObjectSize), swapLow_(settings.cacheSwapLow),
+      swapHigh_(settings.cacheSwapHigh), select_(settings.storeDirSelect)
+{
+    for (const auto& config : settings.cacheDirs) {
+        auto dir = std::make_unique<Dir>(config);
+        if (const auto unusable = dir->layout.check(!config.noStore); !unusable.empty())
+            Throw("cache_dir " + unusable + " (" + config.origin + ")");
+        dirs_.push_back(std::move(dir));
+    }
+    // the indexes are rebuilt from the files, off the loop (Disk/Rebuild.h)
+    for (auto& dir : dirs_) {
+        dir->scanning = dir->layout.l1();
+        Dir* scanned = dir.get();
+        for (unsigned a = 0; a < dir->layout.l1(); ++a) {
+            pool_.submit(std::make_unique<ScanJob>(dir->layout, a, [this, scanned](ScanResult&& result) {
+                noteScanned(*scanned, std::move(result));
+            }));
+        }
+    }
+}
+
+void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
+{
+    for (auto& found : result.objects) {
+        dir.nextFile = std::max(dir.nextFile, found.where.fileNumber + 1);
+        // two files of one key (a replacement a stop interrupted): the later one stays
+        if (const auto other = dir.index.find(found.key);
+            other && other->fileNumber > found.where.fileNumber) {
+            removeFile(dir, found.where.fileNumber);
+            continue;
+        }
+        if (const auto replaced = dir.index.insert(found.key, found.where))
+            removeFile(dir, replaced->fileNumber);
+    }
+    if (result.removed)
+        debugs(47, 1,
+               "cache_dir " << dir.config.path << ": removed " << result.removed
+                            << " temporary or torn files");
+    if (--dir.scanning)
+        return;
+    debugs(47, 1,
+           "cache_dir " << dir.config.path << ": rebuilt its index: " << dir.index.objectCount()
+                        << " objects, " << dir.index.diskBytes() / 1024 << " KB");
+    evict(dir);
+}
+
+Disk::Cache::~Cache()
+{
+    for (auto& w : writers_)
+        w.writer->abandon();
+    pool_.drain();
+}
+
+bool Disk::Cache::takes(const Dir& dir, std::optional<uint64_t> size) const
+{
+    if (dir.config.noStore || dir.full || dir.scanning)
+        return false;
+    const uint64_t limit = std::min(maximumObjectSize_, dir.config.maxSize.value_or(maximumObjectSize_));
+    if (size && (*size > limit || *size < dir.config.minSize))
+        return false;
+    return true;
+}
+
+bool Disk::Cache::admits(std::optional<uint64_t> size) const
+{
+    return std::any_of(dirs_.begin(), dirs_.end(), [&](const auto& dir) { return takes(*dir, size); });
+}
+
+Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
+{
+    if (dirs_.empty())
+        return nullptr;
+    if (select_ == Config::StoreDirSelect::RoundRobin) {
+        for (size_t tried = 0; tried < dirs_.size(); ++tried) {
+            Dir& dir = *dirs_[nextDir_++ % dirs_.size()];
+            if (takes(dir, size))
+                return &dir;
+        }
+        return nullptr;
+    }
+    // least-load: the most room left, objects being written counted
+    Dir* best = nullptr;
+    int64_t bestRoom = 0;
+    for (auto& dir : dirs_) {
+        if (!takes(*dir, size))
+            continue;
+        const int64_t room =
+            int64_t(dir->config.maxBytes) - int64_t(dir->index.diskBytes() + dir->writingBytes);
+        if (!best || room > bestRoom) {
+            best = dir.get();
+            bestRoom = room;
+        }
+    }
+    return best;
+}
+
+bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size)
+{
+    // the writer needs the body from its first byte
+    if (!entry->reply() || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0)
+        return false;
+    Dir* dir = pick(size);
+    if (!dir)
+        return false;
+    const uint32_t number = dir->nextFile++;
+    const uint64_t limit = std::min(maximumObjectSize_, dir->config.maxSize.value_or(maximumObjectSize_));
+    auto writer = std::make_unique<Writer>(*this, pool_, entry, key, number, dir->layout.tempPathOf(number),
+                                           dir->layout.pathOf(number), limit);
+    dir->writingBytes += size.value_or(0);
+    writers_.push_back(Writing{std::move(writer), dir});
+    debugs(20, 3, "storing " << key << " in " << dir->layout.pathOf(number));
+    return true;
+}
+
+Disk::Cache::Writing& Disk::Cache::writingOf(const Writer& writer)
+{
+    for (auto& w : writers_) {
+        if (w.writer.get() == &writer)
+            return w;
+    }
+    Throw("a disk writer its cache does not know");
+}
+
+void Disk::Cache::noteCommitted(Writer& writer)
+{
+    auto& w = writingOf(writer);
+    Dir& dir = *w.dir;
+    ++counters_.stored;
+    const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()), writer.headLength(),
+                         writer.bodyLength()};
+    if (const auto replaced = dir.index.insert(writer.key(), where))
+        removeFile(dir, replaced->fileNumber);
+    // another cache_dir may hold an older copy
+    for (auto& other : dirs_) {
+        if (other.get() != &dir) {
+            if (const auto old = other->index.erase(writer.key()))
+                removeFile(*other, old->fileNumber);
+        }
+    }
+    evict(dir);
+    release(writer);
+}
+
+void Disk::Cache::noteAbandoned(Writer& writer, int error)
+{
+    auto& w = writingOf(writer);
+    ++counters_.abandoned;
+    if ((error == ENOSPC || error == EDQUOT) && !w.dir->full) {
+        w.dir->full = true;
+        debugs(47, 0,
+               "WARNING: cache_dir "
+                   << w.dir->config.path << ": " << std::strerror(error)
+                   << "; storing in it stopped until the next start, its objects are still served");
+    } else if (error) {
+        debugs(47, 1,
+               "ERROR: cache_dir " << w.dir->config.path << ": cannot write " << writer.key() << ": "
+                                   << std::strerror(error));
+    }
+    release(writer);
+}
+
+void Disk::Cache::release(Writer& writer)
+{
+    auto& w = writingOf(writer);
+    counters_.bytesWritten += writer.written();
+    // the expected size store() counted (0 when unknown)
+    const auto entrySize = writer.bodyLength();
+    w.dir->writingBytes -= std::min(w.dir->writingBytes, entrySize);
+    // the writer is inside its own call: destroy it from the loop
+    Writer* gone = &writer;
+    loop_.callSoon([this, gone] {
+        const auto it = std::find_if(writers_.begin(), writers_.end(),
+                                     [gone](const Writing& each) { return each.writer.get() == gone; });
+        if (it != writers_.end())
+            writers_.erase(it);
+    });
+}
+
+void Disk::Cache::removeFile(Dir& dir, uint32_t fileNumber)
+{
+    pool_.submit(std::make_unique<RemoveJob>(dir.layout.pathOf(fileNumber)));
+}
+
+void Disk::Cache::evict(Dir& dir)
+{
+    const uint64_t high = dir.config.maxBytes / 100 * swapHigh_;
+    if (dir.index.diskBytes() <= high)
+        return;
+    const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
+    while (dir.index.diskBytes() > low) {
+        const auto oldest = dir.index.popOldest();
+        if (!oldest)
+            break;
+        ++counters_.evictions;
+        removeFile(dir, oldest->fileNumber);
+    }
+}
+
+bool Disk::Cache::contains(const std::string& key) const
+{
+    return std::any_of(dirs_.begin(), dirs_.end(),
+                       [&](const auto& dir) { return bool(dir->index.find(key)); });
+}
+
+std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
+{
+    for (auto& dir : dirs_) {
+        const auto where = dir->index.find(key);
+        if (!where)
+            continue;
+        const auto path = dir->layout.pathOf(where->fileNumber);
+        Hit hit;
+        hit.file = Comm::Descriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        // the header, key and head: a few KB at the file's start
+        std::string front(where->fileSize() - where->bodyLength, '\0');
+        struct stat st {};
+        std::optional<Meta> meta;
+        if (hit.file.isOpen() && ReadAt(hit.file.get(), front.data(), front.size(), 0))
+            meta = DecodeHeader(front);
+        const std::string_view stored(front);
+        if (!meta || ::fstat(hit.file.get(), &st) != 0 || uint64_t(st.st_size) != meta->fileSize() ||
+            meta->bodyLength != where->bodyLength ||
+            !HeadMatches(*meta, stored.substr(HeaderSize, meta->keyLength),
+                         stored.substr(meta->headOffset(), meta->headLength)) ||
+            stored.substr(HeaderSize, meta->keyLength) != key) {
+            debugs(47, 1,
+                   "WARNING: cache_dir " << dir->config.path << ": " << path << " is torn, partial or not "
+                                         << key << "; removed");
+            ++counters_.refused;
+            dir->index.erase(key);
+            removeFile(*dir, where->fileNumber);
+            return std::nullopt;
+        }
+        hit.head = front.substr(meta->headOffset(), meta->headLength);
+        hit.meta = *meta;
+        hit.bodyOffset = meta->bodyOffset();
+        hit.bodyLength = meta->bodyLength;
+        dir->index.touch(key);
+        ++counters_.hits;
+        return hit;
+    }
+    return std::nullopt;
+}
+
+bool Disk::Cache::erase(const std::string& key)
+{
+    bool erased = false;
+    for (auto& dir : dirs_) {
+        if (const auto where = dir->index.erase(key)) {
+            removeFile(*dir, where->fileNumber);
+            erased = true;
+        }
+    }
+    return erased;
+}
+
+std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key)
+{
+    auto hit = open(key);
+    if (!hit)
+        return std::nullopt;
+    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), hit->head);
+    Http::ReplyParser parser(block->size() + 1);
+    if (parser.parse(block->view()) != Http::ParseResult::Done) {
+        erase(key); // a head cuttle stored but cannot parse again: not served
+        return std::nullopt;
+    }
+    auto reply = std::make_unique<Store::Reply>();
+    reply->block = block;
+    reply->head = block->view().substr(0, parser.headSize());
+    reply->status = parser.statusCode();
+    reply->setReason(parser.reason());
+    reply->versionMajor = parser.versionMajor();
+    reply->versionMinor = parser.versionMinor();
+    reply->setFields(parser.fields());
+    reply->requestTime = hit->meta.requestTime;
+    reply->responseTime = hit->meta.responseTime;
+    // the body's length is known exactly: it is sent with a Content-Length
+    reply->contentLength = hit->bodyLength;
+    auto entry = MakeRef<Store::Entry>(1);
+    entry->setReply(std::move(reply));
+    entry->complete();
+    Store::DiskObject found;
+    found.entry = std::move(entry);
+    found.file = MakeRef<Store::StoredFile>(hit->file.release(), hit->bodyOffset, hit->bodyLength);
+    return found;
+}
+
+Disk::CacheStats Disk::Cache::stats() const
+{
+    auto s = counters_;
+    s.writing = writers_.size();
+    for (const auto& dir : dirs_) {
+        s.dirs.push_back(DirStats{dir->config.path, dir->config.type, dir->config.maxBytes,
+                                  dir->index.diskBytes(), dir->index.objectCount(), dir->full,
+                                  dir->scanning != 0});
+    }
+    return s;
+}

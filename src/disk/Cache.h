@@ -1,0 +1,157 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Disk::Cache: the disk store, every cache_dir of squid.conf with its
+/// index, the I/O threads and the objects being written
+/// (doc/design.md "The disk store", doc/caching.md "The disk cache").
+///
+///     Cache
+///       dirs_[i]: Layout (paths), Index (key -> file), bytes, full flag
+///       pool_: IoPool (the I/O threads)
+///       writers_: one Writer per object being stored (a reader of its entry)
+///
+///     store(key, entry)  picks a cache_dir (store_dir_select_algorithm, its
+///                        min-size/max-size, no-store, full) and starts a Writer
+///     writer committed   Index::insert (the old file of the key is removed),
+///                        then cache_swap_high evicts down to cache_swap_low
+///     open(key)          the object's file, checked (Disk::Format), for a hit
+///     at start           each cache_dir's index is rebuilt by ScanJobs on the
+///                        I/O threads (Disk/Rebuild.h); until its scans end, a
+///                        cache_dir stores nothing and finds what is scanned so far
+///
+/// A full disk (ENOSPC, EDQUOT) stops storing in that cache_dir, said once
+/// in cache.log; hits go on.
+///
+/// Threading: the loop; the I/O threads run only the jobs.
+
+#pragma once
+
+#include "comm/Descriptor.h"
+#include "config/Settings.h"
+#include "disk/Index.h"
+#include "disk/IoPool.h"
+#include "disk/Layout.h"
+#include "disk/Rebuild.h"
+#include "disk/Writer.h"
+#include "store/DiskTier.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Disk {
+
+/// A stored object opened for a hit: its file and what precedes the body.
+struct Hit {
+    Comm::Descriptor file;   ///< open for reading
+    std::string head;        ///< the reply head as stored
+    Meta meta;               ///< what the file's header says
+    uint64_t bodyOffset = 0; ///< where the body starts in file
+    uint64_t bodyLength = 0; ///< its bytes
+};
+
+/// One cache_dir's figures, for the cache manager.
+struct DirStats {
+    std::string path;        ///< the directory
+    std::string type;        ///< as squid.conf says
+    uint64_t maxBytes = 0;   ///< MBYTES
+    uint64_t usedBytes = 0;  ///< what its objects take (whole 4 KB blocks)
+    size_t objects = 0;      ///< objects stored
+    bool full = false;       ///< storing stopped: the disk is full
+    bool rebuilding = false; ///< its index is being rebuilt from its files
+};
+
+/// Counters of a Cache.
+struct CacheStats {
+    std::vector<DirStats> dirs; ///< each cache_dir
+    size_t writing = 0;         ///< objects being written
+    uint64_t stored = 0;        ///< objects committed
+    uint64_t abandoned = 0;     ///< objects given up
+    uint64_t bytesWritten = 0;  ///< bytes the I/O threads wrote
+    uint64_t evictions = 0;     ///< objects removed for room
+    uint64_t hits = 0;          ///< objects opened for a hit
+    uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
+};
+
+/// The disk store; see the file comment.
+class Cache final : public Store::DiskTier, public WriterOwner {
+public:
+    /// the cache_dirs of settings (checked: Layout::check()), with
+    /// `threads` I/O threads (0: one per cache_dir, at least 2)
+    Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads = 0);
+    /// abandons the objects being written and waits for the I/O threads
+    ~Cache() override;
+    Cache(const Cache&) = delete;
+    Cache& operator=(const Cache&) = delete;
+
+    /// Starts storing entry (its reply head arrived, no body byte was
+    /// released) under key, in the cache_dir that store_dir_select_algorithm
+    /// picks among those that take an object of size (nullopt: unknown
+    /// until it ends); false when none does.
+    bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override;
+    /// whether some cache_dir would take an object of size (store() would start)
+    bool admits(std::optional<uint64_t> size) const override;
+    /// open() as a Store::DiskObject: the reply head parsed into a complete
+    /// entry with no body in memory, and the body's file
+    std::optional<Store::DiskObject> find(const std::string& key) override;
+    /// whether an object is stored under key (no file is opened)
+    bool contains(const std::string& key) const;
+    /// Opens the object stored under key and checks its file (header, size,
+    /// key and head); a file that fails is forgotten and removed. Counts a
+    /// hit and makes it the most recently used.
+    std::optional<Hit> open(const std::string& key);
+    /// forgets the object under key and removes its file; whether there was one
+    bool erase(const std::string& key) override;
+    /// waits for every job and finishes it (shutdown, tests)
+    void drain() { pool_.drain(); }
+    /// the figures now
+    CacheStats stats() const;
+
+    void noteCommitted(Writer& writer) override;
+    void noteAbandoned(Writer& writer, int error) override;
+
+private:
+    /// One cache_dir.
+    struct Dir {
+        Config::CacheDir config;   ///< its squid.conf line
+        Layout layout;             ///< its paths
+        Index index;               ///< its objects
+        uint32_t nextFile = 0;     ///< the next file number
+        uint64_t writingBytes = 0; ///< expected bytes of its objects being written
+        bool full = false;         ///< the disk said ENOSPC: no more storing
+        unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
+
+        explicit Dir(const Config::CacheDir& line) : config(line), layout(line) {}
+    };
+
+    /// an object being written and its cache_dir
+    struct Writing {
+        std::unique_ptr<Writer> writer; ///< the writer
+        Dir* dir;                       ///< where it writes
+    };
+
+    bool takes(const Dir& dir, std::optional<uint64_t> size) const;
+    Dir* pick(std::optional<uint64_t> size);
+    Writing& writingOf(const Writer& writer);
+    void removeFile(Dir& dir, uint32_t fileNumber);
+    void evict(Dir& dir);
+    void release(Writer& writer);
+    void noteScanned(Dir& dir, ScanResult&& result);
+
+    Comm::Loop& loop_;
+    IoPool pool_;
+    std::vector<std::unique_ptr<Dir>> dirs_;
+    std::vector<Writing> writers_;  ///< every object being written
+    uint64_t maximumObjectSize_;    ///< maximum_object_size
+    unsigned swapLow_;              ///< cache_swap_low
+    unsigned swapHigh_;             ///< cache_swap_high
+    Config::StoreDirSelect select_; ///< store_dir_select_algorithm
+    size_t nextDir_ = 0;            ///< round-robin's next
+    CacheStats counters_;           ///< the counters of stats()
+};
+
+} // namespace Disk

@@ -1,0 +1,76 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Store::DiskTier: what the cache transaction's decisions
+/// (Store::LookUp(), Store::Admit()) need of the disk store behind
+/// cache_dir, which implements it (Disk::Cache; doc/design.md "The disk
+/// store"). The store part stays below the disk part: it names only this
+/// interface. Store::StoredFile is a disk hit's body: an open file and the
+/// range of it that is the body, sent to the client with sendfile(2)
+/// (Store::BodyWriter::setFileBody()).
+
+#pragma once
+
+#include "base/RefCount.h"
+#include "store/forward.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unistd.h>
+
+namespace Store {
+
+/// The body of a disk hit: bytes [offset, offset + length) of an open file.
+class StoredFile final : public RefCountable {
+public:
+    /// takes ownership of fd
+    StoredFile(int fd, uint64_t offset, uint64_t length) : fd_(fd), offset_(offset), length_(length) {}
+    ~StoredFile() override
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    StoredFile(const StoredFile&) = delete;
+    StoredFile& operator=(const StoredFile&) = delete;
+
+    /// the open file (owned)
+    int fd() const { return fd_; }
+    /// where the body starts in it
+    uint64_t offset() const { return offset_; }
+    /// the body's bytes
+    uint64_t length() const { return length_; }
+
+private:
+    int fd_;
+    uint64_t offset_;
+    uint64_t length_;
+};
+
+/// An object found in the disk store: its reply head (a complete entry with
+/// no body bytes in memory) and its body's file.
+struct DiskObject {
+    EntryRef entry;     ///< the reply head (Entry::reply()), complete, empty body
+    StoredFileRef file; ///< the body
+};
+
+/// The disk store, as the cache's decisions see it.
+class DiskTier {
+public:
+    virtual ~DiskTier() = default;
+    /// the object stored under key (a MakeKey(); the disk keeps no Vary
+    /// variant), opened and checked; nothing when none (or its file failed
+    /// the checks). Counts a hit in the disk store.
+    virtual std::optional<DiskObject> find(const std::string& key) = 0;
+    /// whether a cache_dir takes an object of this body size (nullopt: unknown)
+    virtual bool admits(std::optional<uint64_t> size) const = 0;
+    /// starts storing entry (its head arrived, no body byte released) under
+    /// key; false when no cache_dir takes it
+    virtual bool store(const std::string& key, const EntryRef& entry, std::optional<uint64_t> size) = 0;
+    /// forgets the object under key (its file is removed); whether there was one
+    virtual bool erase(const std::string& key) = 0;
+};
+
+} // namespace Store

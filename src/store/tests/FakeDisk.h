@@ -1,0 +1,47 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Test helper: a Store::DiskTier that keeps its objects in a map,
+/// for the decisions that ask the disk store (Admit(), LookUp()).
+
+#pragma once
+
+#include "store/DiskTier.h"
+#include "store/Entry.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace TestStore {
+
+/// A disk store in memory: store() keeps the entry, find() gives it back
+/// with a file of none (-1).
+class FakeDisk : public Store::DiskTier {
+public:
+    std::optional<Store::DiskObject> find(const std::string& key) override
+    {
+        const auto it = objects.find(key);
+        if (it == objects.end())
+            return std::nullopt;
+        ++finds;
+        return Store::DiskObject{it->second, MakeRef<Store::StoredFile>(-1, 0, 0)};
+    }
+    bool admits(std::optional<uint64_t> size) const override { return !size || *size <= maxSize; }
+    bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override
+    {
+        if (!admits(size))
+            return false;
+        objects[key] = entry;
+        return true;
+    }
+    bool erase(const std::string& key) override { return objects.erase(key) != 0; }
+
+    std::map<std::string, Store::EntryRef> objects; ///< what was stored, by key
+    uint64_t maxSize = 4 << 20;                     ///< maximum_object_size
+    unsigned finds = 0;                             ///< find() calls that found an object
+};
+
+} // namespace TestStore
