@@ -27,6 +27,7 @@ const std::vector<Mgr::ActionProfile>& Mgr::Actions()
         {"60min", "60 Minute Average of Counters", false},
         {"utilization", "Cache Utilization", false},
         {"active_requests", "Client-side Active Requests", false},
+        {"storedir", "Store Directory Stats", false},
         {"server_list", "Peer Cache Statistics", false},
         {"metrics", "OpenMetrics (Prometheus) Counters", false},
     };

@@ -106,6 +106,25 @@ struct StoredObject {
     int64_t expires = -1;      ///< its Expires, or -1
 };
 
+/// One cache_dir (storedir).
+struct StoreDir {
+    std::string type;           ///< ufs, aufs, diskd or rock, as squid.conf says
+    std::string path;           ///< its directory
+    unsigned l1 = 0;            ///< first-level subdirectories
+    unsigned l2 = 0;            ///< second-level subdirectories
+    uint64_t maxBytes = 0;      ///< MBYTES, in bytes
+    uint64_t usedBytes = 0;     ///< what its objects take
+    size_t objects = 0;         ///< objects stored
+    bool noStore = false;       ///< no-store (Squid's read-only)
+    bool full = false;          ///< storing stopped: the disk said it is full
+    bool rebuilding = false;    ///< its index is being rebuilt from its files
+    uint64_t fsBlockSize = 0;   ///< the filesystem's block size (statvfs), 0 when unknown
+    uint64_t fsUsedKb = 0;      ///< the filesystem's space in use, KB
+    uint64_t fsTotalKb = 0;     ///< the filesystem's size, KB
+    uint64_t fsInodesUsed = 0;  ///< its inodes in use
+    uint64_t fsInodesTotal = 0; ///< its inodes
+};
+
 /// One host name the resolver knows (ipcache, fqdncache).
 struct HostEntry {
     std::string name;                   ///< the name
@@ -154,6 +173,8 @@ struct Figures {
     uint64_t cacheEvictions = 0;       ///< objects evicted for room
     std::string cachePolicy;           ///< memory_replacement_policy
     std::vector<StoredObject> objects; ///< every stored object
+    size_t diskObjects = 0;            ///< objects in the cache_dirs
+    std::vector<StoreDir> storeDirs;   ///< each cache_dir
 
     // the resolver
     uint64_t dnsLookups = 0;          ///< names asked for

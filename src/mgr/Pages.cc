@@ -391,6 +391,57 @@ void ObjectsPage(std::string& out, const Figures& f)
     }
 }
 
+/// storedir: Squid 5.7's store directory page (StoreController::stat() and
+/// UFSSwapDir::stat()); cuttle's own figures under "cuttle:"
+void StoreDirPage(std::string& out, const Figures& f)
+{
+    uint64_t maxBytes = 0, usedBytes = 0;
+    for (const auto& d : f.storeDirs) {
+        maxBytes += d.maxBytes;
+        usedBytes += d.usedBytes;
+    }
+    out += "Store Directory Statistics:\n";
+    Printf(out, "Store Entries          : %zu\n", f.objects.size() + f.diskObjects);
+    Printf(out, "Maximum Swap Size      : %llu KB\n", static_cast<unsigned long long>(maxBytes / 1024));
+    Printf(out, "Current Store Swap Size: %.2f KB\n", static_cast<double>(usedBytes) / 1024.0);
+    const double used = Percent(static_cast<double>(usedBytes), static_cast<double>(maxBytes));
+    Printf(out, "Current Capacity       : %.2f%% used, %.2f%% free\n", used, 100.0 - used);
+    for (size_t i = 0; i < f.storeDirs.size(); ++i) {
+        const auto& d = f.storeDirs[i];
+        Printf(out, "\nStore Directory #%zu (%s): %s\n", i, d.type.c_str(), d.path.c_str());
+        Printf(out, "FS Block Size %llu Bytes\n", static_cast<unsigned long long>(d.fsBlockSize));
+        Printf(out, "First level subdirectories: %u\n", d.l1);
+        Printf(out, "Second level subdirectories: %u\n", d.l2);
+        Printf(out, "Maximum Size: %llu KB\n", static_cast<unsigned long long>(d.maxBytes / 1024));
+        Printf(out, "Current Size: %.2f KB\n", static_cast<double>(d.usedBytes) / 1024.0);
+        Printf(out, "Percent Used: %0.2f%%\n",
+               Percent(static_cast<double>(d.usedBytes), static_cast<double>(d.maxBytes)));
+        // Squid's file map starts at 2^14 bits and doubles as it fills
+        size_t bits = 16384;
+        while (bits < d.objects)
+            bits *= 2;
+        Printf(out, "Filemap bits in use: %zu of %zu (%d%%)\n", d.objects, bits,
+               static_cast<int>(Percent(static_cast<double>(d.objects), static_cast<double>(bits))));
+        Printf(out, "Filesystem Space in use: %llu/%llu KB (%d%%)\n",
+               static_cast<unsigned long long>(d.fsUsedKb), static_cast<unsigned long long>(d.fsTotalKb),
+               static_cast<int>(Percent(static_cast<double>(d.fsUsedKb), static_cast<double>(d.fsTotalKb))));
+        Printf(out, "Filesystem Inodes in use: %llu/%llu (%d%%)\n",
+               static_cast<unsigned long long>(d.fsInodesUsed),
+               static_cast<unsigned long long>(d.fsInodesTotal),
+               static_cast<int>(
+                   Percent(static_cast<double>(d.fsInodesUsed), static_cast<double>(d.fsInodesTotal))));
+        Printf(out, "Flags:%s\n", d.noStore ? " READ-ONLY" : "");
+        out += "Removal policy: lru\n";
+        out += "cuttle:\n";
+        Printf(out, "objects: %zu\n", d.objects);
+        Printf(out, "rebuilding: %s\n", d.rebuilding ? "yes" : "no");
+        Printf(out, "storing: %s\n",
+               d.noStore ? "no (no-store)"
+               : d.full  ? "stopped (the disk is full)"
+                         : "yes");
+    }
+}
+
 void ActiveRequestsPage(std::string& out, const Figures& f)
 {
     for (const auto& r : f.active) {
@@ -559,6 +610,8 @@ std::optional<std::string> Mgr::RenderPage(std::string_view action, const Figure
         MemPage(out, figures);
     else if (action == "objects" || action == "vm_objects")
         ObjectsPage(out, figures);
+    else if (action == "storedir")
+        StoreDirPage(out, figures);
     else if (action == "active_requests")
         ActiveRequestsPage(out, figures);
     else if (action == "client_list")

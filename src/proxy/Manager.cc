@@ -13,6 +13,7 @@
 #include "mgr/Pages.h"
 #include "sbuf/BlockPool.h"
 #include "server/Peers.h"
+#include "disk/Cache.h"
 #include "store/StoreLog.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -139,6 +141,35 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         o.readers = entry.readerCount();
         f.objects.push_back(std::move(o));
     });
+    if (disk_) {
+        for (const auto& dir : disk_->stats().dirs) {
+            Mgr::StoreDir d;
+            d.type = dir.type;
+            d.path = dir.path;
+            d.maxBytes = dir.maxBytes;
+            d.usedBytes = dir.usedBytes;
+            d.objects = dir.objects;
+            d.full = dir.full;
+            d.rebuilding = dir.rebuilding;
+            for (const auto& line : settings_->cacheDirs) {
+                if (line.path == dir.path) {
+                    d.l1 = line.l1;
+                    d.l2 = line.l2;
+                    d.noStore = line.noStore;
+                }
+            }
+            struct statvfs fs {};
+            if (::statvfs(dir.path.c_str(), &fs) == 0) {
+                d.fsBlockSize = fs.f_bsize;
+                d.fsTotalKb = uint64_t(fs.f_blocks) * fs.f_frsize / 1024;
+                d.fsUsedKb = uint64_t(fs.f_blocks - fs.f_bfree) * fs.f_frsize / 1024;
+                d.fsInodesTotal = fs.f_files;
+                d.fsInodesUsed = fs.f_files - fs.f_ffree;
+            }
+            f.diskObjects += dir.objects;
+            f.storeDirs.push_back(std::move(d));
+        }
+    }
 
     if (resolver_) {
         const auto& dns = resolver_->stats();

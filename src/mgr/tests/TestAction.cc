@@ -105,7 +105,7 @@ public:
             names += std::string(a.name) + " ";
         CPPUNIT_ASSERT_EQUAL(
             std::string("menu shutdown reconfigure rotate mem config client_list ipcache fqdncache "
-                        "info objects vm_objects counters 5min 60min utilization active_requests "
+                        "info objects vm_objects counters 5min 60min utilization active_requests storedir "
                         "server_list metrics "),
             names);
     }
