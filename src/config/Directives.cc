@@ -349,8 +349,9 @@ const std::vector<Directive> Table = {
      "When a cache_dir is fuller than cache_swap_high percent of its MBYTES, objects are removed, least "
      "recently used first, until it is below cache_swap_low percent.",
      CacheSwapHandler, false},
-    {"cache_swap_high", "PERCENT", "95", nullptr, "cacheSwapHigh", "See cache_swap_low.", CacheSwapHandler,
-     false},
+    {"cache_swap_high", "PERCENT", "95", nullptr, "cacheSwapHigh",
+     "The use of a cache_dir, in percent of its MBYTES, past which objects are evicted; see cache_swap_low.",
+     CacheSwapHandler, false},
     {"memory_cache_mode", "always|disk|network", "always", nullptr, "memoryCacheMode",
      "Which objects the memory cache keeps, as in Squid: always, every object that fits in "
      "maximum_object_size_in_memory; network, only objects fetched from the network; disk, no object "

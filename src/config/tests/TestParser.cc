@@ -409,11 +409,11 @@ public:
 
     void squidOnlyWordWarnsOncePerName()
     {
-        const auto s = ok("cache_dir ufs /a 100 16 256\nclient_db on\ncache_dir ufs /b 100 16 256\n"
-                          "cache_dir ufs /c 100 16 256\n");
+        const auto s = ok("half_closed_clients off\nclient_db on\nhalf_closed_clients on\n"
+                          "half_closed_clients off\n");
         const auto w = warnings();
         CPPUNIT_ASSERT_EQUAL(size_t(2), w.size());
-        CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'cache_dir'", 0) == 0);
+        CPPUNIT_ASSERT(w[0].rfind("t.conf:1: WARNING: 'half_closed_clients'", 0) == 0);
         CPPUNIT_ASSERT(has(w[0], "2 more lines"));
         CPPUNIT_ASSERT(w[1].rfind("t.conf:2: WARNING: 'client_db'", 0) == 0);
     }
