@@ -62,8 +62,8 @@ struct Options {
 
 void Usage(std::ostream& out)
 {
-    out << "Usage: cuttle [-hvzCFNRSXY] [-n name] [-s | -l facility] [-d level] [-f config-file] [-a port]\n"
-           "              [-k parse|check|reconfigure|rotate|shutdown|interrupt|kill]\n"
+    out << "Usage: cuttle [-hvzCFNRSXY] [-n name] [-s | -l facility] [-d level] [-f config-file]\n"
+           "              [-[au] port] [-k parse|check|reconfigure|rotate|shutdown|interrupt|kill]\n"
            "    -h | --help       Print help message.\n"
            "    -v | --version    Print version details.\n"
            "\n"
