@@ -191,7 +191,8 @@ public:
     /// Iterates until stop().
     void run();
     /// One iteration, waiting at most maxWait for events (0: poll). Returns
-    /// the number of callbacks made (I/O, timers, deferred calls).
+    /// the number of callbacks made (I/O, timers, deferred calls). Not from
+    /// inside a callback of this loop (the deferred calls' batch is one).
     size_t runOnce(Milliseconds maxWait);
     /// Makes run() return after the current iteration.
     void stop() { stopping_ = true; }
@@ -227,7 +228,7 @@ private:
     /// A pending timer or deferred call, in a slot of calls_ that is reused
     /// once it ran or was cancelled (no allocation per call but the
     /// std::function's, which small captures avoid). Its id is the slot's
-    /// index and generation, as an epoll cookie is (see CallId()).
+    /// index and generation, as an epoll cookie is (see addCall()).
     struct TimerCall {
         std::function<void()> fn;
         IoHandler* owner = nullptr;
