@@ -512,8 +512,11 @@ void Store::Index::clear()
             if (slot->kind == Kind::Marker)
                 continue;
             auto& record = static_cast<ObjectRecord&>(*slot);
-            if (record.where == Where::InPolicy)
+            if (record.where == Where::InPolicy) {
+                if (releaseObserver_)
+                    releaseObserver_(record.key(), *record.entry);
                 policy_->remove(record);
+            }
             record.entry->setKept(false);
         }
     }
