@@ -6,22 +6,9 @@
 #include "cuttle.h"
 #include "tls/ClientContext.h"
 #include "tls/Connection.h"
-
-#include <openssl/err.h>
+#include "tls/Context.h"
 
 namespace {
-
-/// OpenSSL's reason for the last failure, or `fallback`
-std::string LastError(const char* fallback)
-{
-    const unsigned long e = ERR_peek_last_error();
-    ERR_clear_error();
-    if (!e)
-        return fallback;
-    char text[256];
-    ERR_error_string_n(e, text, sizeof(text));
-    return text;
-}
 
 /// OpenSSL's new-session callback: keeps the session for the connection's origin
 int NewSession(SSL* ssl, SSL_SESSION* session)
@@ -41,19 +28,10 @@ Tls::ClientContext::ClientContext(CtxPtr&& ctx, const ClientOptions& options)
 
 RefCount<Tls::ClientContext> Tls::ClientContext::Make(const ClientOptions& options, std::string& why)
 {
-    ERR_clear_error();
-    CtxPtr ctx(SSL_CTX_new(TLS_client_method()));
-    if (!ctx) {
-        why = LastError("SSL_CTX_new failed");
+    auto ctx = NewContext(TLS_client_method(), options.setOptions, options.clearOptions, options.minVersion,
+                          "min-version", why);
+    if (!ctx)
         return nullptr;
-    }
-    SSL_CTX_set_options(ctx.get(), options.setOptions | SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_clear_options(ctx.get(), options.clearOptions);
-    SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    if (!SSL_CTX_set_min_proto_version(ctx.get(), options.minVersion)) {
-        why = "min-version: " + LastError("not supported");
-        return nullptr;
-    }
     if (!options.cipher.empty() && !SSL_CTX_set_cipher_list(ctx.get(), options.cipher.c_str())) {
         why = "cipher=" + options.cipher + ": " + LastError("no cipher matches");
         return nullptr;
