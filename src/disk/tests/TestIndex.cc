@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "disk/Index.h"
+#include "store/tests/HeapBytes.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -12,34 +13,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CUTTLE_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CUTTLE_TEST_ASAN 1
-#endif
-
-#if defined(CUTTLE_TEST_ASAN)
-// from <sanitizer/allocator_interface.h>, which not every compiler installs
-extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
-#else
-#include <malloc.h>
-#endif
-
 namespace {
-
-/// bytes malloc has handed out and not taken back
-size_t HeapBytesInUse()
-{
-#if defined(CUTTLE_TEST_ASAN)
-    return __sanitizer_get_current_allocated_bytes();
-#else
-    const struct mallinfo2 info = mallinfo2();
-    return info.uordblks + info.hblkhd;
-#endif
-}
 
 std::string Key(size_t i)
 {
@@ -134,11 +108,11 @@ public:
         for (size_t i = 0; i < n; ++i)
             keys.push_back(Key(i));
         CPPUNIT_ASSERT_EQUAL(size_t(64), keys[0].size());
-        const size_t before = HeapBytesInUse();
+        const size_t before = TestStore::HeapBytesInUse();
         Disk::Index index; // its first buckets are counted too
         for (size_t i = 0; i < n; ++i)
             index.insert(keys[i], At(uint32_t(i)));
-        const size_t after = HeapBytesInUse();
+        const size_t after = TestStore::HeapBytesInUse();
         const double perObject = double(after - before) / n - double(keys[0].size());
         CPPUNIT_ASSERT_MESSAGE("bytes per object beyond the key: " + std::to_string(perObject),
                                perObject <= 100);

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "store/Index.h"
+#include "store/tests/HeapBytes.h"
 #include "http/ReplyParser.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
@@ -24,39 +25,11 @@
 
 #include <sys/uio.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CUTTLE_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CUTTLE_TEST_ASAN 1
-#endif
-
-#if defined(CUTTLE_TEST_ASAN)
-// from <sanitizer/allocator_interface.h>, which not every compiler installs
-extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
-#else
-#include <malloc.h>
-#endif
-
 namespace {
 
 using Fields = std::vector<Http::HeaderField>;
 
 constexpr size_t Block = 4096; ///< the block size most tests use
-
-/// bytes malloc has handed out and not taken back (chunk sizes with glibc,
-/// requested sizes under ASan)
-size_t HeapBytesInUse()
-{
-#if defined(CUTTLE_TEST_ASAN)
-    return __sanitizer_get_current_allocated_bytes();
-#else
-    const struct mallinfo2 info = mallinfo2();
-    return info.uordblks + info.hblkhd;
-#endif
-}
 
 /// Makes entries from one pool (declare it before the index and the entries).
 class Maker {
@@ -861,7 +834,7 @@ public:
             CPPUNIT_ASSERT_EQUAL(size_t(64), keys[0].size());
 
             Store::Index index(Store::MakePolicy(words), uint64_t(1) << 40);
-            const size_t before = HeapBytesInUse();
+            const size_t before = TestStore::HeapBytesInUse();
             for (size_t i = 0; i < n; ++i) {
                 auto block = Sbuf::MemBlob::Make(m.pool, 16 * 1024);
                 block->append(head);
@@ -888,7 +861,7 @@ public:
                 CPPUNIT_ASSERT(index.update(*fullKey, *e));
                 entries.push_back(std::move(e));
             }
-            const size_t after = HeapBytesInUse();
+            const size_t after = TestStore::HeapBytesInUse();
             CPPUNIT_ASSERT_EQUAL(n, index.objectCount());
             CPPUNIT_ASSERT_EQUAL(uint64_t(n * objectBytes), index.bytesHeld()); // exact blocks
 
