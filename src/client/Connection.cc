@@ -108,6 +108,8 @@ void Client::Connection::handleIo(const Comm::IoEvents& events)
 {
     if (events.hangup)
         peerClosed_ = true; // edge-triggered: this is the only report of it
+    if (events.readable || events.hangup)
+        socketDrained_ = false;
     switch (state_) {
     case State::ReadingHead:
     case State::Lingering:
@@ -168,6 +170,12 @@ void Client::Connection::drive()
                 continue;
             if (hostLookup_.isPending())
                 return; // an intercepted Host is being resolved: its verdict resumes
+            if (socketDrained_ && !peerClosed_) {
+                // after a reply: nothing came since the last read (no event
+                // said so), so wait for the next request's event
+                dropBufferIfConsumed();
+                return;
+            }
             const auto outcome = readSome();
             if (outcome == ReadResult::Wait || outcome == ReadResult::Closed)
                 return;
@@ -245,6 +253,7 @@ Client::Connection::ReadResult Client::Connection::readSome()
             }
             buffer_->commit(static_cast<size_t>(n));
             readFilled_ = static_cast<size_t>(n) == space.size();
+            socketDrained_ = !readFilled_;
             return readFilled_ ? ReadResult::Some : ReadResult::Drained;
         }
         if (n == 0) {
@@ -256,6 +265,7 @@ Client::Connection::ReadResult Client::Connection::readSome()
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             readFilled_ = false;
+            socketDrained_ = true;
             dropBufferIfConsumed();
             return ReadResult::Wait;
         }
@@ -733,6 +743,7 @@ void Client::Connection::readBody()
             buffer_->commit(size_t(n));
             tx_->body->sizer.noteRead(space.size(), size_t(n));
             readFilled_ = size_t(n) == space.size();
+            socketDrained_ = !readFilled_;
             consumeBody();
             if (!readFilled_ && !peerClosed_)
                 return;
@@ -742,6 +753,7 @@ void Client::Connection::readBody()
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             readFilled_ = false;
+            socketDrained_ = true;
             return;
         }
         debugs(33, 2, "client " << peerHost_ << " closed the connection inside the request body");

@@ -387,6 +387,10 @@ private:
     /// the last read of the socket filled the space it was offered: more
     /// bytes may wait there with no new edge to announce them
     bool readFilled_ = false;
+    /// the last read of a head came up short (or found nothing) and no event
+    /// has said readable since: a read now would find nothing (a fresh
+    /// connection starts false: its bytes may predate the watch)
+    bool socketDrained_ = false;
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 

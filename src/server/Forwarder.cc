@@ -158,7 +158,8 @@ void Server::Forwarder::nextDestination()
         connection_->setUser(this);
         stage_ = Stage::Connecting;
         // act from the loop, never from inside start()
-        timer_ = context_.loop.defer([this] { onConnected(); }, this);
+        // (the pool read it until EAGAIN: nothing waits unread on it)
+        timer_ = context_.loop.defer([this] { onConnected(false); }, this);
         return;
     }
     dial();
@@ -240,7 +241,7 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
         startHandshake();
         return;
     }
-    onConnected();
+    onConnected(true); // the connector may have taken a readable event with its own
 }
 
 void Server::Forwarder::startHandshake()
@@ -286,7 +287,7 @@ void Server::Forwarder::continueHandshake()
                        << (tls.isResumed() ? ", session resumed" : ""));
     // bytes that came with the handshake's end (the reply, even) announce
     // themselves no more: onConnected() reads at once
-    onConnected();
+    onConnected(true);
 }
 
 void Server::Forwarder::chargeTo(Store::Charge&& stored)
@@ -295,7 +296,7 @@ void Server::Forwarder::chargeTo(Store::Charge&& stored)
     charge();
 }
 
-void Server::Forwarder::onConnected()
+void Server::Forwarder::onConnected(bool mayHaveReply)
 {
     dialer_.reset(); // from the loop: not inside its own callback any more
     stage_ = Stage::Exchanging;
@@ -306,8 +307,8 @@ void Server::Forwarder::onConnected()
     requestTime_ = ::time(nullptr);
     sender_.start(peerHead_.empty() ? request_.head : peerHead_, request_.bodyFraming, *body_);
     sendMore();
-    if (stage_ == Stage::Exchanging)
-        readMore(); // a reply (or an EOF) may already be waiting
+    if (mayHaveReply && stage_ == Stage::Exchanging)
+        readMore(); // a reply (or an EOF) may be waiting, its event gone
 }
 
 void Server::Forwarder::handleIo(const Comm::IoEvents& events)
@@ -320,7 +321,7 @@ void Server::Forwarder::handleIo(const Comm::IoEvents& events)
         // a pooled connection's first event: go on now rather than at the
         // deferred call that start() set (this is not inside start())
         timer_.cancel();
-        onConnected();
+        onConnected(events.readable || events.hangup || events.error);
         return;
     }
     if (stage_ != Stage::Exchanging)
@@ -522,7 +523,10 @@ void Server::Forwarder::readMore()
                                                     context_.readsBySize.size() - 1)];
             activity_ = context_.loop.now();
             replyBytes_ += got;
+            // the readers hear of all this read brought at once (a head and its body: one write)
+            Store::Entry::NotificationHold hold(*reply_);
             process(from, got);
+            hold.release();
             charge();
             // a short read drained the socket, unless its FIN came with it
             if (got < space.size() && !peerClosed_ && !endWaits)
@@ -616,9 +620,7 @@ bool Server::Forwarder::parseHead()
             reusable_ = false;
         headStart_ += parser_.headSize();
         headDone_ = true;
-        reply_->setReply(std::move(reply));
-        if (stage_ != Stage::Exchanging)
-            return false; // the client went away when told
+        reply_->setReply(std::move(reply)); // told when readMore()'s hold ends
         if (framing_ == Http::ReplyParser::Framing::None ||
             (framing_ == Http::ReplyParser::Framing::Length && bodyLeft_ == 0)) {
             if (headStart_ < block_->size())

@@ -209,7 +209,9 @@ private:
     void onDialed(Comm::Connector::Result&& result);
     void startHandshake();
     void continueHandshake();
-    void onConnected();
+    /// sends the request; reads at once when mayHaveReply (an event that
+    /// said readable was taken before, or the TLS handshake read ahead)
+    void onConnected(bool mayHaveReply);
     void sendMore();
     void readMore();
     bool makeReadSpace();

@@ -238,8 +238,37 @@ void Store::Entry::noteConsumed()
         flow_->producer->resumeProducing();
 }
 
+Store::Entry::NotificationHold::NotificationHold(Entry& entry) : entry_(&entry), outer_(!entry.held_)
+{
+    entry.held_ = true;
+}
+
+Store::Entry::NotificationHold::~NotificationHold()
+{
+    if (entry_ && outer_)
+        entry_->held_ = entry_->toldWhileHeld_ = false;
+}
+
+void Store::Entry::NotificationHold::release()
+{
+    if (!entry_)
+        return;
+    const auto entry = std::move(entry_);
+    if (!outer_)
+        return;
+    entry->held_ = false;
+    if (entry->toldWhileHeld_) {
+        entry->toldWhileHeld_ = false;
+        entry->notifyReaders();
+    }
+}
+
 void Store::Entry::notifyReaders()
 {
+    if (held_) {
+        toldWhileHeld_ = true;
+        return;
+    }
     if (notifying_ || !flow_)
         return; // a reader's callback appended: the outer loop's readers see it
     notifying_ = true;

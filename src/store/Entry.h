@@ -165,6 +165,28 @@ public:
     void append(const Sbuf::Slice& slice);
     /// no more bytes will come: tells every reader
     void complete();
+
+    /// Holds the readers' notifications while a producer hands over what
+    /// one read brought (a head, the body bytes that came with it, the end):
+    /// each reader is told once, by release() of the outermost hold, so a
+    /// small reply's head and body go out in one write (doc/design.md "The
+    /// path of a body byte"). A hold destroyed without release() (an
+    /// exception) tells no one: the producer's failure will.
+    class NotificationHold {
+    public:
+        explicit NotificationHold(Entry& entry);
+        ~NotificationHold();
+        /// ends the hold; the outermost one tells the readers if anything
+        /// happened meanwhile (a reader told may drop the entry: it is held)
+        void release();
+        NotificationHold(const NotificationHold&) = delete;
+        NotificationHold& operator=(const NotificationHold&) = delete;
+
+    private:
+        RefCount<Entry> entry_; ///< null once released
+        bool outer_;            ///< whether this hold tells the readers
+    };
+
     /// the producer failed (origin reset, timeout): tells every reader
     void fail(const std::string& why);
     /// the state now
@@ -250,12 +272,14 @@ private:
     // the small members first: they fill RefCountable's tail padding (a
     // cached object's Entry is one of its few allocations)
     State state_ = State::Streaming;
-    bool kept_ = false;          ///< see isKept()
-    bool notifying_ = false;     ///< inside notifyReaders(): a reader removed then is skipped
-    bool hasReply_ = false;      ///< whether reply_ was set
-    Reply reply_;                ///< the head (held here: one allocation less per cached object)
-    Sbuf::SliceSequence body_;   ///< the bytes held
-    std::unique_ptr<Flow> flow_; ///< see Flow; null while the entry is at rest
+    bool kept_ : 1 = false;          ///< see isKept()
+    bool notifying_ : 1 = false;     ///< inside notifyReaders(): a reader removed then is skipped
+    bool held_ : 1 = false;          ///< a NotificationHold is in force
+    bool toldWhileHeld_ : 1 = false; ///< notifyReaders() was called under the hold
+    bool hasReply_ : 1 = false;      ///< whether reply_ was set
+    Reply reply_;                    ///< the head (held here: one allocation less per cached object)
+    Sbuf::SliceSequence body_;       ///< the bytes held
+    std::unique_ptr<Flow> flow_;     ///< see Flow; null while the entry is at rest
 };
 
 } // namespace Store

@@ -72,6 +72,8 @@ class TestEntry : public CppUnit::TestFixture {
     CPPUNIT_TEST(readerRemovedWhileNotifiedIsSkipped);
     CPPUNIT_TEST(replacedReaderKeepsItsPlace);
     CPPUNIT_TEST(completeAndFailNotifyOnce);
+    CPPUNIT_TEST(heldNotificationsTellOnceAtTheOutermostRelease);
+    CPPUNIT_TEST(holdWithNothingToTellTellsNothing);
     CPPUNIT_TEST(replyFieldsAreFoundIgnoringCase);
     CPPUNIT_TEST(smallKeptObjectIsCompactedOnce);
     CPPUNIT_TEST_SUITE_END();
@@ -247,6 +249,57 @@ public:
         CPPUNIT_ASSERT_EQUAL(1, r.notes);
         CPPUNIT_ASSERT(e->isComplete());
         CPPUNIT_ASSERT(!e->hasFailed());
+        e->removeReader(r);
+    }
+
+    void heldNotificationsTellOnceAtTheOutermostRelease()
+    {
+        // a head, its body and the end in one read: one notification, at the
+        // outermost release, with everything there to see
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        TestReader r(*e);
+        e->addReader(r);
+        Store::Entry::NotificationHold outer(*e);
+        {
+            Store::Entry::NotificationHold inner(*e);
+            e->setReply(std::make_unique<Store::Reply>());
+            appendBlock(pool, *e, 100, 'a');
+            inner.release();
+        }
+        appendBlock(pool, *e, 100, 'b');
+        e->complete();
+        CPPUNIT_ASSERT_EQUAL(0, r.notes);
+        outer.release();
+        CPPUNIT_ASSERT_EQUAL(1, r.notes);
+        CPPUNIT_ASSERT(e->reply() && e->isComplete());
+        CPPUNIT_ASSERT_EQUAL(std::string(100, 'a') + std::string(100, 'b'), r.consume(1000));
+        outer.release(); // a second release does nothing
+        CPPUNIT_ASSERT_EQUAL(1, r.notes);
+        // the hold is over: each change tells at once again
+        e->fail("late");
+        e->removeReader(r);
+    }
+
+    void holdWithNothingToTellTellsNothing()
+    {
+        auto e = MakeRef<Store::Entry>(100);
+        TestReader r(*e);
+        e->addReader(r);
+        {
+            Store::Entry::NotificationHold hold(*e);
+            hold.release();
+        }
+        CPPUNIT_ASSERT_EQUAL(0, r.notes);
+        {
+            // destroyed without release() (an exception): nobody is told, and
+            // the entry is no longer held
+            Store::Entry::NotificationHold hold(*e);
+            e->setReply(std::make_unique<Store::Reply>());
+        }
+        CPPUNIT_ASSERT_EQUAL(0, r.notes);
+        e->complete();
+        CPPUNIT_ASSERT_EQUAL(1, r.notes);
         e->removeReader(r);
     }
 
