@@ -392,7 +392,7 @@ def versions(args):
 def source_state():
     """The commit cuttle was built from, and the files of src/ and include/
     that differed from it when the run started (a shared checkout)."""
-    if not os.path.isdir(os.path.join(SRCDIR, ".git")):
+    if not os.path.exists(os.path.join(SRCDIR, ".git")):  # a file in a git worktree
         return None
     head = run_quiet(["git", "-C", SRCDIR, "rev-parse", "--short", "HEAD"]).stdout.strip()
     status = run_quiet(["git", "-C", SRCDIR, "status", "--porcelain", "--", "src", "include"]).stdout

@@ -68,7 +68,7 @@ CACHE_MB = 5000
 MAX_OBJECT = "2 GB"
 CACHEABLE = "cc=max-age=86400"
 HIT_OBJECTS = 2000
-DISK_KINDS = PERF_KINDS + ["pread64", "pwrite64", "preadv", "pwritev", "fsync", "fdatasync", "rename", "unlink", "fstat", "newfstatat"]
+DISK_KINDS = PERF_KINDS + ["pread64", "pwrite64", "preadv", "pwritev", "fsync", "fdatasync", "rename", "unlink", "newfstatat"]
 FETCHES = {"miss": "storing miss", "hit": "disk hit, page cache warm", "cold": "disk hit, page cache dropped", "direct": "direct"}
 
 
@@ -96,7 +96,9 @@ class CuttleDisk(Cuttle):
 
     def start(self, port=None):
         if not os.path.isdir(self.cache_dir):
-            os.makedirs(self.cache_dir)
+            # started as root, cuttle works as cache_effective_user (proxy), as Squid does
+            os.chmod(self.tmp, 0o777)
+            own_dir(self.cache_dir, "proxy")
             r = run_quiet([self.binary, "-z", "-f", self.write_config()], timeout=120)
             if r.returncode != 0:
                 raise BenchError("cuttle -z: %s" % r.stdout.strip()[-300:])

@@ -126,7 +126,7 @@ def bar_plot(out_dir, png, title, series, rows, notes):
                 "set terminal png size 960,600 font ',11' noenhanced",
                 "set output '%s'" % os.path.join(out_dir, png),
                 "set title '%s'" % title.replace("'", ""),
-                "set bmargin 4",
+                "set bmargin 5",
                 "set style data histograms",
                 "set style histogram clustered gap 1",
                 "set style fill solid 0.8 border -1",
@@ -136,7 +136,8 @@ def bar_plot(out_dir, png, title, series, rows, notes):
                 "set grid ytics",
                 "set key outside right",
                 "set key autotitle columnheader",
-                "set xtics (%s)" % ", ".join('"%s" %d' % (label.replace(", ", ",\\n"), i) for i, (label, _) in enumerate(rows)),
+                # a label on lines of its own at its comma and its parenthesis
+                "set xtics (%s)" % ", ".join('"%s" %d' % (label.replace(", ", ",\\n").replace(" (", "\\n("), i) for i, (label, _) in enumerate(rows)),
                 "plot " + ", ".join("'%s' using %d" % (datafile, i + 2) for i in range(len(series))),
             ]
         )

@@ -39,18 +39,23 @@ plot() write its part of doc/benchmarks.md.
 import glob
 import os
 import pwd
+import re
 import statistics
 import subprocess
+import sys
 import time
 
 from reportlib import bar_plot, fmt, human_size, md_table, met, provenance, ratio
 from targets import (
+    SRCDIR,
     BenchError,
     Cuttle,
     Nginx,
     Squid,
     TrafficServer,
+    Target,
     cpu_seconds,
+    cpu_seconds_fine,
     download,
     log,
     run_quiet,
@@ -58,6 +63,8 @@ from targets import (
     short_size,
     spawn,
     stop_process,
+    tail,
+    wait_for,
 )
 
 DOMAIN = "bench.test"  # RFC 2606: never a real name
@@ -186,12 +193,13 @@ class SquidBump(Squid):
     bump CA through security_file_certgen, BUMP_RULES, the origin CA for
     its TLS to origins, and the names of the run in its hosts file."""
 
-    def __init__(self, tmp, binary, certgen, pki, hosts):
+    def __init__(self, tmp, binary, certgen, pki, hosts, dns):
         super().__init__(tmp, binary, key="squid-bump", label="Squid (squid-openssl, ssl-bump)")
         self.name = "cbenchtls%d" % os.getpid()
         self.certgen = certgen
         self.pki = pki
         self.hosts = hosts
+        self.dns = dns  # an address of dns_nameservers
         self.db = os.path.join(tmp, "ssl_db")
 
     def port_line(self):
@@ -200,7 +208,7 @@ class SquidBump(Squid):
 
     def extra_lines(self):
         return ["sslcrtd_program %s -s %s -M 16MB" % (self.certgen, self.db), "sslcrtd_children 5"] + BUMP_RULES + [
-            "tls_outgoing_options cafile=%s" % self.pki.origin_ca, "hosts_file %s" % self.hosts]
+            "tls_outgoing_options cafile=%s" % self.pki.origin_ca, "hosts_file %s" % self.hosts, "dns_nameservers %s" % self.dns]
 
     def start(self):
         # the helper's certificate database, made as Squid's user will use it
@@ -219,11 +227,11 @@ class SquidBump(Squid):
         super().start()
 
 
-def cuttle_bump_lines(pki, hosts):
+def cuttle_bump_lines(pki, hosts, dns_port):
     """cuttle's lines beyond the default configuration, Squid's words for a
     bump (the http_port options apart: Cuttle's port_options)."""
     return ["sslcrtd_program /usr/lib/squid/security_file_certgen -s /var/lib/squid/ssl_db -M 4MB", "sslcrtd_children 5"] + BUMP_RULES + [
-        "tls_outgoing_options cafile=%s" % pki.origin_ca, "hosts_file %s" % hosts, "cache deny all"]
+        "tls_outgoing_options cafile=%s" % pki.origin_ca, "hosts_file %s" % hosts, "dns_nameservers 127.0.0.1:%d" % dns_port, "cache deny all"]
 
 
 def cuttle_bump_options(pki):
@@ -235,8 +243,27 @@ def parse_refusal(cuttle):
     r = run_quiet([cuttle.binary, "-k", "parse", "-f", cuttle.write_config()], timeout=30)
     if r.returncode == 0:
         return None
-    lines = [line for line in r.stdout.splitlines() if line.strip()]
-    return (lines[0] if lines else "exit %d" % r.returncode).strip()
+    lines = [line.strip() for line in r.stdout.splitlines() if line.strip()]
+    # FILE:LINE: reason, without the temp dir
+    return lines[0].replace(os.path.dirname(cuttle.conf) + os.sep, "") if lines else "exit %d" % r.returncode
+
+
+class DirectTls(Target):
+    """curl straight to nginx (the limit): no proxy, no proxy CPU."""
+
+    key = "direct"
+    label = "direct HTTPS (no proxy)"
+    is_proxy = False
+
+    def __init__(self, nginx):
+        super().__init__(nginx.tmp)
+        self.port = nginx.port
+
+    def start(self):
+        pass
+
+    def pids(self):
+        return []
 
 
 # ---------------------------------------------------------------- measuring
@@ -298,18 +325,34 @@ class TlsRun:
             for n in [ORIGIN_HOST, TUNNEL_HOST] + names:
                 f.write("127.0.0.1 %s\n" % n)
         os.chmod(self.hosts, 0o644)
+        # and a DNS server on loopback with the same names, for a proxy that
+        # asks DNS anyway (Traffic Server): no query leaves this machine
+        out = os.path.join(self.tmp, "fakedns.out")
+        cmd = [sys.executable, os.path.join(SRCDIR, "test-suite", "fakedns.py"), "--listen", "127.0.0.1:0"]
+        for n in [ORIGIN_HOST, TUNNEL_HOST] + names:
+            cmd += ["--record", n + "=127.0.0.1"]
+        self.dns = spawn(cmd, out)
+
+        def listening():
+            if self.dns.poll() is not None:
+                raise BenchError("fakedns.py exited: " + tail(out))
+            with open(out) as f:
+                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", f.read())
+            return int(m.group(1)) if m else None
+
+        self.dns_port = wait_for("fakedns.py's listening line", listening, 10)
         with open(os.path.join(bench.shm, SMALL_NAME), "wb") as f:
             f.write(b"x" * 4096)
-        self.nginx = Nginx(bench.target_dir("nginx-tls"), nginx_servers(self.pki, bench.shm), key="direct", label="direct HTTPS (nginx, no proxy)")
+        self.nginx = Nginx(bench.target_dir("nginx-tls"), nginx_servers(self.pki, bench.shm), key="nginx", label="nginx (HTTPS origin)")
         self.nginx.start()
         log("  nginx (HTTPS origin) on port %d" % self.nginx.port)
-        self.direct = self.nginx
+        self.direct = DirectTls(self.nginx)
 
     def make_targets(self):
         """[(target, kinds it runs)], unstarted; the reasons of those left out in not_measured."""
         bench = self.bench
         out = [(self.direct, ["direct"])]
-        cuttle = Cuttle(bench.target_dir("cuttle-tls"), bench.args.cuttle, key="cuttle", label="cuttle", extra=cuttle_bump_lines(self.pki, self.hosts), port_options=cuttle_bump_options(self.pki))
+        cuttle = Cuttle(bench.target_dir("cuttle-tls"), bench.args.cuttle, key="cuttle", label="cuttle", extra=cuttle_bump_lines(self.pki, self.hosts, self.dns_port), port_options=cuttle_bump_options(self.pki))
         refusal = parse_refusal(cuttle)
         if refusal is None:
             out.append((cuttle, list(KINDS)))
@@ -317,12 +360,12 @@ class TlsRun:
             self.cuttle_refusal = refusal
             for what in ("bump", "small", "first"):
                 self.not_measured["cuttle/" + what] = "cuttle -k parse refuses the bump configuration: " + refusal
-            plain = [line for line in cuttle_bump_lines(self.pki, self.hosts) if line.startswith(("tls_outgoing_options", "hosts_file", "cache "))]
+            plain = [line for line in cuttle_bump_lines(self.pki, self.hosts, self.dns_port) if line.startswith(("tls_outgoing_options", "hosts_file", "dns_nameservers", "cache "))]
             out.append((Cuttle(bench.target_dir("cuttle-tls"), bench.args.cuttle, key="cuttle", label="cuttle (no bump yet: plain http_port)", extra=plain), ["splice", "https"]))
         try:
             squid, certgen, version = unpack_squid_openssl(os.path.join(self.tmp, "squid-openssl"))
             self.squid_version = version
-            out.append((SquidBump(bench.target_dir("squid-tls"), squid, certgen, self.pki, self.hosts), list(KINDS)))
+            out.append((SquidBump(bench.target_dir("squid-tls"), squid, certgen, self.pki, self.hosts, "127.0.0.1"), list(KINDS)))
         except BenchError as e:
             self.not_measured["squid-bump"] = str(e)
         if bench.args.ats_path:
@@ -332,6 +375,10 @@ class TlsRun:
                 "CONFIG proxy.config.ssl.client.CA.cert.path STRING %s" % self.pki.dir,
                 "CONFIG proxy.config.ssl.client.CA.cert.filename STRING %s" % os.path.basename(self.pki.origin_ca),
                 "CONFIG proxy.config.ssl.client.verify.server.policy STRING ENFORCED",
+                # it refuses a GET https:// from a plain-HTTP client by default
+                "CONFIG proxy.config.ssl.client.scheme_proto_mismatch_policy INT 0",
+                "CONFIG proxy.config.dns.nameservers STRING 127.0.0.1:%d" % self.dns_port,
+                "CONFIG proxy.config.dns.resolv_conf STRING NULL",
             ]
             out.append((TrafficServer(bench.target_dir("ats-tls"), bench.args.ats_path, bench.origin.port, records=records, label="Traffic Server (no bump)"), ["splice", "https"]))
         else:
@@ -469,13 +516,13 @@ class TlsRun:
         if not t.is_proxy:
             cmd[-1:-1] = ["--resolve", "%s:%d:127.0.0.1" % (name, self.nginx.port)]
         pids = t.pids()
-        cpu0 = cpu_seconds(pids)
+        cpu0 = cpu_seconds_fine(pids)
         r = run_quiet(cmd, timeout=60)
-        cpu = cpu_seconds(pids) - cpu0
+        cpu = cpu_seconds_fine(t.pids()) - cpu0
         parts = r.stdout.split()
         if len(parts) != 2 or parts[0] != "200":
             raise BenchError("curl https://%s/: %s" % (name, r.stdout.strip()[-300:]))
-        return float(parts[1]) * 1000, cpu * 1000
+        return float(parts[1]) * 1000, cpu * 1000 if pids else None
 
     def first_rows(self, targets):
         log("  first contact: %d never-seen host names per target and round, each fetched twice (new connections)" % self.names_per_round)
@@ -536,6 +583,8 @@ def run(bench):
             t.stop()
         if getattr(tr, "nginx", None):
             tr.nginx.stop()
+        if getattr(tr, "dns", None):
+            stop_process(tr.dns)
         for key, why in tr.not_measured.items():
             bench.not_measured["tls/" + key] = why
     return data
