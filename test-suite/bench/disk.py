@@ -64,7 +64,8 @@ from targets import (
 
 co = load_script("cache_objects", "cache-objects.py")
 
-CACHE_MB = 5000
+CACHE_MB = 5000  # each proxy's disk cache
+QUICK_CACHE_MB = 1000  # with --quick, for its smaller object
 MAX_OBJECT = "2 GB"
 CACHEABLE = "cc=max-age=86400"
 HIT_OBJECTS = 2000
@@ -84,15 +85,15 @@ def own_dir(path, user):
     os.chmod(path, 0o777)
 
 
-def cuttle_lines(cache_dir):
+def cuttle_lines(cache_dir, cache_mb):
     """cuttle's lines beyond its default configuration: a disk cache, no memory cache."""
-    return ["cache_dir aufs %s %d 16 256" % (cache_dir, CACHE_MB), "maximum_object_size " + MAX_OBJECT, "memory_cache_mode disk", "cache_mem 0 MB"]
+    return ["cache_dir aufs %s %d 16 256" % (cache_dir, cache_mb), "maximum_object_size " + MAX_OBJECT, "memory_cache_mode disk", "cache_mem 0 MB"]
 
 
 class CuttleDisk(Cuttle):
-    def __init__(self, tmp, binary):
+    def __init__(self, tmp, binary, cache_mb):
         self.cache_dir = os.path.join(tmp, "cache")
-        super().__init__(tmp, binary, key="cuttle", label="cuttle (cache_dir aufs)", extra=cuttle_lines(self.cache_dir))
+        super().__init__(tmp, binary, key="cuttle", label="cuttle (cache_dir aufs)", extra=cuttle_lines(self.cache_dir, cache_mb))
 
     def start(self, port=None):
         if not os.path.isdir(self.cache_dir):
@@ -108,16 +109,17 @@ class CuttleDisk(Cuttle):
 class SquidDisk(Squid):
     """Squid 5.7 with one cache_dir of its type (rock or aufs), memory cache off."""
 
-    def __init__(self, tmp, binary, kind):
+    def __init__(self, tmp, binary, kind, cache_mb):
         super().__init__(tmp, binary, cache=True, key="squid-" + kind, label="Squid (cache_dir %s)" % kind)
         self.kind = kind
+        self.cache_mb = cache_mb
         self.name = "cbenchdisk%s%d" % (kind, os.getpid())
         self.cache_dir = os.path.join(tmp, "cache")
 
     def cache_lines(self):
         layout = "" if self.kind == "rock" else " 16 256"
         return ["cache allow all", "cache_mem 0 MB", "memory_cache_mode disk", "maximum_object_size " + MAX_OBJECT,
-                "cache_dir %s %s %d%s" % (self.kind, self.cache_dir, CACHE_MB, layout)]
+                "cache_dir %s %s %d%s" % (self.kind, self.cache_dir, self.cache_mb, layout)]
 
     def command(self):
         if self.kind == "rock":
@@ -139,15 +141,16 @@ class NginxCache(Nginx):
     """nginx as a reverse proxy to the origin with proxy_cache, X-Cache
     from $upstream_cache_status."""
 
-    def __init__(self, tmp, origin_port):
+    def __init__(self, tmp, origin_port, cache_mb):
         self.cache_dir = os.path.join(tmp, "cache")
         os.makedirs(self.cache_dir, exist_ok=True)
         self.origin_port = origin_port
+        self.cache_mb = cache_mb
         super().__init__(tmp, self.servers_of, key="nginx", label="nginx proxy_cache (reverse proxy)")
 
     def servers_of(self, port):
         return [
-            "proxy_cache_path %s levels=1:2 keys_zone=bench:64m max_size=%dm inactive=7d use_temp_path=off;" % (self.cache_dir, CACHE_MB),
+            "proxy_cache_path %s levels=1:2 keys_zone=bench:64m max_size=%dm inactive=7d use_temp_path=off;" % (self.cache_dir, self.cache_mb),
             "upstream origin { server 127.0.0.1:%d; keepalive 16; }" % self.origin_port,
             "server {",
             "  listen 127.0.0.1:%d;" % port,
@@ -164,10 +167,10 @@ class NginxCache(Nginx):
         ]
 
 
-def ats_disk(bench):
+def ats_disk(bench, cache_mb):
     records = ["CONFIG proxy.config.cache.ram_cache.size INT 0", "CONFIG proxy.config.cache.ram_cache_cutoff INT 0"]
     return TrafficServer(bench.target_dir("ats-disk"), bench.args.ats_path, bench.origin.port, cache=True, key="ats", label="Traffic Server (disk cache, RAM cache 0)",
-                         records=records, storage="%dM" % CACHE_MB)
+                         records=records, storage="%dM" % cache_mb)
 
 
 # ---------------------------------------------------------------- measuring
@@ -209,6 +212,7 @@ class DiskRun:
         self.big_name = bench.gib_name
         self.wrk_duration = 3 if bench.quick else bench.wrk_duration
         self.restart_objects = 10000 if bench.quick else 100000
+        self.cache_mb = QUICK_CACHE_MB if bench.quick else CACHE_MB
         self.nonce = int(time.time() * 1000) % 100000000
         self.not_measured = {}
 
@@ -216,13 +220,13 @@ class DiskRun:
         """Fresh, unstarted targets, each with an empty cache dir of its own."""
         bench = self.bench
         out = [Direct(bench.tmp)] if with_direct else []
-        out.append(CuttleDisk(bench.target_dir("cuttle-disk"), bench.args.cuttle))
+        out.append(CuttleDisk(bench.target_dir("cuttle-disk"), bench.args.cuttle, self.cache_mb))
         if bench.args.squid_path:
-            out += [SquidDisk(bench.target_dir("squid-disk"), bench.args.squid_path, kind) for kind in ("rock", "aufs")]
+            out += [SquidDisk(bench.target_dir("squid-disk"), bench.args.squid_path, kind, self.cache_mb) for kind in ("rock", "aufs")]
         if bench.args.ats_path:
-            out.append(ats_disk(bench))
+            out.append(ats_disk(bench, self.cache_mb))
         if shutil.which("nginx"):
-            out.append(NginxCache(bench.target_dir("nginx-disk"), self.origin.port))
+            out.append(NginxCache(bench.target_dir("nginx-disk"), self.origin.port, self.cache_mb))
         else:
             self.not_measured["nginx"] = "nginx is not installed"
         return out
@@ -433,8 +437,8 @@ class DiskRun:
         t.start(port)
         # the sample: objects spread over the fill, each asked for once; a
         # miss stores it again, so a later try asks for the next one
-        sample = paths[:: max(1, n // 1000)]
-        limit = 60 if self.quick else 180
+        sample = paths[:: max(1, n // 300)]
+        limit = 30 if self.quick else 120
         wait_for("the port after the restart", lambda: port_answers(t.port), limit)
         out["port_seconds"] = time.monotonic() - t0
         first_hit, tried = None, 0
@@ -486,8 +490,8 @@ class DiskRun:
 def run(bench):
     """The disk section: its figures, and what it could not measure in bench.not_measured."""
     dr = DiskRun(bench)
-    data = {"size": dr.size, "rounds": dr.rounds, "quick": dr.quick, "cache_mb": CACHE_MB, "hit_objects": HIT_OBJECTS,
-            "wrk_duration": dr.wrk_duration, "restart_objects": dr.restart_objects, "cuttle_lines": cuttle_lines("DIR"), "big_name": dr.big_name}
+    data = {"size": dr.size, "rounds": dr.rounds, "quick": dr.quick, "cache_mb": dr.cache_mb, "hit_objects": HIT_OBJECTS,
+            "wrk_duration": dr.wrk_duration, "restart_objects": dr.restart_objects, "cuttle_lines": cuttle_lines("DIR", dr.cache_mb), "big_name": dr.big_name}
     for part, fn in (("big", dr.big), ("hits", dr.hits), ("restart", dr.restart)):
         try:
             data[part] = fn()
@@ -597,7 +601,8 @@ def report_section(d, w, not_measured, pngs):
             "(RAM per stored object: the growth divided by the objects; the memory caches are off, so this is the disk index), a clean "
             "stop, a start on the same cache: the seconds until the port answers and until a stored object is a hit (objects spread over "
             "the fill, each asked for once, 50 ms apart; \"misses first\" counts those that were not hits yet), then how many of the next "
-            "100 are hits. nginx's RSS sums its processes, its shared key zone in each." % fmt(dk["restart_objects"])
+            "100 are hits. RSS sums the VmRSS of the proxy's processes: shared memory counts once in each that touched it "
+            "(nginx's key zone; Squid rock's index, shared by its worker and its disker)." % fmt(dk["restart_objects"])
         )
         w("")
         rows = []

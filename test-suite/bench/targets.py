@@ -713,6 +713,8 @@ class Cuttle(Target):
         return self.conf
 
     def start(self):
+        # a restart appends to cache.log: the port is in what this start writes
+        offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         self.proc = spawn([self.binary, "-N", "-f", self.write_config()], os.path.join(self.tmp, "cuttle.out"))
 
         def bound_port():
@@ -720,6 +722,7 @@ class Cuttle(Target):
                 raise self.died("at start")
             try:
                 with open(self.log_path, errors="replace") as f:
+                    f.seek(offset)
                     for line in f:
                         # "Accepting HTTP Socket connections at", or a bumping port's own word
                         m = re.search(r"Accepting .*connections at .*local=127\.0\.0\.1:(\d+)", line)
