@@ -40,13 +40,23 @@ and its own configuration in a temp dir:
                   wrk clients for 10 minutes, hits and misses (RSS every
                   5 s, errors, verdicts); 500 slowloris heads cut off by
                   request_timeout while 50 clients measure the rate.
+  8. tls         tls.py (imported): nginx as the HTTPS origin; a 1 GiB
+                  object bumped (Squid 5.7 from squid-openssl, cuttle),
+                  spliced and fetched as an https:// URL for a plain client
+                  (and Traffic Server), 4 KiB objects over bumped keep-alive
+                  connections, the first byte from a never-seen host name.
+  9. disk        disk.py (imported): cuttle, Squid rock and aufs, Traffic
+                  Server and nginx proxy_cache with their memory caches off:
+                  a 1 GiB object's storing miss and disk hit (warm, cold),
+                  64 KiB disk hits with wrk, a restart with 100,000 objects.
 
 The processes (installing, starting and stopping each proxy and the origin,
 reading /proc) are targets.py's. It writes OUT/benchmarks.md,
-OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png and
-OUT/bench-cache.png; a
+OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png,
+OUT/bench-cache.png, OUT/bench-load.png, OUT/bench-tls.png and
+OUT/bench-disk.png; a
 run of some --sections only is merged into the OUT/benchmarks.json there. Missing tools (squid trafficserver wrk strace
-gnuplot-nox procps) are installed from Debian first (through sudo when not
+gnuplot-nox procps, nginx for sections 8 and 9) are installed from Debian first (through sudo when not
 root), with a policy-rc.d that keeps packaged services from starting.
 
 It reports; it never fails on a number. A target or a section that cannot

@@ -40,6 +40,7 @@ import glob
 import os
 import pwd
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -565,8 +566,13 @@ def run(bench):
             "small_conns": tr.small_conns, "small_requests": tr.small_requests, "bump_rules": BUMP_RULES}
     planned = []
     try:
-        tr.setup()
-        planned = tr.make_targets()
+        if not shutil.which("nginx"):
+            raise BenchError("nginx is not installed")
+        try:
+            tr.setup()
+            planned = tr.make_targets()
+        except OSError as e:
+            raise BenchError("setting up: %s" % e)
         data["cuttle_refusal"] = getattr(tr, "cuttle_refusal", None)
         data["squid_version"] = getattr(tr, "squid_version", None)
         targets = tr.start(planned)
@@ -620,7 +626,7 @@ def report_section(d, w, not_measured, pngs):
         w(provenance(d, "tls"))
         w("")
     if not t:
-        w("Not measured: %s" % not_measured.get("tls", "section skipped"))
+        w("Not measured: %s" % not_measured.get("tls", "the section was not run (`--sections tls`)"))
         return
     w(
         "nginx is the HTTPS origin (TLS 1.3, an ECDSA P-256 certificate from a test \"origin CA\", files from tmpfs); **direct** is curl "
