@@ -71,6 +71,8 @@ MAX_OBJECT = "2 GB"
 CACHEABLE = "cc=max-age=86400"
 HIT_OBJECTS = 2000
 DISK_KINDS = PERF_KINDS + ["pread64", "pwrite64", "preadv", "pwritev", "fsync", "fdatasync", "rename", "unlink", "newfstatat"]
+# the targets' names under the plot's bars
+PLOT_NAMES = {"direct": "direct", "cuttle": "cuttle", "squid-rock": "Squid rock", "squid-aufs": "Squid aufs", "ats": "Traffic Server", "nginx": "nginx"}
 FETCHES = {"miss": "storing miss", "hit": "disk hit, page cache warm", "cold": "disk hit, page cache dropped", "direct": "direct"}
 
 
@@ -542,13 +544,13 @@ def plot(data, out_dir, notes):
     big = dk.get("big")
     if not big:
         return []
-    labels = []
+    keys = []
     for b in big:
-        if b["label"] not in labels:
-            labels.append(b["label"])
-    by = {(b["label"], b["kind"]): b["mbps"] for b in big}
+        if b["target"] not in keys:
+            keys.append(b["target"])
+    by = {(b["target"], b["kind"]): b["mbps"] for b in big}
     kinds = ("miss", "hit", "cold", "direct")
-    rows = [(label, [by.get((label, k)) for k in kinds]) for label in labels]
+    rows = [(PLOT_NAMES.get(key, key), [by.get((key, k)) for k in kinds]) for key in keys]
     return bar_plot(out_dir, "bench-disk.png", "a %s object through each disk cache (medians)" % human_size(dk["size"]), [FETCHES[k] for k in kinds], rows, notes)
 
 

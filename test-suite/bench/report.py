@@ -4,7 +4,8 @@
 
 bench.py measures and keeps every number in one dict (written as
 doc/benchmarks.json); this module turns that dict into markdown tables,
-ratios and two PNG plots of the buffer sweep. It measures nothing.
+ratios and PNG plots (gnuplot); the TLS and disk sections are written by
+tls.py and disk.py, with the helpers of reportlib.py. It measures nothing.
 """
 
 import os

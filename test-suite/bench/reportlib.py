@@ -123,7 +123,7 @@ def bar_plot(out_dir, png, title, series, rows, notes):
                 f.write('"%s" %s\n' % (label, " ".join("NaN" if v is None else "%.0f" % v for v in values)))
         script = "\n".join(
             [
-                "set terminal png size 960,600 font ',11' noenhanced",
+                "set terminal png size 1100,600 font ',11' noenhanced",
                 "set output '%s'" % os.path.join(out_dir, png),
                 "set title '%s'" % title.replace("'", ""),
                 "set bmargin 5",

@@ -85,6 +85,8 @@ BUMP_RULES = [
 ]
 
 KINDS = ("bump", "splice", "https")
+# the targets' names under the plot's bars
+PLOT_NAMES = {"cuttle": "cuttle", "squid-bump": "Squid (squid-openssl)", "ats": "Traffic Server"}
 KIND_LABELS = {
     "bump": "bumped",
     "splice": "spliced (CONNECT)",
@@ -605,14 +607,13 @@ def plot(data, out_dir, notes):
     big = t.get("big")
     if not big:
         return []
-    labels = []
+    keys = []
     for b in big:
-        if b["label"] not in labels:
-            labels.append(b["label"])
-    by = {(b["label"], b["kind"]): b["mbps"] for b in big}
-    direct = [b["mbps"] for b in big if b["kind"] == "direct"]
-    rows = [(label, [by.get((label, k)) for k in KINDS] + [None]) for label in labels if not any(b["kind"] == "direct" and b["label"] == label for b in big)]
-    rows.append(("direct HTTPS", [None, None, None, direct[0] if direct else None]))
+        if b["target"] not in keys and b["kind"] != "direct":
+            keys.append(b["target"])
+    by = {(b["target"], b["kind"]): b["mbps"] for b in big}
+    rows = [(PLOT_NAMES.get(key, key), [by.get((key, k)) for k in KINDS] + [None]) for key in keys]
+    rows.append(("direct HTTPS", [None, None, None, by.get(("direct", "direct"))]))
     return bar_plot(out_dir, "bench-tls.png", "a %s object over TLS (medians)" % human_size(t["size"]), ["bumped", "spliced (CONNECT)", "https:// for a plain client", "direct"], rows, notes)
 
 
