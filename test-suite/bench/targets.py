@@ -582,12 +582,11 @@ def perf_available():
     return r.returncode == 0 and "raw_syscalls:sys_enter" in r.stdout and "not supported" not in r.stdout
 
 
-def perf_count(target, url, size, tmp, cmd=None, kinds=None, pids=None):
+def perf_count(target, url, size, tmp, cmd=None, kinds=None):
     """Syscalls of the proxy during one download, by kind, per GB (perf
     stat); cmd: a curl command of the caller's instead of curl_cmd()'s,
-    kinds: the syscalls to count one by one (PERF_KINDS), pids: the
-    processes to count (the target's)."""
-    pids = pids or target.pids()
+    kinds: the syscalls to count one by one (PERF_KINDS)."""
+    pids = target.pids()
     out = os.path.join(tmp, "perf.%s.csv" % target.key)
     # only the tracepoints this kernel has (perf refuses the whole list otherwise)
     have = "/sys/kernel/tracing/events/syscalls"
@@ -623,7 +622,6 @@ def perf_count(target, url, size, tmp, cmd=None, kinds=None, pids=None):
         kinds["(other)"] = other
     scale = GB / size
     return {"total_per_gb": total * scale, "by_kind_per_gb": {k: v * scale for k, v in kinds.items()}}
-
 
 
 # ---------------------------------------------------------------- targets
