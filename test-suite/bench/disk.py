@@ -646,9 +646,10 @@ def report_section(d, w, not_measured, pngs):
             if "error" in x:
                 rows.append([x["label"]] + ["n/m"] * 8 + [x["error"].splitlines()[0] if x["error"] else ""])
                 continue
-            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"]), fmt(x["port_seconds"], 2),
-                         fmt(x["first_hit_seconds"], 2), fmt(x["misses_before"]), "%d of %d" % (x["sample_hits_after"], x["sample_after"]),
-                         "yes" if x["kill9_kept"] else "**no**", ""])
+            kept = x.get("kill9_kept")
+            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"] if "key_bytes" in x else None),
+                         fmt(x["port_seconds"], 2), fmt(x["first_hit_seconds"], 2), fmt(x["misses_before"]), "%d of %d" % (x["sample_hits_after"], x["sample_after"]),
+                         "n/m" if kept is None else "yes" if kept else "**no**", ""])
         w(md_table(["target", "fill (s)", "RSS per stored object (B)", "beyond its URL (B)", "port answers after (s)", "first hit after (s)", "misses first",
                     "hits after that", "kept across kill -9", "problem"], rows))
     else:
@@ -692,7 +693,8 @@ def targets_table(dk, w):
     rows.append(["p99 of the 64 KiB disk hits (ms)", fmt(of(h, "cuttle", "p99_ms"), 2), "", "", "<= 5 ms", met(of(h, "cuttle", "p99_ms"), 5, at_least=False)])
     rs = dk.get("restart")
     rows.append(["first hit after a start (s)", fmt(of(rs, "cuttle", "first_hit_seconds"), 2), "", "", "<= 1 s", met(of(rs, "cuttle", "first_hit_seconds"), 1, at_least=False)])
-    beyond = of(rs, "cuttle", "rss_per_object") - of(rs, "cuttle", "key_bytes") if of(rs, "cuttle", "rss_per_object") is not None else None
+    per, key = of(rs, "cuttle", "rss_per_object"), of(rs, "cuttle", "key_bytes")
+    beyond = per - key if per is not None and key is not None else None
     rows.append(["RSS per stored object beyond its URL (B)", fmt(beyond), "", "", "<= 100 B", met(beyond, 100, at_least=False)])
     kept = of(rs, "cuttle", "kill9_kept")
     rows.append(["an object stored completely survives `kill -9` at once", "n/m" if kept is None else ("yes" if kept else "no"), "", "", "yes", "n/m" if kept is None else ("yes" if kept else "**no**")])
