@@ -40,13 +40,23 @@ and its own configuration in a temp dir:
                   wrk clients for 10 minutes, hits and misses (RSS every
                   5 s, errors, verdicts); 500 slowloris heads cut off by
                   request_timeout while 50 clients measure the rate.
+  8. tls         tls.py (imported): nginx as the HTTPS origin; a 1 GiB
+                  object bumped (Squid 5.7 from squid-openssl, cuttle),
+                  spliced and fetched as an https:// URL for a plain client
+                  (and Traffic Server), 4 KiB objects over bumped keep-alive
+                  connections, the first byte from a never-seen host name.
+  9. disk        disk.py (imported): cuttle, Squid rock and aufs, Traffic
+                  Server and nginx proxy_cache with their memory caches off:
+                  a 1 GiB object's storing miss and disk hit (warm, cold),
+                  64 KiB disk hits with wrk, a restart with 100,000 objects.
 
 The processes (installing, starting and stopping each proxy and the origin,
 reading /proc) are targets.py's. It writes OUT/benchmarks.md,
-OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png and
-OUT/bench-cache.png; a
+OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png,
+OUT/bench-cache.png, OUT/bench-load.png, OUT/bench-tls.png and
+OUT/bench-disk.png; a
 run of some --sections only is merged into the OUT/benchmarks.json there. Missing tools (squid trafficserver wrk strace
-gnuplot-nox procps) are installed from Debian first (through sudo when not
+gnuplot-nox procps, nginx for sections 8 and 9) are installed from Debian first (through sudo when not
 root), with a policy-rc.d that keeps packaged services from starting.
 
 It reports; it never fails on a number. A target or a section that cannot
@@ -77,8 +87,10 @@ import time
 
 sys.dont_write_bytecode = True
 
+import disk  # noqa: E402  (this directory's disk.py: section 9)
 import load  # noqa: E402  (this directory's load.py: section 7)
 import report  # noqa: E402  (this directory's report.py)
+import tls  # noqa: E402  (this directory's tls.py: section 8)
 from report import fmt  # noqa: E402
 from targets import (  # noqa: E402  (this directory's targets.py: the processes)
     ATS_STORAGE,
@@ -107,6 +119,8 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     log,
     make_file,
     parse_curl,
+    perf_available,
+    perf_count,
     port_answers,
     rules_50,
     run_quiet,
@@ -134,7 +148,7 @@ HIT_SIZES = ["1k", "64k"]
 # a day of freshness: every object of the cache section is fresh throughout
 CACHEABLE = "cc=max-age=86400"
 
-SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load"]
+SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load", "tls", "disk"]
 # the keys of the data that each section writes (a partial run replaces these only)
 SECTION_KEYS = {
     "throughput": ["throughput", "syscalls_perf", "syscalls_strace", "targets"],
@@ -143,7 +157,11 @@ SECTION_KEYS = {
     "connections": ["connections"],
     "cache": ["cache"],
     "load": ["load"],
+    "tls": ["tls"],
+    "disk": ["disk"],
 }
+# what the TLS and disk sections need beyond PACKAGES (targets.py)
+SECTION_PACKAGES = {"tls": {"nginx": "nginx"}, "disk": {"nginx": "nginx"}}
 
 
 ic = load_script("idle_conns", "idle-conns.py")
@@ -216,61 +234,6 @@ class AtsIdle(ic.Proxy):
 
 
 # ---------------------------------------------------------------- measuring
-
-
-# The syscalls that perf counts one by one (the rest is "(other)"): each
-# tracepoint costs perf ~40 ms to tear down, so not all ~350 of them.
-PERF_KINDS = [
-    "read", "readv", "recvfrom", "recvmsg", "write", "writev", "sendto", "sendmsg",
-    "sendfile64", "splice", "epoll_wait", "epoll_pwait", "epoll_ctl", "poll", "select",
-    "accept4", "connect", "close", "setsockopt", "getsockopt", "fcntl", "ioctl",
-    "futex", "mmap", "munmap", "madvise", "brk", "clock_gettime", "gettimeofday",
-    "getpid", "getrusage", "openat", "lseek", "io_uring_enter",
-]
-
-
-def perf_available():
-    if not shutil.which("perf"):
-        return False
-    r = run_quiet(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "--", "true"], timeout=30)
-    return r.returncode == 0 and "raw_syscalls:sys_enter" in r.stdout and "not supported" not in r.stdout
-
-
-def perf_count(target, url, size, tmp):
-    """Syscalls of the proxy during one download, by kind, per GB (perf stat)."""
-    pids = target.pids()
-    out = os.path.join(tmp, "perf.%s.csv" % target.key)
-    events = ["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + k for k in PERF_KINDS]
-    perf = spawn(
-        ["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "-p", ",".join(map(str, pids))],
-        os.path.join(tmp, "perf.%s.out" % target.key),
-    )
-    try:
-        time.sleep(0.5)  # for perf to open its counters
-        if perf.poll() is not None:
-            raise BenchError("perf stat exited: " + tail(os.path.join(tmp, "perf.%s.out" % target.key)))
-        r = run_quiet(curl_cmd(target, url), timeout=900)
-        parse_curl(r.stdout, size)
-    finally:
-        stop_process(perf, signal.SIGINT, grace=30)
-    kinds, total = {}, None
-    with open(out) as f:
-        for line in f:
-            fields = line.strip().split(",")
-            if len(fields) < 3 or not fields[0].isdigit():
-                continue
-            count, event = int(fields[0]), fields[2]
-            if event == "raw_syscalls:sys_enter":
-                total = count
-            elif event.startswith("syscalls:sys_enter_") and count:
-                kinds[event[len("syscalls:sys_enter_"):]] = count
-    if total is None:
-        raise BenchError("perf stat counted nothing")
-    other = total - sum(kinds.values())
-    if other > 0:
-        kinds["(other)"] = other
-    scale = GB / size
-    return {"total_per_gb": total * scale, "by_kind_per_gb": {k: v * scale for k, v in kinds.items()}}
 
 
 READS = ("read", "readv", "recvfrom", "recvmsg")
@@ -439,7 +402,7 @@ def versions(args):
 def source_state():
     """The commit cuttle was built from, and the files of src/ and include/
     that differed from it when the run started (a shared checkout)."""
-    if not os.path.isdir(os.path.join(SRCDIR, ".git")):
+    if not os.path.exists(os.path.join(SRCDIR, ".git")):  # a file in a git worktree
         return None
     head = run_quiet(["git", "-C", SRCDIR, "rev-parse", "--short", "HEAD"]).stdout.strip()
     status = run_quiet(["git", "-C", SRCDIR, "status", "--porcelain", "--", "src", "include"]).stdout
@@ -467,6 +430,9 @@ class Bench:
         self.trace_size = 256 * MiB if args.quick else args.strace_size
         self.wrk_duration = 2 if args.quick else args.wrk_duration
         self.conns = 2000 if args.quick else args.conns
+        # the big object of the TLS and disk sections (issues 17 and 18)
+        self.gib_size = 256 * MiB if args.quick else 1 * GiB
+        self.gib_name = "body-%s" % short_size(self.gib_size)
         self.cache_objects = args.cache_objects or (20000 if args.quick else 200000)
         self.sections = [s for s in args.sections.split(",") if s]
         self.notes = []
@@ -497,6 +463,8 @@ class Bench:
             files[self.big_name] = self.big
         if "sweep" in self.sections or "cache" in self.sections:
             files[self.sweep_name] = self.sweep_size
+        if "tls" in self.sections or "disk" in self.sections:
+            files[self.gib_name] = self.gib_size
         need = sum(files.values())
         st = os.statvfs(self.shm)
         if st.f_bavail * st.f_frsize < need + 256 * MiB:
@@ -1011,6 +979,14 @@ class Bench:
             return
         self.data["load"] = load.run(self, self.big_name, self.big)
 
+    # -- 8 and 9
+
+    def section_tls(self):
+        self.data["tls"] = tls.run(self)
+
+    def section_disk(self):
+        self.data["disk"] = disk.run(self)
+
     def run(self):
         self.data["started"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         self.data["machine"] = machine_info()
@@ -1030,6 +1006,8 @@ class Bench:
                 ("connections", self.section_connections),
                 ("cache", self.section_cache),
                 ("load", self.section_load),
+                ("tls", self.section_tls),
+                ("disk", self.section_disk),
             ):
                 if name not in sections:
                     continue
@@ -1204,6 +1182,11 @@ def main():
     if not args.no_install:
         try:
             ensure_packages(notes)
+            extra = {}
+            for name in args.sections.split(","):
+                extra.update(SECTION_PACKAGES.get(name, {}))
+            if extra:
+                ensure_packages(notes, extra)
         except (OSError, subprocess.SubprocessError) as e:
             notes.append("installing tools failed: %s" % e)
     else:

@@ -4,94 +4,35 @@
 
 bench.py measures and keeps every number in one dict (written as
 doc/benchmarks.json); this module turns that dict into markdown tables,
-ratios and two PNG plots of the buffer sweep. It measures nothing.
+ratios and PNG plots (gnuplot); the TLS and disk sections are written by
+tls.py and disk.py, with the helpers of reportlib.py. It measures nothing.
 """
 
 import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 
-MB, GB = 1000**2, 1000**3
-KiB, MiB, GiB = 1024, 1024**2, 1024**3
-
-
-def source_rows(source):
-    if not source:
-        return []
-    changed = ", ".join(source["modified"]) if source["modified"] else "none"
-    return [["cuttle's source", "commit `%s`; files of src/ and include/ changed in the work tree then: %s" % (source["commit"], changed)]]
-
-
-def busy(share):
-    """0.35 -> '35%'."""
-    return "n/m" if not share else "%.0f%%" % (100 * share)
-
-
-def human_size(n):
-    """2147483648 -> '2 GiB' (whole units only, else bytes)."""
-    for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
-        if n >= scale and n % scale == 0:
-            return "%d %s" % (n // scale, unit)
-    return "%d bytes" % n
-
-
-def fmt(value, digits=0, thousands=True):
-    if value is None:
-        return "n/m"
-    if digits == 0:
-        return "{:,.0f}".format(value) if thousands else "%.0f" % value
-    return "{:,.{d}f}".format(value, d=digits)
-
-
-def ratio(a, b, digits=2):
-    if a is None or b is None or b == 0:
-        return "n/m"
-    return "%.*fx" % (digits, a / b)
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for row in rows:
-        out.append("| " + " | ".join(str(c) for c in row) + " |")
-    return "\n".join(out)
-
-
-def hist_label(b):
-    """Bucket b holds sizes 2^(b-1) <= n < 2^b (b = n.bit_length())."""
-    if b == 0:
-        return "0 (EOF)"
-    return "%s to < %s" % (power_of_two(1 << (b - 1)), power_of_two(1 << b))
-
-
-def power_of_two(n):
-    for unit, scale in (("M", MiB), ("K", KiB)):
-        if n >= scale:
-            return "%d%s" % (n // scale, unit)
-    return "%d" % n
-
-
-def rounds_of(d, name):
-    """The rounds of a section, which a later partial run may have measured."""
-    return d.get("section_info", {}).get(name, {}).get("rounds", d["rounds"])
-
-
-def provenance(d, name):
-    """A line saying that a section comes from a later partial run, or None."""
-    info = d.get("section_info", {}).get(name)
-    if not info or not info.get("started") or info.get("started") == d.get("started"):
-        return None
-    src = info.get("source") or {}
-    return "*This section comes from a later run (%s): started %s, %d round(s)%s; the checkout was at commit `%s`%s%s." % (
-        "`%s`" % " ".join(info["argv"]) if info.get("argv") else "a partial run",
-        info["started"],
-        info.get("rounds") or 0,
-        ", **quick**" if info.get("quick") else "",
-        src.get("commit", "?"),
-        " with %s changed in the work tree" % ", ".join(src["modified"]) if src.get("modified") else "",
-        ", cuttle built %s" % info["cuttle_built"] if info.get("cuttle_built") else "",
-    ) + (" The load average (1, 5, 15 min) as it started: %s." % info["loadavg"] if info.get("loadavg") else "") + "*"
+import disk  # noqa: E402  (this directory's disk.py: its section's part)
+import tls  # noqa: E402  (this directory's tls.py: its section's part)
+from reportlib import (  # noqa: E402  (this directory's reportlib.py)
+    GB,
+    MB,
+    GiB,
+    KiB,
+    MiB,
+    busy,
+    fmt,
+    gnuplot,
+    hist_label,
+    human_size,
+    md_table,
+    met,
+    provenance,
+    ratio,
+    rounds_of,
+    source_rows,
+)
 
 
 def plots(data, out_dir, notes):
@@ -99,15 +40,7 @@ def plots(data, out_dir, notes):
     if not shutil.which("gnuplot"):
         notes.append("gnuplot is not installed: no plots")
         return []
-    return sweep_plots(data, out_dir, notes) + cache_plot(data, out_dir, notes) + load_plot(data, out_dir, notes)
-
-
-def gnuplot(script, png, made, notes):
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, timeout=60, check=False)
-    if r.returncode == 0:
-        made.append(png)
-    else:
-        notes.append("gnuplot failed for %s: %s" % (png, r.stderr.strip()[-200:]))
+    return sweep_plots(data, out_dir, notes) + cache_plot(data, out_dir, notes) + load_plot(data, out_dir, notes) + tls.plot(data, out_dir, notes) + disk.plot(data, out_dir, notes)
 
 
 CACHE_PLOT_KINDS = (("uncached", "uncached"), ("miss", "miss that stores"), ("memory hit", "memory hit"))
@@ -257,12 +190,6 @@ BIG_KINDS = {
     "hit2": "second hit",
     "memory hit": "**memory hit** (every hit served from memory)",
 }
-
-
-def met(value, goal, at_least=True):
-    if value is None:
-        return "n/m"
-    return "yes" if (value >= goal if at_least else value <= goal) else "**no**"
 
 
 def cache_section(d, w, not_measured, pngs):
@@ -927,6 +854,10 @@ def report(d, out_dir, pngs):
     cache_section(d, w, not_measured, pngs)
 
     load_section(d, w, not_measured, pngs)
+
+    tls.report_section(d, w, not_measured, pngs)
+
+    disk.report_section(d, w, not_measured, pngs)
 
     # ratios
     w("")

@@ -156,11 +156,13 @@ def as_root(cmd):
     return cmd if os.geteuid() == 0 else ["sudo"] + cmd
 
 
-def ensure_packages(notes):
-    """Installs from Debian the packages whose programs are missing."""
-    missing = [pkg for pkg, prog in PACKAGES.items() if not shutil.which(prog) and not os.path.exists("/usr/sbin/" + prog)]
+def ensure_packages(notes, packages=None):
+    """Installs from Debian the packages (PACKAGES by default: package name
+    -> a program it provides) whose programs are missing."""
+    packages = PACKAGES if packages is None else packages
+    missing = [pkg for pkg, prog in packages.items() if not shutil.which(prog) and not os.path.exists("/usr/sbin/" + prog)]
     if not missing:
-        log("tools: all present (%s)" % " ".join(PACKAGES))
+        log("tools: all present (%s)" % " ".join(packages))
         return
     log("tools: installing %s from Debian" % " ".join(missing))
     if not shutil.which("apt-get"):
@@ -353,6 +355,26 @@ def cpu_seconds(pids):
     return total / CLK_TCK
 
 
+def cpu_seconds_fine(pids):
+    """The CPU time of the given processes' live threads, from each one's
+    /proc/PID/task/TID/schedstat (nanoseconds), where /proc/PID/stat counts
+    in clock ticks (10 ms): for what takes milliseconds. Threads that have
+    exited are not in it."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, IndexError, ValueError):
+                pass
+    return total / 1e9
+
+
 def settle(target, quiet=0.5, limit=15):
     """Waits until the target's processes have used no CPU for `quiet`
     seconds (at most `limit`): what a proxy does right after start
@@ -467,19 +489,22 @@ def parse_curl(stdout, expected):
     return speed
 
 
-def download(target, url, size, headers=None):
+def download(target, url, size, headers=None, cmd=None):
     """One timed download: MB/s, the proxy's CPU-s/GB and peak RSS; with
-    headers (a file name), the reply's header fields too, lowercase names."""
+    headers (a file name), the reply's header fields too, lowercase names.
+    cmd: a curl command of the caller's (CURL_FORMAT, -D headers if any)
+    instead of curl_cmd()'s; the CPU is counted for a target whose pids()
+    it has, proxy or not (a reverse proxy)."""
     pids = target.pids()
     cpu0, faults0 = cpu_seconds(pids), minor_faults(pids)
     with RssSampler(pids) as sampler:
-        r = run_quiet(curl_cmd(target, url, headers=headers), timeout=900)
+        r = run_quiet(cmd or curl_cmd(target, url, headers=headers), timeout=900)
     cpu1, faults1 = cpu_seconds(pids), minor_faults(pids)
     speed = parse_curl(r.stdout, size)
     result = {"mbps": speed / MB}
     if headers:
         result["fields"] = read_fields(headers)
-    if target.is_proxy:
+    if target.is_proxy or pids:
         if not target.alive():
             raise target.died("during the download")
         result["cpu_s_per_gb"] = (cpu1 - cpu0) / (size / GB)
@@ -539,6 +564,66 @@ def wrk_path(target, origin, path, duration, tmp, name):
     return result
 
 
+# The syscalls that perf counts one by one (the rest is "(other)"): each
+# tracepoint costs perf ~40 ms to tear down, so not all ~350 of them.
+PERF_KINDS = [
+    "read", "readv", "recvfrom", "recvmsg", "write", "writev", "sendto", "sendmsg",
+    "sendfile64", "splice", "epoll_wait", "epoll_pwait", "epoll_ctl", "poll", "select",
+    "accept4", "connect", "close", "setsockopt", "getsockopt", "fcntl", "ioctl",
+    "futex", "mmap", "munmap", "madvise", "brk", "clock_gettime", "gettimeofday",
+    "getpid", "getrusage", "openat", "lseek", "io_uring_enter",
+]
+
+
+def perf_available():
+    if not shutil.which("perf"):
+        return False
+    r = run_quiet(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "--", "true"], timeout=30)
+    return r.returncode == 0 and "raw_syscalls:sys_enter" in r.stdout and "not supported" not in r.stdout
+
+
+def perf_count(target, url, size, tmp, cmd=None, kinds=None):
+    """Syscalls of the proxy during one download, by kind, per GB (perf
+    stat); cmd: a curl command of the caller's instead of curl_cmd()'s,
+    kinds: the syscalls to count one by one (PERF_KINDS)."""
+    pids = target.pids()
+    out = os.path.join(tmp, "perf.%s.csv" % target.key)
+    # only the tracepoints this kernel has (perf refuses the whole list otherwise)
+    have = "/sys/kernel/tracing/events/syscalls"
+    kinds = [k for k in (kinds or PERF_KINDS) if not os.path.isdir(have) or os.path.isdir(os.path.join(have, "sys_enter_" + k))]
+    events = ["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + k for k in kinds]
+    perf = spawn(
+        ["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "-p", ",".join(map(str, pids))],
+        os.path.join(tmp, "perf.%s.out" % target.key),
+    )
+    try:
+        time.sleep(0.5)  # for perf to open its counters
+        if perf.poll() is not None:
+            raise BenchError("perf stat exited: " + tail(os.path.join(tmp, "perf.%s.out" % target.key)))
+        r = run_quiet(cmd or curl_cmd(target, url), timeout=900)
+        parse_curl(r.stdout, size)
+    finally:
+        stop_process(perf, signal.SIGINT, grace=30)
+    kinds, total = {}, None
+    with open(out) as f:
+        for line in f:
+            fields = line.strip().split(",")
+            if len(fields) < 3 or not fields[0].isdigit():
+                continue
+            count, event = int(fields[0]), fields[2]
+            if event == "raw_syscalls:sys_enter":
+                total = count
+            elif event.startswith("syscalls:sys_enter_") and count:
+                kinds[event[len("syscalls:sys_enter_"):]] = count
+    if total is None:
+        raise BenchError("perf stat counted nothing")
+    other = total - sum(kinds.values())
+    if other > 0:
+        kinds["(other)"] = other
+    scale = GB / size
+    return {"total_per_gb": total * scale, "by_kind_per_gb": {k: v * scale for k, v in kinds.items()}}
+
+
 # ---------------------------------------------------------------- targets
 
 
@@ -586,24 +671,26 @@ class Cuttle(Target):
     """cuttle with its default configuration, but for the port, the logs, the
     pid file and error_directory; buffer and gap set request_buffer_size and
     read_ahead_gap, and extra lines (CUTTLE_CACHE_LINES, say) go at the end;
-    rules (acl and http_access lines) go before "http_access allow localhost"."""
+    rules (acl and http_access lines) go before "http_access allow localhost";
+    port_options follow the http_port line's address (ssl-bump ...)."""
 
-    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None):
+    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None, port_options=""):
         super().__init__(tmp)
         self.binary = binary
         self.buffer = buffer
         self.gap = gap
         self.extra = list(extra or [])
         self.rules = list(rules or [])
+        self.port_options = port_options
         self.key = key
         self.label = label or "cuttle"
         self.log_path = os.path.join(tmp, "cache.log")
         self.access_log = os.path.join(tmp, "access.log")
+        self.conf = os.path.join(tmp, "cuttle.conf")
 
-    def start(self):
-        conf = os.path.join(self.tmp, "cuttle.conf")
+    def config_lines(self):
         lines = [
-            "http_port 127.0.0.1:0",
+            ("http_port 127.0.0.1:0 " + self.port_options).strip(),
             "access_log stdio:%s/access.log" % self.tmp,
             "cache_log %s" % self.log_path,
             "pid_filename %s/cuttle.pid" % self.tmp,
@@ -616,19 +703,29 @@ class Cuttle(Target):
             lines.append("request_buffer_size " + self.buffer)
         if self.gap:
             lines.append("read_ahead_gap " + self.gap)
-        lines += self.extra
-        with open(conf, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.proc = spawn([self.binary, "-N", "-f", conf], os.path.join(self.tmp, "cuttle.out"))
+        return lines + self.extra
+
+    def write_config(self):
+        with open(self.conf, "w") as f:
+            f.write("\n".join(self.config_lines()) + "\n")
+        return self.conf
+
+    def start(self):
+        # a restart appends to cache.log: the port is in what this start writes
+        offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
+        self.proc = spawn([self.binary, "-N", "-f", self.write_config()], os.path.join(self.tmp, "cuttle.out"))
 
         def bound_port():
             if not self.alive():
                 raise self.died("at start")
             try:
                 with open(self.log_path, errors="replace") as f:
+                    f.seek(offset)
                     for line in f:
-                        if "Accepting HTTP Socket connections at" in line and "local=127.0.0.1:" in line:
-                            return int(line.split("local=127.0.0.1:")[1].split()[0])
+                        # "Accepting HTTP Socket connections at", or a bumping port's own word
+                        m = re.search(r"Accepting .*connections at .*local=127\.0\.0\.1:(\d+)", line)
+                        if m:
+                            return int(m.group(1))
             except OSError:
                 pass
             return None
@@ -659,20 +756,13 @@ class Squid(Target):
         self.log_path = os.path.join(tmp, "cache.log")
         self.access_log = os.path.join(tmp, "access.log")
 
-    def start(self):
-        self.port = free_port()
-        # Squid started as root drops to user proxy: let it write here
-        os.chmod(self.tmp, 0o777)
-        lines = [
-            "http_port 127.0.0.1:%d" % self.port,
-            "pid_filename %s/squid.pid" % self.tmp,
-            "cache_log %s" % self.log_path,
-            "access_log stdio:%s/access.log squid" % self.tmp,
-            "cache_store_log none",
-            "coredump_dir %s" % self.tmp,
-        ]
+    def port_line(self):
+        return "http_port 127.0.0.1:%d" % self.port
+
+    def cache_lines(self):
+        """What and where Squid caches (subclasses: a cache_dir)."""
         if self.cache:
-            lines += [
+            return [
                 "cache allow all",
                 "cache_mem " + CACHE_MEM,
                 "maximum_object_size_in_memory " + MAX_IN_MEMORY,
@@ -680,8 +770,27 @@ class Squid(Target):
                 "maximum_object_size " + MAX_IN_MEMORY,
                 "memory_cache_mode always",
             ]
-        else:
-            lines.append("cache deny all")
+        return ["cache deny all"]
+
+    def command(self):
+        """-N: no daemon, no kids (a subclass with a rock cache_dir runs
+        --foreground instead, to have its disker process)."""
+        return [self.binary, "-N", "-f", self.conf, "-n", self.name]
+
+    def write_config(self, port=None):
+        """squid.conf for port (a free one if None) in tmp."""
+        self.port = port or free_port()
+        # Squid started as root drops to user proxy: let it write here
+        os.chmod(self.tmp, 0o777)
+        lines = [
+            self.port_line(),
+            "pid_filename %s/squid.pid" % self.tmp,
+            "cache_log %s" % self.log_path,
+            "access_log stdio:%s/access.log squid" % self.tmp,
+            "cache_store_log none",
+            "coredump_dir %s" % self.tmp,
+        ]
+        lines += self.cache_lines()
         lines += [
             "read_ahead_gap %s" % self.gap,
             "visible_hostname bench.invalid",
@@ -692,22 +801,31 @@ class Squid(Target):
             "http_access allow localhost",
             "http_access deny all",
             "shutdown_lifetime 1 second",
-        ]
+        ] + self.extra_lines()
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
-        self.proc = spawn([self.binary, "-N", "-f", self.conf, "-n", self.name], os.path.join(self.tmp, "squid.out"))
+
+    def start(self, port=None):
+        """port: the one it had before (a restart), else a free one."""
+        self.write_config(port)
+        self.proc = spawn(self.command(), os.path.join(self.tmp, "squid.out"))
 
         def accepting():
             if not self.alive():
                 raise self.died("at start")
             try:
                 with open(self.log_path, errors="replace") as f:
-                    return "Accepting HTTP Socket connections" in f.read()
+                    # "Accepting SSL bumped HTTP Socket connections" on an ssl-bump port
+                    return re.search(r"Accepting .*HTTP Socket connections", f.read()) is not None
             except OSError:
                 return False
 
         wait_for("squid to accept connections", accepting, 30)
         wait_for("squid's port to answer", lambda: port_answers(self.port), 10)
+
+    def extra_lines(self):
+        """Lines a subclass adds at the end (TLS, DNS)."""
+        return []
 
     def stop(self):
         if self.alive():
@@ -769,7 +887,7 @@ class TrafficServerSetup:
         self.binary = binary
         self.runroot = os.path.join(tmp, "runroot.yaml")
 
-    def write(self, port, extra_records, cache=False):
+    def write(self, port, extra_records, cache=False, storage=ATS_STORAGE):
         etc = os.path.join(self.tmp, "etc")
         if os.path.exists(etc):
             shutil.rmtree(etc)
@@ -799,7 +917,7 @@ class TrafficServerSetup:
             f.write("\n".join(ats_records(port, extra_records + ["CONFIG proxy.config.admin.user_id STRING %s" % user], cache)) + "\n")
         # no cache storage at all, or a file of ATS_STORAGE in the cache dir
         with open(os.path.join(etc, "storage.config"), "w") as f:
-            f.write("%s %s\n" % (os.path.join(self.tmp, "cache"), ATS_STORAGE) if cache else "")
+            f.write("%s %s\n" % (os.path.join(self.tmp, "cache"), storage) if cache else "")
         if os.geteuid() == 0:
             try:
                 ent = pwd.getpwnam("trafficserver")
@@ -824,18 +942,21 @@ class TrafficServer(Target):
     key = "ats"
     label = "Traffic Server"
 
-    def __init__(self, tmp, binary, origin_port, cache=False, key=None, label=None):
+    def __init__(self, tmp, binary, origin_port, cache=False, key=None, label=None, records=None, storage=ATS_STORAGE):
         super().__init__(tmp)
         self.setup = TrafficServerSetup(tmp, binary)
         self.origin_port = origin_port
         self.cache = cache
+        self.records = list(records or [])
+        self.storage = storage
         self.key = key or "ats"
         self.label = label or ("Traffic Server (RAM cache %s)" % CACHE_MEM if cache else "Traffic Server")
         self.log_path = self.setup.diags()
 
-    def start(self):
-        self.port = free_port()
-        self.setup.write(self.port, [], self.cache)
+    def start(self, port=None):
+        """port: the one it had before (a restart), else a free one."""
+        self.port = port or free_port()
+        self.setup.write(self.port, self.records, self.cache, self.storage)
         self.proc = spawn(self.setup.command(), os.path.join(self.tmp, "ts.out"), cwd=self.tmp)
 
         def answers():
@@ -887,3 +1008,58 @@ def make_file(origin_binary, path, size):
         r = subprocess.run([origin_binary, "--print-body", str(size)], stdout=f, timeout=300, check=False)
     if r.returncode != 0 or os.path.getsize(path) != size:
         raise BenchError("could not write the %d-byte pattern file %s" % (size, path))
+
+
+# ---------------------------------------------------------------- nginx
+
+
+class Nginx(Target):
+    """nginx with a configuration of its own in tmp (the server blocks are
+    the caller's): the HTTPS origin of the TLS section, and a reverse proxy
+    with proxy_cache in the disk section. Run in the foreground, as root's
+    workers when root (they read the bench's 0700 temp dirs)."""
+
+    def __init__(self, tmp, servers, key="nginx", label="nginx", is_proxy=False, workers="auto"):
+        super().__init__(tmp)
+        self.servers = servers
+        self.key = key
+        self.label = label
+        self.is_proxy = is_proxy
+        self.workers = workers
+        self.conf = os.path.join(tmp, "nginx.conf")
+        self.log_path = os.path.join(tmp, "error.log")
+
+    def start(self, port=None):
+        """port: the one it had before (a restart), else a free one."""
+        self.port = port or free_port()
+        for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            os.makedirs(os.path.join(self.tmp, "temp", d), exist_ok=True)
+        lines = [
+            "daemon off;",
+            "worker_processes %s;" % self.workers,
+            "error_log %s warn;" % self.log_path,
+            "pid %s/nginx.pid;" % self.tmp,
+            "events { worker_connections 4096; }",
+            "http {",
+            "  access_log off;",
+            "  default_type application/octet-stream;",
+            # no tcp_nopush: with it, a kept-alive connection's small
+            # proxy_cache hits each waited 40 ms for a delayed ACK here
+            "  sendfile on;",
+            "  keepalive_requests 1000000;",
+            "  keepalive_timeout 120s;",
+        ]
+        lines += ["  %s_temp_path %s/temp/%s;" % (("client_body" if d == "body" else d), self.tmp, d) for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi")]
+        if os.geteuid() == 0:
+            lines.insert(0, "user root;")
+        lines += ["  " + line for line in self.servers(self.port)] + ["}"]
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.proc = spawn(["nginx", "-p", self.tmp, "-e", self.log_path, "-c", self.conf], os.path.join(self.tmp, "nginx.out"))
+
+        def answers():
+            if not self.alive():
+                raise BenchError("nginx exited at start:\n" + tail(os.path.join(self.tmp, "nginx.out")) + tail(self.log_path))
+            return port_answers(self.port)
+
+        wait_for("nginx's port to answer", answers, 20)
