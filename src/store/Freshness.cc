@@ -34,14 +34,6 @@ bool Has(Http::FieldsView fields, std::string_view name)
     return fields.find(name).has_value();
 }
 
-std::optional<time_t> FirstDate(Http::FieldsView fields, std::string_view name, time_t now)
-{
-    const auto value = fields.find(name);
-    if (!value)
-        return std::nullopt;
-    return Http::ParseCacheDate(*value, now);
-}
-
 /// The explicit lifetime of RFC 9111 4.2.1 for a shared cache, or nullopt.
 std::optional<int64_t> ExplicitLifetime(const Store::ResponseFacts& r)
 {
@@ -118,19 +110,58 @@ Store::ResponseFacts Store::ResponseFacts::FromFields(int status, Http::FieldsVi
 {
     ResponseFacts r;
     r.status = status;
-    r.cc = Http::ParseCacheControl(Http::FieldValues(fields, "Cache-Control"));
-    r.date = FirstDate(fields, "Date", responseTime);
-    r.hasExpires = Has(fields, "Expires");
-    r.expires = FirstDate(fields, "Expires", responseTime);
-    r.lastModified = FirstDate(fields, "Last-Modified", responseTime);
-    if (const auto age = fields.find("Age")) {
+    // one pass over the fields (every reply a forwarder reads comes here):
+    // each name is compared only with the names of its length, and of each
+    // field but Cache-Control (a list, RFC 9110 5.3) the first one counts
+    std::vector<std::string_view> cacheControl;
+    std::optional<std::string_view> date, expires, lastModified, age;
+    using Http::EqualsIgnoreCase;
+    for (const auto f : fields) {
+        switch (f.name.size()) {
+        case 3:
+            if (!age && EqualsIgnoreCase(f.name, "Age"))
+                age = f.value;
+            break;
+        case 4:
+            if (EqualsIgnoreCase(f.name, "Date")) {
+                if (!date)
+                    date = f.value;
+            } else if (EqualsIgnoreCase(f.name, "ETag")) {
+                r.hasEtag = true;
+            }
+            break;
+        case 7:
+            if (EqualsIgnoreCase(f.name, "Expires")) {
+                r.hasExpires = true;
+                if (!expires)
+                    expires = f.value;
+            }
+            break;
+        case 13:
+            if (EqualsIgnoreCase(f.name, "Cache-Control"))
+                cacheControl.push_back(f.value);
+            else if (!lastModified && EqualsIgnoreCase(f.name, "Last-Modified"))
+                lastModified = f.value;
+            break;
+        default:
+            break;
+        }
+    }
+    r.cc = Http::ParseCacheControl(cacheControl);
+    const auto parseDate =
+        [responseTime](const std::optional<std::string_view>& value) -> std::optional<time_t> {
+        return value ? Http::ParseCacheDate(*value, responseTime) : std::nullopt;
+    };
+    r.date = parseDate(date);
+    r.expires = parseDate(expires);
+    r.lastModified = parseDate(lastModified);
+    if (age) {
         // RFC 9111 5.1: of a list-based value the first member counts; an
         // invalid value (after that) is ignored
         const auto first = Http::TrimOws(age->substr(0, age->find(',')));
         if (const auto seconds = Http::ParseDeltaSeconds(first))
             r.age = Clamp(static_cast<int64_t>(*seconds));
     }
-    r.hasEtag = Has(fields, "ETag");
     r.requestTime = requestTime;
     r.responseTime = responseTime;
     return r;
