@@ -169,7 +169,8 @@ void Client::Side::adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, co
     Comm::Descriptor relayEnd(pair[0]);
     Comm::Descriptor connectionEnd(pair[1]);
     const auto timeout = services_.settings().requestTimeout;
-    auto relay = std::make_unique<Tls::Relay>(loop_, mode.tls, std::move(fd), std::move(relayEnd), timeout);
+    auto relay =
+        std::make_unique<Tls::Relay>(loop_, mode.tls->get(), std::move(fd), std::move(relayEnd), timeout);
     Tls::Relay* r = relay.get();
     relays_.emplace(r, std::move(relay));
     (void)adopt(std::move(connectionEnd), peer, local, mode.name);

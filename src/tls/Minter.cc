@@ -1,0 +1,188 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "tls/Minter.h"
+#include "tls/Context.h"
+
+#include <cctype>
+
+#include <arpa/inet.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/x509v3.h>
+
+namespace {
+
+/// what a kept certificate costs beyond its DER bytes: its X509 and
+/// SSL_CTX structures and the map's nodes (measured with OpenSSL 3.0:
+/// about 2 KB a certificate)
+constexpr uint64_t EntryOverhead = 2048;
+
+/// a minted certificate is valid from a day ago (clocks drift) for a year,
+/// and never beyond the CA
+constexpr long ValidBeforeSeconds = 86400;
+constexpr long ValidForSeconds = 365L * 86400;
+
+using BioPtr = std::unique_ptr<BIO, Tls::Free<BIO, BIO_free_all>>;
+using ExtensionPtr = std::unique_ptr<X509_EXTENSION, Tls::Free<X509_EXTENSION, X509_EXTENSION_free>>;
+
+bool AddExtension(X509* cert, X509* issuer, int nid, const std::string& value)
+{
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
+    ExtensionPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str()));
+    return ext && X509_add_ext(cert, ext.get(), -1) == 1;
+}
+
+/// whether host may be written in a subjectAltName: letters, digits and
+/// `.-_:` only (no `,` that would add a name, no `*`)
+bool IsPlainName(const std::string& host)
+{
+    if (host.empty() || host.size() > 255)
+        return false;
+    for (const char c : host) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != ':')
+            return false;
+    }
+    return true;
+}
+
+bool IsAddress(const std::string& host)
+{
+    unsigned char buffer[16];
+    return ::inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+           ::inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
+} // namespace
+
+RefCount<Tls::Minter> Tls::Minter::Make(const MinterOptions& options, std::string& why)
+{
+    if (options.caCertFile.empty()) {
+        why = "ssl-bump needs tls-cert= (the bump CA)";
+        return nullptr;
+    }
+    const auto& keyFile = options.caKeyFile.empty() ? options.caCertFile : options.caKeyFile;
+    BioPtr certBio(BIO_new_file(options.caCertFile.c_str(), "r"));
+    X509Ptr ca(certBio ? PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!ca) {
+        why = "tls-cert=" + options.caCertFile + ": " + LastError("cannot be read");
+        return nullptr;
+    }
+    BioPtr keyBio(BIO_new_file(keyFile.c_str(), "r"));
+    KeyPtr caKey(keyBio ? PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!caKey) {
+        why = "tls-key=" + keyFile + ": " + LastError("cannot be read");
+        return nullptr;
+    }
+    if (X509_check_private_key(ca.get(), caKey.get()) != 1) {
+        why = "tls-key=" + keyFile + " is not the key of tls-cert=" + options.caCertFile;
+        LastError("");
+        return nullptr;
+    }
+    if (X509_check_ca(ca.get()) == 0) {
+        why = "tls-cert=" + options.caCertFile + " is not a CA certificate: it cannot sign the bumped sites'";
+        return nullptr;
+    }
+    KeyPtr key(options.rsaKeys ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
+    if (!key) {
+        why = LastError("the key pair for minted certificates cannot be made");
+        return nullptr;
+    }
+    return RefCount<Minter>(new Minter(options, std::move(ca), std::move(caKey), std::move(key)));
+}
+
+Tls::Minter::Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key)
+    : options_(options), ca_(std::move(ca)), caKey_(std::move(caKey)), key_(std::move(key))
+{}
+
+Tls::Minter::~Minter() = default;
+
+X509* Tls::Minter::cachedCertificate(const std::string& host) const
+{
+    const auto it = byHost_.find(host);
+    return it == byHost_.end() ? nullptr : it->second->cert.get();
+}
+
+SSL_CTX* Tls::Minter::contextFor(const std::string& host)
+{
+    if (const auto it = byHost_.find(host); it != byHost_.end()) {
+        entries_.splice(entries_.begin(), entries_, it->second);
+        return it->second->ctx.get();
+    }
+    auto cert = mint(host);
+    if (!cert)
+        return nullptr;
+    std::string why;
+    auto ctx = NewContext(TLS_server_method(), options_.setOptions, options_.clearOptions,
+                          options_.minVersion, "tls-min-version", why);
+    if (!ctx || SSL_CTX_use_certificate(ctx.get(), cert.get()) != 1 ||
+        SSL_CTX_use_PrivateKey(ctx.get(), key_.get()) != 1) {
+        LastError("");
+        return nullptr;
+    }
+    ++minted_;
+    const int der = i2d_X509(cert.get(), nullptr);
+    Entry entry{host, std::move(ctx), std::move(cert),
+                uint64_t(der > 0 ? der : 0) + EntryOverhead + host.size()};
+    bytes_ += entry.bytes;
+    entries_.push_front(std::move(entry));
+    byHost_[host] = entries_.begin();
+    // the least recently used go, but never the one just made
+    while (bytes_ > options_.cacheBytes && entries_.size() > 1) {
+        bytes_ -= entries_.back().bytes;
+        byHost_.erase(entries_.back().host);
+        entries_.pop_back();
+    }
+    return entries_.front().ctx.get();
+}
+
+Tls::X509Ptr Tls::Minter::mint(const std::string& host) const
+{
+    X509Ptr cert(X509_new());
+    if (!cert || !IsPlainName(host))
+        return nullptr;
+    // a random positive 128-bit serial: two certificates for one name (a
+    // restart, an eviction) never share one, which browsers refuse
+    unsigned char serial[16];
+    if (RAND_bytes(serial, sizeof(serial)) != 1)
+        return nullptr;
+    serial[0] &= 0x7f;
+    serial[0] |= 0x01; // no leading zero byte: DER keeps all 16
+    std::unique_ptr<BIGNUM, Free<BIGNUM, BN_free>> number(BN_bin2bn(serial, sizeof(serial), nullptr));
+    const bool isAddress = IsAddress(host);
+    // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
+    // names the host whatever its length
+    const std::string cn = host.substr(0, 64);
+    time_t notAfter = time(nullptr) + ValidForSeconds;
+    if (X509_cmp_time(X509_get0_notAfter(ca_.get()), &notAfter) < 0)
+        notAfter = 0; // beyond the CA: end with it
+    const bool ok =
+        number && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert.get())) &&
+        X509_set_version(cert.get(), 2) == 1 &&
+        X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) &&
+        (notAfter ? X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &notAfter) != nullptr
+                  : X509_set1_notAfter(cert.get(), X509_get0_notAfter(ca_.get())) == 1) &&
+        X509_set_pubkey(cert.get(), key_.get()) == 1 &&
+        X509_NAME_add_entry_by_txt(X509_get_subject_name(cert.get()), "CN", MBSTRING_ASC,
+                                   reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) == 1 &&
+        X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_.get())) == 1 &&
+        AddExtension(cert.get(), ca_.get(), NID_basic_constraints, "critical,CA:FALSE") &&
+        AddExtension(cert.get(), ca_.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment") &&
+        AddExtension(cert.get(), ca_.get(), NID_ext_key_usage, "serverAuth") &&
+        // the CA's key identifier, when it has one, helps clients find it
+        (!X509_get0_subject_key_id(ca_.get()) ||
+         AddExtension(cert.get(), ca_.get(), NID_authority_key_identifier, "keyid")) &&
+        AddExtension(cert.get(), ca_.get(), NID_subject_alt_name, (isAddress ? "IP:" : "DNS:") + host) &&
+        X509_sign(cert.get(), caKey_.get(), EVP_sha256()) > 0;
+    if (!ok) {
+        LastError("");
+        return nullptr;
+    }
+    return cert;
+}
