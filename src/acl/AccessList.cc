@@ -102,6 +102,13 @@ std::string Checklist::noteValue(const std::string& key) const
     return std::string();
 }
 
+std::string Checklist::tlsServerName(bool serverProvided) const
+{
+    if (serverProvided)
+        return "none";
+    return tlsSni.empty() ? dstHost : tlsSni;
+}
+
 std::optional<std::string> Checklist::addressName(const Address& address) const
 {
     if (!address.isSet())

@@ -86,6 +86,10 @@ struct Checklist {
     std::string peerName;            ///< the cache_peer the request went to; empty when none
     /// the certificate error sslproxy_cert_error is asked about (base/TlsErrors.h); unset elsewhere
     std::optional<int> tlsError;
+    /// ssl_bump's step (at_step: 1 SslBump1, 2 SslBump2, 3 SslBump3); 0 outside ssl_bump
+    int sslBumpStep = 0;
+    /// the server name a bumped or peeked client asked for (its SNI); empty: none or not known yet
+    std::string tlsSni;
 
     AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
     std::string user;                   ///< the user when auth is Valid
@@ -116,6 +120,12 @@ struct Checklist {
     /// The value of the first note called `key`, or "" (an external acl's
     /// user= is "user", its tag= "tag").
     std::string noteValue(const std::string& key) const;
+
+    /// The name ssl::server_name and ssl::server_name_regex match, as Squid
+    /// 5 computes it without a server certificate (cuttle does not contact
+    /// the origin before it decides): "none" for --server-provided, else
+    /// the SNI, else the URL's (the CONNECT's) host.
+    std::string tlsServerName(bool serverProvided) const;
 
     /// The name that the domain acls match for `address` (Squid's
     /// fqdncache_gethostbyaddr()): its canonical name, lowercased, or "none"

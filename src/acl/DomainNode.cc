@@ -20,7 +20,10 @@ std::string Reversed(std::string_view text)
 } // namespace
 
 DomainNode::DomainNode(std::string name, Side side)
-    : Node(std::move(name), side == Side::Source ? "srcdomain" : "dstdomain"), side_(side)
+    : Node(std::move(name), side == Side::Source       ? "srcdomain"
+                            : side == Side::ServerName ? "ssl::server_name"
+                                                       : "dstdomain"),
+      side_(side)
 {}
 
 bool DomainNode::addValues(const std::vector<std::string>& values, std::string& why,
@@ -90,12 +93,35 @@ bool DomainNode::matchesHost(std::string_view host) const
     return false;
 }
 
+bool IsServerNameOption(const std::string& option)
+{
+    return option == "--client-requested" || option == "--server-provided" || option == "--consensus";
+}
+
+bool DomainNode::acceptsOption(const std::string& option) const
+{
+    if (side_ == Side::ServerName)
+        return IsServerNameOption(option);
+    return side_ == Side::Destination && option == "-n";
+}
+
+void DomainNode::beginLine(const std::vector<std::string>& options)
+{
+    // the source applies to the acl, as Squid's ACLServerNameData keeps one
+    for (const auto& o : options) {
+        if (IsServerNameOption(o))
+            serverProvided_ = o == "--server-provided";
+    }
+}
+
 bool DomainNode::match(const Checklist& facts) const
 {
     if (side_ == Side::Source) {
         const auto name = facts.addressName(facts.srcAddr);
         return name && matchesHost(*name);
     }
+    if (side_ == Side::ServerName)
+        return matchesHost(facts.tlsServerName(serverProvided_));
     return !facts.dstHost.empty() && matchesHost(facts.dstHost);
 }
 

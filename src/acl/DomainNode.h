@@ -27,6 +27,12 @@ namespace Acl {
 /// reverse DNS of its address (Checklist::addressName(): an address without
 /// a name is "none").
 ///
+/// `acl NAME ssl::server_name [--client-requested|--server-provided|--consensus]
+/// DOMAIN...`: the same test of the TLS server name
+/// (Checklist::tlsServerName(): the SNI, else the CONNECT's host;
+/// "none" with --server-provided, since cuttle decides before it sees the
+/// origin's certificate).
+///
 /// Overlapping values follow Squid 5.7's rules exactly:
 ///   - a repeated value is ignored;
 ///   - a value inside an earlier domain (`.example.com www.example.com`)
@@ -46,16 +52,15 @@ public:
     enum class Side {
         Destination, ///< dstdomain: the URL's host
         Source,      ///< srcdomain: the client's
+        ServerName,  ///< ssl::server_name: the TLS server name
     };
 
     /// An empty `dstdomain` or `srcdomain` acl.
     DomainNode(std::string name, Side side);
 
     bool takesWholeFileLines() const override { return true; }
-    bool acceptsOption(const std::string& option) const override
-    {
-        return side_ == Side::Destination && option == "-n";
-    }
+    bool acceptsOption(const std::string& option) const override;
+    void beginLine(const std::vector<std::string>& options) override;
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return names_.empty(); }
@@ -73,6 +78,10 @@ private:
     std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
     std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
     Side side_;
+    bool serverProvided_ = false; ///< ssl::server_name --server-provided
 };
+
+/// whether option is one of ssl::server_name's (and _regex's) name sources
+bool IsServerNameOption(const std::string& option);
 
 } // namespace Acl

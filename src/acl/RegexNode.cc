@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "acl/RegexNode.h"
+#include "acl/DomainNode.h"
 #include "acl/AccessList.h"
 #include "base/Regex.h"
 
@@ -24,7 +25,8 @@ RegexNode::~RegexNode() = default;
 bool RegexNode::acceptsOption(const std::string& option) const
 {
     // dstdom_regex also takes -n (no reverse lookup), which is what cuttle always does
-    return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n");
+    return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n") ||
+           (subject_ == Subject::ServerName && IsServerNameOption(option));
 }
 
 void RegexNode::beginLine(const std::vector<std::string>& options)
@@ -35,6 +37,8 @@ void RegexNode::beginLine(const std::vector<std::string>& options)
             lineIgnoresCase_ = true;
         else if (o == "+i")
             lineIgnoresCase_ = false;
+        else if (IsServerNameOption(o))
+            serverProvided_ = o == "--server-provided";
     }
 }
 
@@ -148,6 +152,9 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
         field = std::move(*name);
         break;
     }
+    case Subject::ServerName:
+        field = facts.tlsServerName(serverProvided_);
+        break;
     case Subject::PeerName:
         if (facts.peerName.empty())
             return std::nullopt;

@@ -68,6 +68,20 @@ RefCount<Tls::Minter> Tls::Minter::Make(const MinterOptions& options, std::strin
         return nullptr;
     }
     const auto& keyFile = options.caKeyFile.empty() ? options.caCertFile : options.caKeyFile;
+    if (!options.generate) {
+        auto ctx = NewContext(TLS_server_method(), options.setOptions, options.clearOptions,
+                              options.minVersion, "tls-min-version", why);
+        if (!ctx)
+            return nullptr;
+        if (!SSL_CTX_use_certificate_chain_file(ctx.get(), options.caCertFile.c_str()) ||
+            !SSL_CTX_use_PrivateKey_file(ctx.get(), keyFile.c_str(), SSL_FILETYPE_PEM) ||
+            !SSL_CTX_check_private_key(ctx.get())) {
+            why =
+                "tls-cert=" + options.caCertFile + " tls-key=" + keyFile + ": " + LastError("cannot be used");
+            return nullptr;
+        }
+        return RefCount<Minter>(new Minter(std::move(ctx)));
+    }
     BioPtr certBio(BIO_new_file(options.caCertFile.c_str(), "r"));
     X509Ptr ca(certBio ? PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!ca) {
@@ -111,6 +125,8 @@ X509* Tls::Minter::cachedCertificate(const std::string& host) const
 
 SSL_CTX* Tls::Minter::contextFor(const std::string& host)
 {
+    if (fixed_)
+        return fixed_.get();
     if (const auto it = byHost_.find(host); it != byHost_.end()) {
         entries_.splice(entries_.begin(), entries_, it->second);
         return it->second->ctx.get();

@@ -37,10 +37,13 @@ using KeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY, EVP_PKEY_free>>;
 
 /// an http_port's ssl-bump settings, as Config::HttpPort holds them
 struct MinterOptions {
-    std::string caCertFile;          ///< tls-cert=: the CA certificate (PEM)
-    std::string caKeyFile;           ///< tls-key=: its key; empty: in caCertFile
-    uint64_t cacheBytes = 4 << 20;   ///< dynamic_cert_mem_cache_size (Squid's default: 4 MB)
-    bool rsaKeys = false;            ///< minted certificates get an RSA-2048 key (else ECDSA P-256)
+    std::string caCertFile;        ///< tls-cert=: the CA certificate (PEM)
+    std::string caKeyFile;         ///< tls-key=: its key; empty: in caCertFile
+    uint64_t cacheBytes = 4 << 20; ///< dynamic_cert_mem_cache_size (Squid's default: 4 MB)
+    bool rsaKeys = false;          ///< minted certificates get an RSA-2048 key (else ECDSA P-256)
+    /// generate-host-certificates=: off shows caCertFile (then no CA: any
+    /// certificate with its key and chain) to every bumped client
+    bool generate = true;
     int minVersion = TLS1_2_VERSION; ///< tls-min-version= of the bumped clients
     uint64_t setOptions = 0;         ///< options= bits to set
     uint64_t clearOptions = 0;       ///< options= bits to clear
@@ -55,7 +58,8 @@ public:
     ~Minter() override;
 
     /// A server context whose certificate names host (a DNS name or an IP
-    /// literal), minted now or found in the cache; null when OpenSSL fails.
+    /// literal), minted now or found in the cache (with generate off, the
+    /// one context of the configured certificate); null when OpenSSL fails.
     /// The caller takes a reference (SSL_new() does).
     SSL_CTX* contextFor(const std::string& host);
 
@@ -76,6 +80,7 @@ private:
         uint64_t bytes = 0;
     };
     Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key);
+    explicit Minter(CtxPtr&& fixed) : fixed_(std::move(fixed)) {}
     /// a certificate for host, signed by the CA; null when OpenSSL fails
     X509Ptr mint(const std::string& host) const;
 
@@ -83,6 +88,7 @@ private:
     X509Ptr ca_;
     KeyPtr caKey_;
     KeyPtr key_;               ///< the minted certificates' key pair
+    CtxPtr fixed_;             ///< generate-host-certificates=off: the context of every client
     std::list<Entry> entries_; ///< most recently used first
     std::unordered_map<std::string, std::list<Entry>::iterator> byHost_;
     uint64_t bytes_ = 0;
