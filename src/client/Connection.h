@@ -9,6 +9,8 @@
 ///                  ^   |  +--(a hit: the stored reply, nothing to forward)----------^         |
 ///                  |   |  |                                 |   (request body read alongside)   |
 ///                  |   |  +--(CONNECT allowed)--> Forwarding --(connected)--> Tunneling --> closed
+///                  |   |  |    (ssl-bump port: peek/stare --> Peeking --> splice: Forwarding,
+///                  |   |  |     bump: handed to a Tls::Relay --> closed; Bumping.cc)
 ///                  |   +--(bad head, denied, error)--> Writing (error page) ----------------------+
 ///                  +--------------(keep-alive: next request, pipelined or not)-------------------+
 ///                                                         (or, to close: Lingering --> closed)
