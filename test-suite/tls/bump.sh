@@ -90,6 +90,56 @@ grep -q "X509_V_ERR_CERT_HAS_EXPIRED" "$T/body" || fail "the page does not name 
 wait_until 5 access_log_has "TCP_MISS/503 [0-9]+ GET https://origin.test:$EPORT/body" || fail "no 503 line"
 pass "the bumped client gets the error page over its bumped connection"
 
+# a ClientHello split across two writes (the peek waits for the rest) and a
+# GET in the same write as the client's Finished
+python3 - "$BPORT" "$VPORT" "$d/bump.pem" "$(scaled 10)" << 'PY' || fail "a hello in two pieces"
+import socket, ssl, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[4]))
+s.sendall(b"CONNECT origin.test:%s HTTP/1.1\r\nHost: origin.test\r\n\r\n" % sys.argv[2].encode())
+got = b""
+while b"\r\n\r\n" not in got:
+    got += s.recv(4096)
+assert got.startswith(b"HTTP/1.1 200"), got
+ctx = ssl.create_default_context(cafile=sys.argv[3])
+inb, outb = ssl.MemoryBIO(), ssl.MemoryBIO()
+tls = ctx.wrap_bio(inb, outb, server_hostname="origin.test")
+first = True
+while True:
+    try:
+        tls.do_handshake()
+        break
+    except ssl.SSLWantReadError:
+        data = outb.read()
+        if first:
+            s.sendall(data[:20])
+            time.sleep(0.3)
+            s.sendall(data[20:])
+            first = False
+        elif data:
+            s.sendall(data)
+        inb.write(s.recv(65536))
+tls.write(b"GET /body?s=5 HTTP/1.1\r\nHost: origin.test\r\nConnection: close\r\n\r\n")
+s.sendall(outb.read())
+reply = b""
+while True:
+    data = s.recv(65536)
+    if not data:
+        break
+    inb.write(data)
+    try:
+        while True:
+            chunk = tls.read(65536)
+            if not chunk:
+                break
+            reply += chunk
+    except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+        pass
+    if reply.endswith(b"01234"):
+        break
+assert reply.startswith(b"HTTP/1.1 200") and reply.endswith(b"01234"), reply
+PY
+pass "a ClientHello split across reads is peeked whole, then bumped"
+
 # a 64 MB download through a bump, checked by its sha256
 size=67108864
 want=$(python3 -c "import hashlib,sys; n=$size; print(hashlib.sha256((b'0123456789'*(n//10+1))[:n]).hexdigest())")
