@@ -102,11 +102,13 @@ std::string Checklist::noteValue(const std::string& key) const
     return std::string();
 }
 
-std::string Checklist::tlsServerName(bool serverProvided) const
+std::vector<std::string> Checklist::tlsServerNames(ServerNameSource source) const
 {
-    if (serverProvided)
-        return "none";
-    return tlsSni.empty() ? dstHost : tlsSni;
+    if (source != ServerNameSource::ClientRequested && !tlsCertNames.empty())
+        return tlsCertNames;
+    if (source == ServerNameSource::ServerProvided)
+        return {"none"};
+    return {tlsSni.empty() ? dstHost : tlsSni};
 }
 
 std::optional<std::string> Checklist::addressName(const Address& address) const

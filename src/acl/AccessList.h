@@ -90,6 +90,9 @@ struct Checklist {
     int sslBumpStep = 0;
     /// the server name a bumped or peeked client asked for (its SNI); empty: none or not known yet
     std::string tlsSni;
+    /// the names of the origin's certificate (subjectAltName DNS names, else
+    /// its CN), once ssl_bump stared or peeked at it (step 3); empty: not seen
+    std::vector<std::string> tlsCertNames;
 
     AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
     std::string user;                   ///< the user when auth is Valid
@@ -121,11 +124,13 @@ struct Checklist {
     /// user= is "user", its tag= "tag").
     std::string noteValue(const std::string& key) const;
 
-    /// The name ssl::server_name and ssl::server_name_regex match, as Squid
-    /// 5 computes it without a server certificate (cuttle does not contact
-    /// the origin before it decides): "none" for --server-provided, else
-    /// the SNI, else the URL's (the CONNECT's) host.
-    std::string tlsServerName(bool serverProvided) const;
+    /// The names ssl::server_name and ssl::server_name_regex match (one
+    /// matching is enough), as Squid 5 computes them: the client's name is
+    /// the SNI, else the URL's (the CONNECT's) host; the server's are
+    /// tlsCertNames. --client-requested: the client's; --server-provided:
+    /// the server's, or "none" before they are known; otherwise (and
+    /// --consensus) the server's once known, else the client's.
+    std::vector<std::string> tlsServerNames(ServerNameSource source) const;
 
     /// The name that the domain acls match for `address` (Squid's
     /// fqdncache_gethostbyaddr()): its canonical name, lowercased, or "none"

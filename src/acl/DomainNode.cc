@@ -8,6 +8,8 @@
 #include "acl/AccessList.h"
 #include "base/Text.h"
 
+#include <algorithm>
+
 namespace Acl {
 
 namespace {
@@ -98,6 +100,13 @@ bool IsServerNameOption(const std::string& option)
     return option == "--client-requested" || option == "--server-provided" || option == "--consensus";
 }
 
+ServerNameSource ServerNameOption(const std::string& option)
+{
+    return option == "--client-requested"  ? ServerNameSource::ClientRequested
+           : option == "--server-provided" ? ServerNameSource::ServerProvided
+                                           : ServerNameSource::Default;
+}
+
 bool DomainNode::acceptsOption(const std::string& option) const
 {
     if (side_ == Side::ServerName)
@@ -110,7 +119,7 @@ void DomainNode::beginLine(const std::vector<std::string>& options)
     // the source applies to the acl, as Squid's ACLServerNameData keeps one
     for (const auto& o : options) {
         if (IsServerNameOption(o))
-            serverProvided_ = o == "--server-provided";
+            source_ = ServerNameOption(o);
     }
 }
 
@@ -120,8 +129,11 @@ bool DomainNode::match(const Checklist& facts) const
         const auto name = facts.addressName(facts.srcAddr);
         return name && matchesHost(*name);
     }
-    if (side_ == Side::ServerName)
-        return matchesHost(facts.tlsServerName(serverProvided_));
+    if (side_ == Side::ServerName) {
+        const auto names = facts.tlsServerNames(source_);
+        return std::any_of(names.begin(), names.end(),
+                           [this](const std::string& n) { return matchesHost(n); });
+    }
     return !facts.dstHost.empty() && matchesHost(facts.dstHost);
 }
 

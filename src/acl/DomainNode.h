@@ -29,9 +29,8 @@ namespace Acl {
 ///
 /// `acl NAME ssl::server_name [--client-requested|--server-provided|--consensus]
 /// DOMAIN...`: the same test of the TLS server name
-/// (Checklist::tlsServerName(): the SNI, else the CONNECT's host;
-/// "none" with --server-provided, since cuttle decides before it sees the
-/// origin's certificate).
+/// (Checklist::tlsServerNames(): the SNI, else the CONNECT's host, and
+/// the origin certificate's names once ssl_bump stared or peeked at it).
 ///
 /// Overlapping values follow Squid 5.7's rules exactly:
 ///   - a repeated value is ignored;
@@ -78,10 +77,12 @@ private:
     std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
     std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
     Side side_;
-    bool serverProvided_ = false; ///< ssl::server_name --server-provided
+    ServerNameSource source_ = ServerNameSource::Default; ///< ssl::server_name's option
 };
 
 /// whether option is one of ssl::server_name's (and _regex's) name sources
 bool IsServerNameOption(const std::string& option);
+/// the source an ssl::server_name option names (IsServerNameOption())
+ServerNameSource ServerNameOption(const std::string& option);
 
 } // namespace Acl

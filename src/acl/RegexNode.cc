@@ -38,7 +38,7 @@ void RegexNode::beginLine(const std::vector<std::string>& options)
         else if (o == "+i")
             lineIgnoresCase_ = false;
         else if (IsServerNameOption(o))
-            serverProvided_ = o == "--server-provided";
+            source_ = ServerNameOption(o);
     }
 }
 
@@ -153,8 +153,7 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
         break;
     }
     case Subject::ServerName:
-        field = facts.tlsServerName(serverProvided_);
-        break;
+        return std::nullopt; // several names: match() asks each
     case Subject::PeerName:
         if (facts.peerName.empty())
             return std::nullopt;
@@ -187,6 +186,13 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
 
 bool RegexNode::match(const Checklist& facts) const
 {
+    if (subject_ == Subject::ServerName) {
+        const auto names = facts.tlsServerNames(source_);
+        return std::any_of(names.begin(), names.end(), [this](const std::string& name) {
+            return std::any_of(patterns_.begin(), patterns_.end(),
+                               [&name](const std::unique_ptr<Regex>& r) { return r->matches(name); });
+        });
+    }
     std::optional<std::string> field;
     const auto text = subjectOf(facts, field);
     if (!text)

@@ -89,9 +89,9 @@ private:
                                               std::optional<std::string>& field) const;
 
     Subject subject_;
-    std::string fieldName_;        ///< req_header/rep_header: the header's name
-    bool lineIgnoresCase_ = false; ///< `-i` among the current line's options
-    bool serverProvided_ = false;  ///< ssl::server_name_regex --server-provided
+    std::string fieldName_;                               ///< req_header/rep_header: the header's name
+    bool lineIgnoresCase_ = false;                        ///< `-i` among the current line's options
+    ServerNameSource source_ = ServerNameSource::Default; ///< ssl::server_name_regex's option
     std::vector<std::unique_ptr<Regex>> patterns_;
 };
 

@@ -120,6 +120,8 @@ bool Client::Connection::startBumping(const Http::Url& url, Server::Request& req
 void Client::Connection::peekHello()
 {
     auto& b = *bump_;
+    if (b.step == 3)
+        return; // the origin is being looked at (probeOrigin())
     if (buffer_ && parsedOffset_ < buffer_->size()) {
         // the client sent its hello before our 200, and our read took it
         // from the socket: TLS could not start from the socket, a tunnel can
@@ -154,16 +156,58 @@ void Client::Connection::peekHello()
     }
     b.sni = hello.serverName;
     b.facts->tlsSni = b.sni;
-    auto action = DecideBump(services_.settings().sslBump, *b.facts, 2);
-    if (action == Action::Peek || action == Action::Stare) {
-        // cuttle does not contact the origin at step 2: step 3 is decided
-        // at once, on the client's names (doc/differences.md "SSL bump")
-        b.step = 3;
-        action = DecideBump(services_.settings().sslBump, *b.facts, 3);
-    }
+    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 2);
     debugs(33, 3,
-           "ssl_bump at step " << b.step << " for " << (b.sni.empty() ? "(no SNI)" : b.sni) << ": "
-                               << ActionName(action));
+           "ssl_bump at step 2 for " << (b.sni.empty() ? "(no SNI)" : b.sni) << ": " << ActionName(action));
+    if (action == Action::Peek || action == Action::Stare) {
+        b.step = 3;
+        probeOrigin();
+        return;
+    }
+    endBumping(action);
+}
+
+void Client::Connection::probeOrigin()
+{
+    auto& b = *bump_;
+    auto& forwarding = services_.forwarding();
+    const auto& limits = services_.forwardLimits();
+    // the origin's address as the splice would dial it (a parent's CONNECT
+    // was spliced at step 1); the probe is bounded by connect_timeout, the
+    // whole step by the request_timeout still armed
+    Comm::Connector::Target target{b.route.host, b.route.port, limits.connectTimeout,
+                                   &forwarding.connectionsOpened, b.route.outgoing};
+    b.dialer = std::make_unique<Comm::Connector>(
+        services_.loop(), forwarding.resolver, std::move(target), [this](Comm::Connector::Result&& result) {
+            if (state_ != State::Peeking)
+                return;
+            if (result.error != Comm::Connector::Error::None || !services_.forwarding().tls) {
+                decideStepThree(nullptr);
+                return;
+            }
+            auto& probe = bump_->probe;
+            probe = std::make_unique<Tls::Probe>(
+                services_.loop(), services_.forwarding().tls, std::move(result.fd), bump_->url.host(),
+                services_.forwardLimits().connectTimeout,
+                [this](Tls::X509Ptr&& certificate) { decideStepThree(std::move(certificate)); });
+            probe->start();
+        });
+    b.dialer->start();
+}
+
+void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate)
+{
+    if (state_ != State::Peeking)
+        return;
+    auto& b = *bump_;
+    b.origin = std::move(certificate);
+    if (b.origin)
+        b.facts->tlsCertNames = Tls::CertificateNames(b.origin.get());
+    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 3);
+    debugs(33, 3,
+           "ssl_bump at step 3 for " << (b.sni.empty() ? b.url.host() : b.sni)
+                                     << (b.origin ? "" : " (no origin certificate)") << ": "
+                                     << ActionName(action));
     endBumping(action);
 }
 
@@ -198,7 +242,7 @@ void Client::Connection::handOverBumped()
     auto& b = *bump_;
     // the minted certificate names what the client asked for, else the CONNECT's host
     const std::string host = b.sni.empty() ? b.url.host() : b.sni;
-    SSL_CTX* context = b.ca->contextFor(host);
+    SSL_CTX* context = b.ca->contextFor(host, b.origin.get());
     if (!context) {
         debugs(33, 1, "ERROR: ssl_bump: no certificate could be made for " << host);
         endBumping(Action::Terminate);

@@ -13,6 +13,10 @@
 ///     the CONNECT's host:port, so an origin-form request `GET /path` is
 ///     `https://authority/path`, and `sni` what the client asked for.
 ///
+/// After peek or stare at step 2 cuttle connects to the origin (directly)
+/// and looks at its certificate with a Tls::Probe: step 3's ssl::server_name
+/// sees its names, and a bump mimics it (Tls::Minter::contextFor()).
+///
 /// A connection of a plain http_port has none (Connection holds a null
 /// pointer: 8 bytes).
 #pragma once
@@ -21,7 +25,9 @@
 #include "config/Settings.h"
 #include "http/Url.h"
 #include "server/Forwarder.h"
+#include "comm/Connector.h"
 #include "tls/Minter.h"
+#include "tls/Probe.h"
 
 #include <memory>
 #include <string>
@@ -40,6 +46,10 @@ struct BumpState {
     Http::Url url;                         ///< the CONNECT's host:port
     Server::Request route;                 ///< where a splice goes
     bool answered = false;                 ///< the client has its 200 already
+    // step 3 after peek or stare at step 2: the origin's certificate
+    std::unique_ptr<Comm::Connector> dialer; ///< connecting to the origin
+    std::unique_ptr<Tls::Probe> probe;       ///< its handshake
+    Tls::X509Ptr origin;                     ///< its certificate, to mimic; null: not seen
 };
 
 /// The first rule of `rules` whose action is possible at `step` and whose

@@ -334,6 +334,10 @@ private:
     bool startBumping(const Http::Url& url, Server::Request& request, const Acl::Checklist& facts);
     /// Peeking: reads the ClientHello (MSG_PEEK) and decides steps 2 and 3
     void peekHello();
+    /// after peek or stare at step 2: connects to the origin and looks at its certificate
+    void probeOrigin();
+    /// ssl_bump's step 3, with the origin's certificate (null: none seen)
+    void decideStepThree(Tls::X509Ptr&& certificate);
     /// carries out a decided action: the tunnel, the bump, or the end
     void endBumping(Config::SslBumpRule::Action action);
     /// gives the socket to a Tls::Relay with a certificate for the client's name

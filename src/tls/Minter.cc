@@ -8,6 +8,7 @@
 #include "tls/Context.h"
 
 #include <cctype>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <openssl/pem.h>
@@ -50,6 +51,36 @@ bool IsPlainName(const std::string& host)
             return false;
     }
     return true;
+}
+
+/// the subjectAltName DNS names of cert that may be copied (a leading
+/// `*.` is kept), at most 100
+std::vector<std::string> DnsNames(X509* cert)
+{
+    std::vector<std::string> names;
+    auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+    for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans) && names.size() < 100; ++i) {
+        const GENERAL_NAME* name = sk_GENERAL_NAME_value(sans, i);
+        if (name->type != GEN_DNS)
+            continue;
+        const auto* text = reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName));
+        const std::string value(text, size_t(ASN1_STRING_length(name->d.dNSName)));
+        const bool wild = value.rfind("*.", 0) == 0;
+        if (IsPlainName(wild ? value.substr(2) : value))
+            names.push_back(value);
+    }
+    GENERAL_NAMES_free(sans);
+    return names;
+}
+
+/// the CN of cert when it may be copied, else empty
+std::string CommonName(X509* cert)
+{
+    char cn[65] = {};
+    const int n = X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof(cn));
+    const std::string value = n > 0 ? std::string(cn, size_t(n)) : std::string();
+    const bool wild = value.rfind("*.", 0) == 0;
+    return IsPlainName(wild ? value.substr(2) : value) ? value : std::string();
 }
 
 bool IsAddress(const std::string& host)
@@ -119,19 +150,40 @@ Tls::Minter::~Minter() = default;
 
 X509* Tls::Minter::cachedCertificate(const std::string& host) const
 {
-    const auto it = byHost_.find(host);
-    return it == byHost_.end() ? nullptr : it->second->cert.get();
+    const auto it = byKey_.find(host);
+    return it == byKey_.end() ? nullptr : it->second->cert.get();
 }
 
 SSL_CTX* Tls::Minter::contextFor(const std::string& host)
 {
+    return find(host, host, nullptr);
+}
+
+SSL_CTX* Tls::Minter::contextFor(const std::string& host, X509* origin)
+{
+    if (!origin)
+        return contextFor(host);
+    // one entry per origin certificate: a new one is mimicked anew
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (X509_digest(origin, EVP_sha256(), digest, &size) != 1)
+        return nullptr;
+    std::string key = host + "/";
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned int i = 0; i < size; ++i)
+        key += std::string{hex[digest[i] >> 4], hex[digest[i] & 15]};
+    return find(key, host, origin);
+}
+
+SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509* origin)
+{
     if (fixed_)
         return fixed_.get();
-    if (const auto it = byHost_.find(host); it != byHost_.end()) {
+    if (const auto it = byKey_.find(key); it != byKey_.end()) {
         entries_.splice(entries_.begin(), entries_, it->second);
         return it->second->ctx.get();
     }
-    auto cert = mint(host);
+    auto cert = mint(host, origin);
     if (!cert)
         return nullptr;
     std::string why;
@@ -144,21 +196,21 @@ SSL_CTX* Tls::Minter::contextFor(const std::string& host)
     }
     ++minted_;
     const int der = i2d_X509(cert.get(), nullptr);
-    Entry entry{host, std::move(ctx), std::move(cert),
-                uint64_t(der > 0 ? der : 0) + EntryOverhead + host.size()};
+    Entry entry{key, std::move(ctx), std::move(cert),
+                uint64_t(der > 0 ? der : 0) + EntryOverhead + key.size()};
     bytes_ += entry.bytes;
     entries_.push_front(std::move(entry));
-    byHost_[host] = entries_.begin();
+    byKey_[key] = entries_.begin();
     // the least recently used go, but never the one just made
     while (bytes_ > options_.cacheBytes && entries_.size() > 1) {
         bytes_ -= entries_.back().bytes;
-        byHost_.erase(entries_.back().host);
+        byKey_.erase(entries_.back().key);
         entries_.pop_back();
     }
     return entries_.front().ctx.get();
 }
 
-Tls::X509Ptr Tls::Minter::mint(const std::string& host) const
+Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin) const
 {
     X509Ptr cert(X509_new());
     if (!cert || !IsPlainName(host))
@@ -171,20 +223,35 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host) const
     serial[0] &= 0x7f;
     serial[0] |= 0x01; // no leading zero byte: DER keeps all 16
     std::unique_ptr<BIGNUM, Free<BIGNUM, BN_free>> number(BN_bin2bn(serial, sizeof(serial), nullptr));
-    const bool isAddress = IsAddress(host);
+    // the names: the origin's DNS names when mimicking, else the host
+    std::string altNames;
+    for (const auto& name : origin ? DnsNames(origin) : std::vector<std::string>())
+        altNames += (altNames.empty() ? "DNS:" : ",DNS:") + name;
+    if (altNames.empty())
+        altNames = (IsAddress(host) ? "IP:" : "DNS:") + host;
     // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
     // names the host whatever its length
-    const std::string cn = host.substr(0, 64);
-    time_t notAfter = time(nullptr) + ValidForSeconds;
-    if (X509_cmp_time(X509_get0_notAfter(ca_.get()), &notAfter) < 0)
-        notAfter = 0; // beyond the CA: end with it
+    std::string cn = origin ? CommonName(origin) : std::string();
+    if (cn.empty())
+        cn = host.substr(0, 64);
+    // the validity: the origin's when mimicking, else from a day ago for a
+    // year; never past the CA's end
+    const ASN1_TIME* caEnd = X509_get0_notAfter(ca_.get());
+    bool validity = false;
+    if (origin) {
+        const ASN1_TIME* end = X509_get0_notAfter(origin);
+        validity = X509_set1_notBefore(cert.get(), X509_get0_notBefore(origin)) == 1 &&
+                   X509_set1_notAfter(cert.get(), ASN1_TIME_compare(end, caEnd) > 0 ? caEnd : end) == 1;
+    } else {
+        time_t notAfter = time(nullptr) + ValidForSeconds;
+        validity = X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) &&
+                   (X509_cmp_time(caEnd, &notAfter) < 0
+                        ? X509_set1_notAfter(cert.get(), caEnd) == 1
+                        : X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &notAfter) != nullptr);
+    }
     const bool ok =
-        number && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert.get())) &&
-        X509_set_version(cert.get(), 2) == 1 &&
-        X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) &&
-        (notAfter ? X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &notAfter) != nullptr
-                  : X509_set1_notAfter(cert.get(), X509_get0_notAfter(ca_.get())) == 1) &&
-        X509_set_pubkey(cert.get(), key_.get()) == 1 &&
+        number && validity && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert.get())) &&
+        X509_set_version(cert.get(), 2) == 1 && X509_set_pubkey(cert.get(), key_.get()) == 1 &&
         X509_NAME_add_entry_by_txt(X509_get_subject_name(cert.get()), "CN", MBSTRING_ASC,
                                    reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) == 1 &&
         X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_.get())) == 1 &&
@@ -194,11 +261,21 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host) const
         // the CA's key identifier, when it has one, helps clients find it
         (!X509_get0_subject_key_id(ca_.get()) ||
          AddExtension(cert.get(), ca_.get(), NID_authority_key_identifier, "keyid")) &&
-        AddExtension(cert.get(), ca_.get(), NID_subject_alt_name, (isAddress ? "IP:" : "DNS:") + host) &&
+        AddExtension(cert.get(), ca_.get(), NID_subject_alt_name, altNames) &&
         X509_sign(cert.get(), caKey_.get(), EVP_sha256()) > 0;
     if (!ok) {
         LastError("");
         return nullptr;
     }
     return cert;
+}
+
+std::vector<std::string> Tls::CertificateNames(X509* cert)
+{
+    auto names = DnsNames(cert);
+    if (names.empty()) {
+        if (auto cn = CommonName(cert); !cn.empty())
+            names.push_back(std::move(cn));
+    }
+    return names;
 }

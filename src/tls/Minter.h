@@ -12,7 +12,8 @@
 /// pair for the minted certificates is made then too (ECDSA P-256 by
 /// default), so minting is building one certificate and one signature by
 /// the CA's key: no key generation on the loop. Minted certificates never
-/// touch disk: they are kept in a least-recently-used map by name, bounded
+/// touch disk: they are kept in a least-recently-used map by name (and by
+/// the origin's certificate when one is mimicked, see contextFor()), bounded
 /// by dynamic_cert_mem_cache_size (each counted by its DER size plus the
 /// map's overhead), and each comes with a server SSL_CTX ready to accept
 /// a bumped client.
@@ -29,6 +30,7 @@
 #include <list>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace Tls {
 
@@ -62,6 +64,12 @@ public:
     /// one context of the configured certificate); null when OpenSSL fails.
     /// The caller takes a reference (SSL_new() does).
     SSL_CTX* contextFor(const std::string& host);
+    /// The same for a host whose origin certificate was seen (ssl_bump
+    /// stared or peeked at step 2): the minted certificate mimics its
+    /// subjectAltName DNS names (and CN) and its validity (never past the
+    /// CA's), as Squid's defaults of sslproxy_cert_adapt do; host alone
+    /// when the origin's names cannot be copied.
+    SSL_CTX* contextFor(const std::string& host, X509* origin);
 
     /// certificates kept now
     size_t size() const { return entries_.size(); }
@@ -74,15 +82,18 @@ public:
 
 private:
     struct Entry {
-        std::string host;
+        std::string key; ///< the host, and the origin certificate's digest when mimicked
         CtxPtr ctx;
         X509Ptr cert;
         uint64_t bytes = 0;
     };
     Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key);
     explicit Minter(CtxPtr&& fixed) : fixed_(std::move(fixed)) {}
-    /// a certificate for host, signed by the CA; null when OpenSSL fails
-    X509Ptr mint(const std::string& host) const;
+    /// a certificate for host (mimicking origin when not null), signed by
+    /// the CA; null when OpenSSL fails
+    X509Ptr mint(const std::string& host, X509* origin) const;
+    /// the context under key, made by mint() on a miss
+    SSL_CTX* find(const std::string& key, const std::string& host, X509* origin);
 
     MinterOptions options_;
     X509Ptr ca_;
@@ -90,12 +101,16 @@ private:
     KeyPtr key_;               ///< the minted certificates' key pair
     CtxPtr fixed_;             ///< generate-host-certificates=off: the context of every client
     std::list<Entry> entries_; ///< most recently used first
-    std::unordered_map<std::string, std::list<Entry>::iterator> byHost_;
+    std::unordered_map<std::string, std::list<Entry>::iterator> byKey_;
     uint64_t bytes_ = 0;
     uint64_t minted_ = 0;
 };
 
 /// a shared minter
 using MinterRef = RefCount<Minter>;
+
+/// The names cert is for, as ssl::server_name sees a server's: its
+/// subjectAltName DNS names (`*.` kept), else its CN; at most 100.
+std::vector<std::string> CertificateNames(X509* cert);
 
 } // namespace Tls

@@ -33,12 +33,14 @@ tls_origin expired
 EPORT=$TPORT
 tls_origin proxy # its certificate names 127.0.0.1: for the client without SNI
 PPORT=$TPORT
-echo "127.0.0.1 splice.test terminate.test" > "$T/hosts.more"
+echo "127.0.0.1 splice.test terminate.test stare.test" > "$T/hosts.more"
 tls_conf "tls_outgoing_options cafile=$T/tls/ca.pem" "request_timeout 2 seconds" \
     "http_port 127.0.0.1:0 ssl-bump tls-cert=$d/bump.pem tls-key=$d/bump.key generate-host-certificates=on dynamic_cert_mem_cache_size=1MB" \
     "acl step1 at_step SslBump1" "acl spliced ssl::server_name splice.test" \
-    "acl doomed ssl::server_name_regex ^terminate\\." \
-    "ssl_bump peek step1" "ssl_bump splice spliced" "ssl_bump terminate doomed" "ssl_bump bump all" \
+    "acl doomed ssl::server_name_regex ^terminate\\." "acl step2 at_step SslBump2" \
+    "acl stared ssl::server_name stare.test" \
+    "ssl_bump peek step1" "ssl_bump splice spliced" "ssl_bump terminate doomed" "ssl_bump stare step2 stared" \
+    "ssl_bump bump all" \
     "sslcrtd_program /usr/lib/squid/security_file_certgen -s /var/lib/squid/ssl_db -M 4MB" \
     "sslcrtd_children 5"
 cat "$T/hosts.more" >> "$T/hosts"
@@ -89,6 +91,26 @@ grep -q '^X-Squid-Error: ERR_SECURE_CONNECT_FAIL' "$T/head" || fail "not ERR_SEC
 grep -q "X509_V_ERR_CERT_HAS_EXPIRED" "$T/body" || fail "the page does not name the error"
 wait_until 5 access_log_has "TCP_MISS/503 [0-9]+ GET https://origin.test:$EPORT/body" || fail "no 503 line"
 pass "the bumped client gets the error page over its bumped connection"
+
+# stared at step 2, bumped at step 3: the minted certificate mimics the
+# origin's names and validity (origin.test, from 2020), not the SNI
+python3 - "$BPORT" "$VPORT" "$d/bump.pem" "$(scaled 10)" << 'PY' || fail "the stared site's certificate"
+import socket, ssl, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[4]))
+s.sendall(b"CONNECT stare.test:%s HTTP/1.1\r\nHost: stare.test\r\n\r\n" % sys.argv[2].encode())
+got = b""
+while b"\r\n\r\n" not in got:
+    got += s.recv(4096)
+assert got.startswith(b"HTTP/1.1 200"), got
+ctx = ssl.create_default_context(cafile=sys.argv[3])
+ctx.check_hostname = False  # the mimicked names are the origin's, not stare.test
+tls = ctx.wrap_socket(s, server_hostname="stare.test")
+cert = tls.getpeercert()
+assert cert["subjectAltName"] == (("DNS", "origin.test"),), cert
+assert cert["notBefore"] == "Jan  1 00:00:00 2020 GMT", cert
+assert dict(x[0] for x in cert["issuer"])["commonName"] == "cuttle test bump CA", cert
+PY
+pass "a bump after stare mimics the origin's certificate"
 
 # a ClientHello split across two writes (the peek waits for the rest) and a
 # GET in the same write as the client's Finished

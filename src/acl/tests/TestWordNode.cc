@@ -76,6 +76,14 @@ public:
         f.dstHost = "a.example.test";
         CPPUNIT_ASSERT(Matches(r, "d", f));
         CPPUNIT_ASSERT(!Matches(r, "x", f));
+        // the origin's certificate seen (step 3): its names, but for --client-requested
+        f.tlsCertNames = {"cdn.other.test", "www.example.test"};
+        CPPUNIT_ASSERT(Matches(r, "d", f));
+        CPPUNIT_ASSERT(Matches(r, "x", f));
+        CPPUNIT_ASSERT(!Matches(r, "p", f));
+        f.tlsCertNames = {"cdn.other.test"};
+        CPPUNIT_ASSERT(!Matches(r, "d", f));
+        CPPUNIT_ASSERT(Matches(r, "c", f));
     }
 
     void protoNamesAsSquid()

@@ -50,6 +50,7 @@ class TestMinter : public CppUnit::TestFixture {
     CPPUNIT_TEST(addressGetsAnIpName);
     CPPUNIT_TEST(secondContextIsCached);
     CPPUNIT_TEST(cacheStaysWithinItsBytes);
+    CPPUNIT_TEST(mimicCopiesTheOriginsNamesAndValidity);
     CPPUNIT_TEST(nameThatWouldAddNamesIsRefused);
     CPPUNIT_TEST(certificateThatIsNoCaIsRefused);
     CPPUNIT_TEST_SUITE_END();
@@ -103,6 +104,25 @@ public:
         for (size_t i = 0; i + 1 < kept; ++i)
             minter->contextFor("new" + std::to_string(i) + ".test");
         CPPUNIT_ASSERT(minter->cachedCertificate("host97.test"));
+    }
+
+    void mimicCopiesTheOriginsNamesAndValidity()
+    {
+        CaFiles files;
+        auto minter = files.make();
+        auto origin = TlsTest::MakeLeaf("cdn.example.test", &files.ca, -2, 20);
+        SSL_CTX* mimic = minter->contextFor("www.example.test", origin.cert.get());
+        CPPUNIT_ASSERT(mimic);
+        X509* cert = SSL_CTX_get0_certificate(mimic);
+        CPPUNIT_ASSERT_EQUAL(1, X509_check_host(cert, "cdn.example.test", 0, 0, nullptr));
+        CPPUNIT_ASSERT(X509_check_host(cert, "www.example.test", 0, 0, nullptr) != 1);
+        CPPUNIT_ASSERT_EQUAL(
+            0, ASN1_TIME_compare(X509_get0_notBefore(cert), X509_get0_notBefore(origin.cert.get())));
+        CPPUNIT_ASSERT_EQUAL(
+            0, ASN1_TIME_compare(X509_get0_notAfter(cert), X509_get0_notAfter(origin.cert.get())));
+        // apart from the certificate minted for the name alone
+        CPPUNIT_ASSERT(minter->contextFor("www.example.test") != mimic);
+        CPPUNIT_ASSERT(minter->contextFor("www.example.test", origin.cert.get()) == mimic);
     }
 
     void nameThatWouldAddNamesIsRefused()
