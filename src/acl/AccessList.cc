@@ -102,6 +102,15 @@ std::string Checklist::noteValue(const std::string& key) const
     return std::string();
 }
 
+std::vector<std::string> Checklist::tlsServerNames(ServerNameSource source) const
+{
+    if (source != ServerNameSource::ClientRequested && !tlsCertNames.empty())
+        return tlsCertNames;
+    if (source == ServerNameSource::ServerProvided)
+        return {"none"};
+    return {tlsSni.empty() ? dstHost : tlsSni};
+}
+
 std::optional<std::string> Checklist::addressName(const Address& address) const
 {
     if (!address.isSet())

@@ -86,6 +86,13 @@ struct Checklist {
     std::string peerName;            ///< the cache_peer the request went to; empty when none
     /// the certificate error sslproxy_cert_error is asked about (base/TlsErrors.h); unset elsewhere
     std::optional<int> tlsError;
+    /// ssl_bump's step (at_step: 1 SslBump1, 2 SslBump2, 3 SslBump3); 0 outside ssl_bump
+    int sslBumpStep = 0;
+    /// the server name a bumped or peeked client asked for (its SNI); empty: none or not known yet
+    std::string tlsSni;
+    /// the names of the origin's certificate (subjectAltName DNS names, else
+    /// its CN), once ssl_bump stared or peeked at it (step 3); empty: not seen
+    std::vector<std::string> tlsCertNames;
 
     AuthState auth = AuthState::Absent; ///< the request's credentials (proxy_auth)
     std::string user;                   ///< the user when auth is Valid
@@ -116,6 +123,14 @@ struct Checklist {
     /// The value of the first note called `key`, or "" (an external acl's
     /// user= is "user", its tag= "tag").
     std::string noteValue(const std::string& key) const;
+
+    /// The names ssl::server_name and ssl::server_name_regex match (one
+    /// matching is enough), as Squid 5 computes them: the client's name is
+    /// the SNI, else the URL's (the CONNECT's) host; the server's are
+    /// tlsCertNames. --client-requested: the client's; --server-provided:
+    /// the server's, or "none" before they are known; otherwise (and
+    /// --consensus) the server's once known, else the client's.
+    std::vector<std::string> tlsServerNames(ServerNameSource source) const;
 
     /// The name that the domain acls match for `address` (Squid's
     /// fqdncache_gethostbyaddr()): its canonical name, lowercased, or "none"

@@ -8,6 +8,8 @@
 #include "acl/AccessList.h"
 #include "base/Text.h"
 
+#include <algorithm>
+
 namespace Acl {
 
 namespace {
@@ -20,7 +22,10 @@ std::string Reversed(std::string_view text)
 } // namespace
 
 DomainNode::DomainNode(std::string name, Side side)
-    : Node(std::move(name), side == Side::Source ? "srcdomain" : "dstdomain"), side_(side)
+    : Node(std::move(name), side == Side::Source       ? "srcdomain"
+                            : side == Side::ServerName ? "ssl::server_name"
+                                                       : "dstdomain"),
+      side_(side)
 {}
 
 bool DomainNode::addValues(const std::vector<std::string>& values, std::string& why,
@@ -90,11 +95,44 @@ bool DomainNode::matchesHost(std::string_view host) const
     return false;
 }
 
+bool IsServerNameOption(const std::string& option)
+{
+    return option == "--client-requested" || option == "--server-provided" || option == "--consensus";
+}
+
+ServerNameSource ServerNameOption(const std::string& option)
+{
+    return option == "--client-requested"  ? ServerNameSource::ClientRequested
+           : option == "--server-provided" ? ServerNameSource::ServerProvided
+                                           : ServerNameSource::Default;
+}
+
+bool DomainNode::acceptsOption(const std::string& option) const
+{
+    if (side_ == Side::ServerName)
+        return IsServerNameOption(option);
+    return side_ == Side::Destination && option == "-n";
+}
+
+void DomainNode::beginLine(const std::vector<std::string>& options)
+{
+    // the source applies to the acl, as Squid's ACLServerNameData keeps one
+    for (const auto& o : options) {
+        if (IsServerNameOption(o))
+            source_ = ServerNameOption(o);
+    }
+}
+
 bool DomainNode::match(const Checklist& facts) const
 {
     if (side_ == Side::Source) {
         const auto name = facts.addressName(facts.srcAddr);
         return name && matchesHost(*name);
+    }
+    if (side_ == Side::ServerName) {
+        const auto names = facts.tlsServerNames(source_);
+        return std::any_of(names.begin(), names.end(),
+                           [this](const std::string& n) { return matchesHost(n); });
     }
     return !facts.dstHost.empty() && matchesHost(facts.dstHost);
 }

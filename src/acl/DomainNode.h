@@ -27,6 +27,11 @@ namespace Acl {
 /// reverse DNS of its address (Checklist::addressName(): an address without
 /// a name is "none").
 ///
+/// `acl NAME ssl::server_name [--client-requested|--server-provided|--consensus]
+/// DOMAIN...`: the same test of the TLS server name
+/// (Checklist::tlsServerNames(): the SNI, else the CONNECT's host, and
+/// the origin certificate's names once ssl_bump stared or peeked at it).
+///
 /// Overlapping values follow Squid 5.7's rules exactly:
 ///   - a repeated value is ignored;
 ///   - a value inside an earlier domain (`.example.com www.example.com`)
@@ -46,16 +51,15 @@ public:
     enum class Side {
         Destination, ///< dstdomain: the URL's host
         Source,      ///< srcdomain: the client's
+        ServerName,  ///< ssl::server_name: the TLS server name
     };
 
     /// An empty `dstdomain` or `srcdomain` acl.
     DomainNode(std::string name, Side side);
 
     bool takesWholeFileLines() const override { return true; }
-    bool acceptsOption(const std::string& option) const override
-    {
-        return side_ == Side::Destination && option == "-n";
-    }
+    bool acceptsOption(const std::string& option) const override;
+    void beginLine(const std::vector<std::string>& options) override;
     bool addValues(const std::vector<std::string>& values, std::string& why,
                    std::vector<std::string>& warnings) override;
     bool isEmpty() const override { return names_.empty(); }
@@ -73,6 +77,12 @@ private:
     std::unordered_set<std::string_view> domains_; ///< `.example.com` values, without their dot
     std::set<std::string, std::less<>> reversed_;  ///< every kept value reversed, to find covered ones
     Side side_;
+    ServerNameSource source_ = ServerNameSource::Default; ///< ssl::server_name's option
 };
+
+/// whether option is one of ssl::server_name's (and _regex's) name sources
+bool IsServerNameOption(const std::string& option);
+/// the source an ssl::server_name option names (IsServerNameOption())
+ServerNameSource ServerNameOption(const std::string& option);
 
 } // namespace Acl

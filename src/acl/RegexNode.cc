@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "acl/RegexNode.h"
+#include "acl/DomainNode.h"
 #include "acl/AccessList.h"
 #include "base/Regex.h"
 
@@ -24,7 +25,8 @@ RegexNode::~RegexNode() = default;
 bool RegexNode::acceptsOption(const std::string& option) const
 {
     // dstdom_regex also takes -n (no reverse lookup), which is what cuttle always does
-    return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n");
+    return option == "-i" || option == "+i" || (subject_ == Subject::DstDomain && option == "-n") ||
+           (subject_ == Subject::ServerName && IsServerNameOption(option));
 }
 
 void RegexNode::beginLine(const std::vector<std::string>& options)
@@ -35,6 +37,8 @@ void RegexNode::beginLine(const std::vector<std::string>& options)
             lineIgnoresCase_ = true;
         else if (o == "+i")
             lineIgnoresCase_ = false;
+        else if (IsServerNameOption(o))
+            source_ = ServerNameOption(o);
     }
 }
 
@@ -148,6 +152,8 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
         field = std::move(*name);
         break;
     }
+    case Subject::ServerName:
+        return std::nullopt; // several names: match() asks each
     case Subject::PeerName:
         if (facts.peerName.empty())
             return std::nullopt;
@@ -180,6 +186,13 @@ std::optional<std::string_view> RegexNode::subjectOf(const Checklist& facts,
 
 bool RegexNode::match(const Checklist& facts) const
 {
+    if (subject_ == Subject::ServerName) {
+        const auto names = facts.tlsServerNames(source_);
+        return std::any_of(names.begin(), names.end(), [this](const std::string& name) {
+            return std::any_of(patterns_.begin(), patterns_.end(),
+                               [&name](const std::unique_ptr<Regex>& r) { return r->matches(name); });
+        });
+    }
     std::optional<std::string> field;
     const auto text = subjectOf(facts, field);
     if (!text)

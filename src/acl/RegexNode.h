@@ -43,6 +43,8 @@ namespace Acl {
 ///   - req_mime_type: the request's Content-Type; rep_mime_type: the reply's,
 ///     or "" when it has none (so `^$` finds replies without one)
 ///   - peername_regex: the name of the cache_peer the request went to
+///   - ssl::server_name_regex: the TLS server name, with ssl::server_name's
+///     options (Checklist::tlsServerName())
 /// A text that is absent (no such field, no reply yet) matches nothing.
 class RegexNode : public Node {
 public:
@@ -59,7 +61,8 @@ public:
         ReplyHeader,
         RequestMimeType,
         ReplyMimeType,
-        PeerName
+        PeerName,
+        ServerName
     };
 
     /// An empty acl of type `typeName` matching `subject`.
@@ -86,8 +89,9 @@ private:
                                               std::optional<std::string>& field) const;
 
     Subject subject_;
-    std::string fieldName_;        ///< req_header/rep_header: the header's name
-    bool lineIgnoresCase_ = false; ///< `-i` among the current line's options
+    std::string fieldName_;                               ///< req_header/rep_header: the header's name
+    bool lineIgnoresCase_ = false;                        ///< `-i` among the current line's options
+    ServerNameSource source_ = ServerNameSource::Default; ///< ssl::server_name_regex's option
     std::vector<std::unique_ptr<Regex>> patterns_;
 };
 

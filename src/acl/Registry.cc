@@ -45,7 +45,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "annotate_client",
     "annotate_transaction",
     "arp",
-    "at_step",
     "ca_cert",
     "client_connection_mark",
     "clientside_mark",
@@ -59,9 +58,6 @@ const std::set<std::string, std::less<>> UnimplementedTypes = {
     "snmp_community",
     "squid_error",
     "src_as",
-    "ssl::server_name",
-    "ssl::server_name_regex",
-    "transaction_initiator",
     "urllogin",
     "user_cert",
 };
@@ -103,7 +99,11 @@ const std::set<std::string, std::less<>> ImplementedTypes = {"src",
                                                              "srcdomain",
                                                              "srcdom_regex",
                                                              "ext_user_regex",
-                                                             "ssl_error"};
+                                                             "ssl_error",
+                                                             "at_step",
+                                                             "ssl::server_name",
+                                                             "ssl::server_name_regex",
+                                                             "transaction_initiator"};
 
 /// Value files larger than this are refused: a guard against a huge or
 /// endless file such as /dev/zero (the config lexer has the same limit).
@@ -235,6 +235,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         return std::make_unique<DomainNode>(name, DomainNode::Side::Destination);
     if (type == "srcdomain")
         return std::make_unique<DomainNode>(name, DomainNode::Side::Source);
+    if (type == "ssl::server_name")
+        return std::make_unique<DomainNode>(name, DomainNode::Side::ServerName);
     if (type == "http_status")
         return std::make_unique<StatusNode>(name);
     if (type == "ssl_error")
@@ -260,10 +262,9 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
     if (type == "any-of" || type == "all-of")
         return std::make_unique<GroupNode>(name, type == "all-of");
     static const std::map<std::string, WordNode::Subject, std::less<>> words = {
-        {"proto", WordNode::Subject::Protocol},
-        {"myportname", WordNode::Subject::PortName},
-        {"hier_code", WordNode::Subject::HierCode},
-        {"peername", WordNode::Subject::PeerName}};
+        {"proto", WordNode::Subject::Protocol},     {"myportname", WordNode::Subject::PortName},
+        {"hier_code", WordNode::Subject::HierCode}, {"peername", WordNode::Subject::PeerName},
+        {"at_step", WordNode::Subject::BumpStep},   {"transaction_initiator", WordNode::Subject::Initiator}};
     if (const auto w = words.find(type); w != words.end())
         return std::make_unique<WordNode>(name, type, w->second);
     using Subject = RegexNode::Subject;
@@ -279,7 +280,8 @@ std::unique_ptr<Node> Registry::MakeNode(const std::string& name, const std::str
         {"rep_header", Subject::ReplyHeader},
         {"req_mime_type", Subject::RequestMimeType},
         {"rep_mime_type", Subject::ReplyMimeType},
-        {"peername_regex", Subject::PeerName}};
+        {"peername_regex", Subject::PeerName},
+        {"ssl::server_name_regex", Subject::ServerName}};
     if (const auto r = regexes.find(type); r != regexes.end())
         return std::make_unique<RegexNode>(name, type, r->second);
     return nullptr;

@@ -27,6 +27,14 @@ const std::set<std::string, std::less<>> HierCodes = {
     "CD_SIBLING_HIT", "CARP",           "ANY_OLD_PARENT",    "USERHASH_PARENT",     "SOURCEHASH_PARENT",
     "PINNED",         "ORIGINAL_DST",   "STANDBY_POOL"};
 
+/// Squid 5's at_step names (src/acl/AtStepData.cc)
+const std::set<std::string, std::less<>> BumpSteps = {"SslBump1", "SslBump2", "SslBump3",
+                                                      "GeneratingCONNECT"};
+
+/// Squid 5's transaction_initiator names (src/acl/TransactionInitiator.cc)
+const std::set<std::string, std::less<>> Initiators = {
+    "esi", "certificate-fetching", "cache-digest", "htcp", "icp", "icmp", "asn", "internal", "client", "all"};
+
 std::string Uppercase(std::string text)
 {
     std::transform(text.begin(), text.end(), text.begin(),
@@ -66,6 +74,16 @@ bool WordNode::addValues(const std::vector<std::string>& values, std::string& wh
             }
             words_.insert(value);
             break;
+        case Subject::BumpStep:
+        case Subject::Initiator:
+            if (!(subject_ == Subject::BumpStep ? BumpSteps : Initiators).count(value)) {
+                why = "no such " +
+                      std::string(subject_ == Subject::BumpStep ? "at_step" : "transaction_initiator") +
+                      " '" + value + "'";
+                return false;
+            }
+            words_.insert(value);
+            break;
         case Subject::PortName:
         case Subject::PeerName:
             words_.insert(value);
@@ -86,6 +104,10 @@ bool WordNode::match(const Checklist& facts) const
         return !facts.hierCode.empty() && words_.count(facts.hierCode) != 0;
     case Subject::PeerName:
         return !facts.peerName.empty() && words_.count(facts.peerName) != 0;
+    case Subject::BumpStep:
+        return facts.sslBumpStep > 0 && words_.count("SslBump" + std::to_string(facts.sslBumpStep)) != 0;
+    case Subject::Initiator:
+        return words_.count("client") != 0 || words_.count("all") != 0;
     }
     return false;
 }

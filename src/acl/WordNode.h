@@ -25,10 +25,16 @@ namespace Acl {
 ///     HIER_NONE, FIRST_PARENT_MISS, ...); an unknown code is an error, as
 ///     in Squid. Before the request is forwarded no code matches.
 ///   - peername: the name of the cache_peer the request went to.
+///   - at_step: ssl_bump's step (SslBump1, SslBump2, SslBump3; Squid's
+///     GeneratingCONNECT is taken and never matches); an unknown step is an error.
+///   - transaction_initiator: who started the transaction; every transaction
+///     cuttle checks acls for is a client's, so `client` and `all` match
+///     and Squid's other initiators (internal, icp, ...) never do; an
+///     unknown one is an error.
 class WordNode : public Node {
 public:
     /// Which word of the transaction the acl tests.
-    enum class Subject { Protocol, PortName, HierCode, PeerName };
+    enum class Subject { Protocol, PortName, HierCode, PeerName, BumpStep, Initiator };
 
     /// An empty acl of type `typeName` testing `subject`.
     WordNode(std::string name, std::string typeName, Subject subject);

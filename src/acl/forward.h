@@ -13,6 +13,8 @@ class GroupNode;
 class Registry;
 class AccessList;
 struct Checklist;
+/// Where ssl::server_name takes its names from (its options; Checklist::tlsServerNames()).
+enum class ServerNameSource { Default, ClientRequested, ServerProvided };
 class Fields;
 class ExternalNode;
 class ExternalType;

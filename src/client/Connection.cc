@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "client/Connection.h"
+#include "client/Bumping.h"
 #include "acl/AccessList.h"
 #include "client/AclFields.h"
 #include "client/Counters.h"
@@ -145,6 +146,12 @@ void Client::Connection::handleIo(const Comm::IoEvents& events)
         if (events.error)
             close();
         return;
+    case State::Peeking:
+        if (events.error)
+            close();
+        else if (events.readable || events.hangup)
+            peekHello();
+        return;
     case State::Tunneling:
     case State::Closed:
         return;
@@ -203,6 +210,9 @@ void Client::Connection::drive()
             // will announce it (comm/Loop.h: the rule for every reader)
             if (readingBody_ && !bodyPaused_ && readFilled_)
                 readBody();
+            return;
+        case State::Peeking:
+            peekHello(); // the hello may have come with the CONNECT: no edge announces it
             return;
         case State::Checking: // the head is handled again when the check is done
         case State::Tunneling:
@@ -378,6 +388,10 @@ void Client::Connection::handleHead(std::string_view head)
         // authority-form (RFC 9112 section 3.2.3): no userinfo either
         urlOk = url.parse("https://" + std::string(target)) && url.hasExplicitPort() && url.path() == "/" &&
                 target.find_first_of("/@") == std::string_view::npos;
+    } else if (bump_ && !bump_->authority.empty() && target.substr(0, 1) == "/") {
+        // a bumped connection: an origin-form request is for the CONNECT's
+        // origin, over TLS (doc/design.md "SSL bump")
+        urlOk = url.parse("https://" + bump_->authority + std::string(target));
     } else if (intercepted_) {
         // Squid 5.7's prepareTransparentURL(): an origin-form target gets its
         // URL from Host (or the original destination); absolute-form stays.
@@ -444,6 +458,8 @@ void Client::Connection::handleHead(std::string_view head)
     facts.urlScheme = isConnect ? std::string() : url.scheme();
     facts.urlPath = isConnect ? std::string() : url.path();
     facts.url = context.url; // the canonical URL (host:port for CONNECT), before strip_query_terms
+    if (bump_)
+        facts.tlsSni = bump_->sni; // ssl::server_name in a bumped connection's rules
     const AclFields requestFields(parser_.fields());
     facts.request = &requestFields;
     findIndirectClient(facts, record);
@@ -611,6 +627,8 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
         break;
     }
     if (parser_.method() == Http::Method::Connect) {
+        if (startBumping(url, request, facts))
+            return;
         state_ = State::Forwarding;
         timer_.cancel(); // the dialer has its own timeouts now
         dialTunnel(url, std::move(request));

@@ -9,6 +9,8 @@
 ///                  ^   |  +--(a hit: the stored reply, nothing to forward)----------^         |
 ///                  |   |  |                                 |   (request body read alongside)   |
 ///                  |   |  +--(CONNECT allowed)--> Forwarding --(connected)--> Tunneling --> closed
+///                  |   |  |    (ssl-bump port: peek/stare --> Peeking --> splice: Forwarding,
+///                  |   |  |     bump: handed to a Tls::Relay --> closed; Bumping.cc)
 ///                  |   +--(bad head, denied, error)--> Writing (error page) ----------------------+
 ///                  +--------------(keep-alive: next request, pipelined or not)-------------------+
 ///                                                         (or, to close: Lingering --> closed)
@@ -42,6 +44,7 @@
 #pragma once
 
 #include "client/DetachedFetch.h"
+#include "config/Settings.h"
 #include "client/Headers.h"
 #include "client/HostVerification.h"
 #include "client/Lookups.h"
@@ -96,7 +99,17 @@ namespace Client {
 class Connection : public Comm::IoHandler, public Store::Reader, public Store::Producer {
 public:
     /// the states of the diagram in the file comment
-    enum class State { ReadingHead, Checking, Forwarding, Streaming, Tunneling, Writing, Lingering, Closed };
+    enum class State {
+        ReadingHead,
+        Checking,
+        Forwarding,
+        Streaming,
+        Tunneling,
+        Peeking, ///< an ssl-bump port's CONNECT, answered: its ClientHello awaited (Bumping.cc)
+        Writing,
+        Lingering,
+        Closed
+    };
 
     /// takes the descriptor accepted on the http_port named `portName`; call start() next
     Connection(Services& services, Comm::Descriptor&& fd, const Comm::Address& peer,
@@ -111,6 +124,9 @@ public:
     /// `local` given to the constructor is its original destination, self
     /// the socket's own address (Interception.cc)
     void setIntercepted(const Comm::Address& self);
+    /// gives a connection of an ssl-bump port, or a bumped one, its
+    /// BumpState (before start(); Bumping.cc)
+    void setBump(std::unique_ptr<BumpState>&& bump);
 
     /// the state now
     State state() const { return state_; }
@@ -312,6 +328,20 @@ private:
     void onParentAnswer(Tunnel::ParentConnect::Result&& answer, const std::string& parent);
     /// CONNECT through a parent: its refusal goes to the client, which is closed after it
     void relayParentReply(Tunnel::ParentConnect::Result&& answer, const std::string& parent);
+    // SSL bump (Bumping.cc)
+    /// ssl_bump's step 1 for an allowed CONNECT: false when it is spliced
+    /// at once (dialTunnel() goes on); else it answered, or peeks next
+    bool startBumping(const Http::Url& url, Server::Request& request, const Acl::Checklist& facts);
+    /// Peeking: reads the ClientHello (MSG_PEEK) and decides steps 2 and 3
+    void peekHello();
+    /// after peek or stare at step 2: connects to the origin and looks at its certificate
+    void probeOrigin();
+    /// ssl_bump's step 3, with the origin's certificate (null: none seen)
+    void decideStepThree(Tls::X509Ptr&& certificate);
+    /// carries out a decided action: the tunnel, the bump, or the end
+    void endBumping(Config::SslBumpRule::Action action);
+    /// gives the socket to a Tls::Relay with a certificate for the client's name
+    void handOverBumped();
     /// CONNECT: the 200 and the tunnel over the connected socket to peer;
     /// serverPending: bytes a parent sent after its own 200, for the client
     void startTunnel(Comm::Descriptor&& serverFd, const std::string& peer,
@@ -473,6 +503,7 @@ private:
     std::unique_ptr<Server::IcpPing> icpPing_;          ///< the request's ICP queries (Peering.cc), or null
     std::vector<std::unique_ptr<Transaction>> retired_; ///< ended, destroyed off the forwarder's stack
     std::unique_ptr<Tunnel::Tunnel> tunnel_;            ///< CONNECT
+    std::unique_ptr<BumpState> bump_; ///< an ssl-bump port's or a bumped connection's (Bumping.h); else null
     Comm::Timer kick_;   ///< resumes reading after a streamed reply (deferred: off the forwarder's stack)
     Comm::Timer reaper_; ///< destroys retired_ (deferred)
     Helper::Ticket authCheck_; ///< Checking: the credentials' check by the auth_param helper

@@ -45,6 +45,8 @@ const char* StateName(Client::Connection::State state)
         return "Sending the reply";
     case State::Tunneling:
         return "Tunneling";
+    case State::Peeking:
+        return "Peeking at TLS";
     case State::Writing:
         return "Writing a reply";
     case State::Lingering:

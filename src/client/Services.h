@@ -29,8 +29,12 @@
 #include <string_view>
 
 namespace Comm {
+class Address;
+class Descriptor;
 class Loop;
-}
+} // namespace Comm
+struct ssl_ctx_st;
+using SSL_CTX = ssl_ctx_st; ///< OpenSSL's context (openssl/ssl.h)
 namespace Config {
 struct Settings;
 }
@@ -107,6 +111,12 @@ public:
 
     /// ends a connection: it is destroyed after the current callback
     virtual void release(Connection& connection) = 0;
+    /// serves a bumped client (SSL bump): a Tls::Relay with context's
+    /// certificate terminates its TLS on fd, and the relay's plain end is
+    /// adopted as a connection from peer to local with `bumped`
+    virtual void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                             const std::string& portName, SSL_CTX* context,
+                             std::unique_ptr<BumpState>&& bumped) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
     /// The open client connections from the address `host` (Connection's

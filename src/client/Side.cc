@@ -8,6 +8,7 @@
 #include "client/Side.h"
 #include "mgr/Figures.h"
 #include "base/TextException.h"
+#include "client/Bumping.h"
 #include "client/Connection.h"
 #include "client/Services.h"
 #include "comm/Loop.h"
@@ -43,6 +44,12 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             // a port that gains or loses `intercept` keeps its socket (a new
             // one could not bind beside it): connections accepted from now
             // on are taken in the new mode, and with its new name
+            if (bool(old->mode->bump) != wanted.sslBump)
+                debugs(5, 0,
+                       "ERROR: http_port "
+                           << wanted.host << ":" << wanted.port
+                           << " keeps its ssl-bump setting (the CA is read when the port opens, "
+                              "as root): restart cuttle to change it");
             if (bool(old->mode->tls) != wanted.tls) {
                 // the key is read when a port opens, as root: a port cannot
                 // change between http_port and https_port until a restart
@@ -64,7 +71,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             continue;
         }
         const auto address = Comm::Address::Parse(wanted.host, wanted.port);
-        const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name, nullptr});
+        const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name, nullptr, nullptr});
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
         if (wanted.tls) {
@@ -83,7 +90,22 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             if (!mode->tls)
                 problem = "https_port " + wanted.host + ":" + std::to_string(wanted.port) + ": " + why;
         }
-        if (wanted.tls && !mode->tls) {
+        if (wanted.sslBump) {
+            Tls::MinterOptions options;
+            options.caCertFile = wanted.tlsCert;
+            options.caKeyFile = wanted.tlsKey;
+            options.cacheBytes = wanted.dynamicCertCacheBytes;
+            options.generate = wanted.generateHostCertificates;
+            options.minVersion = wanted.tlsMinVersion;
+            options.setOptions = wanted.tlsSetOptions;
+            options.clearOptions = wanted.tlsClearOptions;
+            std::string why;
+            mode->bump = Tls::Minter::Make(options, why);
+            if (!mode->bump)
+                problem =
+                    "http_port " + wanted.host + ":" + std::to_string(wanted.port) + " ssl-bump: " + why;
+        }
+        if ((wanted.tls && !mode->tls) || (wanted.sslBump && !mode->bump)) {
             // reported below
         } else if (!address) {
             problem = "http_port " + wanted.host + ":" + std::to_string(wanted.port) +
@@ -99,7 +121,12 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                             adoptTls(std::move(fd), peer, *mode);
                         else if (mode->intercept)
                             adoptIntercepted(std::move(fd), peer, mode->name);
-                        else // the listener's own address is looked up by the connection
+                        else if (mode->bump) {
+                            auto bump = std::make_unique<BumpState>();
+                            bump->ca = mode->bump;
+                            (void)adopt(std::move(fd), peer, Comm::Address(), mode->name, nullptr,
+                                        std::move(bump));
+                        } else // the listener's own address is looked up by the connection
                             (void)adopt(std::move(fd), peer, Comm::Address(), mode->name);
                     });
             } catch (const TextException& e) {
@@ -130,7 +157,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
                                         const Comm::Address& local, const std::string& portName,
-                                        const Comm::Address* interceptedAt)
+                                        const Comm::Address* interceptedAt, std::unique_ptr<BumpState>&& bump)
 {
     Comm::Address where = local;
     if (where.port() == 0) {
@@ -143,6 +170,8 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     Connection& c = *connection;
     if (interceptedAt)
         c.setIntercepted(*interceptedAt);
+    if (bump)
+        c.setBump(std::move(bump));
     connections_.emplace(&c, std::move(connection));
     ++perClient_[c.peerHost()];
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
@@ -159,20 +188,32 @@ void Client::Side::adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, co
     if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
         return; // the connection is gone already
     const auto local = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    relay(std::move(fd), peer, local, mode.tls->get(), mode.name, nullptr);
+}
+
+void Client::Side::adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                               const std::string& portName, SSL_CTX* context,
+                               std::unique_ptr<BumpState>&& bumped)
+{
+    relay(std::move(fd), peer, local, context, portName, std::move(bumped));
+}
+
+void Client::Side::relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                         SSL_CTX* context, const std::string& portName, std::unique_ptr<BumpState>&& bump)
+{
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {
         debugs(5, 1,
-               "ERROR: https_port connection from " << peer.toString()
-                                                    << ": socketpair: " << std::strerror(errno));
+               "ERROR: TLS connection from " << peer.toString() << ": socketpair: " << std::strerror(errno));
         return;
     }
     Comm::Descriptor relayEnd(pair[0]);
     Comm::Descriptor connectionEnd(pair[1]);
     const auto timeout = services_.settings().requestTimeout;
-    auto relay = std::make_unique<Tls::Relay>(loop_, mode.tls, std::move(fd), std::move(relayEnd), timeout);
+    auto relay = std::make_unique<Tls::Relay>(loop_, context, std::move(fd), std::move(relayEnd), timeout);
     Tls::Relay* r = relay.get();
     relays_.emplace(r, std::move(relay));
-    (void)adopt(std::move(connectionEnd), peer, local, mode.name);
+    (void)adopt(std::move(connectionEnd), peer, local, portName, nullptr, std::move(bump));
     r->setDoneHandler([this, r] { loop_.callSoon([this, r] { relays_.erase(r); }); });
     r->start();
 }

@@ -20,6 +20,7 @@
 #include "comm/Descriptor.h"
 #include "comm/Listener.h"
 #include "tls/Relay.h"
+#include "tls/Minter.h"
 #include "tls/ServerContext.h"
 
 #include <cstddef>
@@ -63,8 +64,14 @@ public:
     /// `local` is the address it was accepted on (error pages show it); for
     /// an intercepted connection it is the original destination and
     /// interceptedAt the socket's own address.
+    /// `bump`: what an ssl-bump port's or a bumped connection knows (Bumping.h)
     Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
-                      const std::string& portName, const Comm::Address* interceptedAt = nullptr);
+                      const std::string& portName, const Comm::Address* interceptedAt = nullptr,
+                      std::unique_ptr<BumpState>&& bump = {});
+    /// Serves a bumped client: its TLS ends in a relay with context's
+    /// certificate, whose plain end is adopted with `bumped` (Services::adoptBumped())
+    void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                     const std::string& portName, SSL_CTX* context, std::unique_ptr<BumpState>&& bumped);
     /// Takes a connection accepted on an intercept port: looks its original
     /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
     /// kernel has none, as Squid does.
@@ -105,6 +112,8 @@ private:
         std::string name;       ///< its name= (the myportname acl)
         /// an https_port's TLS context (read when the port was bound); null: http_port
         Tls::ServerContextRef tls;
+        /// an ssl-bump http_port's CA (read when the port was bound); null: none
+        Tls::MinterRef bump;
     };
     /// one http_port and its socket
     struct Port {
@@ -118,6 +127,9 @@ private:
     /// serves a connection accepted on an https_port: its TLS side relays
     /// to a socketpair whose other end is adopted as a plain connection
     void adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode);
+    /// a relay with context over fd, whose plain end is adopted with bump
+    void relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local, SSL_CTX* context,
+               const std::string& portName, std::unique_ptr<BumpState>&& bump);
     /// whether client_ip_max_connections lets `peer` open one more connection
     bool admits(const Comm::Address& peer);
 

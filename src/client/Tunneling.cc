@@ -10,6 +10,7 @@
 
 #include "cuttle.h"
 #include "client/Connection.h"
+#include "client/Bumping.h"
 #include "client/Services.h"
 #include "config/Settings.h"
 #include "errors/PageContext.h"
@@ -156,9 +157,11 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
                                      std::string_view serverPending)
 {
     // an intercepted CONNECT gets no 200 line, as in Squid 5.7 (whose
-    // tunnel answers only an explicit proxy's CONNECT): bytes flow at once
-    std::string first =
-        intercepted_ ? std::string() : std::string("HTTP/1.1 200 Connection established\r\n\r\n");
+    // tunnel answers only an explicit proxy's CONNECT): bytes flow at once;
+    // a spliced ssl-bump CONNECT had its 200 before the peek (Bumping.cc)
+    std::string first = intercepted_ || (bump_ && bump_->answered)
+                            ? std::string()
+                            : std::string("HTTP/1.1 200 Connection established\r\n\r\n");
     first += serverPending; // what a parent sent after its own 200 follows ours
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
@@ -174,7 +177,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
         record.httpStatus = 200;
         record.hierarchy = hierarchyCode();
         record.peerAddress = peer;
-        record.bytesSent = first.size();
+        record.bytesSent += first.size();
     }
     stopForwarding();
     registration_.cancel(); // the tunnel watches both sockets now

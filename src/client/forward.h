@@ -16,6 +16,7 @@ class Side;
 class DetachedFetch;
 class Lookups;
 struct Counters;
+struct BumpState;
 class LookupAnswers;
 using ConnectionPtr = std::unique_ptr<Connection>;
 } // namespace Client

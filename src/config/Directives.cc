@@ -82,10 +82,18 @@ const std::vector<Directive> Table = {
      "read with SO_ORIGINAL_DST, requests come in origin-form and their URL is built from Host, the Host is "
      "verified against the original destination (host_verify_strict), and requests are forwarded to the "
      "original destination address (logged ORIGINAL_DST); a connection without NAT state is closed. "
-     "`name=NAME` names the port for myportname acls (by default its address as written). Squid's "
-     "other options after the address are accepted with a warning and ignored, except those that change "
-     "what the port means for access control (ssl-bump, tproxy, accel, vhost, vport, defaultsite, "
-     "require-proxy-header), which are errors. With no http_port line cuttle listens nowhere.",
+     "`name=NAME` names the port for myportname acls (by default its address as written). `ssl-bump "
+     "tls-cert=CA.pem [tls-key=KEY.pem] [generate-host-certificates=on|off] "
+     "[dynamic_cert_mem_cache_size=SIZE]` lets ssl_bump rules splice or bump the TLS inside the port's "
+     "CONNECT tunnels: tls-cert= is the bump CA (read once when the port opens, before cuttle leaves root; "
+     "cert= and key= are taken too), whose key signs a certificate minted in memory for each bumped host "
+     "(an ECDSA P-256 key made at start; kept in a least-recently-used cache of "
+     "dynamic_cert_mem_cache_size, default 4 MB); with generate-host-certificates=off tls-cert= is shown "
+     "as it is; tls-min-version= and options= apply to the bumped clients (doc/tls.md). Squid's other "
+     "options after the address are accepted with a warning and ignored, except those that change "
+     "what the port means for access control (tproxy, accel, vhost, vport, defaultsite, "
+     "require-proxy-header, ssl-bump on an intercept port), which are errors. With no http_port line "
+     "cuttle listens nowhere.",
      HttpPortHandler, true},
     {"https_port", "[ADDRESS:]PORT tls-cert=PEM [tls-key=PEM] [OPTION...]", nullptr, nullptr, "httpPorts",
      "Listens for proxy requests over TLS (clients such as `curl --proxy https://HOST:PORT` speak TLS to "
@@ -741,6 +749,28 @@ const std::vector<Directive> Table = {
      "allow fails the request with ERR_SECURE_CONNECT_FAIL (503), as in Squid. Allowing errors trusts "
      "origins that may not be who they say: keep the acls narrow.",
      AccessRulesHandler<&Settings::sslproxyCertError>, true},
+    {"ssl_bump", "peek|stare|splice|bump|terminate [!]ACL...", nullptr, "splice every CONNECT", "sslBump",
+     "What to do with the TLS inside a CONNECT tunnel of an `http_port ... ssl-bump`, checked as Squid 5 "
+     "does at each step: step 1 (at_step SslBump1) on the CONNECT, step 2 (SslBump2) once the client's "
+     "ClientHello is peeked (ssl::server_name then matches its SNI), step 3 (SslBump3) after peek or stare "
+     "at step 2. The first rule whose acls match and whose action is possible at the step decides; no match "
+     "splices. peek and stare go on to the next step (at step 2 cuttle makes a TLS handshake of its own with "
+     "the "
+     "origin: step 3's ssl::server_name sees its certificate's names, and a bump mimics them and its "
+     "validity); splice tunnels the bytes untouched (the peeked ClientHello first); "
+     "bump answers the client's TLS with a certificate minted for the SNI (or the CONNECT host) and serves "
+     "the decrypted requests as https:// URLs through http_access, the cache and access.log, fetched over "
+     "verified TLS (an origin that fails verification gets ERR_SECURE_CONNECT_FAIL to the client); "
+     "terminate closes. Squid's client-first and server-first are bump, none is splice. Acls: at_step, "
+     "ssl::server_name, ssl::server_name_regex, transaction_initiator and the others of the CONNECT.",
+     SslBumpHandler, true},
+    {"sslcrtd_program", "PROGRAM [ARGUMENT...]", nullptr, nullptr, "(none)",
+     "Accepted with one warning: cuttle mints bumped certificates in the process (ssl_bump), without "
+     "Squid's security_file_certgen helper.",
+     CertHelperHandler, false},
+    {"sslcrtd_children", "N [OPTION...]", nullptr, nullptr, "(none)",
+     "Accepted with one warning, as sslcrtd_program: cuttle runs no certificate helper.", CertHelperHandler,
+     false},
     {"connect_timeout", "TIME", "1 minute", nullptr, "connectTimeout",
      "How long cuttle waits for a TCP connection to one address of an origin to open (its connect_retries "
      "included); then it tries the next address.",

@@ -169,7 +169,6 @@ bool ParseHostPort(const std::string& text, std::string& host, uint16_t& port, b
 // security are errors: ignoring them would turn the port into a plain
 // forward-proxy port with different access-control facts.
 const char* const PortSecurityOptions[] = {
-    "ssl-bump", // skipping TLS inspection would bypass ssl_bump policy
     "accel",
     "vhost",
     "vport",
@@ -208,8 +207,6 @@ const char* const PortOtherOptions[] = {"allow-direct",
                                         "tls-no-npn",
                                         "tls-min-version",
                                         "version",
-                                        "generate-host-certificates",
-                                        "dynamic_cert_mem_cache_size",
                                         "tls-default-ca",
                                         "tls-no-default-ca",
                                         "tls-crlfile",
@@ -241,12 +238,26 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
     p.name = call.line.words[1];
     bool ok = true;
     bool tproxy = false;
+    std::vector<std::string> bumpOnly; // TLS options of an http_port: they serve ssl-bump only
     for (size_t i = 2; i < call.line.words.size(); ++i) {
         const std::string& opt = call.line.words[i];
         const std::string key = opt.substr(0, opt.find('='));
         bool known = false;
-        if (https && ParseTlsPortOption(call, opt, p, ok))
+        if (ParseTlsPortOption(call, opt, p, ok)) {
+            if (!https)
+                bumpOnly.push_back(opt);
             continue;
+        }
+        if (!https && ParseBumpPortOption(call, opt, p, ok))
+            continue;
+        if (https && opt == "ssl-bump") {
+            // Squid's https_port ssl-bump bumps intercepted TLS, which cuttle does not do
+            call.error(
+                "https_port option 'ssl-bump' is not implemented by cuttle and ignoring it would change "
+                "the port's access control: refusing it");
+            ok = false;
+            continue;
+        }
         if (https && (opt == "intercept" || opt == "transparent")) {
             call.error("https_port option '" + opt + "' is not implemented by cuttle: refusing it");
             ok = false;
@@ -303,6 +314,20 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
     if (https && p.tlsCert.empty() && ok) {
         call.error("https_port needs tls-cert=");
         ok = false;
+    }
+    if (p.sslBump && p.intercept && ok) {
+        call.error("http_port: ssl-bump on an intercept port (TLS intercepted without CONNECT) is not "
+                   "implemented by cuttle: refusing it");
+        ok = false;
+    }
+    if (p.sslBump && p.tlsCert.empty() && ok) {
+        call.error("http_port ssl-bump needs tls-cert= (the bump CA, or the certificate to show when "
+                   "generate-host-certificates=off)");
+        ok = false;
+    }
+    if (!p.sslBump) {
+        for (const auto& opt : bumpOnly)
+            call.warning("http_port option '" + opt + "' serves ssl-bump only; ignoring it");
     }
     if (ok)
         call.settings.httpPorts.push_back(std::move(p));

@@ -194,6 +194,14 @@ void ParsePortLine(DirectiveCall& call, bool https);
 /// Squid's older names), then parsed into port; a bad value is reported and
 /// clears ok (TlsHandlers.cc).
 bool ParseTlsPortOption(DirectiveCall& call, const std::string& option, HttpPort& port, bool& ok);
+/// One http_port option of SSL bump: whether it is one (ssl-bump,
+/// generate-host-certificates=, dynamic_cert_mem_cache_size=), then parsed
+/// into port; a bad value is reported and clears ok (TlsHandlers.cc).
+bool ParseBumpPortOption(DirectiveCall& call, const std::string& option, HttpPort& port, bool& ok);
+/// `ssl_bump ACTION [!]ACL...` (TlsHandlers.cc)
+void SslBumpHandler(DirectiveCall& call);
+/// sslcrtd_program, sslcrtd_children: accepted with one warning (TlsHandlers.cc)
+void CertHelperHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);
 void AuthParamHandler(DirectiveCall& call);
 void ExternalAclTypeHandler(DirectiveCall& call);

@@ -10,7 +10,6 @@
 #include "config/Handlers.h"
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 using Config::AccessLogSpec;
@@ -42,16 +41,9 @@ bool IsLogFormatName(const Settings& settings, const std::string& word)
 /// buffer-size=SIZE: "64KB", "1 MB" is not one word; bytes without a unit
 bool ParseBufferSizeOption(const DirectiveCall& call, const std::string& value, size_t& out)
 {
-    size_t cut = 0;
-    while (cut < value.size() && std::isdigit(static_cast<unsigned char>(value[cut])))
-        ++cut;
-    std::vector<std::string> words{value.substr(0, cut)};
-    if (cut < value.size())
-        words.push_back(value.substr(cut));
-    size_t pos = 0;
     uint64_t bytes = 0;
-    const auto r = Config::Units::ParseSize(words, pos, bytes);
-    if (!r.ok || cut == 0 || pos != words.size() || bytes == 0) {
+    const auto r = Config::Units::ParseSizeWord(value, bytes);
+    if (!r.ok || bytes == 0) {
         call.error("bad access_log buffer-size '" + value + "': use a size such as 64KB");
         return false;
     }

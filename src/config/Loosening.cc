@@ -20,7 +20,6 @@ using Config::SquidOnlyRule;
 const std::vector<SquidOnlyRule> Rules = {
     // access rules
     // what is forwarded
-    {"ssl_bump", true, nullptr, "TLS traffic it would inspect or terminate would pass untouched"},
     {"adaptation_access", true, nullptr, "requests it sends to an ICAP/eCAP filter would not be filtered"},
     {"icap_access", true, nullptr, "requests it sends to an ICAP filter would not be filtered"},
     {"delay_pools", true, "0", "the bandwidth limits of its pools would not apply"},

@@ -51,6 +51,20 @@ struct HttpPort {
     int tlsMinVersion = 0x0303;   ///< tls-min-version= (OpenSSL's TLS1_2_VERSION)
     uint64_t tlsSetOptions = 0;   ///< options= bits set
     uint64_t tlsClearOptions = 0; ///< options= bits cleared
+    /// `ssl-bump` (an http_port): a CONNECT's TLS may be bumped, with the
+    /// bump CA in tlsCert/tlsKey (doc/design.md "SSL bump")
+    bool sslBump = false;
+    bool generateHostCertificates = true;     ///< generate-host-certificates= (off: show tlsCert itself)
+    uint64_t dynamicCertCacheBytes = 4 << 20; ///< dynamic_cert_mem_cache_size= (Squid's default: 4 MB)
+};
+
+/// One `ssl_bump ACTION [!]ACL...` line.
+struct SslBumpRule {
+    /// what the rule does (Squid 5's older names map on these: client-first
+    /// and server-first to Bump, none to Splice)
+    enum class Action { Peek, Stare, Splice, Bump, Terminate };
+    Action action = Action::Splice;
+    Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule
 };
 
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`
@@ -362,6 +376,7 @@ struct Settings {
     Acl::AccessList neverDirect;       ///< `never_direct`: requests it allows go to peers only
     TlsOutgoingOptions tlsOutgoing;    ///< `tls_outgoing_options`
     Acl::AccessList sslproxyCertError; ///< `sslproxy_cert_error`: certificate errors allowed; no rule: none
+    std::vector<SslBumpRule> sslBump;  ///< `ssl_bump`, in order; none: every CONNECT is spliced
     bool preferDirect = false;         ///< `prefer_direct`: direct before the parents
     bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
     unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request

@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "config/Handlers.h"
+#include "config/Units.h"
 
 #include <cstdlib>
 #include <utility>
@@ -201,16 +202,98 @@ bool Config::Handlers::ParseTlsPortOption(DirectiveCall& call, const std::string
     } else if (key == "tls-min-version") {
         port.tlsMinVersion = ParseVersion(value);
         if (!port.tlsMinVersion) {
-            call.error("https_port: unknown tls-min-version '" + value + "': 1.0, 1.1, 1.2 or 1.3");
+            call.error(call.line.words[0] + ": unknown tls-min-version '" + value +
+                       "': 1.0, 1.1, 1.2 or 1.3");
             ok = false;
         }
     } else if (key == "options") {
         if (!ParseOptions(value, port.tlsSetOptions, port.tlsClearOptions, bad)) {
-            call.error("https_port: unknown TLS option '" + bad + "'");
+            call.error(call.line.words[0] + ": unknown TLS option '" + bad + "'");
             ok = false;
         }
     } else {
         return false;
     }
     return true;
+}
+
+bool Config::Handlers::ParseBumpPortOption(DirectiveCall& call, const std::string& option, HttpPort& port,
+                                           bool& ok)
+{
+    const size_t eq = option.find('=');
+    const std::string key = option.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : option.substr(eq + 1);
+    if (option == "ssl-bump") {
+        port.sslBump = true;
+    } else if (key == "generate-host-certificates") {
+        // Squid 5 takes a bare name as on
+        if (value.empty() || value == "on") {
+            port.generateHostCertificates = true;
+        } else if (value == "off") {
+            port.generateHostCertificates = false;
+        } else {
+            call.error("http_port: generate-host-certificates=" + value + ": on or off");
+            ok = false;
+        }
+    } else if (key == "dynamic_cert_mem_cache_size") {
+        // "4MB" (Squid's spelling) or "4194304" (bytes)
+        const auto r = Units::ParseSizeWord(value, port.dynamicCertCacheBytes);
+        if (!r.ok) {
+            call.error("http_port: dynamic_cert_mem_cache_size=" + value + ": " + r.why);
+            ok = false;
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void Config::Handlers::SslBumpHandler(DirectiveCall& call)
+{
+    using Action = SslBumpRule::Action;
+    // Squid 5 (src/ssl/support.cc SslBumpModeName and the ssl_bump parser)
+    static const std::pair<const char*, Action> Actions[] = {
+        {"peek", Action::Peek},         {"stare", Action::Stare},         {"splice", Action::Splice},
+        {"bump", Action::Bump},         {"terminate", Action::Terminate}, {"client-first", Action::Bump},
+        {"server-first", Action::Bump}, {"none", Action::Splice}};
+    auto words = call.args();
+    if (words.empty()) {
+        call.error("ssl_bump needs an action (peek, stare, splice, bump, terminate)");
+        return;
+    }
+    SslBumpRule rule;
+    bool known = false;
+    for (const auto& [name, action] : Actions) {
+        if (words[0] == name) {
+            rule.action = action;
+            known = true;
+        }
+    }
+    if (!known) {
+        call.error("ssl_bump: unknown action '" + words[0] + "' (peek, stare, splice, bump, terminate)");
+        return;
+    }
+    if (words[0] == "client-first" || words[0] == "server-first" || words[0] == "none")
+        call.warning("ssl_bump " + words[0] + " is Squid's older name: cuttle takes it as " +
+                     (rule.action == Action::Bump ? "bump" : "splice"));
+    words[0] = "allow";
+    std::string why;
+    if (!rule.acls.parse(words, call.settings.acls, why)) {
+        call.error("bad ssl_bump: " + why);
+        return;
+    }
+    if (!why.empty()) {
+        call.warning("ssl_bump: " + why);
+        return;
+    }
+    call.settings.sslBump.push_back(std::move(rule));
+}
+
+void Config::Handlers::CertHelperHandler(DirectiveCall& call)
+{
+    call.warningOnce("sslcrtd",
+                     call.line.words[0] +
+                         ": cuttle mints bumped certificates itself and needs no certificate helper; "
+                         "ignoring sslcrtd_program and sslcrtd_children",
+                     "sslcrtd directive");
 }

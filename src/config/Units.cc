@@ -231,3 +231,20 @@ const std::vector<std::string>& Config::Units::TimeUnitNames()
                                                    "week",        "fortnight", "month",  "year", "decade"};
     return names;
 }
+
+Config::Units::Result Config::Units::ParseSizeWord(const std::string& word, uint64_t& bytes)
+{
+    size_t cut = 0;
+    while (cut < word.size() && std::isdigit(static_cast<unsigned char>(word[cut])))
+        ++cut;
+    std::vector<std::string> words{word.substr(0, cut)};
+    if (cut < word.size())
+        words.push_back(word.substr(cut));
+    size_t pos = 0;
+    auto r = ParseSize(words, pos, bytes);
+    if (r.ok && (cut == 0 || pos != words.size())) {
+        r.ok = false;
+        r.why = "'" + word + "' is not a size";
+    }
+    return r;
+}

@@ -44,6 +44,11 @@ struct Result {
 /// it is one).
 Result ParseSize(const std::vector<std::string>& words, size_t& pos, uint64_t& bytes);
 
+/// Parses a size written as one word, the unit glued to the number
+/// ("64KB", "4MB"; bytes without one), as option values are (KEY=SIZE);
+/// a word with no digits first, or with more than a unit after them, is refused.
+Result ParseSizeWord(const std::string& word, uint64_t& bytes);
+
 /// Parses a time starting at words[pos] (a number and a unit word); advances pos.
 Result ParseDuration(const std::vector<std::string>& words, size_t& pos, std::chrono::milliseconds& value);
 

@@ -103,6 +103,12 @@ public:
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
     void release(Client::Connection& connection) override { side_.release(connection); }
+    void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
+                     const std::string& portName, SSL_CTX* context,
+                     std::unique_ptr<Client::BumpState>&& bumped) override
+    {
+        side_.adoptBumped(std::move(fd), peer, local, portName, context, std::move(bumped));
+    }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }
     Auth::Basic* basicAuth() override { return basicAuth_.get(); }

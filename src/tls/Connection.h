@@ -85,6 +85,8 @@ public:
     bool isResumed() const;
     /// the protocol agreed ("TLSv1.3")
     const char* version() const;
+    /// the origin's certificate (after the handshake; a resumed session's too), or null
+    X509Ptr peerCertificate() const { return X509Ptr(SSL_get1_peer_certificate(ssl_.get())); }
 
     /// recv(2)'s contract: bytes read (a short count: drained), 0 at the
     /// origin's end, -1 with errno (EAGAIN: nothing now)

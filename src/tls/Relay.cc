@@ -13,10 +13,9 @@
 #include <openssl/err.h>
 #include <sys/socket.h>
 
-Tls::Relay::Relay(Comm::Loop& loop, const ServerContextRef& context, Comm::Descriptor&& tlsFd,
-                  Comm::Descriptor&& plainFd, Comm::Milliseconds handshakeTimeout)
-    : loop_(loop), context_(context), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)),
-      ssl_(SSL_new(context->get()))
+Tls::Relay::Relay(Comm::Loop& loop, SSL_CTX* context, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd,
+                  Comm::Milliseconds handshakeTimeout)
+    : loop_(loop), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)), ssl_(SSL_new(context))
 {
     Must2(ssl_ && SSL_set_fd(ssl_.get(), tlsFd_.get()) == 1, "SSL_new or SSL_set_fd failed");
     SSL_set_accept_state(ssl_.get());
@@ -44,7 +43,7 @@ void Tls::Relay::end(const char* why)
     if (ended_)
         return;
     ended_ = true;
-    debugs(83, 3, "https_port connection ends: " << why);
+    debugs(83, 3, "TLS client connection ends: " << why);
     if (established_ && !clientEnded_) {
         SSL_shutdown(ssl_.get()); // a close_notify, best effort
         ERR_clear_error();
@@ -75,7 +74,7 @@ void Tls::Relay::pump()
         }
         established_ = true;
         timer_.cancel();
-        debugs(83, 3, "https_port connection: " << SSL_get_version(ssl_.get()));
+        debugs(83, 3, "TLS client connection: " << SSL_get_version(ssl_.get()));
     }
     // each pass moves what it can both ways; a full buffer emptied by a
     // write is read into again in the next pass

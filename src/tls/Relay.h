@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Tls::Relay: the TLS end of one https_port connection
+/// \file Tls::Relay: the TLS end of one https_port or bumped connection
 /// (doc/design.md "TLS").
 ///
 ///     client ==TLS== [accepted socket] Relay [socketpair end] --- [other end] Client::Connection
@@ -25,7 +25,7 @@
 
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
-#include "tls/ServerContext.h"
+#include "tls/Ptr.h"
 
 #include <array>
 #include <functional>
@@ -38,10 +38,12 @@ public:
     /// called once when the relay ended (from inside it: destroy it later)
     using DoneHandler = std::function<void()>;
 
-    /// relays between the accepted tlsFd and plainFd (a socketpair end);
+    /// relays between the accepted tlsFd and plainFd (a socketpair end),
+    /// with the certificate of context (an https_port's, or one a Minter
+    /// made for a bumped connection; the relay's SSL holds a reference);
     /// the handshake must end within handshakeTimeout
-    Relay(Comm::Loop& loop, const ServerContextRef& context, Comm::Descriptor&& tlsFd,
-          Comm::Descriptor&& plainFd, Comm::Milliseconds handshakeTimeout);
+    Relay(Comm::Loop& loop, SSL_CTX* context, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd,
+          Comm::Milliseconds handshakeTimeout);
     ~Relay();
     Relay(const Relay&) = delete;
     Relay& operator=(const Relay&) = delete;
@@ -73,7 +75,6 @@ private:
     void end(const char* why);
 
     Comm::Loop& loop_;
-    ServerContextRef context_;
     Comm::Descriptor tlsFd_;
     Comm::Descriptor plainFd_;
     SslPtr ssl_;

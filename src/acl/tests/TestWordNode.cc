@@ -20,9 +20,72 @@ class TestWordNode : public CppUnit::TestFixture {
     CPPUNIT_TEST(hierCodeNamesAreChecked);
     CPPUNIT_TEST(portNameAndPeerName);
     CPPUNIT_TEST(localIpAndLocalPort);
+    CPPUNIT_TEST(atStepMatchesTheBumpStep);
+    CPPUNIT_TEST(clientInitiatesEveryCheckedTransaction);
+    CPPUNIT_TEST(serverNameIsTheSniElseTheConnectHost);
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    void atStepMatchesTheBumpStep()
+    {
+        Acl::Registry r;
+        CPPUNIT_ASSERT(AclError(r, "s at_step SslBump4").find("no such at_step 'SslBump4'") !=
+                       std::string::npos);
+        MustAcl(r, "s at_step SslBump2 SslBump3");
+        auto f = Facts("10.0.0.1", "CONNECT", "a.test", 443, "");
+        CPPUNIT_ASSERT(!Matches(r, "s", f)); // outside ssl_bump
+        f.sslBumpStep = 1;
+        CPPUNIT_ASSERT(!Matches(r, "s", f));
+        f.sslBumpStep = 2;
+        CPPUNIT_ASSERT(Matches(r, "s", f));
+        f.sslBumpStep = 3;
+        CPPUNIT_ASSERT(Matches(r, "s", f));
+    }
+
+    void clientInitiatesEveryCheckedTransaction()
+    {
+        Acl::Registry r;
+        CPPUNIT_ASSERT(
+            AclError(r, "i transaction_initiator somebody").find("no such transaction_initiator") !=
+            std::string::npos);
+        MustAcl(r, "c transaction_initiator client");
+        MustAcl(r, "a transaction_initiator all");
+        MustAcl(r, "n transaction_initiator internal icp");
+        const auto f = Facts("10.0.0.1");
+        CPPUNIT_ASSERT(Matches(r, "c", f));
+        CPPUNIT_ASSERT(Matches(r, "a", f));
+        CPPUNIT_ASSERT(!Matches(r, "n", f));
+    }
+
+    void serverNameIsTheSniElseTheConnectHost()
+    {
+        Acl::Registry r;
+        MustAcl(r, "d ssl::server_name .example.test");
+        MustAcl(r, "c ssl::server_name --client-requested .example.test");
+        MustAcl(r, "p ssl::server_name --server-provided none");
+        MustAcl(r, "x ssl::server_name_regex -i ^WWW\\.");
+        CPPUNIT_ASSERT(AclError(r, "b ssl::server_name -n a.test").find("-n") != std::string::npos);
+        auto f = Facts("10.0.0.1", "CONNECT", "127.0.0.1", 443, "");
+        CPPUNIT_ASSERT(!Matches(r, "d", f));
+        f.tlsSni = "www.example.test";
+        CPPUNIT_ASSERT(Matches(r, "d", f));
+        CPPUNIT_ASSERT(Matches(r, "c", f));
+        CPPUNIT_ASSERT(Matches(r, "x", f));
+        CPPUNIT_ASSERT(Matches(r, "p", f)); // no server certificate: "none"
+        f.tlsSni.clear();
+        f.dstHost = "a.example.test";
+        CPPUNIT_ASSERT(Matches(r, "d", f));
+        CPPUNIT_ASSERT(!Matches(r, "x", f));
+        // the origin's certificate seen (step 3): its names, but for --client-requested
+        f.tlsCertNames = {"cdn.other.test", "www.example.test"};
+        CPPUNIT_ASSERT(Matches(r, "d", f));
+        CPPUNIT_ASSERT(Matches(r, "x", f));
+        CPPUNIT_ASSERT(!Matches(r, "p", f));
+        f.tlsCertNames = {"cdn.other.test"};
+        CPPUNIT_ASSERT(!Matches(r, "d", f));
+        CPPUNIT_ASSERT(Matches(r, "c", f));
+    }
+
     void protoNamesAsSquid()
     {
         Acl::Registry r;

@@ -1,0 +1,266 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file SSL bump (doc/design.md "SSL bump"): the ssl_bump steps of a
+/// CONNECT on an `http_port ... ssl-bump`, the peek at the client's
+/// ClientHello (MSG_PEEK: the bytes stay in the socket for the tunnel or
+/// the TLS library), and the hand-over of a bumped client to a Tls::Relay
+/// whose plain end is served as an ordinary connection (Client::Side).
+
+#include "cuttle.h"
+#include "client/Bumping.h"
+#include "client/Connection.h"
+#include "client/Services.h"
+#include "log/AccessRecord.h"
+#include "log/CacheLog.h"
+#include "tls/ClientHello.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include <sys/socket.h>
+
+using Action = Config::SslBumpRule::Action;
+
+namespace {
+
+const char* ActionName(Action action)
+{
+    switch (action) {
+    case Action::Peek:
+        return "peek";
+    case Action::Stare:
+        return "stare";
+    case Action::Splice:
+        return "splice";
+    case Action::Bump:
+        return "bump";
+    case Action::Terminate:
+        return "terminate";
+    }
+    return "?";
+}
+
+} // namespace
+
+Action Client::DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Checklist& facts, int step)
+{
+    facts.sslBumpStep = step;
+    for (const auto& rule : rules) {
+        // Squid 5: "Rules with actions that are impossible at the current
+        // step are ignored"; peek and stare end at step 3
+        if (step == 3 && (rule.action == Action::Peek || rule.action == Action::Stare))
+            continue;
+        if (rule.acls.check(facts) == Acl::Answer::Allowed)
+            return rule.action;
+    }
+    return Action::Splice; // Squid 5: "If no rules match, the splice action is used"
+}
+
+void Client::Connection::setBump(std::unique_ptr<BumpState>&& bump)
+{
+    bump_ = std::move(bump);
+}
+
+bool Client::Connection::startBumping(const Http::Url& url, Server::Request& request,
+                                      const Acl::Checklist& facts)
+{
+    if (!bump_ || !bump_->ca)
+        return false;
+    auto& b = *bump_;
+    // ssl_bump is asked later, maybe after a reconfigure: the facts are
+    // copied without the pointers into this request's parse and lookups
+    b.facts = std::make_unique<Acl::Checklist>(facts);
+    b.facts->request = nullptr;
+    b.facts->reply = nullptr;
+    b.facts->answers = nullptr;
+    b.facts->userAddresses = nullptr;
+    b.facts->tlsSni.clear();
+    auto action = DecideBump(services_.settings().sslBump, *b.facts, 1);
+    debugs(33, 3,
+           "ssl_bump at step 1 for CONNECT " << url.authorityHost() << ":" << url.port() << ": "
+                                             << ActionName(action));
+    const bool viaParent = std::any_of(request.destinations.begin(), request.destinations.end(),
+                                       [](const Server::Destination& d) { return d.peer; });
+    if ((action == Action::Peek || action == Action::Stare) && viaParent)
+        action = Action::Splice; // a splice after a peek would need the CONNECT's head for the parent
+    if (action == Action::Splice) {
+        b.facts.reset();
+        return false;
+    }
+    if (action == Action::Terminate) {
+        endBumping(action);
+        return true;
+    }
+    // bump, peek and stare answer the CONNECT first: the client's TLS follows
+    static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
+        ssize_t(Established.size())) {
+        close();
+        return true;
+    }
+    b.answered = true;
+    if (pendingLog_)
+        pendingLog_->bytesSent = Established.size();
+    b.url = url;
+    b.route = std::move(request);
+    if (action == Action::Bump) {
+        endBumping(action);
+        return true;
+    }
+    b.step = 2;
+    state_ = State::Peeking;
+    // the ClientHello within request_timeout, as an https_port's handshake
+    armTimer(services_.settings().requestTimeout);
+    return true; // drive() peeks next: the hello may be in the socket already
+}
+
+void Client::Connection::peekHello()
+{
+    auto& b = *bump_;
+    if (b.step == 3)
+        return; // the origin is being looked at (probeOrigin())
+    if (buffer_ && parsedOffset_ < buffer_->size()) {
+        // the client sent its hello before our 200, and our read took it
+        // from the socket: TLS could not start from the socket, a tunnel can
+        debugs(33, 3, "ssl_bump: bytes came before the 200: splicing");
+        endBumping(Action::Splice);
+        return;
+    }
+    std::string bytes(Tls::MaxHelloBytes, '\0');
+    const ssize_t n = ::recv(fd_.get(), bytes.data(), bytes.size(), MSG_PEEK);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        close();
+        return;
+    }
+    if (n < 0)
+        return; // the next edge brings the bytes
+    const auto hello = Tls::ParseClientHello(std::string_view(bytes.data(), size_t(n)));
+    switch (hello.status) {
+    case Tls::ClientHello::Status::NeedMore:
+        if (peerClosed_)
+            close(); // the rest will never come
+        return;
+    case Tls::ClientHello::Status::NotTls:
+    case Tls::ClientHello::Status::Malformed:
+        // Squid 5's on_unsupported_protocol default (respond): no tunnel
+        debugs(33, 2,
+               "ssl_bump: CONNECT " << b.url.authorityHost() << " from " << peerHost_
+                                    << " carries no TLS ClientHello: closing");
+        endBumping(Action::Terminate);
+        return;
+    case Tls::ClientHello::Status::Done:
+        break;
+    }
+    b.sni = hello.serverName;
+    b.facts->tlsSni = b.sni;
+    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 2);
+    debugs(33, 3,
+           "ssl_bump at step 2 for " << (b.sni.empty() ? "(no SNI)" : b.sni) << ": " << ActionName(action));
+    if (action == Action::Peek || action == Action::Stare) {
+        b.step = 3;
+        probeOrigin();
+        return;
+    }
+    endBumping(action);
+}
+
+void Client::Connection::probeOrigin()
+{
+    auto& b = *bump_;
+    auto& forwarding = services_.forwarding();
+    const auto& limits = services_.forwardLimits();
+    // the origin's address as the splice would dial it (a parent's CONNECT
+    // was spliced at step 1); the probe is bounded by connect_timeout, the
+    // whole step by the request_timeout still armed
+    Comm::Connector::Target target{b.route.host, b.route.port, limits.connectTimeout,
+                                   &forwarding.connectionsOpened, b.route.outgoing};
+    b.dialer = std::make_unique<Comm::Connector>(
+        services_.loop(), forwarding.resolver, std::move(target), [this](Comm::Connector::Result&& result) {
+            if (state_ != State::Peeking)
+                return;
+            if (result.error != Comm::Connector::Error::None || !services_.forwarding().tls) {
+                decideStepThree(nullptr);
+                return;
+            }
+            auto& probe = bump_->probe;
+            probe = std::make_unique<Tls::Probe>(
+                services_.loop(), services_.forwarding().tls, std::move(result.fd), bump_->url.host(),
+                services_.forwardLimits().connectTimeout,
+                [this](Tls::X509Ptr&& certificate) { decideStepThree(std::move(certificate)); });
+            probe->start();
+        });
+    b.dialer->start();
+}
+
+void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate)
+{
+    if (state_ != State::Peeking)
+        return;
+    auto& b = *bump_;
+    b.origin = std::move(certificate);
+    if (b.origin)
+        b.facts->tlsCertNames = Tls::CertificateNames(b.origin.get());
+    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 3);
+    debugs(33, 3,
+           "ssl_bump at step 3 for " << (b.sni.empty() ? b.url.host() : b.sni)
+                                     << (b.origin ? "" : " (no origin certificate)") << ": "
+                                     << ActionName(action));
+    endBumping(action);
+}
+
+void Client::Connection::endBumping(Action action)
+{
+    auto& b = *bump_;
+    b.facts.reset();
+    switch (action) {
+    case Action::Splice:
+        state_ = State::Forwarding;
+        timer_.cancel(); // the dialer has its own timeouts
+        dialTunnel(b.url, std::move(b.route));
+        return;
+    case Action::Bump:
+        handOverBumped();
+        return;
+    case Action::Peek:
+    case Action::Stare:
+    case Action::Terminate:
+        break;
+    }
+    if (pendingLog_) {
+        pendingLog_->resultCode = "NONE_NONE";
+        pendingLog_->httpStatus = b.answered ? 200 : 0;
+        pendingLog_->hierarchy = "HIER_NONE";
+    }
+    close();
+}
+
+void Client::Connection::handOverBumped()
+{
+    auto& b = *bump_;
+    // the minted certificate names what the client asked for, else the CONNECT's host
+    const std::string host = b.sni.empty() ? b.url.host() : b.sni;
+    SSL_CTX* context = b.ca->contextFor(host, b.origin.get());
+    if (!context) {
+        debugs(33, 1, "ERROR: ssl_bump: no certificate could be made for " << host);
+        endBumping(Action::Terminate);
+        return;
+    }
+    auto bumped = std::make_unique<BumpState>();
+    bumped->authority = b.url.authorityHost() + ":" + std::to_string(b.url.port());
+    bumped->sni = b.sni;
+    // Squid 5 logs a bumped CONNECT as NONE_NONE/200 with no hierarchy
+    if (pendingLog_) {
+        pendingLog_->resultCode = "NONE_NONE";
+        pendingLog_->httpStatus = 200;
+        pendingLog_->hierarchy = "HIER_NONE";
+    }
+    registration_.cancel(); // the relay watches the socket now
+    timer_.cancel();
+    services_.adoptBumped(std::move(fd_), *Comm::Address::Parse(peerHost_, peerPort_),
+                          *Comm::Address::Parse(localHost_, localPort_), portName_, context,
+                          std::move(bumped));
+    close(); // logs the CONNECT; the decrypted requests are the new connection's
+}

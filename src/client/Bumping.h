@@ -1,0 +1,61 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Client::BumpState: what a client connection knows of SSL bump
+/// (doc/design.md "SSL bump"). Two kinds of connections carry one:
+///
+///   - a connection accepted on an `http_port ... ssl-bump`: `ca` is the
+///     port's Tls::Minter; while its CONNECT's ssl_bump steps are decided,
+///     the CONNECT's facts, URL and route wait here;
+///   - a bumped connection (the plain end of a Tls::Relay): `authority` is
+///     the CONNECT's host:port, so an origin-form request `GET /path` is
+///     `https://authority/path`, and `sni` what the client asked for.
+///
+/// After peek or stare at step 2 cuttle connects to the origin (directly)
+/// and looks at its certificate with a Tls::Probe: step 3's ssl::server_name
+/// sees its names, and a bump mimics it (Tls::Minter::contextFor()).
+///
+/// A connection of a plain http_port has none (Connection holds a null
+/// pointer: 8 bytes).
+#pragma once
+
+#include "acl/AccessList.h"
+#include "config/Settings.h"
+#include "http/Url.h"
+#include "server/Forwarder.h"
+#include "comm/Connector.h"
+#include "tls/Minter.h"
+#include "tls/Probe.h"
+
+#include <memory>
+#include <string>
+
+namespace Client {
+
+/// see the file comment
+struct BumpState {
+    Tls::MinterRef ca;     ///< the ssl-bump port's CA (null on a bumped connection)
+    std::string authority; ///< a bumped connection's CONNECT host:port; empty: not bumped
+    std::string sni;       ///< the client's SNI (or empty)
+
+    // while a CONNECT's steps are decided (Connection::State::Peeking)
+    int step = 0;                          ///< the step being decided (1, 2, 3)
+    std::unique_ptr<Acl::Checklist> facts; ///< the CONNECT's facts, for ssl_bump
+    Http::Url url;                         ///< the CONNECT's host:port
+    Server::Request route;                 ///< where a splice goes
+    bool answered = false;                 ///< the client has its 200 already
+    // step 3 after peek or stare at step 2: the origin's certificate
+    std::unique_ptr<Comm::Connector> dialer; ///< connecting to the origin
+    std::unique_ptr<Tls::Probe> probe;       ///< its handshake
+    Tls::X509Ptr origin;                     ///< its certificate, to mimic; null: not seen
+};
+
+/// The first rule of `rules` whose action is possible at `step` and whose
+/// acls match `facts` (with facts.sslBumpStep = step); Splice when none
+/// does, as Squid 5. Peek and stare are impossible at step 3.
+Config::SslBumpRule::Action DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Checklist& facts,
+                                       int step);
+
+} // namespace Client

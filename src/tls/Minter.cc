@@ -1,0 +1,281 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+#include "tls/Minter.h"
+#include "tls/Context.h"
+
+#include <cctype>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/x509v3.h>
+
+namespace {
+
+/// what a kept certificate costs beyond its DER bytes: its X509 and
+/// SSL_CTX structures and the map's nodes (measured with OpenSSL 3.0:
+/// about 2 KB a certificate)
+constexpr uint64_t EntryOverhead = 2048;
+
+/// a minted certificate is valid from a day ago (clocks drift) for a year,
+/// and never beyond the CA
+constexpr long ValidBeforeSeconds = 86400;
+constexpr long ValidForSeconds = 365L * 86400;
+
+using BioPtr = std::unique_ptr<BIO, Tls::Free<BIO, BIO_free_all>>;
+using ExtensionPtr = std::unique_ptr<X509_EXTENSION, Tls::Free<X509_EXTENSION, X509_EXTENSION_free>>;
+
+bool AddExtension(X509* cert, X509* issuer, int nid, const std::string& value)
+{
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
+    ExtensionPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str()));
+    return ext && X509_add_ext(cert, ext.get(), -1) == 1;
+}
+
+/// whether host may be written in a subjectAltName: letters, digits and
+/// `.-_:` only (no `,` that would add a name, no `*`)
+bool IsPlainName(const std::string& host)
+{
+    if (host.empty() || host.size() > 255)
+        return false;
+    for (const char c : host) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != ':')
+            return false;
+    }
+    return true;
+}
+
+/// the subjectAltName DNS names of cert that may be copied (a leading
+/// `*.` is kept), at most 100
+std::vector<std::string> DnsNames(X509* cert)
+{
+    std::vector<std::string> names;
+    auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+    for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans) && names.size() < 100; ++i) {
+        const GENERAL_NAME* name = sk_GENERAL_NAME_value(sans, i);
+        if (name->type != GEN_DNS)
+            continue;
+        const auto* text = reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName));
+        const std::string value(text, size_t(ASN1_STRING_length(name->d.dNSName)));
+        const bool wild = value.rfind("*.", 0) == 0;
+        if (IsPlainName(wild ? value.substr(2) : value))
+            names.push_back(value);
+    }
+    GENERAL_NAMES_free(sans);
+    return names;
+}
+
+/// the CN of cert when it may be copied, else empty
+std::string CommonName(X509* cert)
+{
+    char cn[65] = {};
+    const int n = X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof(cn));
+    const std::string value = n > 0 ? std::string(cn, size_t(n)) : std::string();
+    const bool wild = value.rfind("*.", 0) == 0;
+    return IsPlainName(wild ? value.substr(2) : value) ? value : std::string();
+}
+
+bool IsAddress(const std::string& host)
+{
+    unsigned char buffer[16];
+    return ::inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+           ::inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
+} // namespace
+
+RefCount<Tls::Minter> Tls::Minter::Make(const MinterOptions& options, std::string& why)
+{
+    if (options.caCertFile.empty()) {
+        why = "ssl-bump needs tls-cert= (the bump CA)";
+        return nullptr;
+    }
+    const auto& keyFile = options.caKeyFile.empty() ? options.caCertFile : options.caKeyFile;
+    if (!options.generate) {
+        auto ctx = NewContext(TLS_server_method(), options.setOptions, options.clearOptions,
+                              options.minVersion, "tls-min-version", why);
+        if (!ctx)
+            return nullptr;
+        if (!SSL_CTX_use_certificate_chain_file(ctx.get(), options.caCertFile.c_str()) ||
+            !SSL_CTX_use_PrivateKey_file(ctx.get(), keyFile.c_str(), SSL_FILETYPE_PEM) ||
+            !SSL_CTX_check_private_key(ctx.get())) {
+            why =
+                "tls-cert=" + options.caCertFile + " tls-key=" + keyFile + ": " + LastError("cannot be used");
+            return nullptr;
+        }
+        return RefCount<Minter>(new Minter(std::move(ctx)));
+    }
+    BioPtr certBio(BIO_new_file(options.caCertFile.c_str(), "r"));
+    X509Ptr ca(certBio ? PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!ca) {
+        why = "tls-cert=" + options.caCertFile + ": " + LastError("cannot be read");
+        return nullptr;
+    }
+    BioPtr keyBio(BIO_new_file(keyFile.c_str(), "r"));
+    KeyPtr caKey(keyBio ? PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!caKey) {
+        why = "tls-key=" + keyFile + ": " + LastError("cannot be read");
+        return nullptr;
+    }
+    if (X509_check_private_key(ca.get(), caKey.get()) != 1) {
+        why = "tls-key=" + keyFile + " is not the key of tls-cert=" + options.caCertFile;
+        LastError("");
+        return nullptr;
+    }
+    if (X509_check_ca(ca.get()) == 0) {
+        why = "tls-cert=" + options.caCertFile + " is not a CA certificate: it cannot sign the bumped sites'";
+        return nullptr;
+    }
+    KeyPtr key(options.rsaKeys ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
+    if (!key) {
+        why = LastError("the key pair for minted certificates cannot be made");
+        return nullptr;
+    }
+    return RefCount<Minter>(new Minter(options, std::move(ca), std::move(caKey), std::move(key)));
+}
+
+Tls::Minter::Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key)
+    : options_(options), ca_(std::move(ca)), caKey_(std::move(caKey)), key_(std::move(key))
+{}
+
+Tls::Minter::~Minter() = default;
+
+X509* Tls::Minter::cachedCertificate(const std::string& host) const
+{
+    const auto it = byKey_.find(host);
+    return it == byKey_.end() ? nullptr : it->second->cert.get();
+}
+
+SSL_CTX* Tls::Minter::contextFor(const std::string& host)
+{
+    return find(host, host, nullptr);
+}
+
+SSL_CTX* Tls::Minter::contextFor(const std::string& host, X509* origin)
+{
+    if (!origin)
+        return contextFor(host);
+    // one entry per origin certificate: a new one is mimicked anew
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (X509_digest(origin, EVP_sha256(), digest, &size) != 1)
+        return nullptr;
+    std::string key = host + "/";
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned int i = 0; i < size; ++i)
+        key += std::string{hex[digest[i] >> 4], hex[digest[i] & 15]};
+    return find(key, host, origin);
+}
+
+SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509* origin)
+{
+    if (fixed_)
+        return fixed_.get();
+    if (const auto it = byKey_.find(key); it != byKey_.end()) {
+        entries_.splice(entries_.begin(), entries_, it->second);
+        return it->second->ctx.get();
+    }
+    auto cert = mint(host, origin);
+    if (!cert)
+        return nullptr;
+    std::string why;
+    auto ctx = NewContext(TLS_server_method(), options_.setOptions, options_.clearOptions,
+                          options_.minVersion, "tls-min-version", why);
+    if (!ctx || SSL_CTX_use_certificate(ctx.get(), cert.get()) != 1 ||
+        SSL_CTX_use_PrivateKey(ctx.get(), key_.get()) != 1) {
+        LastError("");
+        return nullptr;
+    }
+    ++minted_;
+    const int der = i2d_X509(cert.get(), nullptr);
+    Entry entry{key, std::move(ctx), std::move(cert),
+                uint64_t(der > 0 ? der : 0) + EntryOverhead + key.size()};
+    bytes_ += entry.bytes;
+    entries_.push_front(std::move(entry));
+    byKey_[key] = entries_.begin();
+    // the least recently used go, but never the one just made
+    while (bytes_ > options_.cacheBytes && entries_.size() > 1) {
+        bytes_ -= entries_.back().bytes;
+        byKey_.erase(entries_.back().key);
+        entries_.pop_back();
+    }
+    return entries_.front().ctx.get();
+}
+
+Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin) const
+{
+    X509Ptr cert(X509_new());
+    if (!cert || !IsPlainName(host))
+        return nullptr;
+    // a random positive 128-bit serial: two certificates for one name (a
+    // restart, an eviction) never share one, which browsers refuse
+    unsigned char serial[16];
+    if (RAND_bytes(serial, sizeof(serial)) != 1)
+        return nullptr;
+    serial[0] &= 0x7f;
+    serial[0] |= 0x01; // no leading zero byte: DER keeps all 16
+    std::unique_ptr<BIGNUM, Free<BIGNUM, BN_free>> number(BN_bin2bn(serial, sizeof(serial), nullptr));
+    // the names: the origin's DNS names when mimicking, else the host
+    std::string altNames;
+    for (const auto& name : origin ? DnsNames(origin) : std::vector<std::string>())
+        altNames += (altNames.empty() ? "DNS:" : ",DNS:") + name;
+    if (altNames.empty())
+        altNames = (IsAddress(host) ? "IP:" : "DNS:") + host;
+    // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
+    // names the host whatever its length
+    std::string cn = origin ? CommonName(origin) : std::string();
+    if (cn.empty())
+        cn = host.substr(0, 64);
+    // the validity: the origin's when mimicking, else from a day ago for a
+    // year; never past the CA's end
+    const ASN1_TIME* caEnd = X509_get0_notAfter(ca_.get());
+    bool validity = false;
+    if (origin) {
+        const ASN1_TIME* end = X509_get0_notAfter(origin);
+        validity = X509_set1_notBefore(cert.get(), X509_get0_notBefore(origin)) == 1 &&
+                   X509_set1_notAfter(cert.get(), ASN1_TIME_compare(end, caEnd) > 0 ? caEnd : end) == 1;
+    } else {
+        time_t notAfter = time(nullptr) + ValidForSeconds;
+        validity = X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) &&
+                   (X509_cmp_time(caEnd, &notAfter) < 0
+                        ? X509_set1_notAfter(cert.get(), caEnd) == 1
+                        : X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &notAfter) != nullptr);
+    }
+    const bool ok =
+        number && validity && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert.get())) &&
+        X509_set_version(cert.get(), 2) == 1 && X509_set_pubkey(cert.get(), key_.get()) == 1 &&
+        X509_NAME_add_entry_by_txt(X509_get_subject_name(cert.get()), "CN", MBSTRING_ASC,
+                                   reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) == 1 &&
+        X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_.get())) == 1 &&
+        AddExtension(cert.get(), ca_.get(), NID_basic_constraints, "critical,CA:FALSE") &&
+        AddExtension(cert.get(), ca_.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment") &&
+        AddExtension(cert.get(), ca_.get(), NID_ext_key_usage, "serverAuth") &&
+        // the CA's key identifier, when it has one, helps clients find it
+        (!X509_get0_subject_key_id(ca_.get()) ||
+         AddExtension(cert.get(), ca_.get(), NID_authority_key_identifier, "keyid")) &&
+        AddExtension(cert.get(), ca_.get(), NID_subject_alt_name, altNames) &&
+        X509_sign(cert.get(), caKey_.get(), EVP_sha256()) > 0;
+    if (!ok) {
+        LastError("");
+        return nullptr;
+    }
+    return cert;
+}
+
+std::vector<std::string> Tls::CertificateNames(X509* cert)
+{
+    auto names = DnsNames(cert);
+    if (names.empty()) {
+        if (auto cn = CommonName(cert); !cn.empty())
+            names.push_back(std::move(cn));
+    }
+    return names;
+}

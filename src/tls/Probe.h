@@ -1,0 +1,62 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+/// \file Tls::Probe: a TLS handshake with an origin only to see its
+/// certificate, for SSL bump's step 3 (doc/design.md "SSL bump"): the
+/// names ssl::server_name matches there, and what a bumped certificate
+/// mimics. Every certificate error is let through (the probe judges
+/// nothing: the fetches of the bumped requests verify the origin), and
+/// the connection is closed once the certificate is known.
+///
+/// Ownership: owns the socket; the owner is told once, from a deferred
+/// call (never from inside the probe's own callbacks), and may destroy the
+/// probe then.
+#pragma once
+
+#include "comm/Descriptor.h"
+#include "comm/Loop.h"
+#include "tls/Connection.h"
+
+#include <functional>
+#include <string>
+
+namespace Tls {
+
+/// see the file comment
+class Probe : public Comm::IoHandler {
+public:
+    /// the origin's certificate, or null when the handshake failed or timed out
+    using Done = std::function<void(X509Ptr&& certificate)>;
+
+    /// a handshake over the connected fd with host (SNI), within timeout
+    Probe(Comm::Loop& loop, const ClientContextRef& context, Comm::Descriptor&& fd, const std::string& host,
+          Comm::Milliseconds timeout, Done done);
+    ~Probe() override;
+    Probe(const Probe&) = delete;
+    Probe& operator=(const Probe&) = delete;
+
+    /// starts the handshake
+    void start();
+
+    /* Comm::IoHandler API */
+    void handleIo(const Comm::IoEvents&) override { step(); }
+    void handleBug(const std::exception&) noexcept override { finish(false); }
+
+private:
+    void step();
+    void finish(bool established);
+
+    Comm::Loop& loop_;
+    Comm::Descriptor fd_;
+    Connection tls_;
+    Comm::Registration watch_; ///< after fd_: cancelled before it closes
+    Comm::Timer timer_;        ///< the handshake's bound
+    Comm::Timer report_;       ///< the deferred call that tells the owner
+    Done done_;
+    X509Ptr certificate_; ///< what the owner is told
+    bool finished_ = false;
+};
+
+} // namespace Tls
