@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +31,37 @@ public:
 
 private:
     std::string path_;
+};
+
+/// replaces the reply head of one store file (Disk::RewriteHead()), on an I/O thread
+class HeadJob final : public Disk::IoJob {
+public:
+    using Done = std::function<void(Disk::Rewrite, int error)>;
+    HeadJob(std::string path, std::string key, std::string head, int64_t requestTime, int64_t responseTime,
+            Done done)
+        : path_(std::move(path)), key_(std::move(key)), head_(std::move(head)), requestTime_(requestTime),
+          responseTime_(responseTime), done_(std::move(done))
+    {}
+    void run() noexcept override
+    {
+        Comm::Descriptor file(::open(path_.c_str(), O_RDWR | O_CLOEXEC));
+        if (!file.isOpen()) {
+            error_ = errno; // removed meanwhile (replaced, evicted, purged)
+            return;
+        }
+        result_ = Disk::RewriteHead(file.get(), key_, head_, requestTime_, responseTime_, error_);
+    }
+    void finish() override { done_(result_, error_); }
+
+private:
+    std::string path_;
+    std::string key_;
+    std::string head_;
+    int64_t requestTime_;
+    int64_t responseTime_;
+    Done done_;
+    Disk::Rewrite result_ = Disk::Rewrite::Failed;
+    int error_ = 0;
 };
 
 } // namespace
@@ -166,8 +198,8 @@ void Disk::Cache::noteCommitted(Writer& writer)
     auto& w = writingOf(writer);
     Dir& dir = *w.dir;
     ++counters_.stored;
-    const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()), writer.headLength(),
-                         writer.bodyLength()};
+    const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
+                         writer.slotsLength(), writer.bodyLength()};
     if (const auto replaced = dir.index.insert(writer.key(), where))
         removeFile(dir, replaced->fileNumber);
     // another cache_dir may hold an older copy
@@ -257,12 +289,11 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
         std::optional<Meta> meta;
         if (hit.file.isOpen() && ReadAt(hit.file.get(), front.data(), front.size(), 0))
             meta = DecodeHeader(front);
-        const std::string_view stored(front);
         if (!meta || ::fstat(hit.file.get(), &st) != 0 || uint64_t(st.st_size) != meta->fileSize() ||
-            meta->bodyLength != where->bodyLength ||
-            !HeadMatches(*meta, stored.substr(HeaderSize, meta->keyLength),
-                         stored.substr(meta->headOffset(), meta->headLength)) ||
-            stored.substr(HeaderSize, meta->keyLength) != key) {
+            meta->bodyLength != where->bodyLength || !FrontMatches(*meta, front) ||
+            KeyIn(*meta, front) != key) {
+            if (dir->rewriting.count(where->fileNumber))
+                return std::nullopt; // read while its head was being replaced: a miss, the file stays
             debugs(47, 1,
                    "WARNING: cache_dir " << dir->config.path << ": " << path << " is torn, partial or not "
                                          << key << "; removed");
@@ -271,7 +302,7 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
             removeFile(*dir, where->fileNumber);
             return std::nullopt;
         }
-        hit.head = front.substr(meta->headOffset(), meta->headLength);
+        hit.head = std::string(HeadIn(*meta, front));
         hit.meta = *meta;
         hit.bodyOffset = meta->bodyOffset();
         hit.bodyLength = meta->bodyLength;
@@ -280,6 +311,36 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
         return hit;
     }
     return std::nullopt;
+}
+
+void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
+{
+    for (auto& dir : dirs_) {
+        const auto where = dir->index.find(key);
+        if (!where)
+            continue;
+        const uint32_t number = where->fileNumber;
+        // one rewrite of a file at a time: a second would write the slot the first names
+        if (!dir->rewriting.insert(number).second) {
+            debugs(20, 3, "not freshening " << key << " on disk: its head is being replaced already");
+            return;
+        }
+        Dir* in = dir.get();
+        pool_.submit(std::make_unique<HeadJob>(
+            in->layout.pathOf(number), key, std::string(reply.head), reply.requestTime, reply.responseTime,
+            [this, in, number, key](Rewrite result, int error) {
+                in->rewriting.erase(number);
+                if (result == Rewrite::Done)
+                    ++counters_.freshened;
+                debugs(20, 3,
+                       "freshening " << key << " on disk: "
+                                     << (result == Rewrite::Done         ? "done"
+                                         : result == Rewrite::NoRoom     ? "the new head outgrew its room"
+                                         : result == Rewrite::NotThisKey ? "the file is another's"
+                                                                         : std::strerror(error)));
+            }));
+        return;
+    }
 }
 
 bool Disk::Cache::erase(const std::string& key)

@@ -17,6 +17,8 @@
 ///     writer committed   Index::insert (the old file of the key is removed),
 ///                        then cache_swap_high evicts down to cache_swap_low
 ///     open(key)          the object's file, checked (Disk::Format), for a hit
+///     freshen(key, head) a 304's merged head replaces the stored one on an I/O
+///                        thread (Disk::RewriteHead(); the body is not rewritten)
 ///     at start           each cache_dir's index is rebuilt by ScanJobs on the
 ///                        I/O threads (Disk/Rebuild.h); until its scans end, a
 ///                        cache_dir stores nothing and finds what is scanned so far
@@ -41,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace Disk {
@@ -75,6 +78,7 @@ struct CacheStats {
     uint64_t evictions = 0;     ///< objects removed for room
     uint64_t hits = 0;          ///< objects opened for a hit
     uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
+    uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
 };
 
 /// The disk store; see the file comment.
@@ -106,6 +110,9 @@ public:
     std::optional<Hit> open(const std::string& key);
     /// forgets the object under key and removes its file; whether there was one
     bool erase(const std::string& key) override;
+    /// replaces the reply head of the object under key with reply's (and
+    /// its times), on an I/O thread; skipped while a replacement of it is out
+    void freshen(const std::string& key, const Store::Reply& reply) override;
     /// waits for every job and finishes it (shutdown, tests)
     void drain() { pool_.drain(); }
     /// the figures now
@@ -124,6 +131,7 @@ private:
         uint64_t writingBytes = 0; ///< expected bytes of its objects being written
         bool full = false;         ///< the disk said ENOSPC: no more storing
         unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
+        std::unordered_set<uint32_t> rewriting; ///< files whose head a job is replacing (freshen())
 
         explicit Dir(const Config::CacheDir& line) : config(line), layout(line) {}
     };

@@ -71,6 +71,9 @@ public:
     virtual bool store(const std::string& key, const EntryRef& entry, std::optional<uint64_t> size) = 0;
     /// forgets the object under key (its file is removed); whether there was one
     virtual bool erase(const std::string& key) = 0;
+    /// replaces the stored reply head of the object under key with reply's
+    /// (a 304 freshened it: FreshenStored()), without rewriting its body
+    virtual void freshen(const std::string& key, const Reply& reply) = 0;
 };
 
 } // namespace Store

@@ -48,14 +48,20 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
             debugs(20, 3,
                    "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
                               << reuse.lifetime << ")");
-            if (reuse.isServable()) {
-                answer.kind = Kind::Hit;
-                answer.entry = std::move(stored->entry);
-                answer.file = std::move(stored->file);
-                answer.fullKey = cacheKey;
-                answer.age = reuse.age;
-                return answer;
+            if (reuse.use == Reuse::Reload) {
+                answer.kind = Kind::Reload;
+                return OriginOrUnavailable(std::move(answer), facts);
             }
+            answer.age = reuse.age;
+            // fresh: served from the file; stale: asked about with a conditional
+            // request, and after a 304 served from the file (each client asks
+            // alone: a disk object is a new entry at each lookup)
+            answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
+            answer.entry = std::move(stored->entry);
+            answer.file = std::move(stored->file);
+            answer.fullKey = cacheKey;
+            return answer.kind == Kind::Hit ? std::move(answer)
+                                            : OriginOrUnavailable(std::move(answer), facts);
         }
     }
     if (!found)

@@ -14,6 +14,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace TestStore {
 
@@ -38,10 +40,15 @@ public:
         return true;
     }
     bool erase(const std::string& key) override { return objects.erase(key) != 0; }
+    void freshen(const std::string& key, const Store::Reply& reply) override
+    {
+        freshened.emplace_back(key, std::string(reply.head));
+    }
 
-    std::map<std::string, Store::EntryRef> objects; ///< what was stored, by key
-    uint64_t maxSize = 4 << 20;                     ///< maximum_object_size
-    unsigned finds = 0;                             ///< find() calls that found an object
+    std::map<std::string, Store::EntryRef> objects;             ///< what was stored, by key
+    uint64_t maxSize = 4 << 20;                                 ///< maximum_object_size
+    unsigned finds = 0;                                         ///< find() calls that found an object
+    std::vector<std::pair<std::string, std::string>> freshened; ///< freshen() calls: key, head
 };
 
 } // namespace TestStore

@@ -43,7 +43,7 @@ class TestLookup : public CppUnit::TestFixture {
     CPPUNIT_TEST(reloadForwardsUnconditionally);
     CPPUNIT_TEST(varyVariantIsFoundByTheRequestFields);
     CPPUNIT_TEST(freshDiskObjectIsAHitWithItsFile);
-    CPPUNIT_TEST(staleDiskObjectIsAMiss);
+    CPPUNIT_TEST(staleDiskObjectIsValidatedWithItsFile);
     CPPUNIT_TEST(memoryIsAskedBeforeTheDisk);
     CPPUNIT_TEST_SUITE_END();
 
@@ -221,9 +221,10 @@ public:
         CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::Miss);
     }
 
-    /// a stale disk object (or one the request finds too old) is
-    /// forwarded whole: its body is not in memory to serve after a 304
-    void staleDiskObjectIsAMiss()
+    /// a stale disk object is asked about with a conditional request, as a
+    /// memory one, its file kept to serve it after a 304; a reload is a
+    /// Reload, and only-if-cached makes either Unavailable
+    void staleDiskObjectIsValidatedWithItsFile()
     {
         TestStore::FakeDisk disk;
         auto entry = MakeRef<Store::Entry>(1);
@@ -233,8 +234,12 @@ public:
         entry->complete();
         disk.objects[key()] = entry;
         const auto found = lookUp("", &disk);
-        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Miss);
-        CPPUNIT_ASSERT(!found.entry && !found.file);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Validate);
+        CPPUNIT_ASSERT(found.entry == entry);
+        CPPUNIT_ASSERT(found.file);
+        CPPUNIT_ASSERT_EQUAL(key(), found.fullKey);
+        CPPUNIT_ASSERT(!found.revalidation);
+        CPPUNIT_ASSERT(lookUp("Cache-Control: no-cache\r\n", &disk).kind == Store::Lookup::Kind::Reload);
         CPPUNIT_ASSERT(lookUp("Cache-Control: only-if-cached\r\n", &disk).kind ==
                        Store::Lookup::Kind::Unavailable);
     }
