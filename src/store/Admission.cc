@@ -9,9 +9,10 @@
 #include "http/RequestParser.h"
 #include "log/CacheLog.h"
 #include "store/Index.h"
+#include "store/Key.h"
 
-Store::Charge::Charge(Index& index, std::string fullKey, const AdmissionLimits& limits)
-    : index_(&index), key_(std::move(fullKey)), limits_(limits)
+Store::Charge::Charge(Index& index, std::string fullKey, const AdmissionLimits& limits, DiskTier* disk)
+    : index_(&index), key_(std::move(fullKey)), limits_(limits), disk_(disk)
 {}
 
 void Store::Charge::update(Entry& entry)
@@ -20,9 +21,13 @@ void Store::Charge::update(Entry& entry)
         return;
     if (entry.body().endOffset() > limits_.maxObjectSize) {
         // a body of unknown length grew past maximum_object_size_in_memory:
-        // it streams on without being kept (blocks released behind the readers)
+        // the disk store may take it from its first byte, which memory still
+        // holds (as Squid swaps out what leaves memory); else it streams on
+        // without being kept (blocks released behind the readers)
         index_->erase(key_);
         entry.setKept(false);
+        if (disk_ && key_ == BaseKey(key_) && disk_->store(key_, EntryRef(&entry), std::nullopt))
+            debugs(20, 3, "storing " << key_ << " on disk: it outgrew memory");
         entry.noteConsumed();
         index_ = nullptr;
         return;
@@ -70,9 +75,10 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
     const bool memoryTakes = limits.memoryTakesMisses && index.budget() != 0 &&
                              (!reply.contentLength || *reply.contentLength <= limits.maxObjectSize);
     if (!memoryTakes) {
-        // the disk store takes objects of a known length without Vary (its
-        // lookup has no variants) and not kept for negative_ttl (which it does not record)
-        if (disk && reply.contentLength && !isNegative && !reply.findField("Vary") &&
+        // the disk store takes objects without Vary (its lookup has no
+        // variants), of a known length or not, and not kept for negative_ttl
+        // (which it does not record)
+        if (disk && !isNegative && !reply.findField("Vary") &&
             disk->store(spec.cacheKey, entry, reply.contentLength)) {
             debugs(20, 3, "storing " << spec.cacheKey << " on disk");
             return Charge(spec.cacheKey);
@@ -90,7 +96,7 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
         disk->erase(spec.cacheKey); // an older copy on disk must not come back after an eviction
     if (isNegative)
         entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
-    Charge charge(index, std::move(*fullKey), limits);
+    Charge charge(index, std::move(*fullKey), limits, reply.contentLength ? nullptr : disk);
     charge.update(*entry);
     return charge;
 }

@@ -10,14 +10,11 @@
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
-origin_start
-DIRLINE="cache_dir ufs $T/cache 100 4 4"
-cuttle_conf "$DIRLINE"
-"$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
+. "$top_srcdir/test-suite/disk/helpers.sh"
+disk_setup
 start() { cache_start "$DIRLINE" "maximum_object_size_in_memory 64 KB" "maximum_object_size 20 MB"; }
 start
 
-is_rebuilt() { grep -q "cache_dir $T/cache: rebuilt its index" "$T/cache.log"; }
 wait_until 10 is_rebuilt || fail "the cache_dir's index was not rebuilt"
 store_file() { find "$T/cache" -type f ! -name '*.tmp' | head -n 1; }
 has_store_file() { [ -n "$(store_file)" ]; }
@@ -71,10 +68,8 @@ pass_if_ok "after a restart the freshened head is the stored one"
 # a new reply to the conditional replaces the disk object
 mark
 script changed "cc=max-age=1&s=$SIZE&etag=%22a%22" "cc=max-age=600&s=$((SIZE + 1))&etag=%22b%22"
-file_count() { find "$T/cache" -type f ! -name '*.tmp' | wc -l | tr -d ' '; }
-two_files() { [ "$(file_count)" -ge 2 ]; }
 get changed
-wait_until 20 two_files || bad "no store file for the second object"
+wait_until 20 has_files 2 || bad "no store file for the second object"
 sleep 2
 get changed
 expect "modified: access.log" "$(log_code changed 2)" TCP_REFRESH_MODIFIED/200

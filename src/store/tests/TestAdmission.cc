@@ -68,6 +68,7 @@ class TestAdmission : public CppUnit::TestFixture {
     CPPUNIT_TEST(defaultChargeChargesNothing);
     CPPUNIT_TEST(whatMemoryDoesNotTakeGoesToDisk);
     CPPUNIT_TEST(memoryCacheModeDiskSendsMissesToDisk);
+    CPPUNIT_TEST(unknownLengthOutgrowingMemoryGoesToDisk);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -272,9 +273,8 @@ public:
     }
 
     /// a reply over maximum_object_size_in_memory with a known length goes
-    /// to the disk store (charging nothing to cache_mem); one without a
-    /// length, with Vary or past the disk's limit does not; what memory
-    /// takes erases the disk's copy
+    /// to the disk store (charging nothing to cache_mem); one with Vary or
+    /// past the disk's limit does not; what memory takes erases the disk's copy
     void whatMemoryDoesNotTakeGoesToDisk()
     {
         TestStore::FakeDisk disk;
@@ -311,6 +311,38 @@ public:
         CPPUNIT_ASSERT(Store::Admit(*index_, limits_, spec(), entry, &disk));
         CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
         CPPUNIT_ASSERT_EQUAL(size_t(1), disk.objects.size());
+    }
+
+    /// a reply of unknown length is kept in memory until it passes
+    /// maximum_object_size_in_memory, then handed to the disk store with
+    /// its body whole from offset 0; with memory_cache_mode disk it goes
+    /// to disk at once
+    void unknownLengthOutgrowingMemoryGoesToDisk()
+    {
+        TestStore::FakeDisk disk;
+        limits_.maxObjectSize = 1000;
+        const std::string chunked =
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: chunked\r\n\r\n";
+        auto entry = EntryWith(chunked);
+        auto charge = Store::Admit(*index_, limits_, spec(), entry, &disk);
+        CPPUNIT_ASSERT(charge && charge->isCharging());
+        CPPUNIT_ASSERT(disk.objects.empty());
+        Append(*entry, 800);
+        charge->update(*entry);
+        CPPUNIT_ASSERT(disk.objects.empty());
+        Append(*entry, 800);
+        charge->update(*entry);
+        CPPUNIT_ASSERT(!charge->isCharging());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
+        CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == entry);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), entry->body().startOffset());
+
+        disk.objects.clear();
+        limits_.memoryTakesMisses = false;
+        auto direct = EntryWith(chunked);
+        charge = Store::Admit(*index_, limits_, spec(), direct, &disk);
+        CPPUNIT_ASSERT(charge && !charge->isCharging());
+        CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == direct);
     }
 
 private:
