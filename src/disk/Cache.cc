@@ -11,6 +11,7 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -103,6 +104,7 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
         }
         if (const auto replaced = dir.index.insert(found.key, found.where))
             removeFile(dir, replaced->fileNumber);
+        noteStored(found.key);
     }
     if (result.removed)
         debugs(47, 1,
@@ -209,6 +211,7 @@ void Disk::Cache::noteCommitted(Writer& writer)
                 removeFile(*other, old->fileNumber);
         }
     }
+    noteStored(writer.key());
     evict(dir);
     release(writer);
 }
@@ -260,6 +263,7 @@ void Disk::Cache::evict(Dir& dir)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
     while (dir.index.diskBytes() > low) {
+        forgetVariant(dir.index.oldestKey());
         const auto oldest = dir.index.popOldest();
         if (!oldest)
             break;
@@ -299,6 +303,7 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
                                          << key << "; removed");
             ++counters_.refused;
             dir->index.erase(key);
+            forgetVariant(key);
             removeFile(*dir, where->fileNumber);
             return std::nullopt;
         }
@@ -343,7 +348,7 @@ void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
     }
 }
 
-bool Disk::Cache::erase(const std::string& key)
+bool Disk::Cache::eraseExact(const std::string& key)
 {
     bool erased = false;
     for (auto& dir : dirs_) {
@@ -353,6 +358,71 @@ bool Disk::Cache::erase(const std::string& key)
         }
     }
     return erased;
+}
+
+bool Disk::Cache::erase(const std::string& key)
+{
+    bool erased = eraseExact(key);
+    if (Store::BaseKey(key) != key) {
+        forgetVariant(key);
+        return erased;
+    }
+    if (const auto it = variants_.find(key); it != variants_.end()) {
+        const auto keys = std::move(it->second.keys);
+        variants_.erase(it);
+        for (const auto& variant : keys)
+            erased = eraseExact(variant) || erased;
+    }
+    return erased;
+}
+
+void Disk::Cache::noteStored(const std::string& key)
+{
+    // one kind of object per URL, as the memory index keeps it (Store::Index::insert())
+    const std::string base(Store::BaseKey(key));
+    if (base == key) {
+        // a plain object replaces the variants
+        if (const auto it = variants_.find(key); it != variants_.end()) {
+            const auto keys = std::move(it->second.keys);
+            variants_.erase(it);
+            for (const auto& variant : keys)
+                eraseExact(variant);
+        }
+        return;
+    }
+    auto names = Store::VaryNamesOfVariantKey(key);
+    auto& variants = variants_[base];
+    if (variants.names != names) {
+        // other Vary names replace the variants (and the plain object)
+        const auto keys = std::move(variants.keys);
+        variants.keys.clear();
+        variants.names = std::move(names);
+        for (const auto& variant : keys)
+            eraseExact(variant);
+    }
+    if (std::find(variants.keys.begin(), variants.keys.end(), key) == variants.keys.end())
+        variants.keys.push_back(key);
+    eraseExact(base);
+}
+
+void Disk::Cache::forgetVariant(std::string_view key)
+{
+    const auto base = Store::BaseKey(key);
+    if (base == key)
+        return;
+    const auto it = variants_.find(std::string(base));
+    if (it == variants_.end())
+        return;
+    auto& keys = it->second.keys;
+    keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
+    if (keys.empty())
+        variants_.erase(it);
+}
+
+std::optional<std::string> Disk::Cache::varyNames(const std::string& key) const
+{
+    const auto it = variants_.find(key);
+    return it == variants_.end() ? std::nullopt : std::optional<std::string>(it->second.names);
 }
 
 std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key)

@@ -16,6 +16,10 @@
 ///                        min-size/max-size, no-store, full) and starts a Writer
 ///     writer committed   Index::insert (the old file of the key is removed),
 ///                        then cache_swap_high evicts down to cache_swap_low
+///     Vary replies       stored under their variant keys; variants_ keeps, per
+///                        MakeKey(), their Vary names and keys (find() of the variant
+///                        a request selects); a plain object replaces its variants,
+///                        a variant replaces the plain object and variants of other names
 ///     open(key)          the object's file, checked (Disk::Format), for a hit
 ///     freshen(key, head) a 304's merged head replaces the stored one on an I/O
 ///                        thread (Disk::RewriteHead(); the body is not rewritten)
@@ -43,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -108,8 +113,11 @@ public:
     /// key and head); a file that fails is forgotten and removed. Counts a
     /// hit and makes it the most recently used.
     std::optional<Hit> open(const std::string& key);
-    /// forgets the object under key and removes its file; whether there was one
+    /// forgets the object under key and removes its file, and every variant
+    /// when key is a MakeKey(); whether there was one
     bool erase(const std::string& key) override;
+    /// the Vary names of the variants stored under key, or nothing
+    std::optional<std::string> varyNames(const std::string& key) const override;
     /// replaces the reply head of the object under key with reply's (and
     /// its times), on an I/O thread; skipped while a replacement of it is out
     void freshen(const std::string& key, const Store::Reply& reply) override;
@@ -142,7 +150,16 @@ private:
         Dir* dir;                       ///< where it writes
     };
 
+    /// the variants stored under one MakeKey(): their Vary names and keys
+    struct Variants {
+        std::string names;             ///< Store::VaryNames()
+        std::vector<std::string> keys; ///< their variant keys
+    };
+
     bool takes(const Dir& dir, std::optional<uint64_t> size) const;
+    bool eraseExact(const std::string& key);
+    void noteStored(const std::string& key);
+    void forgetVariant(std::string_view key);
     Dir* pick(std::optional<uint64_t> size);
     Writing& writingOf(const Writer& writer);
     void removeFile(Dir& dir, uint32_t fileNumber);
@@ -160,6 +177,9 @@ private:
     Config::StoreDirSelect select_; ///< store_dir_select_algorithm
     size_t nextDir_ = 0;            ///< round-robin's next
     CacheStats counters_;           ///< the counters of stats()
+    /// MakeKey() -> its variants on disk (Vary replies only), made again
+    /// from the keys at each start
+    std::unordered_map<std::string, Variants> variants_;
 };
 
 } // namespace Disk

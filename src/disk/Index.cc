@@ -147,6 +147,11 @@ std::optional<Disk::Location> Disk::Index::erase(std::string_view key)
     return take(slot);
 }
 
+std::string_view Disk::Index::oldestKey() const
+{
+    return oldest_ ? oldest_->key() : std::string_view();
+}
+
 std::optional<Disk::Location> Disk::Index::popOldest()
 {
     if (!oldest_)

@@ -68,6 +68,8 @@ public:
     std::optional<Location> insert(std::string_view key, const Location& where);
     /// forgets the object under key and returns where it was
     std::optional<Location> erase(std::string_view key);
+    /// the key of the least recently used object ("" when none)
+    std::string_view oldestKey() const;
     /// forgets the least recently used object and returns where it was
     std::optional<Location> popOldest();
 

@@ -26,7 +26,7 @@ void Store::Charge::update(Entry& entry)
         // without being kept (blocks released behind the readers)
         index_->erase(key_);
         entry.setKept(false);
-        if (disk_ && key_ == BaseKey(key_) && disk_->store(key_, EntryRef(&entry), std::nullopt))
+        if (disk_ && disk_->store(key_, EntryRef(&entry), std::nullopt))
             debugs(20, 3, "storing " << key_ << " on disk: it outgrew memory");
         entry.noteConsumed();
         index_ = nullptr;
@@ -74,26 +74,31 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
     }
     const bool memoryTakes = limits.memoryTakesMisses && index.budget() != 0 &&
                              (!reply.contentLength || *reply.contentLength <= limits.maxObjectSize);
+    // Vary selects on the fields of the request that caused the reply
+    Http::RequestParser parser(spec.requestHead.size() + 1);
+    parser.parse(spec.requestHead);
     if (!memoryTakes) {
-        // the disk store takes objects without Vary (its lookup has no
-        // variants), of a known length or not, and not kept for negative_ttl
-        // (which it does not record)
-        if (disk && !isNegative && !reply.findField("Vary") &&
-            disk->store(spec.cacheKey, entry, reply.contentLength)) {
-            debugs(20, 3, "storing " << spec.cacheKey << " on disk");
-            return Charge(spec.cacheKey);
+        // the disk store takes objects of any length, each variant of a Vary
+        // reply under its variant key as memory does, but not one kept for
+        // negative_ttl (which it does not record)
+        const auto names = VaryNamesOf(reply.fields());
+        if (disk && !isNegative && !IsVaryAny(names)) {
+            const auto fullKey = FullKeyOf(spec.cacheKey, names, parser.fields());
+            if (disk->store(fullKey, entry, reply.contentLength)) {
+                debugs(20, 3, "storing " << spec.cacheKey << " on disk");
+                index.erase(fullKey); // an older copy in memory would be found first
+                return Charge(fullKey);
+            }
         }
         debugs(20, 3, "not storing " << spec.cacheKey << ": its size is outside the object size limits");
         return std::nullopt;
     }
-    Http::RequestParser parser(spec.requestHead.size() + 1);
-    parser.parse(spec.requestHead);
     auto fullKey = index.insert(spec.cacheKey, entry, parser.fields());
     if (!fullKey)
         return std::nullopt;
     debugs(20, 3, "storing " << spec.cacheKey << " as " << *fullKey);
     if (disk)
-        disk->erase(spec.cacheKey); // an older copy on disk must not come back after an eviction
+        disk->erase(*fullKey); // an older copy on disk must not come back after an eviction
     if (isNegative)
         entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
     Charge charge(index, std::move(*fullKey), limits, reply.contentLength ? nullptr : disk);

@@ -17,9 +17,10 @@
 ///                      memory takes it (memory_cache_mode, maximum_object_size_in_memory)
 ///                        --> Index::insert (replacing what the request selects; a disk
 ///                            copy is erased) --> a Charge
-///                      else a size (or an unknown length) the disk store takes, no Vary,
-///                        not negative --> DiskTier::store (a Disk::Writer reads the entry)
-///                            --> a Charge of nothing (cache_mem is not charged)
+///                      else a size (or an unknown length) the disk store takes, not
+///                        Vary "*", not negative --> DiskTier::store under the key or the
+///                            variant key (a Disk::Writer reads the entry; a memory copy
+///                            is erased) --> a Charge of nothing (cache_mem is not charged)
 ///     body arrives --> Charge::update(entry): Index::update (cache_mem);
 ///                      past maximum_object_size_in_memory     --> erased; the disk store takes
 ///                          it from its first byte (still held) when it may, else it streams

@@ -9,6 +9,7 @@
 #include "log/CacheLog.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
+#include "store/Key.h"
 
 namespace {
 
@@ -42,8 +43,20 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
     };
 
     const auto found = index.findVariant(cacheKey, fields);
-    if (!found && !index.varyNames(cacheKey) && disk) {
-        if (auto stored = disk->find(cacheKey)) {
+    // the disk, when memory has nothing the request selects: the variant of
+    // its Vary objects that the request selects, else its object under the
+    // key unless memory says the URL varies
+    std::optional<std::string> diskKey;
+    if (!found && disk) {
+        if (const auto names = disk->varyNames(cacheKey)) {
+            if (const auto varyKey = VaryKey(*names, fields))
+                diskKey = MakeVariantKey(cacheKey, *varyKey);
+        } else if (!index.varyNames(cacheKey)) {
+            diskKey = cacheKey;
+        }
+    }
+    if (diskKey) {
+        if (auto stored = disk->find(*diskKey)) {
             const auto reuse = IsFresh(facts, ResponseFacts::Of(*stored->entry->reply()), rule, options.now);
             debugs(20, 3,
                    "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
@@ -59,7 +72,7 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
             answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
             answer.entry = std::move(stored->entry);
             answer.file = std::move(stored->file);
-            answer.fullKey = cacheKey;
+            answer.fullKey = *diskKey;
             return answer.kind == Kind::Hit ? std::move(answer)
                                             : OriginOrUnavailable(std::move(answer), facts);
         }

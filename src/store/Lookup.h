@@ -23,7 +23,8 @@
 /// A hit (Hit, NegativeHit, StaleHit) is counted in the index (touch()).
 ///
 /// When the memory index has nothing under the key, the disk store
-/// (Store::DiskTier) is asked: its object is a Hit when fresh, Validate when
+/// (Store::DiskTier) is asked (for the variant the request selects when
+/// the disk holds variants of the URL): its object is a Hit when fresh, Validate when
 /// stale (a reload is Reload), with `file` set (the body is sent from the
 /// file, after a 304 too; doc/caching.md "The disk cache"). A disk object is
 /// a new entry at each lookup, so no other client's revalidation of it is

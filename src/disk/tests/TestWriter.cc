@@ -9,6 +9,7 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 #include "store/tests/Replies.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -109,6 +110,7 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestWriter);
     CPPUNIT_TEST(storedFileHoldsHeaderKeyHeadBody);
     CPPUNIT_TEST(freshenReplacesTheHeadOnly);
+    CPPUNIT_TEST(variantsLiveAndGoTogether);
     CPPUNIT_TEST(writesFromTheEntrysBlocks);
     CPPUNIT_TEST(writerNeverHoldsTheProducerBack);
     CPPUNIT_TEST(failedFetchLeavesNoFile);
@@ -162,6 +164,50 @@ public:
         const auto hit = again.open(Key);
         CPPUNIT_ASSERT(hit);
         CPPUNIT_ASSERT_EQUAL(fresh, hit->head);
+    }
+
+    /// the variants of a Vary reply: found by their names (after a restart
+    /// too), erased with their URL, replaced by a plain object or by
+    /// variants of other names
+    void variantsLiveAndGoTogether()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        const auto en = Store::MakeVariantKey(Key, "accept-language:en\n");
+        const auto fr = Store::MakeVariantKey(Key, "accept-language:fr\n");
+        const auto gz = Store::MakeVariantKey(Key, "accept-encoding:gzip\n");
+        auto put = [&](Disk::Cache& cache, const std::string& key) {
+            auto entry = MakeEntry();
+            CPPUNIT_ASSERT(cache.store(key, entry, 100000));
+            AppendBody(*entry, 100000);
+            entry->complete();
+            cache.drain();
+        };
+        {
+            Disk::Cache cache(loop, t.settings);
+            cache.drain();
+            put(cache, en);
+            put(cache, fr);
+            CPPUNIT_ASSERT_EQUAL(std::string("accept-language"), *cache.varyNames(Key));
+            CPPUNIT_ASSERT(cache.contains(en) && cache.contains(fr));
+        }
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-language"), *cache.varyNames(Key));
+        CPPUNIT_ASSERT(cache.contains(en) && cache.contains(fr));
+        put(cache, gz); // other names
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding"), *cache.varyNames(Key));
+        CPPUNIT_ASSERT(!cache.contains(en) && !cache.contains(fr) && cache.contains(gz));
+        put(cache, Key); // a plain object
+        CPPUNIT_ASSERT(!cache.varyNames(Key));
+        CPPUNIT_ASSERT(!cache.contains(gz) && cache.contains(Key));
+        put(cache, en); // a variant replaces the plain object
+        CPPUNIT_ASSERT(!cache.contains(Key) && cache.contains(en));
+        CPPUNIT_ASSERT(cache.erase(Key)); // the URL: every variant
+        CPPUNIT_ASSERT(!cache.contains(en));
+        CPPUNIT_ASSERT(!cache.varyNames(Key));
+        cache.drain();
+        CPPUNIT_ASSERT_EQUAL(size_t(0), cache.stats().dirs[0].objects);
     }
 
     void storedFileHoldsHeaderKeyHeadBody()

@@ -10,6 +10,7 @@
 
 #include "store/DiskTier.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 
 #include <map>
 #include <optional>
@@ -30,6 +31,13 @@ public:
             return std::nullopt;
         ++finds;
         return Store::DiskObject{it->second, MakeRef<Store::StoredFile>(-1, 0, 0)};
+    }
+    std::optional<std::string> varyNames(const std::string& key) const override
+    {
+        const auto it = objects.lower_bound(key + '\n');
+        if (it == objects.end() || Store::BaseKey(it->first) != key || it->first == key)
+            return std::nullopt;
+        return Store::VaryNamesOfVariantKey(it->first);
     }
     bool admits(std::optional<uint64_t> size) const override { return !size || *size <= maxSize; }
     bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override

@@ -273,8 +273,9 @@ public:
     }
 
     /// a reply over maximum_object_size_in_memory with a known length goes
-    /// to the disk store (charging nothing to cache_mem); one with Vary or
-    /// past the disk's limit does not; what memory takes erases the disk's copy
+    /// to the disk store (charging nothing to cache_mem), a Vary reply under
+    /// its variant key; one with Vary "*" or past the disk's limit does not;
+    /// what memory takes erases the disk's copy
     void whatMemoryDoesNotTakeGoesToDisk()
     {
         TestStore::FakeDisk disk;
@@ -289,8 +290,17 @@ public:
         CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == entry);
 
         disk.objects.clear();
-        CPPUNIT_ASSERT(
-            !Store::Admit(*index_, limits_, spec(), EntryWith(big + "Vary: Accept\r\n\r\n"), &disk));
+        CPPUNIT_ASSERT(!Store::Admit(*index_, limits_, spec(), EntryWith(big + "Vary: *\r\n\r\n"), &disk));
+        CPPUNIT_ASSERT(disk.objects.empty());
+        // a Vary reply: under the variant key the request selects
+        const auto varying = Store::Admit(*index_, limits_, spec("Accept: text/html\r\n"),
+                                          EntryWith(big + "Vary: Accept\r\n\r\n"), &disk);
+        CPPUNIT_ASSERT(varying);
+        const auto variant = Store::MakeVariantKey(Store::MakeKey("GET", Url), "accept:text/html\n");
+        CPPUNIT_ASSERT_EQUAL(variant, varying->key());
+        CPPUNIT_ASSERT(disk.objects.count(variant));
+        CPPUNIT_ASSERT_EQUAL(std::string("accept"), *disk.varyNames(Store::MakeKey("GET", Url)));
+        disk.objects.clear();
         disk.maxSize = 999999;
         CPPUNIT_ASSERT(!Store::Admit(*index_, limits_, spec(), EntryWith(big + "\r\n"), &disk));
         CPPUNIT_ASSERT(disk.objects.empty());

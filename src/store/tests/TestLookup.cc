@@ -45,6 +45,7 @@ class TestLookup : public CppUnit::TestFixture {
     CPPUNIT_TEST(freshDiskObjectIsAHitWithItsFile);
     CPPUNIT_TEST(staleDiskObjectIsValidatedWithItsFile);
     CPPUNIT_TEST(memoryIsAskedBeforeTheDisk);
+    CPPUNIT_TEST(diskVariantIsTheOneTheRequestSelects);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -254,6 +255,26 @@ public:
         CPPUNIT_ASSERT(found.entry == inMemory);
         CPPUNIT_ASSERT(!found.file);
         CPPUNIT_ASSERT_EQUAL(0u, disk.finds);
+    }
+
+    /// a Vary object on disk: the variant the request selects is found,
+    /// under its variant key; another variant is a miss
+    void diskVariantIsTheOneTheRequestSelects()
+    {
+        TestStore::FakeDisk disk;
+        auto french = MakeRef<Store::Entry>(1);
+        french->setReply(TestStore::MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\n"
+                                              "Vary: Accept-Language\r\nContent-Length: 9\r\n\r\n",
+                                              Now));
+        french->complete();
+        const auto variant = Store::MakeVariantKey(key(), "accept-language:fr\n");
+        disk.objects[variant] = french;
+        const auto found = lookUp("Accept-Language: fr\r\n", &disk);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Hit);
+        CPPUNIT_ASSERT(found.entry == french);
+        CPPUNIT_ASSERT_EQUAL(variant, found.fullKey);
+        CPPUNIT_ASSERT(lookUp("Accept-Language: de\r\n", &disk).kind == Store::Lookup::Kind::Miss);
+        CPPUNIT_ASSERT(lookUp("", &disk).kind == Store::Lookup::Kind::Miss);
     }
 
 private:
