@@ -50,6 +50,7 @@
 #include "sbuf/MemBlob.h"
 #include "client/Icp.h"
 #include "store/Key.h"
+#include "store/Admission.h"
 #include "store/DiskTier.h"
 #include "store/Lookup.h"
 #include "store/Revalidation.h"
@@ -186,6 +187,9 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         tx.storedKey = std::move(found.fullKey);
         // a disk hit is TCP_HIT, as Squid logs a hit from a cache_dir
         const char* code = found.file ? "TCP_HIT" : "TCP_MEM_HIT";
+        if (found.file)
+            Store::Promote(cache, AdmissionLimitsOf(settings), *services_.disk(), storeSpec(), *found.entry,
+                           found.file);
         serveStored(found.entry, found.age, code, std::move(found.file));
         return true;
     }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <functional>
+#include <span>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +64,54 @@ private:
     Done done_;
     Disk::Rewrite result_ = Disk::Rewrite::Failed;
     int error_ = 0;
+};
+
+/// reads a disk hit's body into blocks, on an I/O thread (Disk::Cache::readBody())
+class ReadJob final : public Disk::IoJob {
+public:
+    using Done = std::function<void(std::vector<Sbuf::Slice>&&)>;
+    /// blocks to fill, each with the span of it to read into
+    struct Part {
+        Sbuf::MemBlobRef blob;
+        std::span<char> into;
+    };
+    ReadJob(Store::StoredFileRef file, std::vector<Part>&& parts, Done done)
+        : file_(std::move(file)), fd_(file_->fd()), offset_(file_->offset()), parts_(std::move(parts)),
+          done_(std::move(done))
+    {}
+    void run() noexcept override
+    {
+        // the file's descriptor and offset were taken on the loop (its refcount is the loop's)
+        uint64_t at = offset_;
+        for (const auto& part : parts_) {
+            if (!Disk::ReadAt(fd_, part.into.data(), part.into.size(), at)) {
+                failed_ = true;
+                return;
+            }
+            at += part.into.size();
+        }
+    }
+    void finish() override
+    {
+        std::vector<Sbuf::Slice> body;
+        if (!failed_) {
+            for (auto& part : parts_) {
+                part.blob->commit(part.into.size());
+                body.emplace_back(std::move(part.blob), 0, part.into.size());
+            }
+        }
+        parts_.clear();
+        file_ = nullptr;
+        done_(std::move(body));
+    }
+
+private:
+    Store::StoredFileRef file_;
+    int fd_;
+    uint64_t offset_;
+    std::vector<Part> parts_;
+    Done done_;
+    bool failed_ = false;
 };
 
 } // namespace
@@ -346,6 +395,22 @@ void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
             }));
         return;
     }
+}
+
+void Disk::Cache::readBody(const Store::StoredFileRef& file,
+                           std::function<void(std::vector<Sbuf::Slice>&&)> done)
+{
+    // the blocks are made here: the pool is the loop's
+    std::vector<ReadJob::Part> parts;
+    for (uint64_t left = file->length(); left;) {
+        auto blob = Sbuf::MemBlob::Make(Sbuf::DefaultPool(), std::min<uint64_t>(left, 64 * 1024));
+        const auto space = blob->reserveSpace();
+        const size_t n = std::min<uint64_t>(left, space.size());
+        parts.push_back(ReadJob::Part{std::move(blob), space.first(n)});
+        left -= n;
+    }
+    ++counters_.bodiesRead;
+    pool_.submit(std::make_unique<ReadJob>(file, std::move(parts), std::move(done)));
 }
 
 bool Disk::Cache::eraseExact(const std::string& key)

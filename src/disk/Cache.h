@@ -84,6 +84,7 @@ struct CacheStats {
     uint64_t hits = 0;          ///< objects opened for a hit
     uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
     uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
+    uint64_t bodiesRead = 0;    ///< bodies read for memory (readBody())
 };
 
 /// The disk store; see the file comment.
@@ -118,6 +119,9 @@ public:
     bool erase(const std::string& key) override;
     /// the Vary names of the variants stored under key, or nothing
     std::optional<std::string> varyNames(const std::string& key) const override;
+    /// reads file into blocks of the default pool on an I/O thread, then done
+    void readBody(const Store::StoredFileRef& file,
+                  std::function<void(std::vector<Sbuf::Slice>&&)> done) override;
     /// replaces the reply head of the object under key with reply's (and
     /// its times), on an I/O thread; skipped while a replacement of it is out
     void freshen(const std::string& key, const Store::Reply& reply) override;

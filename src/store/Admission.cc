@@ -105,3 +105,33 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
     charge.update(*entry);
     return charge;
 }
+
+void Store::Promote(Index& index, const AdmissionLimits& limits, DiskTier& disk, const FetchSpec& spec,
+                    const Entry& hit, const StoredFileRef& file)
+{
+    if (!limits.memoryTakesHits || index.budget() == 0 || !hit.reply() ||
+        file->length() > limits.maxObjectSize)
+        return;
+    auto entry = MakeRef<Entry>(1); // complete before any reader comes: no read-ahead gap applies
+    entry->setReply(std::make_unique<Reply>(*hit.reply()));
+    const uint64_t length = file->length();
+    disk.readBody(file, [&index, limits, entry, length, key = spec.cacheKey,
+                         request = spec.requestHead](std::vector<Sbuf::Slice>&& body) {
+        uint64_t read = 0;
+        for (const auto& slice : body)
+            read += slice.length();
+        if (read != length)
+            return; // the read failed: the disk copy serves on
+        for (const auto& slice : body)
+            entry->append(slice);
+        entry->complete();
+        Http::RequestParser parser(request.size() + 1);
+        parser.parse(request);
+        if (index.findVariant(key, parser.fields()))
+            return; // memory took one meanwhile (a miss stored, another promotion)
+        if (auto fullKey = index.insert(key, entry, parser.fields())) {
+            debugs(20, 3, "keeping the disk hit " << *fullKey << " in memory too");
+            Charge(index, std::move(*fullKey), limits).update(*entry);
+        }
+    });
+}

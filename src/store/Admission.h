@@ -21,6 +21,8 @@
 ///                        Vary "*", not negative --> DiskTier::store under the key or the
 ///                            variant key (a Disk::Writer reads the entry; a memory copy
 ///                            is erased) --> a Charge of nothing (cache_mem is not charged)
+///     a disk hit --> Promote(): memory_cache_mode, maximum_object_size_in_memory
+///                      --> the body read on the I/O threads --> Index::insert
 ///     body arrives --> Charge::update(entry): Index::update (cache_mem);
 ///                      past maximum_object_size_in_memory     --> erased; the disk store takes
 ///                          it from its first byte (still held) when it may, else it streams
@@ -62,6 +64,7 @@ struct AdmissionLimits {
     uint64_t maxObjectSize = 0;    ///< maximum_object_size_in_memory
     uint64_t minObjectSize = 0;    ///< minimum_object_size
     bool memoryTakesMisses = true; ///< memory_cache_mode always or network (disk: misses go to disk only)
+    bool memoryTakesHits = true;   ///< memory_cache_mode always or disk (network: disk hits stay on disk)
 };
 
 /// The charge of a stored object to the index while its body arrives (see
@@ -102,5 +105,14 @@ private:
 /// (Entry::negativeUntil()).
 std::optional<Charge> Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
                             const EntryRef& entry, DiskTier* disk = nullptr);
+
+/// Keeps a copy of a disk hit in memory, as Squid keeps disk hits there
+/// (memory_cache_mode always or disk), when memory takes it: a body within
+/// maximum_object_size_in_memory, and nothing in memory under what the
+/// request selects once the body is read. The body is read once, off the
+/// loop (DiskTier::readBody()), into new blocks; the disk keeps its copy.
+/// hit is the disk hit's entry (its head), spec the request's.
+void Promote(Index& index, const AdmissionLimits& limits, DiskTier& disk, const FetchSpec& spec,
+             const Entry& hit, const StoredFileRef& file);
 
 } // namespace Store

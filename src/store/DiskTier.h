@@ -14,12 +14,15 @@
 #pragma once
 
 #include "base/RefCount.h"
+#include "sbuf/Slice.h"
 #include "store/forward.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace Store {
 
@@ -76,6 +79,11 @@ public:
     /// forgets the object under key (its file is removed), and every variant
     /// when key is a MakeKey(); whether there was one
     virtual bool erase(const std::string& key) = 0;
+    /// reads the whole of file (a disk hit's body) into new blocks on the
+    /// I/O threads, then calls done on the loop with their slices (none when
+    /// the read failed)
+    virtual void readBody(const StoredFileRef& file,
+                          std::function<void(std::vector<Sbuf::Slice>&&)> done) = 0;
     /// replaces the stored reply head of the object under key with reply's
     /// (a 304 freshened it: FreshenStored()), without rewriting its body
     virtual void freshen(const std::string& key, const Reply& reply) = 0;

@@ -48,15 +48,20 @@ public:
         return true;
     }
     bool erase(const std::string& key) override { return objects.erase(key) != 0; }
+    void readBody(const Store::StoredFileRef&, std::function<void(std::vector<Sbuf::Slice>&&)> done) override
+    {
+        reads.push_back(std::move(done));
+    }
     void freshen(const std::string& key, const Store::Reply& reply) override
     {
         freshened.emplace_back(key, std::string(reply.head));
     }
 
-    std::map<std::string, Store::EntryRef> objects;             ///< what was stored, by key
-    uint64_t maxSize = 4 << 20;                                 ///< maximum_object_size
-    unsigned finds = 0;                                         ///< find() calls that found an object
-    std::vector<std::pair<std::string, std::string>> freshened; ///< freshen() calls: key, head
+    std::map<std::string, Store::EntryRef> objects;                     ///< what was stored, by key
+    uint64_t maxSize = 4 << 20;                                         ///< maximum_object_size
+    unsigned finds = 0;                                                 ///< find() calls that found an object
+    std::vector<std::pair<std::string, std::string>> freshened;         ///< freshen() calls: key, head
+    std::vector<std::function<void(std::vector<Sbuf::Slice>&&)>> reads; ///< readBody() calls not yet done
 };
 
 } // namespace TestStore

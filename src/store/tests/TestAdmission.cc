@@ -69,6 +69,7 @@ class TestAdmission : public CppUnit::TestFixture {
     CPPUNIT_TEST(whatMemoryDoesNotTakeGoesToDisk);
     CPPUNIT_TEST(memoryCacheModeDiskSendsMissesToDisk);
     CPPUNIT_TEST(unknownLengthOutgrowingMemoryGoesToDisk);
+    CPPUNIT_TEST(diskHitEntersMemoryAsTheModeSays);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -353,6 +354,47 @@ public:
         charge = Store::Admit(*index_, limits_, spec(), direct, &disk);
         CPPUNIT_ASSERT(charge && !charge->isCharging());
         CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == direct);
+    }
+
+    /// a disk hit is read once (readBody()) and enters memory complete,
+    /// unless memory_cache_mode network, the size limit or a memory
+    /// object already there keeps it out
+    void diskHitEntersMemoryAsTheModeSays()
+    {
+        TestStore::FakeDisk disk;
+        auto hit = EntryWith("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n");
+        hit->complete();
+        const auto file = MakeRef<Store::StoredFile>(-1, 0, 5);
+        auto body = [] {
+            std::vector<Sbuf::Slice> slices;
+            slices.emplace_back(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), "hello"));
+            return slices;
+        };
+        limits_.memoryTakesHits = false;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT(disk.reads.empty());
+        limits_.memoryTakesHits = true;
+        limits_.maxObjectSize = 4;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT(disk.reads.empty());
+        limits_.maxObjectSize = 5;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), disk.reads.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount()); // not before the body is read
+        disk.reads[0](body());
+        const auto kept = found();
+        CPPUNIT_ASSERT(kept && kept != hit);
+        CPPUNIT_ASSERT(kept->isComplete());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(5), kept->body().length());
+        CPPUNIT_ASSERT(index_->bytesHeld() > 0);
+        // a failed read (no bytes), or memory holding one already: nothing changes
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        disk.reads[1](body());
+        CPPUNIT_ASSERT(found() == kept);
+        index_->erase(Store::MakeKey("GET", Url));
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        disk.reads[2]({});
+        CPPUNIT_ASSERT(!found());
     }
 
 private:
