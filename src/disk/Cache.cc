@@ -148,11 +148,11 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
         // two files of one key (a replacement a stop interrupted): the later one stays
         if (const auto other = dir.index.find(found.key);
             other && other->fileNumber > found.where.fileNumber) {
-            removeFile(dir, found.where.fileNumber);
+            removeFile(dir, found.key, found.where.fileNumber);
             continue;
         }
         if (const auto replaced = dir.index.insert(found.key, found.where))
-            removeFile(dir, replaced->fileNumber);
+            removeFile(dir, found.key, replaced->fileNumber);
         noteStored(found.key);
     }
     if (result.removed)
@@ -252,15 +252,17 @@ void Disk::Cache::noteCommitted(Writer& writer)
     const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
                          writer.slotsLength(), writer.bodyLength()};
     if (const auto replaced = dir.index.insert(writer.key(), where))
-        removeFile(dir, replaced->fileNumber);
+        removeFile(dir, writer.key(), replaced->fileNumber);
     // another cache_dir may hold an older copy
     for (auto& other : dirs_) {
         if (other.get() != &dir) {
             if (const auto old = other->index.erase(writer.key()))
-                removeFile(*other, old->fileNumber);
+                removeFile(*other, writer.key(), old->fileNumber);
         }
     }
     noteStored(writer.key());
+    if (storeObserver_ && writer.entry())
+        storeObserver_("SWAPOUT", writer.key(), placeOf(dir), writer.fileNumber(), *writer.entry());
     evict(dir);
     release(writer);
 }
@@ -300,8 +302,21 @@ void Disk::Cache::release(Writer& writer)
     });
 }
 
-void Disk::Cache::removeFile(Dir& dir, uint32_t fileNumber)
+int Disk::Cache::placeOf(const Dir& dir) const
 {
+    for (size_t i = 0; i < dirs_.size(); ++i) {
+        if (dirs_[i].get() == &dir)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void Disk::Cache::removeFile(Dir& dir, std::string_view key, uint32_t fileNumber)
+{
+    if (storeObserver_) {
+        const auto released = MakeRef<Store::Entry>(1); // no reply: its head is on disk
+        storeObserver_("RELEASE", key, placeOf(dir), fileNumber, *released);
+    }
     pool_.submit(std::make_unique<RemoveJob>(dir.layout.pathOf(fileNumber)));
 }
 
@@ -312,12 +327,13 @@ void Disk::Cache::evict(Dir& dir)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
     while (dir.index.diskBytes() > low) {
-        forgetVariant(dir.index.oldestKey());
+        const std::string key(dir.index.oldestKey());
+        forgetVariant(key);
         const auto oldest = dir.index.popOldest();
         if (!oldest)
             break;
         ++counters_.evictions;
-        removeFile(dir, oldest->fileNumber);
+        removeFile(dir, key, oldest->fileNumber);
     }
 }
 
@@ -353,7 +369,7 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
             ++counters_.refused;
             dir->index.erase(key);
             forgetVariant(key);
-            removeFile(*dir, where->fileNumber);
+            removeFile(*dir, key, where->fileNumber);
             return std::nullopt;
         }
         hit.head = std::string(HeadIn(*meta, front));
@@ -418,7 +434,7 @@ bool Disk::Cache::eraseExact(const std::string& key)
     bool erased = false;
     for (auto& dir : dirs_) {
         if (const auto where = dir->index.erase(key)) {
-            removeFile(*dir, where->fileNumber);
+            removeFile(*dir, key, where->fileNumber);
             erased = true;
         }
     }

@@ -44,6 +44,7 @@
 #include "store/DiskTier.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -125,6 +126,15 @@ public:
     /// replaces the reply head of the object under key with reply's (and
     /// its times), on an I/O thread; skipped while a replacement of it is out
     void freshen(const std::string& key, const Store::Reply& reply) override;
+    /// what cache_store_log hears: an action (SWAPOUT when an object is
+    /// committed, RELEASE when one is removed, evicted or replaced) on the
+    /// object under fullKey, in cache_dir dir (its place in squid.conf) and
+    /// file fileNumber; entry is its reply (no reply for a RELEASE: the head
+    /// is on disk)
+    using StoreObserver = std::function<void(std::string_view action, std::string_view fullKey, int dir,
+                                             uint32_t fileNumber, const Store::Entry& entry)>;
+    /// sets the StoreObserver
+    void setStoreObserver(StoreObserver observer) { storeObserver_ = std::move(observer); }
     /// waits for every job and finishes it (shutdown, tests)
     void drain() { pool_.drain(); }
     /// the figures now
@@ -166,7 +176,8 @@ private:
     void forgetVariant(std::string_view key);
     Dir* pick(std::optional<uint64_t> size);
     Writing& writingOf(const Writer& writer);
-    void removeFile(Dir& dir, uint32_t fileNumber);
+    void removeFile(Dir& dir, std::string_view key, uint32_t fileNumber);
+    int placeOf(const Dir& dir) const;
     void evict(Dir& dir);
     void release(Writer& writer);
     void noteScanned(Dir& dir, ScanResult&& result);
@@ -184,6 +195,7 @@ private:
     /// MakeKey() -> its variants on disk (Vary replies only), made again
     /// from the keys at each start
     std::unordered_map<std::string, Variants> variants_;
+    StoreObserver storeObserver_; ///< cache_store_log, or empty
 };
 
 } // namespace Disk

@@ -153,6 +153,7 @@ void Disk::Writer::take()
         meta.responseTime = entry_->reply()->responseTime;
         meta.headRoom = headRoom_;
         header_ = EncodeHeader(key_, head_, meta);
+        stored_ = entry_;
         detach(); // every byte is in pending_ or written
     }
     submitNext();

@@ -110,6 +110,8 @@ public:
     uint64_t bodyLength() const { return bodyLength_; }
     /// bytes the I/O threads wrote for it
     uint64_t written() const { return written_; }
+    /// the entry stored, once every byte was taken (for its reply), else null
+    const Store::Entry* entry() const { return stored_.getRaw(); }
     /// whether a job is out (the writer must live until it finished)
     bool isBusy() const { return busy_; }
     /// whether the writer is done (committed or abandoned)
@@ -128,6 +130,7 @@ private:
     WriterOwner& owner_;
     IoPool& pool_;
     Store::EntryRef entry_;                 ///< null once every byte was taken
+    Store::EntryRef stored_;                ///< the entry once every byte was taken (not read any more)
     Sbuf::Cursor cursor_;                   ///< what was taken so far
     std::string key_;                       ///< the object's key
     std::string head_;                      ///< the reply head, as received
