@@ -50,6 +50,7 @@
 #include "sbuf/MemBlob.h"
 #include "client/Icp.h"
 #include "store/Key.h"
+#include "store/Admission.h"
 #include "store/DiskTier.h"
 #include "store/Lookup.h"
 #include "store/Revalidation.h"
@@ -186,6 +187,9 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         tx.storedKey = std::move(found.fullKey);
         // a disk hit is TCP_HIT, as Squid logs a hit from a cache_dir
         const char* code = found.file ? "TCP_HIT" : "TCP_MEM_HIT";
+        if (found.file)
+            Store::Promote(cache, AdmissionLimitsOf(settings), *services_.disk(), storeSpec(), *found.entry,
+                           found.file);
         serveStored(found.entry, found.age, code, std::move(found.file));
         return true;
     }
@@ -204,6 +208,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     case Store::Lookup::Kind::Validate:
         tx.stale = std::move(found.entry); // forward() asks the origin whether it changed
         tx.staleKey = std::move(found.fullKey);
+        tx.staleFile = std::move(found.file); // a disk object: its body is served from the file
         joinable = std::move(found.revalidation);
         return false;
     }
@@ -513,7 +518,8 @@ bool Client::Connection::decideStore()
 
     if (tx.stale) {
         switch (Store::Revalidate(cache, tx.staleKey, *tx.stale, reply,
-                                  reply.status >= 500 && mayServeStaleOnError())) {
+                                  reply.status >= 500 && mayServeStaleOnError(),
+                                  tx.staleFile ? services_.disk() : nullptr)) {
         case Store::Revalidated::Unmodified: {
             // RFC 9111 4.3.4: the freshened stored head, with the stored body
             tx.storedKey = tx.staleKey;
@@ -586,6 +592,7 @@ void Client::Connection::switchToStale(const char* resultCode)
     tx.isHit = true; // the body comes from the store, as Squid's X-Cache says
     tx.reply->removeReader(*this);
     tx.reply = tx.stale;
+    tx.file = tx.staleFile; // a disk object's body comes from its file
     tx.reply->addReader(*this);
     tx.age = Store::CurrentAge(Store::ResponseFacts::Of(*tx.reply->reply()), ::time(nullptr));
 }

@@ -465,6 +465,7 @@ private:
             cacheKey; ///< Store::MakeKey of a GET/HEAD that may use the cache; empty: none (a POST too)
         Store::RequestFacts requestFacts;       ///< the request's caching directives
         std::optional<Store::RefreshRule> rule; ///< the refresh_pattern that matches url (see refreshRule())
+        Store::StoredFileRef staleFile;         ///< the body's file of `stale` when it is a disk object
         bool mayStore =
             false; ///< the reply may be stored (cache rules allow, no request no-store; a POST's: 9.3.3)
         std::string requestHead;   ///< a copy of the request head (Vary selects on its fields later)

@@ -47,6 +47,17 @@ bool StoreMissAllows(const Config::Settings& settings, const Acl::Checklist* sto
 
 } // namespace
 
+Store::AdmissionLimits Client::AdmissionLimitsOf(const Config::Settings& settings)
+{
+    Store::AdmissionLimits limits;
+    limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
+    limits.maxObjectSize = settings.maximumObjectSizeInMemory;
+    limits.minObjectSize = settings.minimumObjectSize;
+    limits.memoryTakesMisses = settings.memoryCacheMode != Config::MemoryCacheMode::Disk;
+    limits.memoryTakesHits = settings.memoryCacheMode != Config::MemoryCacheMode::Network;
+    return limits;
+}
+
 std::optional<std::string> Client::StoreFetched(Services& services, const Store::FetchSpec& spec,
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder,
                                                 const Acl::Checklist* storeFacts)
@@ -58,12 +69,7 @@ std::optional<std::string> Client::StoreFetched(Services& services, const Store:
         debugs(20, 3, "store_miss keeps " << spec.cacheKey << " out of the cache");
         return std::nullopt;
     }
-    Store::AdmissionLimits limits;
-    limits.negativeTtl = std::chrono::duration_cast<std::chrono::seconds>(settings.negativeTtl).count();
-    limits.maxObjectSize = settings.maximumObjectSizeInMemory;
-    limits.minObjectSize = settings.minimumObjectSize;
-    limits.memoryTakesMisses = settings.memoryCacheMode != Config::MemoryCacheMode::Disk;
-    auto charge = Store::Admit(services.cache(), limits, spec, entry, services.disk());
+    auto charge = Store::Admit(services.cache(), AdmissionLimitsOf(settings), spec, entry, services.disk());
     if (!charge)
         return std::nullopt;
     auto fullKey = charge->key();

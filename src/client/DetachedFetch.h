@@ -56,6 +56,10 @@ namespace Client {
 bool StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* stale,
                           const Store::RequestFacts& request, const Store::RefreshRule& rule);
 
+/// squid.conf's limits of what memory keeps (negative_ttl, the object size
+/// limits, memory_cache_mode)
+Store::AdmissionLimits AdmissionLimitsOf(const Config::Settings& settings);
+
 /// Stores the reply whose head entry holds when store_miss (with
 /// storeFacts: the request's acl facts; null with store_miss rules: not
 /// stored) and Store::Admit() allow it, with squid.conf's negative_ttl and

@@ -363,9 +363,9 @@ const std::vector<Directive> Table = {
     {"memory_cache_mode", "always|disk|network", "always", nullptr, "memoryCacheMode",
      "Which objects the memory cache keeps, as in Squid: always, every object that fits in "
      "maximum_object_size_in_memory; network, only objects fetched from the network; disk, no object "
-     "fetched from the network: they go to the cache_dirs. cuttle does not copy disk hits into memory "
-     "yet, so always and network are the same, and with disk the memory cache stays empty. Objects too "
-     "large for memory go to the cache_dirs whatever the mode.",
+     "fetched from the network: they go to the cache_dirs. With always and disk, a disk hit that fits "
+     "is kept in memory too (its body read once by an I/O thread). Objects too large for memory go to "
+     "the cache_dirs whatever the mode.",
      MemoryCacheModeHandler, false},
     {"memory_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
      "memoryReplacementPolicy",

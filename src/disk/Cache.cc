@@ -11,11 +11,14 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
+#include <span>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +33,85 @@ public:
 
 private:
     std::string path_;
+};
+
+/// replaces the reply head of one store file (Disk::RewriteHead()), on an I/O thread
+class HeadJob final : public Disk::IoJob {
+public:
+    using Done = std::function<void(Disk::Rewrite, int error)>;
+    HeadJob(std::string path, std::string key, std::string head, int64_t requestTime, int64_t responseTime,
+            Done done)
+        : path_(std::move(path)), key_(std::move(key)), head_(std::move(head)), requestTime_(requestTime),
+          responseTime_(responseTime), done_(std::move(done))
+    {}
+    void run() noexcept override
+    {
+        Comm::Descriptor file(::open(path_.c_str(), O_RDWR | O_CLOEXEC));
+        if (!file.isOpen()) {
+            error_ = errno; // removed meanwhile (replaced, evicted, purged)
+            return;
+        }
+        result_ = Disk::RewriteHead(file.get(), key_, head_, requestTime_, responseTime_, error_);
+    }
+    void finish() override { done_(result_, error_); }
+
+private:
+    std::string path_;
+    std::string key_;
+    std::string head_;
+    int64_t requestTime_;
+    int64_t responseTime_;
+    Done done_;
+    Disk::Rewrite result_ = Disk::Rewrite::Failed;
+    int error_ = 0;
+};
+
+/// reads a disk hit's body into blocks, on an I/O thread (Disk::Cache::readBody())
+class ReadJob final : public Disk::IoJob {
+public:
+    using Done = std::function<void(std::vector<Sbuf::Slice>&&)>;
+    /// blocks to fill, each with the span of it to read into
+    struct Part {
+        Sbuf::MemBlobRef blob;
+        std::span<char> into;
+    };
+    ReadJob(Store::StoredFileRef file, std::vector<Part>&& parts, Done done)
+        : file_(std::move(file)), fd_(file_->fd()), offset_(file_->offset()), parts_(std::move(parts)),
+          done_(std::move(done))
+    {}
+    void run() noexcept override
+    {
+        // the file's descriptor and offset were taken on the loop (its refcount is the loop's)
+        uint64_t at = offset_;
+        for (const auto& part : parts_) {
+            if (!Disk::ReadAt(fd_, part.into.data(), part.into.size(), at)) {
+                failed_ = true;
+                return;
+            }
+            at += part.into.size();
+        }
+    }
+    void finish() override
+    {
+        std::vector<Sbuf::Slice> body;
+        if (!failed_) {
+            for (auto& part : parts_) {
+                part.blob->commit(part.into.size());
+                body.emplace_back(std::move(part.blob), 0, part.into.size());
+            }
+        }
+        parts_.clear();
+        file_ = nullptr;
+        done_(std::move(body));
+    }
+
+private:
+    Store::StoredFileRef file_;
+    int fd_;
+    uint64_t offset_;
+    std::vector<Part> parts_;
+    Done done_;
+    bool failed_ = false;
 };
 
 } // namespace
@@ -66,11 +148,12 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
         // two files of one key (a replacement a stop interrupted): the later one stays
         if (const auto other = dir.index.find(found.key);
             other && other->fileNumber > found.where.fileNumber) {
-            removeFile(dir, found.where.fileNumber);
+            removeFile(dir, found.key, found.where.fileNumber);
             continue;
         }
         if (const auto replaced = dir.index.insert(found.key, found.where))
-            removeFile(dir, replaced->fileNumber);
+            removeFile(dir, found.key, replaced->fileNumber);
+        noteStored(found.key);
     }
     if (result.removed)
         debugs(47, 1,
@@ -166,17 +249,20 @@ void Disk::Cache::noteCommitted(Writer& writer)
     auto& w = writingOf(writer);
     Dir& dir = *w.dir;
     ++counters_.stored;
-    const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()), writer.headLength(),
-                         writer.bodyLength()};
+    const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
+                         writer.slotsLength(), writer.bodyLength()};
     if (const auto replaced = dir.index.insert(writer.key(), where))
-        removeFile(dir, replaced->fileNumber);
+        removeFile(dir, writer.key(), replaced->fileNumber);
     // another cache_dir may hold an older copy
     for (auto& other : dirs_) {
         if (other.get() != &dir) {
             if (const auto old = other->index.erase(writer.key()))
-                removeFile(*other, old->fileNumber);
+                removeFile(*other, writer.key(), old->fileNumber);
         }
     }
+    noteStored(writer.key());
+    if (storeObserver_ && writer.entry())
+        storeObserver_("SWAPOUT", writer.key(), placeOf(dir), writer.fileNumber(), *writer.entry());
     evict(dir);
     release(writer);
 }
@@ -216,8 +302,21 @@ void Disk::Cache::release(Writer& writer)
     });
 }
 
-void Disk::Cache::removeFile(Dir& dir, uint32_t fileNumber)
+int Disk::Cache::placeOf(const Dir& dir) const
 {
+    for (size_t i = 0; i < dirs_.size(); ++i) {
+        if (dirs_[i].get() == &dir)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void Disk::Cache::removeFile(Dir& dir, std::string_view key, uint32_t fileNumber)
+{
+    if (storeObserver_) {
+        const auto released = MakeRef<Store::Entry>(1); // no reply: its head is on disk
+        storeObserver_("RELEASE", key, placeOf(dir), fileNumber, *released);
+    }
     pool_.submit(std::make_unique<RemoveJob>(dir.layout.pathOf(fileNumber)));
 }
 
@@ -228,11 +327,13 @@ void Disk::Cache::evict(Dir& dir)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
     while (dir.index.diskBytes() > low) {
+        const std::string key(dir.index.oldestKey());
+        forgetVariant(key);
         const auto oldest = dir.index.popOldest();
         if (!oldest)
             break;
         ++counters_.evictions;
-        removeFile(dir, oldest->fileNumber);
+        removeFile(dir, key, oldest->fileNumber);
     }
 }
 
@@ -257,21 +358,21 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
         std::optional<Meta> meta;
         if (hit.file.isOpen() && ReadAt(hit.file.get(), front.data(), front.size(), 0))
             meta = DecodeHeader(front);
-        const std::string_view stored(front);
         if (!meta || ::fstat(hit.file.get(), &st) != 0 || uint64_t(st.st_size) != meta->fileSize() ||
-            meta->bodyLength != where->bodyLength ||
-            !HeadMatches(*meta, stored.substr(HeaderSize, meta->keyLength),
-                         stored.substr(meta->headOffset(), meta->headLength)) ||
-            stored.substr(HeaderSize, meta->keyLength) != key) {
+            meta->bodyLength != where->bodyLength || !FrontMatches(*meta, front) ||
+            KeyIn(*meta, front) != key) {
+            if (dir->rewriting.count(where->fileNumber))
+                return std::nullopt; // read while its head was being replaced: a miss, the file stays
             debugs(47, 1,
                    "WARNING: cache_dir " << dir->config.path << ": " << path << " is torn, partial or not "
                                          << key << "; removed");
             ++counters_.refused;
             dir->index.erase(key);
-            removeFile(*dir, where->fileNumber);
+            forgetVariant(key);
+            removeFile(*dir, key, where->fileNumber);
             return std::nullopt;
         }
-        hit.head = front.substr(meta->headOffset(), meta->headLength);
+        hit.head = std::string(HeadIn(*meta, front));
         hit.meta = *meta;
         hit.bodyOffset = meta->bodyOffset();
         hit.bodyLength = meta->bodyLength;
@@ -282,16 +383,127 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
     return std::nullopt;
 }
 
-bool Disk::Cache::erase(const std::string& key)
+void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
+{
+    for (auto& dir : dirs_) {
+        const auto where = dir->index.find(key);
+        if (!where)
+            continue;
+        const uint32_t number = where->fileNumber;
+        // one rewrite of a file at a time: a second would write the slot the first names
+        if (!dir->rewriting.insert(number).second) {
+            debugs(20, 3, "not freshening " << key << " on disk: its head is being replaced already");
+            return;
+        }
+        Dir* in = dir.get();
+        pool_.submit(std::make_unique<HeadJob>(
+            in->layout.pathOf(number), key, std::string(reply.head), reply.requestTime, reply.responseTime,
+            [this, in, number, key](Rewrite result, int error) {
+                in->rewriting.erase(number);
+                if (result == Rewrite::Done)
+                    ++counters_.freshened;
+                debugs(20, 3,
+                       "freshening " << key << " on disk: "
+                                     << (result == Rewrite::Done         ? "done"
+                                         : result == Rewrite::NoRoom     ? "the new head outgrew its room"
+                                         : result == Rewrite::NotThisKey ? "the file is another's"
+                                                                         : std::strerror(error)));
+            }));
+        return;
+    }
+}
+
+void Disk::Cache::readBody(const Store::StoredFileRef& file,
+                           std::function<void(std::vector<Sbuf::Slice>&&)> done)
+{
+    // the blocks are made here: the pool is the loop's
+    std::vector<ReadJob::Part> parts;
+    for (uint64_t left = file->length(); left;) {
+        auto blob = Sbuf::MemBlob::Make(Sbuf::DefaultPool(), std::min<uint64_t>(left, 64 * 1024));
+        const auto space = blob->reserveSpace();
+        const size_t n = std::min<uint64_t>(left, space.size());
+        parts.push_back(ReadJob::Part{std::move(blob), space.first(n)});
+        left -= n;
+    }
+    ++counters_.bodiesRead;
+    pool_.submit(std::make_unique<ReadJob>(file, std::move(parts), std::move(done)));
+}
+
+bool Disk::Cache::eraseExact(const std::string& key)
 {
     bool erased = false;
     for (auto& dir : dirs_) {
         if (const auto where = dir->index.erase(key)) {
-            removeFile(*dir, where->fileNumber);
+            removeFile(*dir, key, where->fileNumber);
             erased = true;
         }
     }
     return erased;
+}
+
+bool Disk::Cache::erase(const std::string& key)
+{
+    bool erased = eraseExact(key);
+    if (Store::BaseKey(key) != key) {
+        forgetVariant(key);
+        return erased;
+    }
+    if (const auto it = variants_.find(key); it != variants_.end()) {
+        const auto keys = std::move(it->second.keys);
+        variants_.erase(it);
+        for (const auto& variant : keys)
+            erased = eraseExact(variant) || erased;
+    }
+    return erased;
+}
+
+void Disk::Cache::noteStored(const std::string& key)
+{
+    // one kind of object per URL, as the memory index keeps it (Store::Index::insert())
+    const std::string base(Store::BaseKey(key));
+    if (base == key) {
+        // a plain object replaces the variants
+        if (const auto it = variants_.find(key); it != variants_.end()) {
+            const auto keys = std::move(it->second.keys);
+            variants_.erase(it);
+            for (const auto& variant : keys)
+                eraseExact(variant);
+        }
+        return;
+    }
+    auto names = Store::VaryNamesOfVariantKey(key);
+    auto& variants = variants_[base];
+    if (variants.names != names) {
+        // other Vary names replace the variants (and the plain object)
+        const auto keys = std::move(variants.keys);
+        variants.keys.clear();
+        variants.names = std::move(names);
+        for (const auto& variant : keys)
+            eraseExact(variant);
+    }
+    if (std::find(variants.keys.begin(), variants.keys.end(), key) == variants.keys.end())
+        variants.keys.push_back(key);
+    eraseExact(base);
+}
+
+void Disk::Cache::forgetVariant(std::string_view key)
+{
+    const auto base = Store::BaseKey(key);
+    if (base == key)
+        return;
+    const auto it = variants_.find(std::string(base));
+    if (it == variants_.end())
+        return;
+    auto& keys = it->second.keys;
+    keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
+    if (keys.empty())
+        variants_.erase(it);
+}
+
+std::optional<std::string> Disk::Cache::varyNames(const std::string& key) const
+{
+    const auto it = variants_.find(key);
+    return it == variants_.end() ? std::nullopt : std::optional<std::string>(it->second.names);
 }
 
 std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key)

@@ -16,7 +16,13 @@
 ///                        min-size/max-size, no-store, full) and starts a Writer
 ///     writer committed   Index::insert (the old file of the key is removed),
 ///                        then cache_swap_high evicts down to cache_swap_low
+///     Vary replies       stored under their variant keys; variants_ keeps, per
+///                        MakeKey(), their Vary names and keys (find() of the variant
+///                        a request selects); a plain object replaces its variants,
+///                        a variant replaces the plain object and variants of other names
 ///     open(key)          the object's file, checked (Disk::Format), for a hit
+///     freshen(key, head) a 304's merged head replaces the stored one on an I/O
+///                        thread (Disk::RewriteHead(); the body is not rewritten)
 ///     at start           each cache_dir's index is rebuilt by ScanJobs on the
 ///                        I/O threads (Disk/Rebuild.h); until its scans end, a
 ///                        cache_dir stores nothing and finds what is scanned so far
@@ -38,9 +44,12 @@
 #include "store/DiskTier.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace Disk {
@@ -75,6 +84,8 @@ struct CacheStats {
     uint64_t evictions = 0;     ///< objects removed for room
     uint64_t hits = 0;          ///< objects opened for a hit
     uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
+    uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
+    uint64_t bodiesRead = 0;    ///< bodies read for memory (readBody())
 };
 
 /// The disk store; see the file comment.
@@ -104,8 +115,26 @@ public:
     /// key and head); a file that fails is forgotten and removed. Counts a
     /// hit and makes it the most recently used.
     std::optional<Hit> open(const std::string& key);
-    /// forgets the object under key and removes its file; whether there was one
+    /// forgets the object under key and removes its file, and every variant
+    /// when key is a MakeKey(); whether there was one
     bool erase(const std::string& key) override;
+    /// the Vary names of the variants stored under key, or nothing
+    std::optional<std::string> varyNames(const std::string& key) const override;
+    /// reads file into blocks of the default pool on an I/O thread, then done
+    void readBody(const Store::StoredFileRef& file,
+                  std::function<void(std::vector<Sbuf::Slice>&&)> done) override;
+    /// replaces the reply head of the object under key with reply's (and
+    /// its times), on an I/O thread; skipped while a replacement of it is out
+    void freshen(const std::string& key, const Store::Reply& reply) override;
+    /// what cache_store_log hears: an action (SWAPOUT when an object is
+    /// committed, RELEASE when one is removed, evicted or replaced) on the
+    /// object under fullKey, in cache_dir dir (its place in squid.conf) and
+    /// file fileNumber; entry is its reply (no reply for a RELEASE: the head
+    /// is on disk)
+    using StoreObserver = std::function<void(std::string_view action, std::string_view fullKey, int dir,
+                                             uint32_t fileNumber, const Store::Entry& entry)>;
+    /// sets the StoreObserver
+    void setStoreObserver(StoreObserver observer) { storeObserver_ = std::move(observer); }
     /// waits for every job and finishes it (shutdown, tests)
     void drain() { pool_.drain(); }
     /// the figures now
@@ -124,6 +153,7 @@ private:
         uint64_t writingBytes = 0; ///< expected bytes of its objects being written
         bool full = false;         ///< the disk said ENOSPC: no more storing
         unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
+        std::unordered_set<uint32_t> rewriting; ///< files whose head a job is replacing (freshen())
 
         explicit Dir(const Config::CacheDir& line) : config(line), layout(line) {}
     };
@@ -134,10 +164,20 @@ private:
         Dir* dir;                       ///< where it writes
     };
 
+    /// the variants stored under one MakeKey(): their Vary names and keys
+    struct Variants {
+        std::string names;             ///< Store::VaryNames()
+        std::vector<std::string> keys; ///< their variant keys
+    };
+
     bool takes(const Dir& dir, std::optional<uint64_t> size) const;
+    bool eraseExact(const std::string& key);
+    void noteStored(const std::string& key);
+    void forgetVariant(std::string_view key);
     Dir* pick(std::optional<uint64_t> size);
     Writing& writingOf(const Writer& writer);
-    void removeFile(Dir& dir, uint32_t fileNumber);
+    void removeFile(Dir& dir, std::string_view key, uint32_t fileNumber);
+    int placeOf(const Dir& dir) const;
     void evict(Dir& dir);
     void release(Writer& writer);
     void noteScanned(Dir& dir, ScanResult&& result);
@@ -152,6 +192,10 @@ private:
     Config::StoreDirSelect select_; ///< store_dir_select_algorithm
     size_t nextDir_ = 0;            ///< round-robin's next
     CacheStats counters_;           ///< the counters of stats()
+    /// MakeKey() -> its variants on disk (Vary replies only), made again
+    /// from the keys at each start
+    std::unordered_map<std::string, Variants> variants_;
+    StoreObserver storeObserver_; ///< cache_store_log, or empty
 };
 
 } // namespace Disk

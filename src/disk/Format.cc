@@ -5,14 +5,15 @@
 
 #include "cuttle.h"
 #include "disk/Format.h"
+#include "base/TextException.h"
 
 #include <cerrno>
 #include <unistd.h>
 
 namespace {
 
-constexpr char Magic[4] = {'C', 'T', 'L', '1'};
-constexpr uint32_t Version = 1;
+constexpr char Magic[4] = {'C', 'T', 'L', '2'};
+constexpr uint32_t Version = 2;
 constexpr size_t ChecksumAt = 56; ///< where the header's own checksum starts
 
 void Put(char* at, uint64_t value, size_t bytes)
@@ -43,9 +44,17 @@ uint64_t Disk::Checksum(std::string_view a, std::string_view b)
     return hash;
 }
 
+uint32_t Disk::HeadRoomFor(size_t headLength)
+{
+    // a 304 replaces Date, Expires, Cache-Control, ETag...: 256 bytes more
+    // than the first head covers the usual growth
+    return static_cast<uint32_t>((headLength + 256 + 511) & ~size_t(511));
+}
+
 std::array<char, Disk::HeaderSize> Disk::EncodeHeader(std::string_view key, std::string_view head,
                                                       const Meta& meta)
 {
+    Must(head.size() <= meta.headRoom && meta.headSlot <= 1);
     std::array<char, HeaderSize> h{};
     for (size_t i = 0; i < sizeof(Magic); ++i)
         h[i] = Magic[i];
@@ -56,6 +65,8 @@ std::array<char, Disk::HeaderSize> Disk::EncodeHeader(std::string_view key, std:
     Put(&h[24], Checksum(key, head), 8);
     Put(&h[32], uint64_t(meta.requestTime), 8);
     Put(&h[40], uint64_t(meta.responseTime), 8);
+    Put(&h[48], meta.headRoom, 4);
+    Put(&h[52], meta.headSlot, 4);
     Put(&h[ChecksumAt], Checksum(std::string_view(h.data(), ChecksumAt)), 8);
     return h;
 }
@@ -75,6 +86,10 @@ std::optional<Disk::Meta> Disk::DecodeHeader(std::string_view header)
     meta.headChecksum = Get(h + 24, 8);
     meta.requestTime = int64_t(Get(h + 32, 8));
     meta.responseTime = int64_t(Get(h + 40, 8));
+    meta.headRoom = static_cast<uint32_t>(Get(h + 48, 4));
+    meta.headSlot = static_cast<uint32_t>(Get(h + 52, 4));
+    if (meta.headLength > meta.headRoom || meta.headSlot > 1)
+        return std::nullopt;
     return meta;
 }
 
@@ -91,4 +106,58 @@ bool Disk::ReadAt(int fd, char* into, size_t size, uint64_t offset)
         offset += n;
     }
     return true;
+}
+
+namespace {
+
+/// writes all of data at offset (pwrite, retried on EINTR and short writes); false on an error
+bool WriteAt(int fd, std::string_view data, uint64_t offset)
+{
+    while (!data.empty()) {
+        const ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data.remove_prefix(n);
+        offset += n;
+    }
+    return true;
+}
+
+} // namespace
+
+Disk::Rewrite Disk::RewriteHead(int fd, std::string_view key, std::string_view head, int64_t requestTime,
+                                int64_t responseTime, int& error)
+{
+    char header[HeaderSize];
+    if (!ReadAt(fd, header, sizeof(header), 0)) {
+        error = errno ? errno : EIO;
+        return Rewrite::Failed;
+    }
+    const auto meta = DecodeHeader(std::string_view(header, sizeof(header)));
+    if (!meta || meta->keyLength != key.size())
+        return Rewrite::NotThisKey;
+    std::string front(meta->bodyOffset(), '\0');
+    if (!ReadAt(fd, front.data(), front.size(), 0)) {
+        error = errno ? errno : EIO;
+        return Rewrite::Failed;
+    }
+    if (!FrontMatches(*meta, front) || KeyIn(*meta, front) != key)
+        return Rewrite::NotThisKey;
+    if (head.size() > meta->headRoom)
+        return Rewrite::NoRoom;
+    Meta next = *meta;
+    next.headSlot = 1 - meta->headSlot;
+    next.requestTime = requestTime;
+    next.responseTime = responseTime;
+    // the free slot first; then the header, one write inside the first page,
+    // which names it: until then the old header names the old, intact head
+    const auto newHeader = EncodeHeader(key, head, next);
+    if (!WriteAt(fd, head, next.headOffset()) ||
+        !WriteAt(fd, std::string_view(newHeader.data(), newHeader.size()), 0)) {
+        error = errno ? errno : EIO;
+        return Rewrite::Failed;
+    }
+    return Rewrite::Done;
 }

@@ -12,19 +12,19 @@
 #include <new>
 
 struct Disk::Index::Record {
-    RecordPtr next;          ///< the next record of the bucket
-    Record* older = nullptr; ///< the previous record in age order
-    Record* newer = nullptr; ///< the next record in age order
-    uint64_t bodyLength = 0; ///< Location::bodyLength
-    uint32_t hash = 0;       ///< HashOf(key())
-    uint32_t keyLength = 0;  ///< bytes of the key, right after the record
-    uint32_t headLength = 0; ///< Location::headLength
-    uint32_t fileNumber = 0; ///< Location::fileNumber
+    RecordPtr next;           ///< the next record of the bucket
+    Record* older = nullptr;  ///< the previous record in age order
+    Record* newer = nullptr;  ///< the next record in age order
+    uint64_t bodyLength = 0;  ///< Location::bodyLength
+    uint32_t hash = 0;        ///< HashOf(key())
+    uint32_t keyLength = 0;   ///< bytes of the key, right after the record
+    uint32_t slotsLength = 0; ///< Location::slotsLength
+    uint32_t fileNumber = 0;  ///< Location::fileNumber
 
     /// the key, stored right after the record
     std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), keyLength}; }
     /// where the object is
-    Location location() const { return Location{fileNumber, keyLength, headLength, bodyLength}; }
+    Location location() const { return Location{fileNumber, keyLength, slotsLength, bodyLength}; }
 };
 
 void Disk::Index::RecordDeleter::operator()(Record* record) const
@@ -114,7 +114,7 @@ std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Lo
     record->bodyLength = where.bodyLength;
     record->hash = hash;
     record->keyLength = static_cast<uint32_t>(key.size());
-    record->headLength = where.headLength;
+    record->slotsLength = where.slotsLength;
     record->fileNumber = where.fileNumber;
     std::memcpy(static_cast<char*>(memory) + sizeof(Record), key.data(), key.size());
     linkNewest(*record);
@@ -145,6 +145,11 @@ std::optional<Disk::Location> Disk::Index::erase(std::string_view key)
     if (!*slot)
         return std::nullopt;
     return take(slot);
+}
+
+std::string_view Disk::Index::oldestKey() const
+{
+    return oldest_ ? oldest_->key() : std::string_view();
 }
 
 std::optional<Disk::Location> Disk::Index::popOldest()

@@ -13,7 +13,7 @@
 ///
 ///     +--------------------------------------------------------------+-----------+
 ///     | next (8) | older (8) | newer (8) | bodyLength (8)            | key bytes |
-///     | hash (4) | keyLength (4) | headLength (4) | fileNumber (4)   | ...       |
+///     | hash (4) | keyLength (4) | slotsLength (4) | fileNumber (4)  | ...       |
 ///     +--------------------------------------------------------------+-----------+
 ///     48 bytes, then the key
 ///
@@ -40,13 +40,13 @@ namespace Disk {
 
 /// Where an object's store file is and what it holds.
 struct Location {
-    uint32_t fileNumber = 0; ///< Layout::pathOf(fileNumber)
-    uint32_t keyLength = 0;  ///< bytes of its key
-    uint32_t headLength = 0; ///< bytes of its reply head
-    uint64_t bodyLength = 0; ///< bytes of its body
+    uint32_t fileNumber = 0;  ///< Layout::pathOf(fileNumber)
+    uint32_t keyLength = 0;   ///< bytes of its key
+    uint32_t slotsLength = 0; ///< bytes of its reply head's two slots (Meta::slotsLength())
+    uint64_t bodyLength = 0;  ///< bytes of its body
 
     /// the file's size (Meta::fileSize())
-    uint64_t fileSize() const { return HeaderSize + keyLength + headLength + bodyLength; }
+    uint64_t fileSize() const { return HeaderSize + keyLength + slotsLength + bodyLength; }
     /// what the file costs the cache_dir: its size in whole 4 KB blocks
     uint64_t diskBytes() const { return (fileSize() + 4095) & ~uint64_t(4095); }
 };
@@ -68,6 +68,8 @@ public:
     std::optional<Location> insert(std::string_view key, const Location& where);
     /// forgets the object under key and returns where it was
     std::optional<Location> erase(std::string_view key);
+    /// the key of the least recently used object ("" when none)
+    std::string_view oldestKey() const;
     /// forgets the least recently used object and returns where it was
     std::optional<Location> popOldest();
 

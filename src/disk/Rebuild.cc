@@ -69,14 +69,12 @@ void Disk::ScanJob::scanFile(const std::string& path, uint32_t fileNumber) noexc
         meta = DecodeHeader(std::string_view(header, sizeof(header)));
     std::string front;
     if (meta && ::fstat(file.get(), &st) == 0 && uint64_t(st.st_size) == meta->fileSize() &&
-        meta->keyLength + uint64_t(meta->headLength) <= 1024 * 1024) {
-        front.resize(meta->keyLength + size_t(meta->headLength));
-        if (ReadAt(file.get(), front.data(), front.size(), HeaderSize) &&
-            HeadMatches(*meta, std::string_view(front).substr(0, meta->keyLength),
-                        std::string_view(front).substr(meta->keyLength))) {
-            result_.objects.push_back(
-                ScannedObject{front.substr(0, meta->keyLength),
-                              Location{fileNumber, meta->keyLength, meta->headLength, meta->bodyLength}});
+        meta->bodyOffset() <= 1024 * 1024) {
+        front.resize(meta->bodyOffset());
+        if (ReadAt(file.get(), front.data(), front.size(), 0) && FrontMatches(*meta, front)) {
+            result_.objects.push_back(ScannedObject{
+                std::string(KeyIn(*meta, front)),
+                Location{fileNumber, meta->keyLength, uint32_t(meta->slotsLength()), meta->bodyLength}});
             return;
         }
     }

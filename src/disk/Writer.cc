@@ -92,6 +92,7 @@ Disk::Writer::Writer(WriterOwner& owner, IoPool& pool, const Store::EntryRef& en
     Must(entry_->body().startOffset() == 0 && entry_->body().firstSequence() == 0);
     // the head is copied once (it is not body; it is written before the body)
     head_ = entry_->reply()->head;
+    headRoom_ = HeadRoomFor(head_.size());
     fileOffset_ = HeaderSize;
     entry_->addReader(*this);
     take();
@@ -150,7 +151,9 @@ void Disk::Writer::take()
         meta.bodyLength = bodyLength_;
         meta.requestTime = entry_->reply()->requestTime;
         meta.responseTime = entry_->reply()->responseTime;
+        meta.headRoom = headRoom_;
         header_ = EncodeHeader(key_, head_, meta);
+        stored_ = entry_;
         detach(); // every byte is in pending_ or written
     }
     submitNext();
@@ -171,9 +174,11 @@ void Disk::Writer::submitNext()
     if (!aborting) {
         job->offset = fileOffset_;
         if (!opened_) {
-            // the first job opens the file and writes the key and head after the header's room
-            job->prefix.reserve(key_.size() + head_.size());
+            // the first job opens the file and writes the key and head
+            // (in slot 0, the other slot empty) after the header's room
+            job->prefix.reserve(key_.size() + 2 * headRoom_);
             job->prefix.append(key_).append(head_);
+            job->prefix.resize(key_.size() + 2 * headRoom_, '\0');
             opened_ = true;
         }
         job->slices.swap(pending_);

@@ -11,7 +11,7 @@
 ///     Writer::noteDataAvailable(): Cursor::share() the new bytes (a reference
 ///        per slice, no copy), advance at once, noteConsumed()
 ///     one WriteJob at a time on an I/O thread: pwritev(the slices' bytes)
-///        first job: open DIR/L1/L2/N.tmp, key and head after the header's room
+///        first job: open DIR/L1/L2/N.tmp, key and head slots after the header's room
 ///        last job: the header at offset 0, close, rename to DIR/L1/L2/N
 ///
 /// The writer takes the bytes the moment they are appended and lets the
@@ -54,14 +54,14 @@ public:
     void run() noexcept override;
     void finish() override;
 
-    int fd = -1;                           ///< the open temporary file; -1: open tempPath first
-    std::string tempPath;                  ///< the file while being written
-    std::string finalPath;                 ///< its name once complete
-    std::string prefix;                    ///< bytes before the slices (the key and head, in the first job)
-    std::vector<Sbuf::Slice> slices;       ///< body bytes, shared with the entry (held until finish())
-    uint64_t offset = 0;                   ///< where prefix (or the first slice) goes in the file
-    bool commit = false;                   ///< then write header at 0, close and rename
-    bool abort = false;                    ///< only close (when open) and remove tempPath
+    int fd = -1;                     ///< the open temporary file; -1: open tempPath first
+    std::string tempPath;            ///< the file while being written
+    std::string finalPath;           ///< its name once complete
+    std::string prefix;              ///< bytes before the slices (the key and head slots, in the first job)
+    std::vector<Sbuf::Slice> slices; ///< body bytes, shared with the entry (held until finish())
+    uint64_t offset = 0;             ///< where prefix (or the first slice) goes in the file
+    bool commit = false;             ///< then write header at 0, close and rename
+    bool abort = false;              ///< only close (when open) and remove tempPath
     std::array<char, HeaderSize> header{}; ///< the header, for commit
     int error = 0;                         ///< errno of what failed, 0 when all went well
     uint64_t written = 0;                  ///< bytes written by this job
@@ -104,12 +104,14 @@ public:
     const std::string& key() const { return key_; }
     /// its file number in its cache_dir
     uint32_t fileNumber() const { return fileNumber_; }
-    /// bytes of the reply head stored
-    uint32_t headLength() const { return static_cast<uint32_t>(head_.size()); }
+    /// bytes between the key and the body: the two head slots (Meta::slotsLength())
+    uint32_t slotsLength() const { return 2 * headRoom_; }
     /// body bytes taken so far (all of them once committed)
     uint64_t bodyLength() const { return bodyLength_; }
     /// bytes the I/O threads wrote for it
     uint64_t written() const { return written_; }
+    /// the entry stored, once every byte was taken (for its reply), else null
+    const Store::Entry* entry() const { return stored_.getRaw(); }
     /// whether a job is out (the writer must live until it finished)
     bool isBusy() const { return busy_; }
     /// whether the writer is done (committed or abandoned)
@@ -128,9 +130,11 @@ private:
     WriterOwner& owner_;
     IoPool& pool_;
     Store::EntryRef entry_;                 ///< null once every byte was taken
+    Store::EntryRef stored_;                ///< the entry once every byte was taken (not read any more)
     Sbuf::Cursor cursor_;                   ///< what was taken so far
     std::string key_;                       ///< the object's key
     std::string head_;                      ///< the reply head, as received
+    uint32_t headRoom_ = 0;                 ///< each head slot's bytes (HeadRoomFor())
     uint32_t fileNumber_;                   ///< in the cache_dir
     std::string tempPath_;                  ///< the file while being written
     std::string finalPath_;                 ///< its final name

@@ -76,15 +76,21 @@ Proxy::Instance::Instance(Comm::Loop& loop)
     history_.sample(start);
     // cache_store_log: a stored object let go (the index tells before it forgets it)
     cache_.setReleaseObserver([this](std::string_view fullKey, const Store::Entry& entry) {
-        if (!storeLog_)
-            return;
-        const auto key = Store::BaseKey(fullKey); // method SP url
-        const auto space = key.find(' ');
-        timeval now{};
-        ::gettimeofday(&now, nullptr);
-        storeLog_->logLine(Store::StoreLogLine(now, "RELEASE", Store::KeyDigest(fullKey), entry,
-                                               key.substr(0, space), key.substr(space + 1)));
+        logStored("RELEASE", fullKey, entry);
     });
+}
+
+void Proxy::Instance::logStored(std::string_view action, std::string_view fullKey, const Store::Entry& entry,
+                                int dir, uint32_t fileNumber)
+{
+    if (!storeLog_)
+        return;
+    const auto key = Store::BaseKey(fullKey); // method SP url
+    const auto space = key.find(' ');
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    storeLog_->logLine(Store::StoreLogLine(now, action, Store::KeyDigest(fullKey), entry,
+                                           key.substr(0, space), key.substr(space + 1), dir, fileNumber));
 }
 
 void Proxy::Instance::noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry)
@@ -214,9 +220,13 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         }
     }
 
-    if (isStartup && !settings->cacheDirs.empty())
+    if (isStartup && !settings->cacheDirs.empty()) {
         disk_ = std::make_unique<Disk::Cache>(loop_, *settings); // checks every cache_dir
-    else if (!isStartup && settings_ && settings->cacheDirs.size() != settings_->cacheDirs.size())
+        // cache_store_log: SWAPOUT and RELEASE of disk objects, as Squid 5.7 (no SWAPIN line)
+        disk_->setStoreObserver(
+            [this](std::string_view action, std::string_view fullKey, int dir, uint32_t file,
+                   const Store::Entry& entry) { logStored(action, fullKey, entry, dir, file); });
+    } else if (!isStartup && settings_ && settings->cacheDirs.size() != settings_->cacheDirs.size())
         debugs(47, 0, "WARNING: cache_dir changes take effect at the next start");
     errorPages_.load(ErrorPageSources(*settings));
 

@@ -90,6 +90,10 @@ public:
     Comm::Loop& loop() override { return loop_; }
     Log::AccessLog& accessLog() override { return *accessLog_; }
     void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) override;
+    /// writes the cache_store_log line of action on the stored object
+    /// under fullKey (a disk object's: in cache_dir dir, file fileNumber)
+    void logStored(std::string_view action, std::string_view fullKey, const Store::Entry& entry, int dir = -1,
+                   uint32_t fileNumber = 0xFFFFFFFFu);
     const Errors::Catalog& errorPages() const override { return errorPages_; }
     const std::string& visibleHostname() const override { return visibleHostname_; }
     const std::string& viaName() const override { return viaName_; }

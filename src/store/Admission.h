@@ -17,11 +17,16 @@
 ///                      memory takes it (memory_cache_mode, maximum_object_size_in_memory)
 ///                        --> Index::insert (replacing what the request selects; a disk
 ///                            copy is erased) --> a Charge
-///                      else a Content-Length the disk store takes, no Vary, not negative
-///                        --> DiskTier::store (a Disk::Writer reads the entry) --> a Charge
-///                            of nothing (cache_mem is not charged)
+///                      else a size (or an unknown length) the disk store takes, not
+///                        Vary "*", not negative --> DiskTier::store under the key or the
+///                            variant key (a Disk::Writer reads the entry; a memory copy
+///                            is erased) --> a Charge of nothing (cache_mem is not charged)
+///     a disk hit --> Promote(): memory_cache_mode, maximum_object_size_in_memory
+///                      --> the body read on the I/O threads --> Index::insert
 ///     body arrives --> Charge::update(entry): Index::update (cache_mem);
-///                      past maximum_object_size_in_memory     --> erased, streams on unkept
+///                      past maximum_object_size_in_memory     --> erased; the disk store takes
+///                          it from its first byte (still held) when it may, else it streams
+///                          on unkept
 ///                      complete under minimum_object_size     --> erased
 ///
 /// The Charge is held by the producer (Server::Forwarder), which calls
@@ -59,6 +64,7 @@ struct AdmissionLimits {
     uint64_t maxObjectSize = 0;    ///< maximum_object_size_in_memory
     uint64_t minObjectSize = 0;    ///< minimum_object_size
     bool memoryTakesMisses = true; ///< memory_cache_mode always or network (disk: misses go to disk only)
+    bool memoryTakesHits = true;   ///< memory_cache_mode always or disk (network: disk hits stay on disk)
 };
 
 /// The charge of a stored object to the index while its body arrives (see
@@ -66,8 +72,9 @@ struct AdmissionLimits {
 class Charge {
 public:
     Charge() = default;
-    /// charges the object stored under fullKey in index
-    Charge(Index& index, std::string fullKey, const AdmissionLimits& limits);
+    /// charges the object stored under fullKey in index; disk, when given,
+    /// may take it when it outgrows memory
+    Charge(Index& index, std::string fullKey, const AdmissionLimits& limits, DiskTier* disk = nullptr);
     /// charges nothing: the object is stored under fullKey by the disk store
     explicit Charge(std::string fullKey) : key_(std::move(fullKey)) {}
 
@@ -76,14 +83,16 @@ public:
     /// whether the object is still charged (not erased, evicted or abandoned)
     bool isCharging() const { return index_ != nullptr; }
     /// charges entry's growth (Index::update), or erases it when it passed
-    /// maxObjectSize or completed under minObjectSize; after that, or once
-    /// the index no longer keeps it, charges nothing
+    /// maxObjectSize (then has the disk store take it, when it may) or
+    /// completed under minObjectSize; after that, or once the index no
+    /// longer keeps it, charges nothing
     void update(Entry& entry);
 
 private:
-    Index* index_ = nullptr; ///< where the object is stored, while it is charged
-    std::string key_;        ///< its full key there
-    AdmissionLimits limits_; ///< the size limits
+    Index* index_ = nullptr;   ///< where the object is stored, while it is charged
+    std::string key_;          ///< its full key there
+    AdmissionLimits limits_;   ///< the size limits
+    DiskTier* disk_ = nullptr; ///< where an object that outgrows memory may go, or null
 };
 
 /// Stores entry, whose reply head has arrived, when RFC 9111 section 3,
@@ -96,5 +105,14 @@ private:
 /// (Entry::negativeUntil()).
 std::optional<Charge> Admit(Index& index, const AdmissionLimits& limits, const FetchSpec& spec,
                             const EntryRef& entry, DiskTier* disk = nullptr);
+
+/// Keeps a copy of a disk hit in memory, as Squid keeps disk hits there
+/// (memory_cache_mode always or disk), when memory takes it: a body within
+/// maximum_object_size_in_memory, and nothing in memory under what the
+/// request selects once the body is read. The body is read once, off the
+/// loop (DiskTier::readBody()), into new blocks; the disk keeps its copy.
+/// hit is the disk hit's entry (its head), spec the request's.
+void Promote(Index& index, const AdmissionLimits& limits, DiskTier& disk, const FetchSpec& spec,
+             const Entry& hit, const StoredFileRef& file);
 
 } // namespace Store

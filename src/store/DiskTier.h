@@ -14,12 +14,15 @@
 #pragma once
 
 #include "base/RefCount.h"
+#include "sbuf/Slice.h"
 #include "store/forward.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace Store {
 
@@ -60,17 +63,30 @@ struct DiskObject {
 class DiskTier {
 public:
     virtual ~DiskTier() = default;
-    /// the object stored under key (a MakeKey(); the disk keeps no Vary
-    /// variant), opened and checked; nothing when none (or its file failed
-    /// the checks). Counts a hit in the disk store.
+    /// the object stored under key (a MakeKey(), or a variant key),
+    /// opened and checked; nothing when none (or its file failed the
+    /// checks). Counts a hit in the disk store.
     virtual std::optional<DiskObject> find(const std::string& key) = 0;
+    /// the Vary names (VaryNames()) of the variants stored under key (a
+    /// MakeKey()), or nothing when none is
+    virtual std::optional<std::string> varyNames(const std::string& key) const = 0;
     /// whether a cache_dir takes an object of this body size (nullopt: unknown)
     virtual bool admits(std::optional<uint64_t> size) const = 0;
     /// starts storing entry (its head arrived, no body byte released) under
-    /// key; false when no cache_dir takes it
+    /// key (a variant key for a Vary reply: it replaces an object under its
+    /// base key, and variants of other Vary names); false when no cache_dir takes it
     virtual bool store(const std::string& key, const EntryRef& entry, std::optional<uint64_t> size) = 0;
-    /// forgets the object under key (its file is removed); whether there was one
+    /// forgets the object under key (its file is removed), and every variant
+    /// when key is a MakeKey(); whether there was one
     virtual bool erase(const std::string& key) = 0;
+    /// reads the whole of file (a disk hit's body) into new blocks on the
+    /// I/O threads, then calls done on the loop with their slices (none when
+    /// the read failed)
+    virtual void readBody(const StoredFileRef& file,
+                          std::function<void(std::vector<Sbuf::Slice>&&)> done) = 0;
+    /// replaces the stored reply head of the object under key with reply's
+    /// (a 304 freshened it: FreshenStored()), without rewriting its body
+    virtual void freshen(const std::string& key, const Reply& reply) = 0;
 };
 
 } // namespace Store

@@ -278,8 +278,7 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
         return std::nullopt;
     }
 
-    std::string fullKey =
-        names.empty() ? std::string(key) : MakeVariantKey(key, *VaryKey(names, requestFields));
+    std::string fullKey = FullKeyOf(key, names, requestFields);
     if (const Slot* same = lookup(fullKey); same && same->kind != Kind::Marker) {
         if (static_cast<const ObjectRecord*>(same)->entry == entry)
             return update(fullKey, *entry) ? std::optional<std::string>(std::move(fullKey)) : std::nullopt;

@@ -234,6 +234,31 @@ std::string_view Store::BaseKey(std::string_view key)
     return key.substr(0, key.find('\n'));
 }
 
+std::string Store::VaryNamesOfVariantKey(std::string_view key)
+{
+    const auto lf = key.find('\n');
+    if (lf == std::string_view::npos)
+        return std::string();
+    std::string names;
+    // vary key = *( name [ ":" value ] LF )
+    for (auto rest = key.substr(lf + 1); !rest.empty();) {
+        const auto end = rest.find('\n');
+        const auto line = rest.substr(0, end);
+        if (!names.empty())
+            names += ',';
+        names += line.substr(0, line.find(':'));
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    }
+    return names;
+}
+
+std::string Store::FullKeyOf(std::string_view key, std::string_view varyNames,
+                             const std::vector<Http::HeaderField>& requestFields)
+{
+    Must(!IsVaryAny(varyNames));
+    return varyNames.empty() ? std::string(key) : MakeVariantKey(key, *VaryKey(varyNames, requestFields));
+}
+
 std::string Store::VaryNames(std::span<const std::string_view> varyValues)
 {
     std::vector<std::string> names;

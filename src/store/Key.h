@@ -83,6 +83,16 @@ std::string MakeVariantKey(std::string_view key, std::string_view varyKey);
 /// The part of a variant key before its vary key (the key itself when it has none).
 std::string_view BaseKey(std::string_view key);
 
+/// The normalised Vary names (VaryNames()) a variant key's vary key was
+/// made with: its lines' field names, in order; "" for a key without one.
+std::string VaryNamesOfVariantKey(std::string_view key);
+
+/// The full key of the object a reply varying on varyNames (VaryNames(),
+/// not "*") is stored under for a request with requestFields: key itself
+/// when varyNames is empty, else its variant key.
+std::string FullKeyOf(std::string_view key, std::string_view varyNames,
+                      const std::vector<Http::HeaderField>& requestFields);
+
 /// The selecting field names of a response, normalised: the names of every
 /// Vary field line in varyValues, lowercased, sorted, without duplicates and
 /// joined with ","; "" when there is none; "*" when a value is "*" or is not

@@ -9,6 +9,7 @@
 #include "log/CacheLog.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
+#include "store/Key.h"
 
 namespace {
 
@@ -42,20 +43,38 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
     };
 
     const auto found = index.findVariant(cacheKey, fields);
-    if (!found && !index.varyNames(cacheKey) && disk) {
-        if (auto stored = disk->find(cacheKey)) {
+    // the disk, when memory has nothing the request selects: the variant of
+    // its Vary objects that the request selects, else its object under the
+    // key unless memory says the URL varies
+    std::optional<std::string> diskKey;
+    if (!found && disk) {
+        if (const auto names = disk->varyNames(cacheKey)) {
+            if (const auto varyKey = VaryKey(*names, fields))
+                diskKey = MakeVariantKey(cacheKey, *varyKey);
+        } else if (!index.varyNames(cacheKey)) {
+            diskKey = cacheKey;
+        }
+    }
+    if (diskKey) {
+        if (auto stored = disk->find(*diskKey)) {
             const auto reuse = IsFresh(facts, ResponseFacts::Of(*stored->entry->reply()), rule, options.now);
             debugs(20, 3,
                    "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
                               << reuse.lifetime << ")");
-            if (reuse.isServable()) {
-                answer.kind = Kind::Hit;
-                answer.entry = std::move(stored->entry);
-                answer.file = std::move(stored->file);
-                answer.fullKey = cacheKey;
-                answer.age = reuse.age;
-                return answer;
+            if (reuse.use == Reuse::Reload) {
+                answer.kind = Kind::Reload;
+                return OriginOrUnavailable(std::move(answer), facts);
             }
+            answer.age = reuse.age;
+            // fresh: served from the file; stale: asked about with a conditional
+            // request, and after a 304 served from the file (each client asks
+            // alone: a disk object is a new entry at each lookup)
+            answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
+            answer.entry = std::move(stored->entry);
+            answer.file = std::move(stored->file);
+            answer.fullKey = *diskKey;
+            return answer.kind == Kind::Hit ? std::move(answer)
+                                            : OriginOrUnavailable(std::move(answer), facts);
         }
     }
     if (!found)

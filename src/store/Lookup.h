@@ -23,10 +23,12 @@
 /// A hit (Hit, NegativeHit, StaleHit) is counted in the index (touch()).
 ///
 /// When the memory index has nothing under the key, the disk store
-/// (Store::DiskTier) is asked: its object, fresh, is a Hit with `file` set
-/// (the body is sent from the file); any other answer about it (stale, a
-/// reload) is a Miss, forwarded unconditionally, since its body is not in
-/// memory to serve after a 304 (doc/caching.md "The disk cache").
+/// (Store::DiskTier) is asked (for the variant the request selects when
+/// the disk holds variants of the URL): its object is a Hit when fresh, Validate when
+/// stale (a reload is Reload), with `file` set (the body is sent from the
+/// file, after a 304 too; doc/caching.md "The disk cache"). A disk object is
+/// a new entry at each lookup, so no other client's revalidation of it is
+/// joined.
 
 #pragma once
 
@@ -73,7 +75,7 @@ struct Lookup {
     std::string fullKey;    ///< the stored object's full key (with its variant)
     int64_t age = 0;        ///< the stored object's current age, for the hits
     EntryRef revalidation;  ///< Validate: a pending conditional request to join, or null
-    StoredFileRef file;     ///< a Hit from the disk store: the body's file (entry has no body bytes)
+    StoredFileRef file; ///< a Hit or Validate from the disk store: the body's file (entry has no body bytes)
 };
 
 /// What the cache can do for a GET or HEAD with cacheKey (Store::MakeKey()),

@@ -64,7 +64,7 @@ void Store::FreshenStored(Entry& stored, const Reply& notModified)
 }
 
 Store::Revalidated Store::Revalidate(Index& index, const std::string& staleKey, Entry& stale,
-                                     const Reply& reply, bool staleMayAnswerErrors)
+                                     const Reply& reply, bool staleMayAnswerErrors, DiskTier* disk)
 {
     const auto* stored = stale.reply();
     if (reply.status == 304 && stored) {
@@ -72,7 +72,10 @@ Store::Revalidated Store::Revalidate(Index& index, const std::string& staleKey, 
         // the one that asked, unless that one left before the 304 came
         if (!reply.appliedToStored) {
             FreshenStored(stale, reply);
-            index.touch(staleKey, stale);
+            if (disk)
+                disk->freshen(staleKey, *stale.reply()); // RFC 9111 4.3.4: the head, not the body
+            else
+                index.touch(staleKey, stale);
             reply.appliedToStored = true;
         }
         return Revalidated::Unmodified;

@@ -22,6 +22,7 @@
 
 #pragma once
 
+#include "store/DiskTier.h"
 #include "store/Entry.h"
 
 #include <string>
@@ -39,14 +40,15 @@ enum class Revalidated {
 };
 
 /// The meaning of `reply`, the origin's answer to a conditional request
-/// about `stale` (stored under staleKey in index). For a 304 it freshens
-/// stale's head (FreshenStored) and touches it in index, unless this very
-/// 304 was applied already (Reply::appliedToStored: a second requester of
-/// the same reply).
+/// about `stale` (stored under staleKey in index, or in disk when disk is
+/// given: a disk object). For a 304 it freshens stale's head
+/// (FreshenStored) and touches it in index, or has disk replace the head
+/// in its file (DiskTier::freshen()), unless this very 304 was applied
+/// already (Reply::appliedToStored: a second requester of the same reply).
 /// staleMayAnswerErrors: whether MayServeStale(StaleUse::OnError) allows the
 /// stored object to answer this requester.
 Revalidated Revalidate(Index& index, const std::string& staleKey, Entry& stale, const Reply& reply,
-                       bool staleMayAnswerErrors);
+                       bool staleMayAnswerErrors, DiskTier* disk = nullptr);
 
 /// Freshens a stored reply head with the fields of a 304 (RFC 9111 4.3.4):
 /// every field the 304 sent replaces the stored ones of that name, never the

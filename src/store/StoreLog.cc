@@ -39,14 +39,15 @@ std::string Store::KeyDigest(std::string_view key)
 }
 
 std::string Store::StoreLogLine(const timeval& now, std::string_view action, std::string_view keyDigest,
-                                const Entry& entry, std::string_view method, std::string_view url)
+                                const Entry& entry, std::string_view method, std::string_view url, int dir,
+                                uint32_t fileNumber)
 {
     // Squid 5.7's storeLog(): "%9d.%03d %-7s %02d %08X %s %4d %9d %9d %9d %s %lld/%lld %s %s\n"
     // (a memory object: swap_dirn -1, swap_filen -1)
     char stamp[64];
     std::snprintf(stamp, sizeof(stamp), "%9lld.%03d %-7.*s %02d %08X ", static_cast<long long>(now.tv_sec),
-                  static_cast<int>(now.tv_usec / 1000), static_cast<int>(action.size()), action.data(), -1,
-                  0xFFFFFFFFu);
+                  static_cast<int>(now.tv_usec / 1000), static_cast<int>(action.size()), action.data(), dir,
+                  fileNumber);
     std::string line = stamp;
     line += keyDigest;
     const Reply* reply = entry.reply();

@@ -15,6 +15,7 @@ class Producer;
 class Reader;
 class DiskTier;
 class StoredFile;
+struct Reply;
 
 /// a shared reference to an entry (the producer and every reader hold one)
 using EntryRef = RefCount<Entry>;

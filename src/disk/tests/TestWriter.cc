@@ -9,6 +9,7 @@
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 #include "store/tests/Replies.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -108,6 +109,8 @@ struct Client : Store::Reader {
 class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestWriter);
     CPPUNIT_TEST(storedFileHoldsHeaderKeyHeadBody);
+    CPPUNIT_TEST(freshenReplacesTheHeadOnly);
+    CPPUNIT_TEST(variantsLiveAndGoTogether);
     CPPUNIT_TEST(writesFromTheEntrysBlocks);
     CPPUNIT_TEST(writerNeverHoldsTheProducerBack);
     CPPUNIT_TEST(failedFetchLeavesNoFile);
@@ -120,6 +123,93 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    /// a 304's head replaces the stored one (a hit and a restart see it),
+    /// the body's bytes untouched and the file's inode the same
+    void freshenReplacesTheHeadOnly()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        const auto path = Disk::Layout(t.dir).pathOf(0);
+        std::string body;
+        const std::string fresh =
+            "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nCache-Control: max-age=600\r\n"
+            "Date: Thu, 01 Jan 2026 00:00:00 GMT\r\n\r\n";
+        struct stat before {
+        }, after{};
+        {
+            Disk::Cache cache(loop, t.settings);
+            cache.drain();
+            auto entry = MakeEntry();
+            CPPUNIT_ASSERT(cache.store(Key, entry, 100000));
+            body = AppendBody(*entry, 100000);
+            entry->complete();
+            cache.drain();
+            CPPUNIT_ASSERT_EQUAL(0, ::stat(path.c_str(), &before));
+            auto freshened = TestStore::MakeReply(fresh, 1234);
+            cache.freshen(Key, *freshened);
+            cache.drain();
+            CPPUNIT_ASSERT_EQUAL(uint64_t(1), cache.stats().freshened);
+            const auto hit = cache.open(Key);
+            CPPUNIT_ASSERT(hit);
+            CPPUNIT_ASSERT_EQUAL(fresh, hit->head);
+            CPPUNIT_ASSERT_EQUAL(int64_t(1234), hit->meta.responseTime);
+            CPPUNIT_ASSERT(body == ReadFile(path).substr(hit->bodyOffset));
+        }
+        CPPUNIT_ASSERT_EQUAL(0, ::stat(path.c_str(), &after));
+        CPPUNIT_ASSERT_EQUAL(before.st_ino, after.st_ino);
+        CPPUNIT_ASSERT_EQUAL(before.st_size, after.st_size);
+        // a restart finds the freshened object
+        Disk::Cache again(loop, t.settings);
+        again.drain();
+        const auto hit = again.open(Key);
+        CPPUNIT_ASSERT(hit);
+        CPPUNIT_ASSERT_EQUAL(fresh, hit->head);
+    }
+
+    /// the variants of a Vary reply: found by their names (after a restart
+    /// too), erased with their URL, replaced by a plain object or by
+    /// variants of other names
+    void variantsLiveAndGoTogether()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        const auto en = Store::MakeVariantKey(Key, "accept-language:en\n");
+        const auto fr = Store::MakeVariantKey(Key, "accept-language:fr\n");
+        const auto gz = Store::MakeVariantKey(Key, "accept-encoding:gzip\n");
+        auto put = [&](Disk::Cache& cache, const std::string& key) {
+            auto entry = MakeEntry();
+            CPPUNIT_ASSERT(cache.store(key, entry, 100000));
+            AppendBody(*entry, 100000);
+            entry->complete();
+            cache.drain();
+        };
+        {
+            Disk::Cache cache(loop, t.settings);
+            cache.drain();
+            put(cache, en);
+            put(cache, fr);
+            CPPUNIT_ASSERT_EQUAL(std::string("accept-language"), *cache.varyNames(Key));
+            CPPUNIT_ASSERT(cache.contains(en) && cache.contains(fr));
+        }
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-language"), *cache.varyNames(Key));
+        CPPUNIT_ASSERT(cache.contains(en) && cache.contains(fr));
+        put(cache, gz); // other names
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding"), *cache.varyNames(Key));
+        CPPUNIT_ASSERT(!cache.contains(en) && !cache.contains(fr) && cache.contains(gz));
+        put(cache, Key); // a plain object
+        CPPUNIT_ASSERT(!cache.varyNames(Key));
+        CPPUNIT_ASSERT(!cache.contains(gz) && cache.contains(Key));
+        put(cache, en); // a variant replaces the plain object
+        CPPUNIT_ASSERT(!cache.contains(Key) && cache.contains(en));
+        CPPUNIT_ASSERT(cache.erase(Key)); // the URL: every variant
+        CPPUNIT_ASSERT(!cache.contains(en));
+        CPPUNIT_ASSERT(!cache.varyNames(Key));
+        cache.drain();
+        CPPUNIT_ASSERT_EQUAL(size_t(0), cache.stats().dirs[0].objects);
+    }
+
     void storedFileHoldsHeaderKeyHeadBody()
     {
         TempDir t;
@@ -139,7 +229,7 @@ public:
         CPPUNIT_ASSERT(meta);
         CPPUNIT_ASSERT_EQUAL(meta->fileSize(), uint64_t(file.size()));
         CPPUNIT_ASSERT_EQUAL(Key, file.substr(64, Key.size()));
-        CPPUNIT_ASSERT_EQUAL(Head, file.substr(meta->headOffset(), meta->headLength));
+        CPPUNIT_ASSERT_EQUAL(Head, std::string(Disk::HeadIn(*meta, file)));
         CPPUNIT_ASSERT(body == file.substr(meta->bodyOffset()));
 
         auto hit = cache.open(Key);

@@ -10,10 +10,13 @@
 
 #include "store/DiskTier.h"
 #include "store/Entry.h"
+#include "store/Key.h"
 
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace TestStore {
 
@@ -29,6 +32,13 @@ public:
         ++finds;
         return Store::DiskObject{it->second, MakeRef<Store::StoredFile>(-1, 0, 0)};
     }
+    std::optional<std::string> varyNames(const std::string& key) const override
+    {
+        const auto it = objects.lower_bound(key + '\n');
+        if (it == objects.end() || Store::BaseKey(it->first) != key || it->first == key)
+            return std::nullopt;
+        return Store::VaryNamesOfVariantKey(it->first);
+    }
     bool admits(std::optional<uint64_t> size) const override { return !size || *size <= maxSize; }
     bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override
     {
@@ -38,10 +48,20 @@ public:
         return true;
     }
     bool erase(const std::string& key) override { return objects.erase(key) != 0; }
+    void readBody(const Store::StoredFileRef&, std::function<void(std::vector<Sbuf::Slice>&&)> done) override
+    {
+        reads.push_back(std::move(done));
+    }
+    void freshen(const std::string& key, const Store::Reply& reply) override
+    {
+        freshened.emplace_back(key, std::string(reply.head));
+    }
 
-    std::map<std::string, Store::EntryRef> objects; ///< what was stored, by key
-    uint64_t maxSize = 4 << 20;                     ///< maximum_object_size
-    unsigned finds = 0;                             ///< find() calls that found an object
+    std::map<std::string, Store::EntryRef> objects;                     ///< what was stored, by key
+    uint64_t maxSize = 4 << 20;                                         ///< maximum_object_size
+    unsigned finds = 0;                                                 ///< find() calls that found an object
+    std::vector<std::pair<std::string, std::string>> freshened;         ///< freshen() calls: key, head
+    std::vector<std::function<void(std::vector<Sbuf::Slice>&&)>> reads; ///< readBody() calls not yet done
 };
 
 } // namespace TestStore

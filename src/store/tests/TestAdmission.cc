@@ -68,6 +68,8 @@ class TestAdmission : public CppUnit::TestFixture {
     CPPUNIT_TEST(defaultChargeChargesNothing);
     CPPUNIT_TEST(whatMemoryDoesNotTakeGoesToDisk);
     CPPUNIT_TEST(memoryCacheModeDiskSendsMissesToDisk);
+    CPPUNIT_TEST(unknownLengthOutgrowingMemoryGoesToDisk);
+    CPPUNIT_TEST(diskHitEntersMemoryAsTheModeSays);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -272,9 +274,9 @@ public:
     }
 
     /// a reply over maximum_object_size_in_memory with a known length goes
-    /// to the disk store (charging nothing to cache_mem); one without a
-    /// length, with Vary or past the disk's limit does not; what memory
-    /// takes erases the disk's copy
+    /// to the disk store (charging nothing to cache_mem), a Vary reply under
+    /// its variant key; one with Vary "*" or past the disk's limit does not;
+    /// what memory takes erases the disk's copy
     void whatMemoryDoesNotTakeGoesToDisk()
     {
         TestStore::FakeDisk disk;
@@ -289,8 +291,17 @@ public:
         CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == entry);
 
         disk.objects.clear();
-        CPPUNIT_ASSERT(
-            !Store::Admit(*index_, limits_, spec(), EntryWith(big + "Vary: Accept\r\n\r\n"), &disk));
+        CPPUNIT_ASSERT(!Store::Admit(*index_, limits_, spec(), EntryWith(big + "Vary: *\r\n\r\n"), &disk));
+        CPPUNIT_ASSERT(disk.objects.empty());
+        // a Vary reply: under the variant key the request selects
+        const auto varying = Store::Admit(*index_, limits_, spec("Accept: text/html\r\n"),
+                                          EntryWith(big + "Vary: Accept\r\n\r\n"), &disk);
+        CPPUNIT_ASSERT(varying);
+        const auto variant = Store::MakeVariantKey(Store::MakeKey("GET", Url), "accept:text/html\n");
+        CPPUNIT_ASSERT_EQUAL(variant, varying->key());
+        CPPUNIT_ASSERT(disk.objects.count(variant));
+        CPPUNIT_ASSERT_EQUAL(std::string("accept"), *disk.varyNames(Store::MakeKey("GET", Url)));
+        disk.objects.clear();
         disk.maxSize = 999999;
         CPPUNIT_ASSERT(!Store::Admit(*index_, limits_, spec(), EntryWith(big + "\r\n"), &disk));
         CPPUNIT_ASSERT(disk.objects.empty());
@@ -311,6 +322,79 @@ public:
         CPPUNIT_ASSERT(Store::Admit(*index_, limits_, spec(), entry, &disk));
         CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
         CPPUNIT_ASSERT_EQUAL(size_t(1), disk.objects.size());
+    }
+
+    /// a reply of unknown length is kept in memory until it passes
+    /// maximum_object_size_in_memory, then handed to the disk store with
+    /// its body whole from offset 0; with memory_cache_mode disk it goes
+    /// to disk at once
+    void unknownLengthOutgrowingMemoryGoesToDisk()
+    {
+        TestStore::FakeDisk disk;
+        limits_.maxObjectSize = 1000;
+        const std::string chunked =
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: chunked\r\n\r\n";
+        auto entry = EntryWith(chunked);
+        auto charge = Store::Admit(*index_, limits_, spec(), entry, &disk);
+        CPPUNIT_ASSERT(charge && charge->isCharging());
+        CPPUNIT_ASSERT(disk.objects.empty());
+        Append(*entry, 800);
+        charge->update(*entry);
+        CPPUNIT_ASSERT(disk.objects.empty());
+        Append(*entry, 800);
+        charge->update(*entry);
+        CPPUNIT_ASSERT(!charge->isCharging());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount());
+        CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == entry);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(0), entry->body().startOffset());
+
+        disk.objects.clear();
+        limits_.memoryTakesMisses = false;
+        auto direct = EntryWith(chunked);
+        charge = Store::Admit(*index_, limits_, spec(), direct, &disk);
+        CPPUNIT_ASSERT(charge && !charge->isCharging());
+        CPPUNIT_ASSERT(disk.objects[Store::MakeKey("GET", Url)] == direct);
+    }
+
+    /// a disk hit is read once (readBody()) and enters memory complete,
+    /// unless memory_cache_mode network, the size limit or a memory
+    /// object already there keeps it out
+    void diskHitEntersMemoryAsTheModeSays()
+    {
+        TestStore::FakeDisk disk;
+        auto hit = EntryWith("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\n");
+        hit->complete();
+        const auto file = MakeRef<Store::StoredFile>(-1, 0, 5);
+        auto body = [] {
+            std::vector<Sbuf::Slice> slices;
+            slices.emplace_back(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), "hello"));
+            return slices;
+        };
+        limits_.memoryTakesHits = false;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT(disk.reads.empty());
+        limits_.memoryTakesHits = true;
+        limits_.maxObjectSize = 4;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT(disk.reads.empty());
+        limits_.maxObjectSize = 5;
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), disk.reads.size());
+        CPPUNIT_ASSERT_EQUAL(size_t(0), index_->objectCount()); // not before the body is read
+        disk.reads[0](body());
+        const auto kept = found();
+        CPPUNIT_ASSERT(kept && kept != hit);
+        CPPUNIT_ASSERT(kept->isComplete());
+        CPPUNIT_ASSERT_EQUAL(uint64_t(5), kept->body().length());
+        CPPUNIT_ASSERT(index_->bytesHeld() > 0);
+        // a failed read (no bytes), or memory holding one already: nothing changes
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        disk.reads[1](body());
+        CPPUNIT_ASSERT(found() == kept);
+        index_->erase(Store::MakeKey("GET", Url));
+        Store::Promote(*index_, limits_, disk, spec(), *hit, file);
+        disk.reads[2]({});
+        CPPUNIT_ASSERT(!found());
     }
 
 private:

@@ -38,6 +38,7 @@ class TestKey : public CppUnit::TestFixture {
     CPPUNIT_TEST(urlsNormaliseAsSquid);
     CPPUNIT_TEST(keyRejectsNonCanonicalBytes);
     CPPUNIT_TEST(variantKeyKeepsItsBase);
+    CPPUNIT_TEST(variantKeySaysItsNames);
     CPPUNIT_TEST(varyNamesAreSortedLowercasedUnique);
     CPPUNIT_TEST(varyStarOrBadNameNeverMatches);
     CPPUNIT_TEST(orderOfDifferentFieldsDoesNotMatter);
@@ -110,6 +111,21 @@ public:
         CPPUNIT_ASSERT(variant != key);
         CPPUNIT_ASSERT_EQUAL(std::string_view(key), Store::BaseKey(variant));
         CPPUNIT_ASSERT_EQUAL(std::string_view(key), Store::BaseKey(key));
+    }
+
+    /// a variant key says the Vary names it was made with (the disk store
+    /// rebuilds its variants from its keys alone), and FullKeyOf() makes it
+    void variantKeySaysItsNames()
+    {
+        const auto key = Store::MakeKey("GET", "http://example.com/");
+        CPPUNIT_ASSERT_EQUAL(std::string(), Store::VaryNamesOfVariantKey(key));
+        const Fields request{{"Accept-Language", "fr"}, {"Cookie", "a=b:c"}};
+        const auto full = Store::FullKeyOf(key, "accept-encoding,accept-language,cookie", request);
+        CPPUNIT_ASSERT_EQUAL(std::string_view(key), Store::BaseKey(full));
+        CPPUNIT_ASSERT_EQUAL(std::string("accept-encoding,accept-language,cookie"),
+                             Store::VaryNamesOfVariantKey(full));
+        CPPUNIT_ASSERT_EQUAL(key, Store::FullKeyOf(key, "", request));
+        CPPUNIT_ASSERT_THROW(Store::FullKeyOf(key, "*", request), std::exception);
     }
 
     void varyNamesAreSortedLowercasedUnique()

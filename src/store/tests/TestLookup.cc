@@ -43,8 +43,9 @@ class TestLookup : public CppUnit::TestFixture {
     CPPUNIT_TEST(reloadForwardsUnconditionally);
     CPPUNIT_TEST(varyVariantIsFoundByTheRequestFields);
     CPPUNIT_TEST(freshDiskObjectIsAHitWithItsFile);
-    CPPUNIT_TEST(staleDiskObjectIsAMiss);
+    CPPUNIT_TEST(staleDiskObjectIsValidatedWithItsFile);
     CPPUNIT_TEST(memoryIsAskedBeforeTheDisk);
+    CPPUNIT_TEST(diskVariantIsTheOneTheRequestSelects);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -221,9 +222,10 @@ public:
         CPPUNIT_ASSERT(lookUp().kind == Store::Lookup::Kind::Miss);
     }
 
-    /// a stale disk object (or one the request finds too old) is
-    /// forwarded whole: its body is not in memory to serve after a 304
-    void staleDiskObjectIsAMiss()
+    /// a stale disk object is asked about with a conditional request, as a
+    /// memory one, its file kept to serve it after a 304; a reload is a
+    /// Reload, and only-if-cached makes either Unavailable
+    void staleDiskObjectIsValidatedWithItsFile()
     {
         TestStore::FakeDisk disk;
         auto entry = MakeRef<Store::Entry>(1);
@@ -233,8 +235,12 @@ public:
         entry->complete();
         disk.objects[key()] = entry;
         const auto found = lookUp("", &disk);
-        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Miss);
-        CPPUNIT_ASSERT(!found.entry && !found.file);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Validate);
+        CPPUNIT_ASSERT(found.entry == entry);
+        CPPUNIT_ASSERT(found.file);
+        CPPUNIT_ASSERT_EQUAL(key(), found.fullKey);
+        CPPUNIT_ASSERT(!found.revalidation);
+        CPPUNIT_ASSERT(lookUp("Cache-Control: no-cache\r\n", &disk).kind == Store::Lookup::Kind::Reload);
         CPPUNIT_ASSERT(lookUp("Cache-Control: only-if-cached\r\n", &disk).kind ==
                        Store::Lookup::Kind::Unavailable);
     }
@@ -249,6 +255,26 @@ public:
         CPPUNIT_ASSERT(found.entry == inMemory);
         CPPUNIT_ASSERT(!found.file);
         CPPUNIT_ASSERT_EQUAL(0u, disk.finds);
+    }
+
+    /// a Vary object on disk: the variant the request selects is found,
+    /// under its variant key; another variant is a miss
+    void diskVariantIsTheOneTheRequestSelects()
+    {
+        TestStore::FakeDisk disk;
+        auto french = MakeRef<Store::Entry>(1);
+        french->setReply(TestStore::MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\n"
+                                              "Vary: Accept-Language\r\nContent-Length: 9\r\n\r\n",
+                                              Now));
+        french->complete();
+        const auto variant = Store::MakeVariantKey(key(), "accept-language:fr\n");
+        disk.objects[variant] = french;
+        const auto found = lookUp("Accept-Language: fr\r\n", &disk);
+        CPPUNIT_ASSERT(found.kind == Store::Lookup::Kind::Hit);
+        CPPUNIT_ASSERT(found.entry == french);
+        CPPUNIT_ASSERT_EQUAL(variant, found.fullKey);
+        CPPUNIT_ASSERT(lookUp("Accept-Language: de\r\n", &disk).kind == Store::Lookup::Kind::Miss);
+        CPPUNIT_ASSERT(lookUp("", &disk).kind == Store::Lookup::Kind::Miss);
     }
 
 private:

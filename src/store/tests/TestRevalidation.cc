@@ -8,6 +8,7 @@
 #include "store/Revalidation.h"
 #include "store/Index.h"
 #include "store/Policy.h"
+#include "store/tests/FakeDisk.h"
 #include "store/tests/Replies.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -31,6 +32,7 @@ class TestRevalidation : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestRevalidation);
     CPPUNIT_TEST(notModifiedFreshensTheStoredHeadOnce);
     CPPUNIT_TEST(notModifiedKeepsTheStoredFraming);
+    CPPUNIT_TEST(notModifiedFreshensADiskObjectOnDisk);
     CPPUNIT_TEST(serverErrorIsStaleOrErrorAsAllowed);
     CPPUNIT_TEST(anythingElseIsModified);
     CPPUNIT_TEST_SUITE_END();
@@ -80,6 +82,30 @@ public:
                        Store::Revalidated::Unmodified);
         CPPUNIT_ASSERT(stale_->reply()->head.data() == head.data()); // not merged again
         CPPUNIT_ASSERT_EQUAL(hitsBefore + 1, index_->stats().hits);
+    }
+
+    /// a disk object's freshened head goes to the disk store (once per
+    /// 304), and the memory index is not touched
+    void notModifiedFreshensADiskObjectOnDisk()
+    {
+        TestStore::FakeDisk disk;
+        auto onDisk = MakeRef<Store::Entry>(1);
+        onDisk->setReply(TestStore::MakeReply(
+            "HTTP/1.1 200 OK\r\nETag: \"d\"\r\nContent-Length: 5\r\nCache-Control: max-age=0\r\n\r\n", 1000));
+        onDisk->complete();
+        const auto reply =
+            TestStore::MakeReply("HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=60\r\n\r\n", 2000);
+        const auto hitsBefore = index_->stats().hits;
+        CPPUNIT_ASSERT(Store::Revalidate(*index_, "GET http://o/d", *onDisk, *reply, false, &disk) ==
+                       Store::Revalidated::Unmodified);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), disk.freshened.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("GET http://o/d"), disk.freshened[0].first);
+        CPPUNIT_ASSERT_EQUAL(std::string(onDisk->reply()->head), disk.freshened[0].second);
+        CPPUNIT_ASSERT(disk.freshened[0].second.find("max-age=60") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(hitsBefore, index_->stats().hits);
+        CPPUNIT_ASSERT(Store::Revalidate(*index_, "GET http://o/d", *onDisk, *reply, false, &disk) ==
+                       Store::Revalidated::Unmodified);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), disk.freshened.size());
     }
 
     void notModifiedKeepsTheStoredFraming()

@@ -72,6 +72,11 @@ public:
             std::string("1795759303.000 RELEASE -1 FFFFFFFF K   ?         ?         ?         ? "
                         "?/? ?/? ? ?\n"),
             Store::StoreLogLine(now, "RELEASE", "K", e, "GET", "http://h/"));
+        // a disk object's line names its cache_dir and file, as Squid's "00 0000002A"
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("1795759303.000 RELEASE 01 0000002A K   ?         ?         ?         ? "
+                        "?/? ?/? ? ?\n"),
+            Store::StoreLogLine(now, "RELEASE", "K", e, "GET", "http://h/", 1, 42));
     }
 };
 
