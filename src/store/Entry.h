@@ -24,6 +24,10 @@
 /// object holds at most read_ahead_gap plus two blocks (the one it is in,
 /// and the last one read, which may pass the gap by up to one block).
 ///
+/// A body may continue in a kernel pipe instead of slices (setPipe(),
+/// doc/design.md "Splice"): the one reader drains it after the slices, and
+/// canProduce() is then the pipe's room.
+///
 /// Flow control: the producer asks canProduce() before each read and stops
 /// when it is false; a reader that moved forward calls noteConsumed(), which
 /// releases what no one needs and calls the producer's resumeProducing() when
