@@ -803,6 +803,13 @@ const Sbuf::Cursor& Client::Connection::cursor() const
     return tx_ ? tx_->writer.cursor() : none;
 }
 
+bool Client::Connection::takesPipe() const
+{
+    // the socket is a plain one and the writer writes to it (streamSome());
+    // a body counted against reply_body_max_size is not
+    return state_ == State::Streaming && tx_ && tx_->replyBodyLimit < 0 && tx_->writer.takesPipe();
+}
+
 void Client::Connection::resumeProducing()
 {
     if (!bodyPaused_ || !tx_)

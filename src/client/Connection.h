@@ -152,6 +152,7 @@ public:
     /* Store::Reader API (the reply entry) */
     void noteDataAvailable() override;
     const Sbuf::Cursor& cursor() const override;
+    bool takesPipe() const override;
     /* Store::Producer API (the request body entry) */
     void resumeProducing() override;
 

@@ -462,6 +462,15 @@ const std::vector<Directive> Table = {
      "default was chosen by the benchmark (doc/tuning.md): a bulk transfer grows to 1 MB reads and moves a "
      "GB in about 5,000 system calls, while a connection with small replies keeps 16 KB blocks.",
      RequestBufferSizeHandler, false},
+    {"splice_min_size", "SIZE", "32 KB", nullptr, "spliceMinSize",
+     "cuttle's. A reply that is not cached and goes to one client with its framing unchanged "
+     "(Content-Length, "
+     "or close-delimited to a client that gets it so too; neither side over TLS, no Range, no "
+     "reply_body_max_size) moves from the origin socket to the client socket with splice(2), through a pipe "
+     "and without a copy in user space, when at least SIZE of its body is still to come after the first "
+     "read (a close-delimited reply always). 0 turns splicing off. The default was chosen by measurement "
+     "(doc/tuning.md \"Splice\"): below it the pipe's extra system calls cost more than the copy they save.",
+     SizeHandler<&Settings::spliceMinSize>, false},
     {"request_header_max_size", "SIZE", "64 KB", nullptr, "requestHeaderMaxSize",
      "The largest request header section accepted; a larger one is answered with an error.",
      SizeHandler<&Settings::requestHeaderMaxSize>, false},

@@ -323,6 +323,7 @@ struct Settings {
     std::optional<uint64_t> memoryPopulateAhead; ///< memory_populate_ahead, bytes (0: off; none: auto)
     uint64_t maximumObjectSizeInMemory = 0;      ///< bytes
     uint64_t readAheadGap = 0;                   ///< bytes
+    uint64_t spliceMinSize = 0;                  ///< splice_min_size, bytes (0: never splice)
     BufferSize requestBufferSize;                ///< stream block size
     uint64_t requestHeaderMaxSize = 0;           ///< bytes
     uint64_t replyHeaderMaxSize = 0;             ///< bytes

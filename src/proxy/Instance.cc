@@ -138,6 +138,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.readSizer =
         rbs.isAuto ? Sbuf::ReadSizer::Auto(rbs.min, rbs.max) : Sbuf::ReadSizer::Fixed(rbs.fixed);
     limits_.readAheadGap = settings.readAheadGap;
+    limits_.spliceMinSize = settings.spliceMinSize;
     limits_.replyHeaderMaxSize = settings.replyHeaderMaxSize;
     limits_.connectTimeout = settings.connectTimeout;
     limits_.readTimeout = settings.readTimeout;

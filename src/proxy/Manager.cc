@@ -253,6 +253,8 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         {"origin_connections_idle", pool_.idleCount(), false},
         {"origin_connections_opened", forwarding_ ? forwarding_->connectionsOpened : 0, true},
         {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
+        {"spliced_replies", forwarding_ ? forwarding_->splicedReplies : 0, true},
+        {"bytes_spliced", forwarding_ ? forwarding_->bytesSpliced : 0, true},
     };
     if (forwarding_) {
         for (size_t k = 0; k < forwarding_->readsBySize.size(); ++k)

@@ -19,6 +19,7 @@ class MemBlob;
 class Slice;
 class SliceSequence;
 class Cursor;
+class Pipe;
 
 /// a shared reference to a block
 using MemBlobRef = RefCount<MemBlob>;

@@ -11,6 +11,7 @@
 #include "http/Head.h"
 #include "log/CacheLog.h"
 #include "sbuf/BlockPool.h"
+#include "sbuf/Pipe.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -500,10 +501,16 @@ void Server::Forwarder::readMore()
     if (reading_ || stage_ != Stage::Exchanging)
         return;
     reading_ = true;
+    unsigned fills = 0;
     while (stage_ == Stage::Exchanging) {
         if (headDone_ && !reply_->canProduce()) {
             paused_ = true; // resumeProducing() goes on when the slowest reader catches up
             break;
+        }
+        if (auto* pipe = headDone_ ? reply_->pipe() : nullptr) {
+            if (!spliceMore(*pipe, fills))
+                break;
+            continue;
         }
         if (!makeReadSpace()) {
             fail(Failure::ReplyTooBig, "reply head too large");
@@ -545,6 +552,86 @@ void Server::Forwarder::readMore()
         break;
     }
     reading_ = false;
+}
+
+bool Server::Forwarder::maySplice() const
+{
+    // doc/design.md "Splice": the one place that decides. The body must pass
+    // through unchanged (Content-Length, or close-delimited; chunked framing
+    // is decoded and re-framed), nobody may keep it (not stored: no memory
+    // or disk copy) and exactly one client reads it, which says whether it
+    // can take it as it is (raw framing to a plain socket, no Range, no
+    // reply_body_max_size to count against); no TLS to the origin.
+    using Framing = Http::ReplyParser::Framing;
+    if (limits_.spliceMinSize == 0 || connection_->tls() || reply_->isKept())
+        return false;
+    if (framing_ == Framing::Length) {
+        // the bytes that came with the head go as slices: splicing pays for the rest only
+        const uint64_t read = block_->size() - headStart_;
+        if (bodyLeft_ <= read || bodyLeft_ - read < limits_.spliceMinSize)
+            return false;
+    } else if (framing_ != Framing::Close) {
+        return false;
+    }
+    return reply_->soleReaderTakesPipe();
+}
+
+void Server::Forwarder::startSplicing()
+{
+    auto pipe = Sbuf::Pipe::Make();
+    if (!pipe) {
+        const int error = errno;
+        debugs(11, 3, "no pipe for a reply (" << std::strerror(error) << "): reading into blocks");
+        return;
+    }
+    reply_->setPipe(std::move(pipe));
+    ++context_.splicedReplies;
+}
+
+bool Server::Forwarder::spliceMore(Sbuf::Pipe& pipe, unsigned& fills)
+{
+    // the pipe is the buffer (Store::Entry::canProduce() is its room), and
+    // Content-Length is counted exactly: no byte past the body leaves the
+    // socket, so the connection can go back to the pool
+    const bool wasEmpty = pipe.isEmpty();
+    uint64_t max = pipe.room();
+    if (framing_ == Http::ReplyParser::Framing::Length)
+        max = std::min(max, bodyLeft_);
+    const ssize_t n = pipe.fillFrom(connection_->fd(), size_t(max));
+    if (n > 0) {
+        const size_t got = size_t(n);
+        context_.bytesIn += got;
+        context_.bytesSpliced += got;
+        activity_ = context_.loop.now();
+        replyBytes_ += got;
+        // bulk traffic: a second fill in one go
+        if (++fills >= 2 && !pipe.isGrown())
+            pipe.grow();
+        if (framing_ == Http::ReplyParser::Framing::Length)
+            bodyLeft_ -= got;
+        reply_->notePiped(); // the client drains it (its noteConsumed() may call us back: reading_)
+        if (framing_ == Http::ReplyParser::Framing::Length && bodyLeft_ == 0) {
+            finish();
+            return false;
+        }
+        return true;
+    }
+    if (n == 0) {
+        onEof();
+        return false;
+    }
+    if (errno == EINTR)
+        return true;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // into an empty pipe: the socket is drained, its next edge resumes;
+        // into a pipe with bytes, the pipe's slots may be full (Sbuf::Pipe):
+        // try again when the client has taken some (resumeProducing())
+        if (!wasEmpty)
+            paused_ = true;
+        return false;
+    }
+    onReadError(errno);
+    return false;
 }
 
 void Server::Forwarder::process(size_t from, size_t n)
@@ -628,6 +715,9 @@ bool Server::Forwarder::parseHead()
             finish();
             return false;
         }
+        // the client decided on storage and started its reply when told
+        if (maySplice())
+            startSplicing();
         return true;
     }
 }

@@ -25,6 +25,9 @@
 /// as slices of the same blocks, chunk framing walked over and left out.
 /// Reads stop while the entry's producer room is exhausted (read_ahead_gap
 /// ahead of the slowest reader) and resume from Store::Producer::resumeProducing().
+/// A reply that nobody keeps and one client reads may go on through a pipe
+/// instead, origin socket to client socket with splice(2): maySplice() decides
+/// (doc/design.md "Splice").
 ///
 /// Failures are told through the entry (Entry::fail) and failure(), which
 /// picks the client's error page; before any reply byte arrived on a reused
@@ -96,6 +99,8 @@ struct Context {
     uint64_t bytesOut = 0; ///< bytes sent to origins
     /// reads from origins by the space offered: [k] counts sizes in [2^k, 2^(k+1)) (request_buffer_size auto)
     std::array<uint64_t, 24> readsBySize{};
+    uint64_t splicedReplies = 0; ///< replies whose body went on through a pipe (doc/design.md "Splice")
+    uint64_t bytesSpliced = 0;   ///< body bytes spliced from origins into those pipes
 };
 
 /// The knobs of one forwarding, from squid.conf.
@@ -113,6 +118,10 @@ struct Limits {
     Comm::Milliseconds spareDelay{250};       ///< happy_eyeballs_connect_timeout
     bool persistent = true;                   ///< server_persistent_connections: pool connections
     bool retryOnError = false;                ///< retry_on_error: 403, 500, 501, 503 try the next destination
+    /// splice_min_size: a reply body with at least this many bytes still to
+    /// read after its head (or close-delimited) may be spliced (doc/design.md
+    /// "Splice"); 0: never
+    uint64_t spliceMinSize = 0;
 };
 
 /// What to forward.
@@ -214,6 +223,9 @@ private:
     void onConnected(bool mayHaveReply);
     void sendMore();
     void readMore();
+    bool maySplice() const;
+    void startSplicing();
+    bool spliceMore(Sbuf::Pipe& pipe, unsigned& fills);
     bool makeReadSpace();
     void process(size_t from, size_t n);
     bool parseHead();

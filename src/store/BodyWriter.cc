@@ -9,6 +9,7 @@
 #include "base/TextException.h"
 #include "http/ChunkedDecoder.h"
 #include "sbuf/BlockPool.h"
+#include "sbuf/Pipe.h"
 #include "store/Entry.h"
 
 #include <algorithm>
@@ -193,6 +194,7 @@ void Store::BodyWriter::start(std::string head, Framing framing, const Entry& en
     errno_ = 0;
     fileFd_ = -1;
     fileSent_ = 0;
+    splices_ = 0;
 }
 
 void Store::BodyWriter::setFileBody(int fd, uint64_t offset, uint64_t length)
@@ -272,6 +274,30 @@ Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
     }
 }
 
+std::optional<Store::BodyWriter::Result> Store::BodyWriter::writePipe(int fd, Entry& entry)
+{
+    Must(!sink_ && bodyEnd_ == UINT64_MAX);
+    auto& pipe = *entry.pipe();
+    const size_t offered = std::min(pipe.size(), maxBytes_ ? maxBytes_ : SIZE_MAX);
+    const ssize_t r = pipe.drainTo(fd, offered);
+    if (r < 0 && errno == EINTR)
+        return std::nullopt;
+    ++writes_;
+    ++splices_;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return Result::Blocked;
+    if (r <= 0) {
+        errno_ = r < 0 ? errno : EIO; // 0: the pipe was empty, which its count says it is not
+        return Result::Error;
+    }
+    written_ += uint64_t(r);
+    bodyWritten_ += uint64_t(r);
+    entry.noteConsumed(); // room in the pipe: the producer may splice more in
+    // a short move is not taken to mean a full socket (a pipe holds pages,
+    // not bytes): the next call sees EAGAIN if it is
+    return std::nullopt;
+}
+
 Store::BodyWriter::Result Store::BodyWriter::write(int fd, Entry& entry)
 {
     // store/Entry.h's rule: a writer is never called back into from inside its own write
@@ -347,6 +373,12 @@ Store::BodyWriter::Result Store::BodyWriter::writeFramed(int fd, Entry& entry)
         if (n == 0) {
             if (framing_ == Framing::None)
                 return Result::Done;
+            if (framing_ == Framing::Raw && entry.pipe() && !entry.pipe()->isEmpty()) {
+                // what the producer spliced in goes out before its end or its failure
+                if (const auto stop = writePipe(fd, entry))
+                    return *stop;
+                continue;
+            }
             if (entry.hasFailed())
                 return Result::Error;
             if (!entry.isComplete() || cursor_.available(body) > 0)

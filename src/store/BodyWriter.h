@@ -18,7 +18,9 @@
 /// gathered when it was opened, so a partial write resumes inside the same
 /// chunk; the last-chunk `0 CRLF CRLF` goes out once the entry is complete.
 /// The head is the one per-client header block (doc/design.md "The path of a body byte"); the
-/// body is never copied.
+/// body is never copied. When the entry's body continues in a pipe
+/// (Entry::setPipe(), doc/design.md "Splice"), the raw body's slices go
+/// first and then the pipe's bytes with splice(2).
 ///
 /// Ownership: the writer owns the head bytes and its cursor; it does not own
 /// the socket or the entry (the caller passes both).
@@ -129,6 +131,16 @@ public:
     void setFileBody(int fd, uint64_t offset, uint64_t length);
     /// sendfile calls that sent bytes or blocked
     uint64_t sendfileCount() const { return sendfiles_; }
+    /// whether the rest of the body may come from the entry's pipe
+    /// (Entry::setPipe()): raw framing, no segments, no file, no body end;
+    /// the caller adds what it knows (its socket is a plain one, it writes
+    /// with write(int, Entry&))
+    bool takesPipe() const
+    {
+        return framing_ == Framing::Raw && segments_.empty() && fileFd_ < 0 && bodyEnd_ == UINT64_MAX;
+    }
+    /// splice calls that moved bytes from the entry's pipe or blocked
+    uint64_t spliceCount() const { return splices_; }
     /// limits each writev to maxBytes body bytes (0: no limit)
     void setMaxBytesPerWrite(size_t maxBytes) { maxBytes_ = maxBytes; }
 
@@ -136,6 +148,9 @@ private:
     Result writeFramed(int fd, Entry& entry);
     Result writeSegments(int fd, Entry& entry);
     Result writeFile(int fd);
+    /// drains the entry's pipe into fd (Raw framing, once the slices are
+    /// written): nullopt while bytes moved, else why to stop
+    std::optional<Result> writePipe(int fd, Entry& entry);
     /// moves the cursor to the first body byte the pieces left still need
     /// (or to the end of what has arrived), telling the entry
     void followSegments(Entry& entry);
@@ -170,6 +185,7 @@ private:
     uint64_t fileLength_ = 0; ///< the body's bytes
     uint64_t fileSent_ = 0;   ///< body bytes sent from it (without segments)
     uint64_t sendfiles_ = 0;  ///< see sendfileCount()
+    uint64_t splices_ = 0;    ///< see spliceCount()
 };
 
 } // namespace Store

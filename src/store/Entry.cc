@@ -101,6 +101,8 @@ uint64_t Store::Entry::produceRoom() const
     // (quick_abort): nothing is waiting for anyone
     if (!flow_)
         return 0; // at rest: complete or failed
+    if (flow_->pipe)
+        return flow_->pipe->room(); // the pipe is the buffer
     const auto& readers = flow_->readers;
     if (kept_ && readers.empty() && flow_->producer)
         return UINT64_MAX;
@@ -109,6 +111,18 @@ uint64_t Store::Entry::produceRoom() const
     const uint64_t ahead = body_.endOffset() - behind;
     const uint64_t gap = flow_->readAheadGap;
     return ahead >= gap ? 0 : gap - ahead;
+}
+
+void Store::Entry::setPipe(std::unique_ptr<Sbuf::Pipe>&& pipe)
+{
+    Must(state_ == State::Streaming && !kept_ && pipe);
+    flow().pipe = std::move(pipe);
+}
+
+bool Store::Entry::soleReaderTakesPipe() const
+{
+    return readerCount() == 1 && std::any_of(flow_->readers.begin(), flow_->readers.end(),
+                                             [](const Reader* r) { return r && r->takesPipe(); });
 }
 
 bool Store::Entry::canProduce() const

@@ -24,6 +24,10 @@
 /// object holds at most read_ahead_gap plus two blocks (the one it is in,
 /// and the last one read, which may pass the gap by up to one block).
 ///
+/// A body may continue in a kernel pipe instead of slices (setPipe(),
+/// doc/design.md "Splice"): the one reader drains it after the slices, and
+/// canProduce() is then the pipe's room.
+///
 /// Flow control: the producer asks canProduce() before each read and stops
 /// when it is false; a reader that moved forward calls noteConsumed(), which
 /// releases what no one needs and calls the producer's resumeProducing() when
@@ -63,6 +67,7 @@
 #include "http/RequestParser.h"
 #include "sbuf/Cursor.h"
 #include "sbuf/MemBlob.h"
+#include "sbuf/Pipe.h"
 #include "sbuf/SliceSequence.h"
 #include "store/forward.h"
 
@@ -135,6 +140,9 @@ public:
     /// not count in hasReaders(), so the producer hears that every reader
     /// left when only followers are left
     virtual bool isFollower() const { return false; }
+    /// whether it can write the body from the entry's pipe (see setPipe()):
+    /// a client whose BodyWriter::takesPipe()
+    virtual bool takesPipe() const { return false; }
 };
 
 /// One object in flight; see the file comment.
@@ -189,6 +197,18 @@ public:
 
     /// the producer failed (origin reset, timeout): tells every reader
     void fail(const std::string& why);
+    /// From now on the body's bytes come through pipe, after the slices
+    /// held (doc/design.md "Splice"): the producer fills it and calls
+    /// notePiped(), the one reader drains it, and canProduce() is the pipe's
+    /// room instead of the gap. For an entry that is not kept, with one reader
+    /// that takesPipe() (soleReaderTakesPipe()).
+    void setPipe(std::unique_ptr<Sbuf::Pipe>&& pipe);
+    /// the pipe the body continues in, or null
+    Sbuf::Pipe* pipe() const { return flow_ ? flow_->pipe.get() : nullptr; }
+    /// the producer put bytes into the pipe: tells every reader
+    void notePiped() { notifyReaders(); }
+    /// whether exactly one reader is attached and it takesPipe()
+    bool soleReaderTakesPipe() const;
     /// the state now
     State state() const { return state_; }
     /// whether complete() was called
@@ -257,10 +277,11 @@ private:
     /// next reader, so a cached object at rest does not carry it. A failed
     /// entry keeps it (the failure is there); the cache holds none.
     struct Flow {
-        std::vector<Reader*> readers; ///< not owned; unregister themselves
-        Producer* producer = nullptr; ///< not owned; unregisters itself
-        uint64_t readAheadGap = 1;    ///< read_ahead_gap in bytes (at least 1)
-        std::string failure;          ///< why the entry failed
+        std::vector<Reader*> readers;     ///< not owned; unregister themselves
+        Producer* producer = nullptr;     ///< not owned; unregisters itself
+        uint64_t readAheadGap = 1;        ///< read_ahead_gap in bytes (at least 1)
+        std::string failure;              ///< why the entry failed
+        std::unique_ptr<Sbuf::Pipe> pipe; ///< see setPipe(); null: the body is all slices
     };
 
     /// flow_, made when missing

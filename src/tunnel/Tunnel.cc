@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,21 +21,11 @@ namespace {
 /// cache.log section of tunnels (Squid's)
 constexpr int DebugSection = 26;
 
-/// the pipe size a bulk direction grows to: pipe-max-size's default, and
-/// enough for a 10 Gb/s link at about 1 ms of latency per round of splices
-constexpr int BulkPipeSize = 1024 * 1024;
-
-/// smaller sizes tried when BulkPipeSize is refused (EPERM once the user is
-/// over pipe-user-pages-soft, EINVAL over pipe-max-size)
-constexpr int FallbackPipeSizes[] = {256 * 1024};
-
 /// the read block of a direction without a pipe
 constexpr size_t CopyBlockSize = 64 * 1024;
 
 /// bytes one call may read in one direction before it yields to the loop
 constexpr uint64_t MaxBytesPerTurn = 4 * 1024 * 1024;
-
-constexpr unsigned SpliceFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
 
 bool IsWouldBlock(int error)
 {
@@ -156,7 +145,7 @@ void Tunnel::Tunnel::pump(Direction& d)
         Step step;
         if (d.block && d.blockOffset < d.block->size()) {
             step = writeBlock(d);
-        } else if (d.inPipe > 0) {
+        } else if (d.pipe && !d.pipe->isEmpty()) {
             step = writePipe(d);
         } else {
             // everything read so far is out: the block can go back to the pool
@@ -175,13 +164,15 @@ void Tunnel::Tunnel::pump(Direction& d)
                     d.resume = loop_.defer([this, &d] { pump(d); }, &clientSide_);
                 return;
             }
-            if (!d.pipeRead.isOpen() && !d.pipeFailed && !makePipe(d))
+            if (!d.pipe && !d.pipeFailed && !makePipe(d))
                 d.pipeFailed = true;
             const uint64_t before = readBytes;
-            step = d.pipeRead.isOpen() ? readIntoPipe(d, readBytes) : readIntoBlock(d, readBytes);
+            step = d.pipe ? readIntoPipe(d, readBytes) : readIntoBlock(d, readBytes);
             // bulk traffic: the source had more after a whole read went out
-            if (readBytes > before && ++readsInARow >= 2 && d.pipeRead.isOpen() && !d.pipeGrown)
-                growPipe(d);
+            if (readBytes > before && ++readsInARow >= 2 && d.pipe && !d.pipe->isGrown()) {
+                d.pipe->grow();
+                debugs(DebugSection, 5, "tunnel pipe size " << d.pipe->capacity());
+            }
         }
         if (step != Step::Moved)
             return;
@@ -209,10 +200,8 @@ Tunnel::Tunnel::Step Tunnel::Tunnel::writeBlock(Direction& d)
 
 Tunnel::Tunnel::Step Tunnel::Tunnel::writePipe(Direction& d)
 {
-    const ssize_t n =
-        ::splice(d.pipeRead.get(), nullptr, socket(d.sink).get(), nullptr, d.inPipe, SpliceFlags);
+    const ssize_t n = d.pipe->drainTo(socket(d.sink).get(), d.pipe->size());
     if (n > 0) {
-        d.inPipe -= static_cast<size_t>(n);
         usedPipe_ = true;
         noteMoved(d, static_cast<size_t>(n));
         return Step::Moved;
@@ -223,7 +212,7 @@ Tunnel::Tunnel::Step Tunnel::Tunnel::writePipe(Direction& d)
         d.sinkBlocked = true;
         return Step::Wait;
     }
-    // 0 would mean an empty pipe, which inPipe says it is not
+    // 0 would mean an empty pipe, which its count says it is not
     fail(d.sink, "splice to socket", n < 0 ? errno : EIO);
     return Step::Stop;
 }
@@ -232,10 +221,8 @@ Tunnel::Tunnel::Step Tunnel::Tunnel::readIntoPipe(Direction& d, uint64_t& readBy
 {
     // The pipe is empty here (pump() reads only then), so EAGAIN means the
     // source is drained, never that the pipe is full.
-    const ssize_t n =
-        ::splice(socket(d.source).get(), nullptr, d.pipeWrite.get(), nullptr, d.pipeCapacity, SpliceFlags);
+    const ssize_t n = d.pipe->fillFrom(socket(d.source).get(), d.pipe->capacity());
     if (n > 0) {
-        d.inPipe = static_cast<size_t>(n);
         readBytes += static_cast<uint64_t>(n);
         lastMove_ = loop_.now();
         return Step::Moved;
@@ -290,35 +277,13 @@ Tunnel::Tunnel::Step Tunnel::Tunnel::readIntoBlock(Direction& d, uint64_t& readB
 
 bool Tunnel::Tunnel::makePipe(Direction& d)
 {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        const int error = errno;
-        debugs(DebugSection, 2,
-               "no pipe for a tunnel (" << std::strerror(error) << "): copying through user space");
-        return false;
-    }
-    d.pipeRead.reset(fds[0]);
-    d.pipeWrite.reset(fds[1]);
-    const int size = ::fcntl(fds[0], F_GETPIPE_SZ);
-    d.pipeCapacity = size > 0 ? static_cast<size_t>(size) : 4096;
-    return true;
-}
-
-void Tunnel::Tunnel::growPipe(Direction& d)
-{
-    // a pipe may grow while it holds bytes (at most the old size)
-    d.pipeGrown = true;
-    if (d.pipeCapacity >= static_cast<size_t>(BulkPipeSize))
-        return;
-    int size = ::fcntl(d.pipeWrite.get(), F_SETPIPE_SZ, BulkPipeSize);
-    for (const int smaller : FallbackPipeSizes) {
-        if (size > 0 || static_cast<size_t>(smaller) <= d.pipeCapacity)
-            break;
-        size = ::fcntl(d.pipeWrite.get(), F_SETPIPE_SZ, smaller);
-    }
-    if (size > 0)
-        d.pipeCapacity = static_cast<size_t>(size);
-    debugs(DebugSection, 5, "tunnel pipe size " << d.pipeCapacity);
+    d.pipe = Sbuf::Pipe::Make();
+    if (d.pipe)
+        return true;
+    const int error = errno;
+    debugs(DebugSection, 2,
+           "no pipe for a tunnel (" << std::strerror(error) << "): copying through user space");
+    return false;
 }
 
 void Tunnel::Tunnel::endDirection(Direction& d)
@@ -331,8 +296,7 @@ void Tunnel::Tunnel::endDirection(Direction& d)
     d.ended = true;
     d.sourceReady = false;
     d.resume.cancel();
-    d.pipeRead.reset();
-    d.pipeWrite.reset();
+    d.pipe.reset();
     d.block = nullptr;
     if (up_.ended && down_.ended)
         end(std::string());
@@ -395,9 +359,7 @@ void Tunnel::Tunnel::end(const std::string& error)
     client_.reset();
     server_.reset();
     for (auto* d : {&up_, &down_}) {
-        d->pipeRead.reset();
-        d->pipeWrite.reset();
-        d->inPipe = 0;
+        d->pipe.reset();
         d->block = nullptr;
     }
     // never synchronously: the caller (start(), an I/O callback) is still on

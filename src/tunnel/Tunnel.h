@@ -25,10 +25,9 @@
 ///   EAGAIN) the direction stops reading and the source's TCP window closes.
 ///   The sink's writable event resumes it by calling the transfer directly;
 ///   nothing ever calls epoll_ctl after the one registration per socket.
-/// - Pipes are made lazily, on the first readable event of their source, at
-///   the kernel's default size (64 KB, little kernel memory for a quiet
-///   tunnel), and grown with F_SETPIPE_SZ toward 1 MB (as far as
-///   /proc/sys/fs/pipe-max-size and pipe-user-pages-soft allow) once a
+/// - Pipes (Sbuf::Pipe) are made lazily, on the first readable event of
+///   their source, at the kernel's default size (64 KB, little kernel memory
+///   for a quiet tunnel), and grown toward 1 MB (Pipe::grow()) once a
 ///   direction shows bulk traffic: a second read with data right after the
 ///   first one's bytes went out (no EAGAIN between).
 ///   A pipe is closed as soon as its direction has ended.
@@ -49,8 +48,8 @@
 /// peer of the healthy side sees the close) and the done callback runs from a
 /// deferred call: exactly once, never from start() or the destructor.
 ///
-/// Ownership: the Tunnel owns both sockets and both pipes (Comm::Descriptor
-/// each, one owner), their registrations and its timers; the destructor
+/// Ownership: the Tunnel owns both sockets (Comm::Descriptor) and both pipes
+/// (Sbuf::Pipe), their registrations and its timers; the destructor
 /// cancels and closes them all, at any point of the transfer, without calling
 /// done. The owner (normally the client connection that got the CONNECT) may
 /// destroy the Tunnel from inside the done callback. The process must ignore
@@ -63,9 +62,11 @@
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
 #include "sbuf/MemBlob.h"
+#include "sbuf/Pipe.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -131,21 +132,17 @@ private:
         /// the direction from one socket to the other
         Direction(SideId from, SideId to) : source(from), sink(to) {}
 
-        SideId source;              ///< the socket read from
-        SideId sink;                ///< the socket written to
-        Comm::Descriptor pipeRead;  ///< the pipe's read end (lazily made)
-        Comm::Descriptor pipeWrite; ///< the pipe's write end
-        size_t pipeCapacity = 0;    ///< the pipe's size (F_GETPIPE_SZ)
-        size_t inPipe = 0;          ///< bytes spliced into the pipe, not yet out
-        bool pipeGrown = false;     ///< F_SETPIPE_SZ was tried
-        bool pipeFailed = false;    ///< pipe2() failed this burst: use block
-        Sbuf::MemBlobRef block;     ///< user-space bytes to write first (pending bytes, or fallback)
-        size_t blockOffset = 0;     ///< bytes of block already written
-        bool sourceReady = false;   ///< the source may have bytes (no EAGAIN since its last event)
-        bool sourceEof = false;     ///< the source read returned 0
-        bool sinkBlocked = false;   ///< a write to the sink returned EAGAIN
-        bool ended = false;         ///< EOF seen, everything written, sink shut down
-        Comm::Timer resume;         ///< continues a transfer that used up its turn
+        SideId source;                    ///< the socket read from
+        SideId sink;                      ///< the socket written to
+        std::unique_ptr<Sbuf::Pipe> pipe; ///< lazily made; null when none
+        bool pipeFailed = false;          ///< pipe2() failed this burst: use block
+        Sbuf::MemBlobRef block;           ///< user-space bytes to write first (pending bytes, or fallback)
+        size_t blockOffset = 0;           ///< bytes of block already written
+        bool sourceReady = false;         ///< the source may have bytes (no EAGAIN since its last event)
+        bool sourceEof = false;           ///< the source read returned 0
+        bool sinkBlocked = false;         ///< a write to the sink returned EAGAIN
+        bool ended = false;               ///< EOF seen, everything written, sink shut down
+        Comm::Timer resume;               ///< continues a transfer that used up its turn
     };
 
     /// what one transfer step did
@@ -168,8 +165,6 @@ private:
     Step readIntoBlock(Direction& d, uint64_t& readBytes);
     /// makes d's pipe; false when the system refuses (EMFILE, ENFILE)
     bool makePipe(Direction& d);
-    /// raises d's pipe size toward BulkPipeSize, once
-    void growPipe(Direction& d);
     /// d's source reached EOF and everything went out: shuts the sink down
     void endDirection(Direction& d);
     /// writes start()'s bytes to the server, holding what it does not take
