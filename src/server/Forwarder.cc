@@ -534,6 +534,13 @@ void Server::Forwarder::readMore()
             Store::Entry::NotificationHold hold(*reply_);
             process(from, got);
             hold.release();
+            if (spliceUndecided_) {
+                // the client has heard of the head now: it decided on storage
+                // and started its reply (what the rest of the body may take)
+                spliceUndecided_ = false;
+                if (stage_ == Stage::Exchanging && maySplice())
+                    startSplicing();
+            }
             charge();
             // a short read drained the socket, unless its FIN came with it
             if (got < space.size() && !peerClosed_ && !endWaits)
@@ -566,9 +573,8 @@ bool Server::Forwarder::maySplice() const
     if (limits_.spliceMinSize == 0 || connection_->tls() || reply_->isKept())
         return false;
     if (framing_ == Framing::Length) {
-        // the bytes that came with the head go as slices: splicing pays for the rest only
-        const uint64_t read = block_->size() - headStart_;
-        if (bodyLeft_ <= read || bodyLeft_ - read < limits_.spliceMinSize)
+        // the bytes that came with the head went as slices: splicing pays for the rest only
+        if (bodyLeft_ < limits_.spliceMinSize)
             return false;
     } else if (framing_ != Framing::Close) {
         return false;
@@ -715,9 +721,7 @@ bool Server::Forwarder::parseHead()
             finish();
             return false;
         }
-        // the client decided on storage and started its reply when told
-        if (maySplice())
-            startSplicing();
+        spliceUndecided_ = true;
         return true;
     }
 }

@@ -277,6 +277,7 @@ private:
     Http::ReplyParser parser_;
     Http::ChunkedDecoder decoder_;
     bool headDone_ = false;
+    bool spliceUndecided_ = false; ///< the head came in this read: maySplice() once the client heard of it
     Http::ReplyParser::Framing framing_ = Http::ReplyParser::Framing::Close;
     uint64_t bodyLeft_ = 0;   ///< Framing::Length: bytes still due
     uint64_t replyBytes_ = 0; ///< bytes read from the origin for this reply
