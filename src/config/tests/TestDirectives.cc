@@ -195,13 +195,13 @@ public:
         for (const auto& d : Directives()) {
             const std::string name = d.name;
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(d.name) || name == "request_buffer_size" ||
-                                             name == "memory_populate_ahead");
+                                             name == "memory_populate_ahead" || name == "splice_min_size");
         }
     }
 
     void looseningDirectivesAreSquidDirectives()
     {
-        for (const char* name : {"mark_client_packet", "ssl_bump"})
+        for (const char* name : {"mark_client_packet", "adaptation_access"})
             CPPUNIT_ASSERT_MESSAGE(name, LooseningDirectiveReason(name));
         for (const auto& [name, why] : LooseningDirectives()) {
             CPPUNIT_ASSERT_MESSAGE(name, IsSquidDirective(name));

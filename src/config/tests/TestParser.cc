@@ -420,7 +420,7 @@ public:
 
     void looseningWordsAreErrors()
     {
-        for (const char* word : {"mark_client_packet", "ssl_bump"}) {
+        for (const char* word : {"mark_client_packet", "adaptation_access"}) {
             const auto e = errors(std::string(word) + " whatever\n");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(word, size_t(1), e.size());
             CPPUNIT_ASSERT(has(e[0], "loosen access control"));
@@ -430,7 +430,7 @@ public:
 
     void everyErrorIsReported()
     {
-        const auto e = errors("cache_mem x\nvia maybe\nfoo_bar\nssl_bump peek all\nconnect_timeout 5\n");
+        const auto e = errors("cache_mem x\nvia maybe\nfoo_bar\nadaptation_access svc allow all\nconnect_timeout 5\n");
         CPPUNIT_ASSERT_EQUAL(size_t(5), e.size());
         for (unsigned i = 0; i < 5; ++i)
             CPPUNIT_ASSERT(e[i].rfind("t.conf:" + std::to_string(i + 1) + ": ", 0) == 0);
