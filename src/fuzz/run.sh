@@ -19,7 +19,7 @@ src=${2:?}
 build=${3:?}
 shift 3
 
-HARNESSES="FuzzRequestParser FuzzReplyParser FuzzChunkedDecoder FuzzCacheControl FuzzRange FuzzDate FuzzUrl FuzzETag FuzzHelperReply FuzzConfigLexer FuzzConfigParser FuzzConnection"
+HARNESSES="FuzzRequestParser FuzzReplyParser FuzzChunkedDecoder FuzzCacheControl FuzzRange FuzzDate FuzzUrl FuzzETag FuzzHelperReply FuzzConfigLexer FuzzConfigParser FuzzConnection FuzzClientHello"
 
 dict_of() {
     case $1 in
