@@ -430,7 +430,8 @@ public:
 
     void everyErrorIsReported()
     {
-        const auto e = errors("cache_mem x\nvia maybe\nfoo_bar\nadaptation_access svc allow all\nconnect_timeout 5\n");
+        const auto e =
+            errors("cache_mem x\nvia maybe\nfoo_bar\nadaptation_access svc allow all\nconnect_timeout 5\n");
         CPPUNIT_ASSERT_EQUAL(size_t(5), e.size());
         for (unsigned i = 0; i < 5; ++i)
             CPPUNIT_ASSERT(e[i].rfind("t.conf:" + std::to_string(i + 1) + ": ", 0) == 0);
