@@ -105,8 +105,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                 problem =
                     "http_port " + wanted.host + ":" + std::to_string(wanted.port) + " ssl-bump: " + why;
         }
-        if ((wanted.tls && !mode->tls) || (wanted.sslBump && !mode->bump)) {
-            // reported below
+        if (!problem.empty()) {
+            // a context could not be made: reported below
         } else if (!address) {
             problem = "http_port " + wanted.host + ":" + std::to_string(wanted.port) +
                       ": the address is not an IP address literal";
