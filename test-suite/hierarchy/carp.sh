@@ -1,6 +1,6 @@
 #!/bin/sh
 # CARP as Squid 5.7: three cuttle parents behind one cuttle child with
-# `carp`; 1,000 URLs spread within 10% of even over the three, each URL
+# `carp`; 1,000 URLs spread within 20% of even over the three, each URL
 # always to the same parent (every URL asked twice), the child's access.log
 # says CARP. Then Debian's Squid 5.7, as a child with the same cache_peer
 # lines, sends each of 200 of those URLs to the parent cuttle chose (the same
@@ -56,14 +56,19 @@ if bad:
     sys.exit("URLs not sent twice to one parent: %s" % [(u, seen.get(u)) for u in bad[:10]])
 even = 2 * n / 3
 print("requests per parent (2 x 1000 URLs):", count)
+# The URLs carry the origin's random port, so the spread is a sample. Squid's
+# hash, computed in Python over these URLs for origin ports 30000-31999, put
+# the furthest parent 16% off even at worst, more than 10% off for 4.7% of
+# the ports (this test failed in CI at 10%) and more than 15% off for 0.1%.
+# 20% holds for every port; a hash that sends all to one parent or two fails.
 for p, c in count.items():
-    if abs(c - even) > 0.1 * even:
-        sys.exit("%s got %d requests, more than 10%% off %d" % (p, c, even))
+    if abs(c - even) > 0.2 * even:
+        sys.exit("%s got %d requests, more than 20%% off %d" % (p, c, even))
 with open("%s/cuttle-choice" % t, "w") as f:
     for u in range(n):
         f.write("%d %s\n" % (u, seen[u][0]))
 PY
-pass "1,000 URLs spread within 10% of even over three parents, each URL always to one"
+pass "1,000 URLs spread within 20% of even over three parents, each URL always to one"
 wait_until 5 access_log_has " GET http://127\.0\.0\.1:$OPORT/carp/999 - CARP/127\.0\.0\.1 " ||
     fail "the child did not log CARP/127.0.0.1"
 pass "the child logs CARP/127.0.0.1"
