@@ -16,7 +16,7 @@
 set -e
 cd "$(dirname "$0")"
 
-BUILD_PACKAGES="g++ make autoconf automake pkg-config libssl-dev libcap-dev libcppunit-dev libc-ares-dev"
+BUILD_PACKAGES="g++ make autoconf automake pkg-config libssl-dev libcap-dev libcppunit-dev libc-ares-dev libtcmalloc-minimal4"
 TEST_PACKAGES="curl python3 clang-format strace procps squid squidclient python3-prometheus-client squidguard clang-14 libclang-rt-14-dev iproute2 iptables openssl squid-langpack calamaris sarg logrotate"
 
 install_packages() {

@@ -8,6 +8,7 @@
 
 #include "cuttle.h"
 
+#include "base/Heap.h"
 #include "base/Privileges.h"
 #include "disk/Layout.h"
 #include "base/TextException.h"
@@ -278,6 +279,7 @@ void ApplyDescriptorLimit(const Config::Settings& settings)
         (void)::getrlimit(RLIMIT_NOFILE, &limit);
     }
     debugs(1, 0, "With " << limit.rlim_cur << " file descriptors available");
+    debugs(1, 1, "Memory allocator: " << Base::HeapAllocator());
 }
 
 void ApplyLogSettings(const Config::Settings& settings, const Options& options)

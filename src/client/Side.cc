@@ -7,6 +7,7 @@
 
 #include "client/Side.h"
 #include "mgr/Figures.h"
+#include "base/Heap.h"
 #include "base/TextException.h"
 #include "client/Bumping.h"
 #include "client/Connection.h"
@@ -22,7 +23,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include <malloc.h>
 #include <sys/socket.h>
 
 Client::Side::Side(Comm::Loop& loop, Services& services) : loop_(loop), services_(services) {}
@@ -277,20 +277,22 @@ size_t Client::Side::connectionsFrom(const std::string& host) const
 
 void Client::Side::giveBackMemory()
 {
-    // After a burst of connections, glibc keeps the freed connection objects
-    // and small blocks in its heap (free() only trims the top of the heap),
-    // so RSS stayed at its peak. Once the open connections have halved since
-    // the last peak, hand the free pages back: malloc_trim() walks the heap
-    // (milliseconds for tens of MB) and happens at most log2(peak) times per
-    // burst, never for a small server.
+    // After a burst of connections, the allocator keeps the freed connection
+    // objects and small blocks for reuse (glibc's free() only trims the top
+    // of its heap; tcmalloc keeps its free spans), so RSS stayed at its peak.
+    // Each time the open connections have halved since the last peak, down
+    // to none, hand the free pages back: Base::ReleaseFreeHeap() walks the
+    // heap (milliseconds for tens of MB) and happens about log2(peak) times
+    // per burst of at least MinPeak connections, never for a small server.
+    // Halving alone is not enough: the connections still open lie among the
+    // freed ones, so few pages are wholly free before the last ones go.
     constexpr size_t MinPeak = 1024;
-    if (connectionPeak_ < MinPeak || connections_.size() > connectionPeak_ / 2)
+    if ((connectionPeak_ < MinPeak && !burstEnding_) || connections_.size() > connectionPeak_ / 2)
         return;
     connectionPeak_ = connections_.size();
+    burstEnding_ = connectionPeak_ > 0;
     Sbuf::DefaultPool().trim();
-#if defined(__GLIBC__)
-    (void)::malloc_trim(0);
-#endif
+    Base::ReleaseFreeHeap();
 }
 
 void Client::Side::stopAccepting()

@@ -143,6 +143,7 @@ private:
     uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
     Counters counters_;                                 ///< the cache manager's client_http.* counters
     size_t connectionPeak_ = 0;             ///< most connections open since memory was last given back
+    bool burstEnding_ = false;              ///< memory was given back during a burst that has not ended
     Comm::Clock::time_point lastRefusal_{}; ///< the last client_ip_max_connections warning
     bool shuttingDown_ = false;
 };
