@@ -19,7 +19,9 @@ namespace Acl {
 
 /// Owns every named acl of a configuration. A fresh Registry already holds
 /// Squid's predefined acls: all, localhost, to_localhost, to_linklocal,
-/// manager, CONNECT.
+/// manager, CONNECT, and the ssl_error ones ssl::certHasExpired,
+/// ssl::certNotYetValid, ssl::certDomainMismatch, ssl::certUntrusted,
+/// ssl::certSelfSigned.
 ///
 /// Implemented types: src, dst, localip, port, localport, method,
 /// myportname, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex,
