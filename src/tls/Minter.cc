@@ -53,21 +53,30 @@ bool IsPlainName(const std::string& host)
     return true;
 }
 
-/// the subjectAltName DNS names of cert that may be copied (a leading
-/// `*.` is kept), at most 100
-std::vector<std::string> DnsNames(X509* cert)
+/// the subjectAltName names of cert that may be copied, at most 100: its
+/// DNS names (a leading `*.` is kept), and with addresses its IP addresses
+/// as "IP:text" (the DNS names then as "DNS:name")
+std::vector<std::string> AltNames(X509* cert, bool addresses)
 {
     std::vector<std::string> names;
     auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
     for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans) && names.size() < 100; ++i) {
         const GENERAL_NAME* name = sk_GENERAL_NAME_value(sans, i);
+        if (name->type == GEN_IPADD && addresses) {
+            const int size = ASN1_STRING_length(name->d.iPAddress);
+            char text[INET6_ADDRSTRLEN] = {};
+            if ((size == 4 || size == 16) &&
+                ::inet_ntop(size == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text,
+                            sizeof(text)))
+                names.push_back(std::string("IP:") + text);
+        }
         if (name->type != GEN_DNS)
             continue;
         const auto* text = reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName));
         const std::string value(text, size_t(ASN1_STRING_length(name->d.dNSName)));
         const bool wild = value.rfind("*.", 0) == 0;
         if (IsPlainName(wild ? value.substr(2) : value))
-            names.push_back(value);
+            names.push_back(addresses ? "DNS:" + value : value);
     }
     GENERAL_NAMES_free(sans);
     return names;
@@ -280,11 +289,12 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin, const Mint
     const bool wild = !spec.commonName.empty() && named.rfind("*.", 0) == 0;
     if (!cert || !IsPlainName(wild ? named.substr(2) : named))
         return nullptr;
-    // the names: setCommonName's alone, else the origin's DNS names when
-    // mimicking, else the host
+    // the names: setCommonName's alone, else the origin's DNS names and
+    // addresses when mimicking, else the host
     std::string altNames;
-    for (const auto& name : origin&& spec.commonName.empty() ? DnsNames(origin) : std::vector<std::string>())
-        altNames += (altNames.empty() ? "DNS:" : ",DNS:") + name;
+    for (const auto& name :
+         origin&& spec.commonName.empty() ? AltNames(origin, true) : std::vector<std::string>())
+        altNames += (altNames.empty() ? "" : ",") + name;
     if (altNames.empty())
         altNames = (IsAddress(named) ? "IP:" : "DNS:") + named;
     // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
@@ -337,7 +347,7 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin, const Mint
 
 std::vector<std::string> Tls::CertificateNames(X509* cert)
 {
-    auto names = DnsNames(cert);
+    auto names = AltNames(cert, false);
     if (names.empty()) {
         if (auto cn = CommonName(cert); !cn.empty())
             names.push_back(std::move(cn));

@@ -85,11 +85,12 @@ public:
     /// The caller takes a reference (SSL_new() does).
     SSL_CTX* contextFor(const std::string& host);
     /// The same for a host whose origin certificate was seen (ssl_bump
-    /// stared or peeked at step 2): the minted certificate mimics its
-    /// subjectAltName DNS names (and CN) and its validity (never past the
-    /// CA's), as Squid's defaults of sslproxy_cert_adapt do; host alone
-    /// when the origin's names cannot be copied. spec changes the signer,
-    /// the validity and the names (and is part of the cache key).
+    /// stared or peeked at step 2, or bumped there after a look): the
+    /// minted certificate mimics its subjectAltName DNS names and addresses
+    /// (and CN) and its validity (never past the CA's), as Squid does when
+    /// sslproxy_cert_adapt says nothing; host alone when the origin's names
+    /// cannot be copied. spec changes the signer, the validity and the
+    /// names (and is part of the cache key).
     SSL_CTX* contextFor(const std::string& host, X509* origin, const MintSpec& spec = {});
 
     /// certificates kept now
