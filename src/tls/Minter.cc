@@ -292,14 +292,14 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin, const Mint
     // the names: setCommonName's alone, else the origin's DNS names and
     // addresses when mimicking, else the host
     std::string altNames;
-    for (const auto& name :
-         origin&& spec.commonName.empty() ? AltNames(origin, true) : std::vector<std::string>())
+    const bool mimic = origin && spec.commonName.empty();
+    for (const auto& name : mimic ? AltNames(origin, true) : std::vector<std::string>())
         altNames += (altNames.empty() ? "" : ",") + name;
     if (altNames.empty())
         altNames = (IsAddress(named) ? "IP:" : "DNS:") + named;
     // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
     // names the host whatever its length
-    std::string cn = origin && spec.commonName.empty() ? CommonName(origin) : std::string();
+    std::string cn = mimic ? CommonName(origin) : std::string();
     if (cn.empty())
         cn = named.substr(0, 64);
     // the validity: the origin's when mimicking, else from a day ago for a
