@@ -84,8 +84,10 @@ struct Checklist {
     int replyStatus = 0;             ///< the reply's status code; 0 before a reply exists
     std::string hierCode;            ///< Squid's hierarchy code (e.g. "HIER_DIRECT"); empty before forwarding
     std::string peerName;            ///< the cache_peer the request went to; empty when none
-    /// the certificate error sslproxy_cert_error is asked about (base/TlsErrors.h); unset elsewhere
-    std::optional<int> tlsError;
+    /// the certificate errors the ssl_error acl sees (base/TlsErrors.h): the
+    /// one sslproxy_cert_error is asked about, or all of the origin's for
+    /// sslproxy_cert_sign and sslproxy_cert_adapt; empty elsewhere
+    std::vector<int> tlsErrors;
     /// ssl_bump's step (at_step: 1 SslBump1, 2 SslBump2, 3 SslBump3); 0 outside ssl_bump
     int sslBumpStep = 0;
     /// the server name a bumped or peeked client asked for (its SNI); empty: none or not known yet

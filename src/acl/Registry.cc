@@ -195,6 +195,12 @@ Registry::Registry()
     predefine("to_localhost", "dst", {"127.0.0.0/8", "0.0.0.0/32", "::1/128", "::/128"});
     predefine("to_linklocal", "dst", {"169.254.0.0/16", "fe80::/10"});
     predefine("CONNECT", "method", {"CONNECT"});
+    // and those of an OpenSSL build, which sslproxy_cert_sign's defaults name
+    predefine("ssl::certHasExpired", "ssl_error", {"X509_V_ERR_CERT_HAS_EXPIRED"});
+    predefine("ssl::certNotYetValid", "ssl_error", {"X509_V_ERR_CERT_NOT_YET_VALID"});
+    predefine("ssl::certDomainMismatch", "ssl_error", {"SQUID_X509_V_ERR_DOMAIN_MISMATCH"});
+    predefine("ssl::certUntrusted", "ssl_error", {"ssl::certUntrusted"});
+    predefine("ssl::certSelfSigned", "ssl_error", {"X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"});
 }
 
 Registry::~Registry() = default;

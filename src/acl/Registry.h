@@ -19,15 +19,19 @@ namespace Acl {
 
 /// Owns every named acl of a configuration. A fresh Registry already holds
 /// Squid's predefined acls: all, localhost, to_localhost, to_linklocal,
-/// manager, CONNECT.
+/// manager, CONNECT, and the ssl_error ones ssl::certHasExpired,
+/// ssl::certNotYetValid, ssl::certDomainMismatch, ssl::certUntrusted,
+/// ssl::certSelfSigned.
 ///
 /// Implemented types: src, dst, localip, port, localport, method,
 /// myportname, proto, dstdomain, dstdom_regex, url_regex, urlpath_regex,
 /// browser, referer_regex, req_header, rep_header, req_mime_type,
 /// rep_mime_type, http_status, time, random, maxconn, hier_code, peername,
 /// peername_regex, any-of, all-of, proxy_auth, proxy_auth_regex, external,
-/// note, ext_user, tag, max_user_ip (and the built-in manager). Every other
-/// Squid 5.7 type parses as ParseOutcome::Unsupported.
+/// note, ext_user, ext_user_regex, tag, max_user_ip, srcdomain,
+/// srcdom_regex, ssl_error, at_step, ssl::server_name,
+/// ssl::server_name_regex, transaction_initiator (and the built-in
+/// manager). Every other Squid 5.7 type parses as ParseOutcome::Unsupported.
 ///
 /// Acl names ignore case, as in Squid 5.7 (ACL::FindByName uses strcasecmp):
 /// `acl Foo ...` and `acl foo ...` are one acl, and `http_access allow ALL`

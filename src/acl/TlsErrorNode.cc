@@ -8,6 +8,8 @@
 #include "acl/AccessList.h"
 #include "base/TlsErrors.h"
 
+#include <algorithm>
+
 Acl::TlsErrorNode::TlsErrorNode(std::string name) : Node(std::move(name), "ssl_error") {}
 
 bool Acl::TlsErrorNode::addValues(const std::vector<std::string>& values, std::string& why,
@@ -26,5 +28,7 @@ bool Acl::TlsErrorNode::addValues(const std::vector<std::string>& values, std::s
 
 bool Acl::TlsErrorNode::match(const Checklist& facts) const
 {
-    return facts.tlsError && codes_.count(*facts.tlsError);
+    // Squid's ACLSslErrorData::match(): one of the errors is enough
+    return std::any_of(facts.tlsErrors.begin(), facts.tlsErrors.end(),
+                       [this](int code) { return codes_.count(code) != 0; });
 }

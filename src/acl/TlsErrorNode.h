@@ -13,12 +13,13 @@
 
 namespace Acl {
 
-/// `acl NAME ssl_error ERROR...`: the certificate error sslproxy_cert_error
-/// is asked about (Checklist::tlsError) is one of the listed ones, named as
-/// Squid names them (X509_V_ERR_CERT_HAS_EXPIRED,
+/// `acl NAME ssl_error ERROR...`: one of the certificate errors asked about
+/// (Checklist::tlsErrors: the one sslproxy_cert_error checks, the origin's
+/// for sslproxy_cert_sign and sslproxy_cert_adapt) is one of the listed
+/// ones, named as Squid names them (X509_V_ERR_CERT_HAS_EXPIRED,
 /// SQUID_X509_V_ERR_DOMAIN_MISMATCH, or a shortcut such as
 /// ssl::certUntrusted: base/TlsErrors.h). An unknown name is an error, as
-/// in Squid. Outside sslproxy_cert_error it matches nothing.
+/// in Squid. Elsewhere it matches nothing.
 class TlsErrorNode : public Node {
 public:
     /// An empty `ssl_error` acl.

@@ -59,6 +59,49 @@ Action Client::DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Ch
     return Action::Splice; // Squid 5: "If no rules match, the splice action is used"
 }
 
+std::optional<Tls::MintSpec> Client::DecideMinting(const Config::Settings& settings, Acl::Checklist& facts,
+                                                   const std::string& connectHost)
+{
+    const auto errors = facts.tlsErrors;
+    for (const int code : errors) {
+        facts.tlsErrors = {code};
+        if (settings.sslproxyCertError.check(facts) != Acl::Answer::Allowed) {
+            facts.tlsErrors = errors;
+            return std::nullopt;
+        }
+    }
+    facts.tlsErrors = errors;
+    using Signing = Config::CertSignRule::Signing;
+    using Signer = Tls::MintSpec::Signer;
+    Tls::MintSpec spec;
+    const auto rule =
+        std::find_if(settings.sslproxyCertSign.begin(), settings.sslproxyCertSign.end(),
+                     [&](const auto& r) { return r.acls.check(facts) == Acl::Answer::Allowed; });
+    if (rule != settings.sslproxyCertSign.end()) {
+        spec.signer = rule->signing == Signing::Untrusted ? Signer::Untrusted
+                      : rule->signing == Signing::Self    ? Signer::Self
+                                                          : Signer::Trusted;
+    } else if (settings.acls.find("ssl::certUntrusted")->match(facts)) {
+        spec.signer = Signer::Untrusted; // Squid's defaults, after the configured lines
+    } else if (settings.acls.find("ssl::certSelfSigned")->match(facts)) {
+        spec.signer = Signer::Self;
+    }
+    using Adaptation = Config::CertAdaptRule::Adaptation;
+    bool named = false;
+    for (const auto& adapt : settings.sslproxyCertAdapt) {
+        // the first matching line of each algorithm
+        bool& done = adapt.adaptation == Adaptation::ValidAfter    ? spec.caNotAfter
+                     : adapt.adaptation == Adaptation::ValidBefore ? spec.caNotBefore
+                                                                   : named;
+        if (done || adapt.acls.check(facts) != Acl::Answer::Allowed)
+            continue;
+        done = true;
+        if (adapt.adaptation == Adaptation::CommonName)
+            spec.commonName = adapt.commonName.empty() ? connectHost : adapt.commonName;
+    }
+    return spec;
+}
+
 void Client::Connection::setBump(std::unique_ptr<BumpState>&& bump)
 {
     bump_ = std::move(bump);
@@ -156,10 +199,16 @@ void Client::Connection::peekHello()
     }
     b.sni = hello.serverName;
     b.facts->tlsSni = b.sni;
-    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 2);
+    const auto& settings = services_.settings();
+    const auto action = DecideBump(settings.sslBump, *b.facts, 2);
     debugs(33, 3,
            "ssl_bump at step 2 for " << (b.sni.empty() ? "(no SNI)" : b.sni) << ": " << ActionName(action));
-    if (action == Action::Peek || action == Action::Stare) {
+    // a bump at step 2 looks at the origin first, as Squid's does, when
+    // the certificate could depend on it (DecideMinting())
+    b.bumpAfterLook =
+        action == Action::Bump && (settings.sslproxyCertError.size() > 0 ||
+                                   !settings.sslproxyCertSign.empty() || !settings.sslproxyCertAdapt.empty());
+    if (action == Action::Peek || action == Action::Stare || b.bumpAfterLook) {
         b.step = 3;
         probeOrigin();
         return;
@@ -182,28 +231,33 @@ void Client::Connection::probeOrigin()
             if (state_ != State::Peeking)
                 return;
             if (result.error != Comm::Connector::Error::None || !services_.forwarding().tls) {
-                decideStepThree(nullptr);
+                decideStepThree(nullptr, {});
                 return;
             }
             auto& probe = bump_->probe;
             probe = std::make_unique<Tls::Probe>(
                 services_.loop(), services_.forwarding().tls, std::move(result.fd), bump_->url.host(),
                 services_.forwardLimits().connectTimeout,
-                [this](Tls::X509Ptr&& certificate) { decideStepThree(std::move(certificate)); });
+                [this](Tls::X509Ptr&& certificate, std::vector<int>&& errors) {
+                    decideStepThree(std::move(certificate), std::move(errors));
+                });
             probe->start();
         });
     b.dialer->start();
 }
 
-void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate)
+void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate, std::vector<int>&& errors)
 {
     if (state_ != State::Peeking)
         return;
     auto& b = *bump_;
     b.origin = std::move(certificate);
-    if (b.origin)
+    if (b.origin) {
         b.facts->tlsCertNames = Tls::CertificateNames(b.origin.get());
-    const auto action = DecideBump(services_.settings().sslBump, *b.facts, 3);
+        b.facts->tlsErrors = std::move(errors);
+    }
+    const auto action =
+        b.bumpAfterLook ? Action::Bump : DecideBump(services_.settings().sslBump, *b.facts, 3);
     debugs(33, 3,
            "ssl_bump at step 3 for " << (b.sni.empty() ? b.url.host() : b.sni)
                                      << (b.origin ? "" : " (no origin certificate)") << ": "
@@ -214,6 +268,10 @@ void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate)
 void Client::Connection::endBumping(Action action)
 {
     auto& b = *bump_;
+    if (action == Action::Bump) {
+        handOverBumped(); // reads the facts
+        return;
+    }
     b.facts.reset();
     switch (action) {
     case Action::Splice:
@@ -222,8 +280,6 @@ void Client::Connection::endBumping(Action action)
         dialTunnel(b.url, std::move(b.route));
         return;
     case Action::Bump:
-        handOverBumped();
-        return;
     case Action::Peek:
     case Action::Stare:
     case Action::Terminate:
@@ -242,7 +298,11 @@ void Client::Connection::handOverBumped()
     auto& b = *bump_;
     // the minted certificate names what the client asked for, else the CONNECT's host
     const std::string host = b.sni.empty() ? b.url.host() : b.sni;
-    SSL_CTX* context = b.ca->contextFor(host, b.origin.get());
+    // after a look at the origin: sslproxy_cert_sign and _adapt (Squid
+    // signs with the CA and adapts nothing when it did not look)
+    const auto spec = b.origin ? DecideMinting(services_.settings(), *b.facts, b.url.host()) : std::nullopt;
+    b.facts.reset();
+    SSL_CTX* context = spec ? b.ca->contextFor(host, b.origin.get(), *spec) : b.ca->contextFor(host);
     if (!context) {
         debugs(33, 1, "ERROR: ssl_bump: no certificate could be made for " << host);
         endBumping(Action::Terminate);

@@ -15,7 +15,9 @@
 ///
 /// After peek or stare at step 2 cuttle connects to the origin (directly)
 /// and looks at its certificate with a Tls::Probe: step 3's ssl::server_name
-/// sees its names, and a bump mimics it (Tls::Minter::contextFor()).
+/// sees its names, and a bump mimics it (Tls::Minter::contextFor()). So
+/// does a bump at step 2 when squid.conf has sslproxy_cert_error,
+/// sslproxy_cert_sign or sslproxy_cert_adapt lines (DecideMinting()).
 ///
 /// A connection of a plain http_port has none (Connection holds a null
 /// pointer: 8 bytes).
@@ -30,6 +32,7 @@
 #include "tls/Probe.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace Client {
@@ -50,7 +53,23 @@ struct BumpState {
     std::unique_ptr<Comm::Connector> dialer; ///< connecting to the origin
     std::unique_ptr<Tls::Probe> probe;       ///< its handshake
     Tls::X509Ptr origin;                     ///< its certificate, to mimic; null: not seen
+    /// bumped at step 2, the origin looked at first for sslproxy_cert_*
+    /// (step 3 bumps without asking ssl_bump again)
+    bool bumpAfterLook = false;
 };
+
+/// How the certificate of a bump after a look at the origin is minted, as
+/// Squid 5 decides (doc/design.md "SSL bump"), with facts.tlsErrors the
+/// origin certificate's errors: nullopt when sslproxy_cert_error refuses
+/// one of them (the default certificate then, for the error page that
+/// follows: signed by the CA, named for the client's host, not mimicked);
+/// else the signer of the first matching sslproxy_cert_sign line (then
+/// Squid's defaults: signUntrusted ssl::certUntrusted, signSelf
+/// ssl::certSelfSigned, signTrusted all), and the first matching
+/// sslproxy_cert_adapt line of each algorithm (setCommonName without a
+/// name: connectHost).
+std::optional<Tls::MintSpec> DecideMinting(const Config::Settings& settings, Acl::Checklist& facts,
+                                           const std::string& connectHost);
 
 /// The first rule of `rules` whose action is possible at `step` and whose
 /// acls match `facts` (with facts.sslBumpStep = step); Splice when none

@@ -337,8 +337,8 @@ private:
     void peekHello();
     /// after peek or stare at step 2: connects to the origin and looks at its certificate
     void probeOrigin();
-    /// ssl_bump's step 3, with the origin's certificate (null: none seen)
-    void decideStepThree(Tls::X509Ptr&& certificate);
+    /// ssl_bump's step 3, with the origin's certificate (null: none seen) and its errors
+    void decideStepThree(Tls::X509Ptr&& certificate, std::vector<int>&& errors);
     /// carries out a decided action: the tunnel, the bump, or the end
     void endBumping(Config::SslBumpRule::Action action);
     /// gives the socket to a Tls::Relay with a certificate for the client's name

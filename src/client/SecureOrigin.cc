@@ -28,7 +28,7 @@ void Client::Connection::aimOverTls(Server::Request& request, const Http::Url& u
     copy.userAddresses = nullptr;
     Services& services = services_;
     request.allowCertError = [&services, copy](int code) mutable {
-        copy.tlsError = code;
+        copy.tlsErrors = {code};
         const bool allowed = services.settings().sslproxyCertError.check(copy) == Acl::Answer::Allowed;
         debugs(83, 3, "sslproxy_cert_error " << (allowed ? "allows " : "denies ") << TlsErrorName(code));
         return allowed;

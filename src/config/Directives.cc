@@ -138,10 +138,11 @@ const std::vector<Directive> Table = {
      "case-insensitive. Names ignore case, as in Squid (Foo and foo are one acl). A method value is read as "
      "Squid reads it: `get` is GET (with a warning). A quoted \"FILE\" value names a file whose lines are "
      "values (a whole line is one name or pattern); a relative file name is resolved against the directory "
-     "cuttle starts in. Squid's predefined acls all, localhost, to_localhost, to_linklocal, manager and "
-     "CONNECT exist already. An acl type that cuttle does not implement is a warning here (once per type "
-     "and file), and any rule that uses it is an error. A proxy_auth acl needs auth_param basic or digest "
-     "before it.",
+     "cuttle starts in. Squid's predefined acls all, localhost, to_localhost, to_linklocal, manager, "
+     "CONNECT and the ssl_error ones ssl::certHasExpired, ssl::certNotYetValid, ssl::certDomainMismatch, "
+     "ssl::certUntrusted and ssl::certSelfSigned exist already. An acl type that cuttle does not implement "
+     "is a warning here (once per type and file), and any rule that uses it is an error. A proxy_auth acl "
+     "needs auth_param basic or digest before it.",
      AclHandler, true},
     {"auth_param", "basic|digest program|children|realm|... VALUE...", nullptr, nullptr,
      "authBasic authDigest",
@@ -773,6 +774,33 @@ const std::vector<Directive> Table = {
      "terminate closes. Squid's client-first and server-first are bump, none is splice. Acls: at_step, "
      "ssl::server_name, ssl::server_name_regex, transaction_initiator and the others of the CONNECT.",
      SslBumpHandler, true},
+    {"sslproxy_cert_sign", "signTrusted|signUntrusted|signSelf [!]ACL...", nullptr,
+     "signUntrusted ssl::certUntrusted, then signSelf ssl::certSelfSigned, then signTrusted all",
+     "sslproxyCertSign",
+     "Who signs the certificate a bump shows the client, when ssl_bump bumps after looking at the origin "
+     "(peek or stare at step 2, bumped at step 3; or bumped at step 2, which looks first when any "
+     "sslproxy_cert_error, sslproxy_cert_sign or sslproxy_cert_adapt line exists): the first line whose acls "
+     "match, then Squid's three "
+     "default lines, which always follow the configured ones. signTrusted: the bump CA (tls-cert=); "
+     "signUntrusted: a CA cuttle makes at start that no client trusts, named as the bump CA but with the CN "
+     "`Not trusted by \"NAME\"` (NAME: the bump CA's CN), so that the client sees an untrusted certificate "
+     "for an origin whose certificate was untrusted; signSelf: the minted "
+     "certificate itself (self-signed). The ssl_error acl and the predefined ssl::certUntrusted, "
+     "ssl::certSelfSigned, ssl::certHasExpired, ssl::certNotYetValid and ssl::certDomainMismatch acls see "
+     "every error of the origin's certificate. When sslproxy_cert_error refuses one of them, or the origin "
+     "was not looked at, the certificate is signTrusted and names the client's "
+     "server name, as in Squid: the error page follows over it. Fast acls only.",
+     CertSignHandler, true},
+    {"sslproxy_cert_adapt", "setValidAfter|setValidBefore|setCommonName[{CN}] [!]ACL...", nullptr, nullptr,
+     "sslproxyCertAdapt",
+     "Changes to the certificate a bump mimics from the origin's (after a look at it, as for "
+     "sslproxy_cert_sign), by the "
+     "first line of each algorithm whose acls match, as in Squid: setValidAfter makes its \"Not After\" the "
+     "bump CA's; setValidBefore its \"Not Before\" the CA's; setCommonName its CN the CONNECT's host, "
+     "setCommonName{CN} the given one (at most 64 characters), and that name its one subjectAltName. The "
+     "acls "
+     "see the origin certificate's errors as sslproxy_cert_sign's do. Fast acls only.",
+     CertAdaptHandler, true},
     {"sslcrtd_program", "PROGRAM [ARGUMENT...]", nullptr, nullptr, "(none)",
      "Accepted with one warning: cuttle mints bumped certificates in the process (ssl_bump), without "
      "Squid's security_file_certgen helper.",

@@ -200,6 +200,10 @@ bool ParseTlsPortOption(DirectiveCall& call, const std::string& option, HttpPort
 bool ParseBumpPortOption(DirectiveCall& call, const std::string& option, HttpPort& port, bool& ok);
 /// `ssl_bump ACTION [!]ACL...` (TlsHandlers.cc)
 void SslBumpHandler(DirectiveCall& call);
+/// `sslproxy_cert_sign signTrusted|signUntrusted|signSelf [!]ACL...` (TlsHandlers.cc)
+void CertSignHandler(DirectiveCall& call);
+/// `sslproxy_cert_adapt setValidAfter|setValidBefore|setCommonName[{CN}] [!]ACL...` (TlsHandlers.cc)
+void CertAdaptHandler(DirectiveCall& call);
 /// sslcrtd_program, sslcrtd_children: accepted with one warning (TlsHandlers.cc)
 void CertHelperHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);

@@ -67,6 +67,25 @@ struct SslBumpRule {
     Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule
 };
 
+/// One `sslproxy_cert_sign signTrusted|signUntrusted|signSelf [!]ACL...` line.
+struct CertSignRule {
+    /// who signs a minted certificate: the bump CA, an untrusted CA cuttle
+    /// makes from it, or the certificate itself (doc/design.md "SSL bump")
+    enum class Signing { Trusted, Untrusted, Self };
+    Signing signing = Signing::Trusted;
+    Acl::AccessList acls; ///< the line's acls as one `allow ACL...` rule
+};
+
+/// One `sslproxy_cert_adapt setValidAfter|setValidBefore|setCommonName[{CN}] [!]ACL...` line.
+struct CertAdaptRule {
+    /// setValidAfter: the CA's "Not After"; setValidBefore: the CA's "Not
+    /// Before"; setCommonName: the CN (and the one name) CN or the CONNECT's host
+    enum class Adaptation { ValidAfter, ValidBefore, CommonName };
+    Adaptation adaptation = Adaptation::ValidAfter;
+    std::string commonName; ///< setCommonName{CN}'s CN; empty: the CONNECT's host
+    Acl::AccessList acls;   ///< the line's acls as one `allow ACL...` rule
+};
+
 /// `request_buffer_size SIZE | auto [min=SIZE] [max=SIZE]`
 struct BufferSize {
     bool isAuto = false; ///< adapt per connection between min and max
@@ -378,10 +397,15 @@ struct Settings {
     TlsOutgoingOptions tlsOutgoing;    ///< `tls_outgoing_options`
     Acl::AccessList sslproxyCertError; ///< `sslproxy_cert_error`: certificate errors allowed; no rule: none
     std::vector<SslBumpRule> sslBump;  ///< `ssl_bump`, in order; none: every CONNECT is spliced
-    bool preferDirect = false;         ///< `prefer_direct`: direct before the parents
-    bool nonhierarchicalDirect = true; ///< `nonhierarchical_direct`: a POST (...) goes direct
-    unsigned forwardMaxTries = 25;     ///< `forward_max_tries`: destinations tried per request
-    unsigned connectRetries = 0;       ///< `connect_retries`: reconnects to an address that failed
+    /// `sslproxy_cert_sign`, in order; Squid's defaults (signUntrusted
+    /// ssl::certUntrusted, signSelf ssl::certSelfSigned, signTrusted all)
+    /// follow them in Client::DecideSigning()
+    std::vector<CertSignRule> sslproxyCertSign;
+    std::vector<CertAdaptRule> sslproxyCertAdapt; ///< `sslproxy_cert_adapt`, in order
+    bool preferDirect = false;                    ///< `prefer_direct`: direct before the parents
+    bool nonhierarchicalDirect = true;            ///< `nonhierarchical_direct`: a POST (...) goes direct
+    unsigned forwardMaxTries = 25;                ///< `forward_max_tries`: destinations tried per request
+    unsigned connectRetries = 0;                  ///< `connect_retries`: reconnects to an address that failed
     bool retryOnError = false; ///< `retry_on_error`: a 403, 500, 501 or 503 tries the next destination
     unsigned happyEyeballsConnectTimeout = 250; ///< `happy_eyeballs_connect_timeout` (ms)
     Duration peerConnectTimeout{0};             ///< `peer_connect_timeout`: a peer's default connect-timeout

@@ -7,7 +7,10 @@
 #include "config/Handlers.h"
 #include "config/Units.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <utility>
 
 #include <openssl/ssl.h>
@@ -114,6 +117,60 @@ bool ParseFlags(const std::string& value, Config::TlsOutgoingOptions& out, std::
             bad = flag;
             return false;
         }
+    }
+    return true;
+}
+
+/// the value `word` names in `names`, or nullopt
+template <typename Value, size_t N>
+std::optional<Value> Named(const std::pair<const char*, Value> (&names)[N], const std::string& word)
+{
+    for (const auto& [name, value] : names) {
+        if (word == name)
+            return value;
+    }
+    return std::nullopt;
+}
+
+/// The value the first word of a line names in `names` (the part before a
+/// `{`): nullopt, with the error reported, when the line has none or it is
+/// unknown; `what` is what it names ("signing algorithm").
+template <typename Value, size_t N>
+std::optional<Value> FirstWord(DirectiveCall& call, const std::pair<const char*, Value> (&names)[N],
+                               const std::string& what)
+{
+    const auto& words = call.line.words;
+    std::string known;
+    for (const auto& entry : names)
+        known += (known.empty() ? "" : ", ") + std::string(entry.first);
+    if (words.size() < 2) {
+        call.error(words[0] + " needs " +
+                   (std::string("aeiou").find(what[0]) == std::string::npos ? "a " : "an ") + what + " (" +
+                   known + ")");
+        return std::nullopt;
+    }
+    const auto word = words[1].substr(0, words[1].find('{'));
+    const auto value = Named(names, word);
+    if (!value)
+        call.error(words[0] + ": unknown " + what + " '" + word + "' (" + known + ")");
+    return value;
+}
+
+/// The acls of an `ACTION [!]ACL...` line (ssl_bump, sslproxy_cert_sign,
+/// sslproxy_cert_adapt) as one `allow ACL...` rule: whether to keep the
+/// line (a line without acls is skipped with a warning, as in Squid)
+bool ParseRuleAcls(DirectiveCall& call, std::vector<std::string> words, Acl::AccessList& acls)
+{
+    const auto& directive = call.line.words[0];
+    words[0] = "allow";
+    std::string why;
+    if (!acls.parse(words, call.settings.acls, why)) {
+        call.error("bad " + directive + ": " + why);
+        return false;
+    }
+    if (!why.empty()) {
+        call.warning(directive + ": " + why);
+        return false;
     }
     return true;
 }
@@ -262,31 +319,77 @@ void Config::Handlers::SslBumpHandler(DirectiveCall& call)
         return;
     }
     SslBumpRule rule;
-    bool known = false;
-    for (const auto& [name, action] : Actions) {
-        if (words[0] == name) {
-            rule.action = action;
-            known = true;
-        }
-    }
-    if (!known) {
+    if (const auto action = Named(Actions, words[0])) {
+        rule.action = *action;
+    } else {
         call.error("ssl_bump: unknown action '" + words[0] + "' (peek, stare, splice, bump, terminate)");
         return;
     }
     if (words[0] == "client-first" || words[0] == "server-first" || words[0] == "none")
         call.warning("ssl_bump " + words[0] + " is Squid's older name: cuttle takes it as " +
                      (rule.action == Action::Bump ? "bump" : "splice"));
-    words[0] = "allow";
-    std::string why;
-    if (!rule.acls.parse(words, call.settings.acls, why)) {
-        call.error("bad ssl_bump: " + why);
+    if (ParseRuleAcls(call, std::move(words), rule.acls))
+        call.settings.sslBump.push_back(std::move(rule));
+}
+
+void Config::Handlers::CertSignHandler(DirectiveCall& call)
+{
+    using Signing = CertSignRule::Signing;
+    // Squid 5 (src/cache_cf.cc parse_sslproxy_cert_sign)
+    static const std::pair<const char*, Signing> Names[] = {{"signTrusted", Signing::Trusted},
+                                                            {"signUntrusted", Signing::Untrusted},
+                                                            {"signSelf", Signing::Self}};
+    const auto signing = FirstWord(call, Names, "signing algorithm");
+    if (!signing)
         return;
-    }
-    if (!why.empty()) {
-        call.warning("ssl_bump: " + why);
+    CertSignRule rule;
+    rule.signing = *signing;
+    if (ParseRuleAcls(call, call.args(), rule.acls))
+        call.settings.sslproxyCertSign.push_back(std::move(rule));
+}
+
+void Config::Handlers::CertAdaptHandler(DirectiveCall& call)
+{
+    using Adaptation = CertAdaptRule::Adaptation;
+    // Squid 5 (src/cache_cf.cc parse_sslproxy_cert_adapt): NAME or NAME{VALUE}
+    static const std::pair<const char*, Adaptation> Names[] = {{"setValidAfter", Adaptation::ValidAfter},
+                                                               {"setValidBefore", Adaptation::ValidBefore},
+                                                               {"setCommonName", Adaptation::CommonName}};
+    const auto adaptation = FirstWord(call, Names, "adaptation algorithm");
+    if (!adaptation)
         return;
+    CertAdaptRule rule;
+    rule.adaptation = *adaptation;
+    auto words = call.args();
+    const auto brace = words[0].find('{');
+    const std::string name = words[0].substr(0, brace);
+    std::optional<std::string> value;
+    if (brace != std::string::npos) {
+        if (words[0].back() != '}') {
+            call.error("sslproxy_cert_adapt: missing '}' in " + words[0]);
+            return;
+        }
+        value = words[0].substr(brace + 1, words[0].size() - brace - 2);
     }
-    call.settings.sslBump.push_back(std::move(rule));
+    if (value && rule.adaptation != Adaptation::CommonName) {
+        call.warning("sslproxy_cert_adapt: " + name + " takes no {value}: ignoring {" + *value + "}");
+    } else if (value) {
+        // a name a certificate can hold: at most 64 characters (Squid's
+        // limit, RFC 5280's ub-common-name), no separators (doc/design.md "SSL bump")
+        const bool plain =
+            !value->empty() && value->size() <= 64 && std::all_of(value->begin(), value->end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+                       c == '*';
+            });
+        if (!plain) {
+            call.error("sslproxy_cert_adapt: setCommonName{" + *value +
+                       "}: a host name of at most 64 letters, digits, '.', '-', '_' or '*'");
+            return;
+        }
+        rule.commonName = *value;
+    }
+    if (ParseRuleAcls(call, std::move(words), rule.acls))
+        call.settings.sslproxyCertAdapt.push_back(std::move(rule));
 }
 
 void Config::Handlers::CertHelperHandler(DirectiveCall& call)

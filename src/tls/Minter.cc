@@ -53,21 +53,30 @@ bool IsPlainName(const std::string& host)
     return true;
 }
 
-/// the subjectAltName DNS names of cert that may be copied (a leading
-/// `*.` is kept), at most 100
-std::vector<std::string> DnsNames(X509* cert)
+/// the subjectAltName names of cert that may be copied, at most 100: its
+/// DNS names (a leading `*.` is kept), and with addresses its IP addresses
+/// as "IP:text" (the DNS names then as "DNS:name")
+std::vector<std::string> AltNames(X509* cert, bool addresses)
 {
     std::vector<std::string> names;
     auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
     for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans) && names.size() < 100; ++i) {
         const GENERAL_NAME* name = sk_GENERAL_NAME_value(sans, i);
+        if (name->type == GEN_IPADD && addresses) {
+            const int size = ASN1_STRING_length(name->d.iPAddress);
+            char text[INET6_ADDRSTRLEN] = {};
+            if ((size == 4 || size == 16) &&
+                ::inet_ntop(size == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text,
+                            sizeof(text)))
+                names.push_back(std::string("IP:") + text);
+        }
         if (name->type != GEN_DNS)
             continue;
         const auto* text = reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName));
         const std::string value(text, size_t(ASN1_STRING_length(name->d.dNSName)));
         const bool wild = value.rfind("*.", 0) == 0;
         if (IsPlainName(wild ? value.substr(2) : value))
-            names.push_back(value);
+            names.push_back(addresses ? "DNS:" + value : value);
     }
     GENERAL_NAMES_free(sans);
     return names;
@@ -88,6 +97,53 @@ bool IsAddress(const std::string& host)
     unsigned char buffer[16];
     return ::inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
            ::inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
+/// sets a random positive 128-bit serial: two certificates for one name
+/// (a restart, an eviction) never share one, which browsers refuse
+bool SetRandomSerial(X509* cert)
+{
+    unsigned char serial[16];
+    if (RAND_bytes(serial, sizeof(serial)) != 1)
+        return false;
+    serial[0] &= 0x7f;
+    serial[0] |= 0x01; // no leading zero byte: DER keeps all 16
+    std::unique_ptr<BIGNUM, Tls::Free<BIGNUM, BN_free>> number(BN_bin2bn(serial, sizeof(serial), nullptr));
+    return number && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert));
+}
+
+/// The CA of signUntrusted (Squid's Ssl::generateUntrustedCert()): the bump
+/// CA's subject with its CN `Not trusted by "CN"` (`"O"` when it has no
+/// CN), its validity, self-signed with a key of its own; null when OpenSSL fails
+Tls::X509Ptr MakeUntrustedCa(X509* ca, EVP_PKEY* key)
+{
+    Tls::X509Ptr cert(X509_new());
+    std::unique_ptr<X509_NAME, Tls::Free<X509_NAME, X509_NAME_free>> subject(
+        X509_NAME_dup(X509_get_subject_name(ca)));
+    if (!cert || !subject)
+        return nullptr;
+    char text[65] = {};
+    std::string cn = "Not trusted";
+    if (X509_NAME_get_text_by_NID(subject.get(), NID_commonName, text, sizeof(text)) > 0 ||
+        X509_NAME_get_text_by_NID(subject.get(), NID_organizationName, text, sizeof(text)) > 0)
+        cn += " by \"" + std::string(text) + "\"";
+    for (int i; (i = X509_NAME_get_index_by_NID(subject.get(), NID_commonName, -1)) >= 0;)
+        X509_NAME_ENTRY_free(X509_NAME_delete_entry(subject.get(), i));
+    cn = cn.substr(0, 64); // ub-common-name
+    const bool ok =
+        SetRandomSerial(cert.get()) && X509_set_version(cert.get(), 2) == 1 &&
+        X509_set1_notBefore(cert.get(), X509_get0_notBefore(ca)) == 1 &&
+        X509_set1_notAfter(cert.get(), X509_get0_notAfter(ca)) == 1 &&
+        X509_set_pubkey(cert.get(), key) == 1 &&
+        X509_NAME_add_entry_by_txt(subject.get(), "CN", MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) == 1 &&
+        X509_set_subject_name(cert.get(), subject.get()) == 1 &&
+        X509_set_issuer_name(cert.get(), subject.get()) == 1 &&
+        AddExtension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE") &&
+        AddExtension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign") &&
+        AddExtension(cert.get(), cert.get(), NID_subject_key_identifier, "hash") &&
+        X509_sign(cert.get(), key, EVP_sha256()) > 0;
+    return ok ? std::move(cert) : nullptr;
 }
 
 } // namespace
@@ -135,16 +191,29 @@ RefCount<Tls::Minter> Tls::Minter::Make(const MinterOptions& options, std::strin
         return nullptr;
     }
     KeyPtr key(options.rsaKeys ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
-    if (!key) {
-        why = LastError("the key pair for minted certificates cannot be made");
+    KeyPtr untrustedKey(EVP_EC_gen("P-256"));
+    X509Ptr untrusted(untrustedKey ? MakeUntrustedCa(ca.get(), untrustedKey.get()) : nullptr);
+    if (!key || !untrusted) {
+        why = LastError("the key pairs for minted certificates cannot be made");
         return nullptr;
     }
-    return RefCount<Minter>(new Minter(options, std::move(ca), std::move(caKey), std::move(key)));
+    return RefCount<Minter>(new Minter(options, std::move(ca), std::move(caKey), std::move(key),
+                                       std::move(untrusted), std::move(untrustedKey)));
 }
 
-Tls::Minter::Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key)
-    : options_(options), ca_(std::move(ca)), caKey_(std::move(caKey)), key_(std::move(key))
+Tls::Minter::Minter(const MinterOptions& options, X509Ptr&& ca, KeyPtr&& caKey, KeyPtr&& key,
+                    X509Ptr&& untrusted, KeyPtr&& untrustedKey)
+    : options_(options), ca_(std::move(ca)), caKey_(std::move(caKey)), key_(std::move(key)),
+      untrusted_(std::move(untrusted)), untrustedKey_(std::move(untrustedKey))
 {}
+
+std::string Tls::MintSpec::key() const
+{
+    static const char* const Signers[] = {"", " signUntrusted", " signSelf"};
+    return Signers[int(signer)] + std::string(caNotAfter ? " setValidAfter" : "") +
+           (caNotBefore ? " setValidBefore" : "") +
+           (commonName.empty() ? "" : " setCommonName=" + commonName);
+}
 
 Tls::Minter::~Minter() = default;
 
@@ -156,26 +225,28 @@ X509* Tls::Minter::cachedCertificate(const std::string& host) const
 
 SSL_CTX* Tls::Minter::contextFor(const std::string& host)
 {
-    return find(host, host, nullptr);
+    return find(host, host, nullptr, MintSpec());
 }
 
-SSL_CTX* Tls::Minter::contextFor(const std::string& host, X509* origin)
+SSL_CTX* Tls::Minter::contextFor(const std::string& host, X509* origin, const MintSpec& spec)
 {
-    if (!origin)
-        return contextFor(host);
-    // one entry per origin certificate: a new one is mimicked anew
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int size = 0;
-    if (X509_digest(origin, EVP_sha256(), digest, &size) != 1)
-        return nullptr;
-    std::string key = host + "/";
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned int i = 0; i < size; ++i)
-        key += std::string{hex[digest[i] >> 4], hex[digest[i] & 15]};
-    return find(key, host, origin);
+    // one entry per origin certificate (a new one is mimicked anew) and spec
+    std::string key = host;
+    if (origin) {
+        unsigned char digest[EVP_MAX_MD_SIZE];
+        unsigned int size = 0;
+        if (X509_digest(origin, EVP_sha256(), digest, &size) != 1)
+            return nullptr;
+        key += "/";
+        static const char hex[] = "0123456789abcdef";
+        for (unsigned int i = 0; i < size; ++i)
+            key += std::string{hex[digest[i] >> 4], hex[digest[i] & 15]};
+    }
+    return find(key + spec.key(), host, origin, spec);
 }
 
-SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509* origin)
+SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509* origin,
+                           const MintSpec& spec)
 {
     if (fixed_)
         return fixed_.get();
@@ -183,7 +254,7 @@ SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509
         entries_.splice(entries_.begin(), entries_, it->second);
         return it->second->ctx.get();
     }
-    auto cert = mint(host, origin);
+    auto cert = mint(host, origin, spec);
     if (!cert)
         return nullptr;
     std::string why;
@@ -210,59 +281,63 @@ SSL_CTX* Tls::Minter::find(const std::string& key, const std::string& host, X509
     return entries_.front().ctx.get();
 }
 
-Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin) const
+Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin, const MintSpec& spec) const
 {
     X509Ptr cert(X509_new());
-    if (!cert || !IsPlainName(host))
+    const std::string& named = spec.commonName.empty() ? host : spec.commonName;
+    // setCommonName{*.example.test} may name a wildcard, a host may not
+    const bool wild = !spec.commonName.empty() && named.rfind("*.", 0) == 0;
+    if (!cert || !IsPlainName(wild ? named.substr(2) : named))
         return nullptr;
-    // a random positive 128-bit serial: two certificates for one name (a
-    // restart, an eviction) never share one, which browsers refuse
-    unsigned char serial[16];
-    if (RAND_bytes(serial, sizeof(serial)) != 1)
-        return nullptr;
-    serial[0] &= 0x7f;
-    serial[0] |= 0x01; // no leading zero byte: DER keeps all 16
-    std::unique_ptr<BIGNUM, Free<BIGNUM, BN_free>> number(BN_bin2bn(serial, sizeof(serial), nullptr));
-    // the names: the origin's DNS names when mimicking, else the host
+    // the names: setCommonName's alone, else the origin's DNS names and
+    // addresses when mimicking, else the host
     std::string altNames;
-    for (const auto& name : origin ? DnsNames(origin) : std::vector<std::string>())
-        altNames += (altNames.empty() ? "DNS:" : ",DNS:") + name;
+    const bool mimic = origin && spec.commonName.empty();
+    for (const auto& name : mimic ? AltNames(origin, true) : std::vector<std::string>())
+        altNames += (altNames.empty() ? "" : ",") + name;
     if (altNames.empty())
-        altNames = (IsAddress(host) ? "IP:" : "DNS:") + host;
+        altNames = (IsAddress(named) ? "IP:" : "DNS:") + named;
     // a CN holds at most 64 characters (RFC 5280 ub-common-name); the SAN
     // names the host whatever its length
-    std::string cn = origin ? CommonName(origin) : std::string();
+    std::string cn = mimic ? CommonName(origin) : std::string();
     if (cn.empty())
-        cn = host.substr(0, 64);
+        cn = named.substr(0, 64);
     // the validity: the origin's when mimicking, else from a day ago for a
-    // year; never past the CA's end
+    // year; never past the CA's end; the CA's ends where spec says so
     const ASN1_TIME* caEnd = X509_get0_notAfter(ca_.get());
-    bool validity = false;
-    if (origin) {
-        const ASN1_TIME* end = X509_get0_notAfter(origin);
-        validity = X509_set1_notBefore(cert.get(), X509_get0_notBefore(origin)) == 1 &&
-                   X509_set1_notAfter(cert.get(), ASN1_TIME_compare(end, caEnd) > 0 ? caEnd : end) == 1;
-    } else {
-        time_t notAfter = time(nullptr) + ValidForSeconds;
-        validity = X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) &&
-                   (X509_cmp_time(caEnd, &notAfter) < 0
-                        ? X509_set1_notAfter(cert.get(), caEnd) == 1
-                        : X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &notAfter) != nullptr);
-    }
+    const ASN1_TIME* start = spec.caNotBefore ? X509_get0_notBefore(ca_.get())
+                             : origin         ? X509_get0_notBefore(origin)
+                                              : nullptr;
+    const ASN1_TIME* end = spec.caNotAfter || !origin ? caEnd : X509_get0_notAfter(origin);
+    time_t yearOn = time(nullptr) + ValidForSeconds;
+    const bool validity =
+        (start ? X509_set1_notBefore(cert.get(), start) == 1
+               : X509_gmtime_adj(X509_getm_notBefore(cert.get()), -ValidBeforeSeconds) != nullptr) &&
+        (origin || spec.caNotAfter || X509_cmp_time(caEnd, &yearOn) < 0
+             ? X509_set1_notAfter(cert.get(), ASN1_TIME_compare(end, caEnd) > 0 ? caEnd : end) == 1
+             : X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &yearOn) != nullptr);
+    // the signer: the CA, the untrusted CA, or the certificate itself
+    X509* issuer = spec.signer == MintSpec::Signer::Trusted     ? ca_.get()
+                   : spec.signer == MintSpec::Signer::Untrusted ? untrusted_.get()
+                                                                : cert.get();
+    EVP_PKEY* signingKey = spec.signer == MintSpec::Signer::Trusted     ? caKey_.get()
+                           : spec.signer == MintSpec::Signer::Untrusted ? untrustedKey_.get()
+                                                                        : key_.get();
+    const bool self = spec.signer == MintSpec::Signer::Self;
     const bool ok =
-        number && validity && BN_to_ASN1_INTEGER(number.get(), X509_get_serialNumber(cert.get())) &&
-        X509_set_version(cert.get(), 2) == 1 && X509_set_pubkey(cert.get(), key_.get()) == 1 &&
+        validity && SetRandomSerial(cert.get()) && X509_set_version(cert.get(), 2) == 1 &&
+        X509_set_pubkey(cert.get(), key_.get()) == 1 &&
         X509_NAME_add_entry_by_txt(X509_get_subject_name(cert.get()), "CN", MBSTRING_ASC,
                                    reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) == 1 &&
-        X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_.get())) == 1 &&
-        AddExtension(cert.get(), ca_.get(), NID_basic_constraints, "critical,CA:FALSE") &&
-        AddExtension(cert.get(), ca_.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment") &&
-        AddExtension(cert.get(), ca_.get(), NID_ext_key_usage, "serverAuth") &&
+        X509_set_issuer_name(cert.get(), X509_get_subject_name(self ? cert.get() : issuer)) == 1 &&
+        AddExtension(cert.get(), issuer, NID_basic_constraints, "critical,CA:FALSE") &&
+        AddExtension(cert.get(), issuer, NID_key_usage, "critical,digitalSignature,keyEncipherment") &&
+        AddExtension(cert.get(), issuer, NID_ext_key_usage, "serverAuth") &&
         // the CA's key identifier, when it has one, helps clients find it
-        (!X509_get0_subject_key_id(ca_.get()) ||
-         AddExtension(cert.get(), ca_.get(), NID_authority_key_identifier, "keyid")) &&
-        AddExtension(cert.get(), ca_.get(), NID_subject_alt_name, altNames) &&
-        X509_sign(cert.get(), caKey_.get(), EVP_sha256()) > 0;
+        (self || !X509_get0_subject_key_id(issuer) ||
+         AddExtension(cert.get(), issuer, NID_authority_key_identifier, "keyid")) &&
+        AddExtension(cert.get(), issuer, NID_subject_alt_name, altNames) &&
+        X509_sign(cert.get(), signingKey, EVP_sha256()) > 0;
     if (!ok) {
         LastError("");
         return nullptr;
@@ -272,7 +347,7 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin) const
 
 std::vector<std::string> Tls::CertificateNames(X509* cert)
 {
-    auto names = DnsNames(cert);
+    auto names = AltNames(cert, false);
     if (names.empty()) {
         if (auto cn = CommonName(cert); !cn.empty())
             names.push_back(std::move(cn));

@@ -6,10 +6,17 @@
 #include "cuttle.h"
 #include "tls/Probe.h"
 
+#include <algorithm>
+
 Tls::Probe::Probe(Comm::Loop& loop, const ClientContextRef& context, Comm::Descriptor&& fd,
                   const std::string& host, Comm::Milliseconds timeout, Done done)
     : loop_(loop), fd_(std::move(fd)),
-      tls_(context, fd_.get(), host, host, [](int) { return true; }), // see the file comment
+      tls_(context, fd_.get(), host, host,
+           [this](int code) { // see the file comment
+               if (std::find(errors_.begin(), errors_.end(), code) == errors_.end())
+                   errors_.push_back(code);
+               return true;
+           }),
       done_(std::move(done))
 {
     watch_ = loop_.watch(fd_.get(), *this);
@@ -57,7 +64,7 @@ void Tls::Probe::finish(bool established)
     report_ = loop_.defer(
         [this] {
             auto done = std::move(done_);
-            done(std::move(certificate_)); // may destroy this probe
+            done(std::move(certificate_), std::move(errors_)); // may destroy this probe
         },
         this);
 }

@@ -5,8 +5,9 @@
 
 /// \file Tls::Probe: a TLS handshake with an origin only to see its
 /// certificate, for SSL bump's step 3 (doc/design.md "SSL bump"): the
-/// names ssl::server_name matches there, and what a bumped certificate
-/// mimics. Every certificate error is let through (the probe judges
+/// names ssl::server_name matches there, what a bumped certificate
+/// mimics, and the certificate's errors sslproxy_cert_sign and _adapt
+/// see. Every certificate error is let through and noted (the probe judges
 /// nothing: the fetches of the bumped requests verify the origin), and
 /// the connection is closed once the certificate is known.
 ///
@@ -21,14 +22,16 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace Tls {
 
 /// see the file comment
 class Probe : public Comm::IoHandler {
 public:
-    /// the origin's certificate, or null when the handshake failed or timed out
-    using Done = std::function<void(X509Ptr&& certificate)>;
+    /// the origin's certificate, or null when the handshake failed or timed
+    /// out, and its verification errors (base/TlsErrors.h codes, each once)
+    using Done = std::function<void(X509Ptr&& certificate, std::vector<int>&& errors)>;
 
     /// a handshake over the connected fd with host (SNI), within timeout
     Probe(Comm::Loop& loop, const ClientContextRef& context, Comm::Descriptor&& fd, const std::string& host,
@@ -55,7 +58,8 @@ private:
     Comm::Timer timer_;        ///< the handshake's bound
     Comm::Timer report_;       ///< the deferred call that tells the owner
     Done done_;
-    X509Ptr certificate_; ///< what the owner is told
+    X509Ptr certificate_;     ///< what the owner is told
+    std::vector<int> errors_; ///< and the certificate's errors
     bool finished_ = false;
 };
 

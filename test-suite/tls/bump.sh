@@ -38,7 +38,8 @@ tls_conf "tls_outgoing_options cafile=$T/tls/ca.pem" "request_timeout 2 seconds"
     "http_port 127.0.0.1:0 ssl-bump tls-cert=$d/bump.pem tls-key=$d/bump.key generate-host-certificates=on dynamic_cert_mem_cache_size=1MB" \
     "acl step1 at_step SslBump1" "acl spliced ssl::server_name splice.test" \
     "acl doomed ssl::server_name_regex ^terminate\\." "acl step2 at_step SslBump2" \
-    "acl stared ssl::server_name stare.test" \
+    "acl stared ssl::server_name stare.test" "acl staredHost dstdomain stare.test" \
+    "sslproxy_cert_error allow staredHost" \
     "ssl_bump peek step1" "ssl_bump splice spliced" "ssl_bump terminate doomed" "ssl_bump stare step2 stared" \
     "ssl_bump bump all" \
     "sslcrtd_program /usr/lib/squid/security_file_certgen -s /var/lib/squid/ssl_db -M 4MB" \
@@ -93,7 +94,9 @@ wait_until 5 access_log_has "TCP_MISS/503 [0-9]+ GET https://origin.test:$EPORT/
 pass "the bumped client gets the error page over its bumped connection"
 
 # stared at step 2, bumped at step 3: the minted certificate mimics the
-# origin's names and validity (origin.test, from 2020), not the SNI
+# origin's names and validity (origin.test, from 2020), not the SNI (the
+# name's mismatch allowed by sslproxy_cert_error, which makes every bump at
+# step 2 look at its origin first)
 python3 - "$BPORT" "$VPORT" "$d/bump.pem" "$(scaled 10)" << 'PY' || fail "the stared site's certificate"
 import socket, ssl, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[4]))
