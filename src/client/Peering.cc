@@ -75,6 +75,12 @@ Client::Connection::Aim Client::Connection::aimAtPeers(Server::Request& request,
     }
     request.destinations = peers->select(query);
     icpPing_.reset();
+    if (method == Http::Method::Connect) {
+        // a tunnel is spliced between plain sockets: not through a TLS
+        // connection to a parent (doc/differences.md "TLS")
+        std::erase_if(request.destinations,
+                      [](const Server::Destination& d) { return d.peer && d.peer->tls(); });
+    }
     if (request.destinations.empty())
         return Aim::Nowhere;
     request.url = url.canonical();

@@ -4,7 +4,8 @@
  */
 
 /// \file Config::CachePeer: one `cache_peer` line, with its
-/// `cache_peer_access` rules (doc/design.md "Peers").
+/// `cache_peer_access` rules (doc/design.md "Peers"), and the TLS options
+/// it shares with tls_outgoing_options.
 #pragma once
 
 #include "acl/AccessList.h"
@@ -14,6 +15,24 @@
 #include <string>
 
 namespace Config {
+
+/// `tls_outgoing_options`: TLS to https:// origins, and a `cache_peer`'s
+/// tls-KEY= options: TLS to that peer (Tls::ClientOptions has the same
+/// fields, and Server::TlsClientOptions() copies them across; doc/tls.md)
+struct TlsOutgoingOptions {
+    std::string caFile;        ///< cafile=
+    std::string caPath;        ///< capath=
+    std::string certFile;      ///< cert=
+    std::string keyFile;       ///< key=
+    std::string cipher;        ///< cipher=
+    int minVersion = 0x0303;   ///< min-version= as OpenSSL's version number (TLS1_2_VERSION)
+    uint64_t setOptions = 0;   ///< options= bits set
+    uint64_t clearOptions = 0; ///< options= bits cleared (-NAME)
+    bool verifyPeer = true;    ///< not flags=DONT_VERIFY_PEER
+    bool verifyDomain = true;  ///< not flags=DONT_VERIFY_DOMAIN
+    bool defaultCa = true;     ///< default-ca=on, not flags=NO_DEFAULT_CA
+    bool sessionReuse = true;  ///< not flags=NO_SESSION_REUSE
+};
 
 /// `cache_peer HOST TYPE HTTP-PORT ICP-PORT [OPTION...]`, Squid 5.7's
 /// options and defaults: parents and siblings (multicast is refused).
@@ -68,7 +87,10 @@ struct CachePeer {
     bool noDigest = false;                       ///< no-digest (cuttle has no cache digests)
     bool noNetdbExchange = false;                ///< no-netdb-exchange (cuttle has no netdb)
     Acl::AccessList access;                      ///< cache_peer_access rules; none: every request may use it
-    std::string origin;                          ///< "FILE:LINE" of the line
+    bool tls = false;                            ///< tls (or ssl): TLS to the peer
+    TlsOutgoingOptions tlsOptions;               ///< tls-cafile= and the other tls-KEY= options
+    std::string tlsDomain; ///< tls-domain=: the name its certificate must have; empty: host
+    std::string origin;    ///< "FILE:LINE" of the line
 };
 
 } // namespace Config

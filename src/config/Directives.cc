@@ -655,7 +655,11 @@ const std::vector<Directive> Table = {
      "ICP round trips), login=user:pass, login=*:suffix, login=PASS|PASSTHRU|PROXYPASS (the client's "
      "credentials go on), connect-timeout= (seconds), connect-fail-limit= (failed connects before the peer "
      "is dead; a probe revives it), max-conn=, standby= (accepted; none opened ahead), no-digest and "
-     "no-netdb-exchange (cuttle has neither). Multicast, HTCP, TLS and forceddomain= are refused.",
+     "no-netdb-exchange (cuttle has neither). tls (or ssl) speaks TLS to the peer, verified against the "
+     "system CAs and tls-cafile=, with tls-cert=, tls-key=, tls-capath=, tls-cipher=, tls-min-version=, "
+     "tls-options=, tls-flags=, tls-default-ca= as in tls_outgoing_options (and Squid's sslcafile= and "
+     "other ssl names), tls-domain= the name its certificate must have (default: HOST); a CONNECT never "
+     "goes to a tls peer. Multicast, HTCP, tls-crlfile= and forceddomain= are refused.",
      CachePeerHandler, true},
     {"cache_peer_access", "NAME allow|deny [!]ACL...", nullptr, nullptr, "cachePeers",
      "Which requests may go to the cache_peer called NAME (declared above the line), by the rules of "

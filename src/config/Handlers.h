@@ -300,5 +300,17 @@ void IcpPortHandler(DirectiveCall& call);
 void UdpIncomingAddressHandler(DirectiveCall& call);
 /// `tls_outgoing_options KEY=VALUE...` (TlsHandlers.cc)
 void TlsOutgoingOptionsHandler(DirectiveCall& call);
+/// what ParseTlsOutgoingOption() made of an option
+enum class TlsOption {
+    Parsed, ///< taken into the options
+    Bad,    ///< a known key with a bad value (reported)
+    Unknown ///< no such key (not reported: the caller names what it takes)
+};
+/// One KEY=VALUE of tls_outgoing_options (cafile, capath, cert, key,
+/// cipher, min-version, options, flags, default-ca) into out; also the
+/// tls-KEY= options of a cache_peer. A bad value is reported as "what: ..."
+/// (TlsHandlers.cc).
+TlsOption ParseTlsOutgoingOption(const DirectiveCall& call, const std::string& what, const std::string& key,
+                                 const std::string& value, TlsOutgoingOptions& out);
 
 } // namespace Config::Handlers

@@ -27,8 +27,9 @@ const std::vector<std::pair<std::string_view, const char*>> RefusedOptions = {
     {"forceddomain=", "forceddomain= is not implemented"},
     {"front-end-https", "front-end-https is not implemented"},
     {"auth-no-keytab", "login=NEGOTIATE is not implemented"},
-    {"tls", "cuttle opens no TLS connection to a peer"},
-    {"ssl", "cuttle opens no TLS connection to a peer"},
+    {"tls-crlfile=", "certificate revocation lists are not implemented"},
+    {"sslcrlfile=", "certificate revocation lists are not implemented"},
+    {"sslversion=", "use tls-min-version= (Squid 5.7 deprecates sslversion=)"},
 };
 
 /// Options Squid 5.7 takes that cuttle accepts with no effect, and why that
@@ -103,6 +104,43 @@ bool ParseLogin(const DirectiveCall& call, const std::string& value, CachePeer& 
     return true;
 }
 
+/// Squid 5.7's older names of a cache_peer's TLS options, and the tls_outgoing_options key each is
+const std::pair<std::string_view, const char*> SslAliases[] = {
+    {"sslcert=", "cert"},     {"sslkey=", "key"},       {"sslcipher=", "cipher"}, {"ssloptions=", "options"},
+    {"sslcafile=", "cafile"}, {"sslcapath=", "capath"}, {"sslflags=", "flags"},
+};
+
+/// One TLS option of a cache_peer line (tls, tls-KEY=VALUE, tls-domain=,
+/// tls-default-ca, and Squid's ssl names): Unknown when the word is none
+/// of them (nor a tls-KEY= that tls_outgoing_options does not take: those
+/// are refused by RefusedOptions, or unknown)
+TlsOption ParseTlsPeerOption(const DirectiveCall& call, const std::string& word, CachePeer& peer)
+{
+    if (word == "tls" || word == "ssl") {
+        peer.tls = true;
+        return TlsOption::Parsed;
+    }
+    if (word == "tls-no-npn")
+        return TlsOption::Parsed; // cuttle sends no NPN extension
+    const size_t eq = word.find('=');
+    const std::string value = eq == std::string::npos ? std::string() : word.substr(eq + 1);
+    if (StartsWith(word, "tls-domain=") || StartsWith(word, "ssldomain=")) {
+        peer.tlsDomain = value;
+        return TlsOption::Parsed;
+    }
+    std::string key;
+    if (word == "tls-default-ca")
+        return ParseTlsOutgoingOption(call, "cache_peer", "default-ca", "on", peer.tlsOptions);
+    if (StartsWith(word, "tls-") && eq != std::string::npos)
+        key = word.substr(4, eq - 4);
+    for (const auto& [alias, name] : SslAliases)
+        if (StartsWith(word, alias))
+            key = name;
+    if (key.empty())
+        return TlsOption::Unknown;
+    return ParseTlsOutgoingOption(call, "cache_peer", key, value, peer.tlsOptions);
+}
+
 /// One option word of a cache_peer line; false (after an error) when refused or bad.
 bool ParseOption(const DirectiveCall& call, const std::string& word, CachePeer& peer)
 {
@@ -169,14 +207,15 @@ bool ParseOption(const DirectiveCall& call, const std::string& word, CachePeer& 
             call.error("bad cache_peer option '" + word + "': use on, off or auto");
             return false;
         }
+    } else if (const auto tls = ParseTlsPeerOption(call, word, peer); tls != TlsOption::Unknown) {
+        return tls == TlsOption::Parsed;
     } else {
         for (const auto opt : NoEffectOptions)
             if (word == opt || (opt.back() == '=' && StartsWith(word, opt)))
                 return true;
         for (const auto& [opt, why] : RefusedOptions)
             if (word == opt || StartsWith(word, std::string(opt) + (opt.back() == '=' ? "" : "=")) ||
-                StartsWith(word, std::string(opt) + "-") || (opt == "ssl" && StartsWith(word, "ssl")) ||
-                (opt == "tls" && StartsWith(word, "tls"))) {
+                StartsWith(word, std::string(opt) + "-")) {
                 call.error("cache_peer option '" + word + "' is refused: " + why);
                 return false;
             }
@@ -228,6 +267,14 @@ void Config::Handlers::CachePeerHandler(DirectiveCall& call)
             return;
     if (peer.name.empty())
         peer.name = peer.host;
+    if (!peer.tls) {
+        for (size_t i = 4; i < args.size(); ++i)
+            if (StartsWith(args[i], "tls-") || StartsWith(args[i], "ssl")) {
+                call.warning("cache_peer " + peer.name + ": " + args[i] +
+                             " without tls: the connections to it are not encrypted");
+                break;
+            }
+    }
     if (peer.carpKey.isSet() && !peer.carp) {
         call.error("carp-key specified on non-carp peer " + peer.name);
         return;

@@ -285,23 +285,6 @@ struct ManagerPassword {
     std::vector<std::string> actions; ///< action names, or "all"
 };
 
-/// `tls_outgoing_options`: TLS to https:// origins (Tls::ClientOptions has
-/// the same fields, and the proxy copies them across; doc/tls.md)
-struct TlsOutgoingOptions {
-    std::string caFile;        ///< cafile=
-    std::string caPath;        ///< capath=
-    std::string certFile;      ///< cert=
-    std::string keyFile;       ///< key=
-    std::string cipher;        ///< cipher=
-    int minVersion = 0x0303;   ///< min-version= as OpenSSL's version number (TLS1_2_VERSION)
-    uint64_t setOptions = 0;   ///< options= bits set
-    uint64_t clearOptions = 0; ///< options= bits cleared (-NAME)
-    bool verifyPeer = true;    ///< not flags=DONT_VERIFY_PEER
-    bool verifyDomain = true;  ///< not flags=DONT_VERIFY_DOMAIN
-    bool defaultCa = true;     ///< default-ca=on, not flags=NO_DEFAULT_CA
-    bool sessionReuse = true;  ///< not flags=NO_SESSION_REUSE
-};
-
 struct Settings {
     std::vector<HttpPort> httpPorts;
 

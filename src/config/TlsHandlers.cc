@@ -177,55 +177,71 @@ bool ParseRuleAcls(DirectiveCall& call, std::vector<std::string> words, Acl::Acc
 
 } // namespace
 
+Config::Handlers::TlsOption Config::Handlers::ParseTlsOutgoingOption(const DirectiveCall& call,
+                                                                     const std::string& what,
+                                                                     const std::string& key,
+                                                                     const std::string& value,
+                                                                     TlsOutgoingOptions& out)
+{
+    std::string bad;
+    if (key == "cafile") {
+        out.caFile = call.lexer.resolve(value);
+    } else if (key == "capath") {
+        out.caPath = call.lexer.resolve(value);
+    } else if (key == "cert") {
+        out.certFile = call.lexer.resolve(value);
+    } else if (key == "key") {
+        out.keyFile = call.lexer.resolve(value);
+    } else if (key == "cipher") {
+        out.cipher = value;
+    } else if (key == "min-version") {
+        out.minVersion = ParseVersion(value);
+        if (!out.minVersion) {
+            call.error(what + ": unknown min-version '" + value + "': 1.0, 1.1, 1.2 or 1.3");
+            return TlsOption::Bad;
+        }
+    } else if (key == "options") {
+        if (!ParseOptions(value, out.setOptions, out.clearOptions, bad)) {
+            call.error(what + ": unknown TLS option '" + bad + "'");
+            return TlsOption::Bad;
+        }
+    } else if (key == "flags") {
+        if (!ParseFlags(value, out, bad)) {
+            call.error(what + ": unknown or unsupported flag '" + bad +
+                       "' (DONT_VERIFY_PEER, DONT_VERIFY_DOMAIN, NO_DEFAULT_CA, NO_SESSION_REUSE)");
+            return TlsOption::Bad;
+        }
+    } else if (key == "default-ca") {
+        if (value != "on" && value != "off") {
+            call.error(what + ": default-ca=" + value + ": on or off expected");
+            return TlsOption::Bad;
+        }
+        out.defaultCa = value == "on";
+    } else {
+        return TlsOption::Unknown;
+    }
+    return TlsOption::Parsed;
+}
+
 void Config::Handlers::TlsOutgoingOptionsHandler(DirectiveCall& call)
 {
     if (!NeedArgs(call, 1))
         return;
-    auto& out = call.settings.tlsOutgoing;
     for (size_t i = 1; i < call.line.words.size(); ++i) {
         const auto& word = call.line.words[i];
         const size_t eq = word.find('=');
-        const std::string key = word.substr(0, eq);
-        const std::string value = eq == std::string::npos ? std::string() : word.substr(eq + 1);
         if (eq == std::string::npos) {
             call.error("tls_outgoing_options: '" + word + "' is not KEY=VALUE");
             return;
         }
-        std::string bad;
-        if (key == "cafile") {
-            out.caFile = call.lexer.resolve(value);
-        } else if (key == "capath") {
-            out.caPath = call.lexer.resolve(value);
-        } else if (key == "cert") {
-            out.certFile = call.lexer.resolve(value);
-        } else if (key == "key") {
-            out.keyFile = call.lexer.resolve(value);
-        } else if (key == "cipher") {
-            out.cipher = value;
-        } else if (key == "min-version") {
-            out.minVersion = ParseVersion(value);
-            if (!out.minVersion) {
-                call.error("tls_outgoing_options: unknown min-version '" + value + "': 1.0, 1.1, 1.2 or 1.3");
-                return;
-            }
-        } else if (key == "options") {
-            if (!ParseOptions(value, out.setOptions, out.clearOptions, bad)) {
-                call.error("tls_outgoing_options: unknown TLS option '" + bad + "'");
-                return;
-            }
-        } else if (key == "flags") {
-            if (!ParseFlags(value, out, bad)) {
-                call.error("tls_outgoing_options: unknown or unsupported flag '" + bad +
-                           "' (DONT_VERIFY_PEER, DONT_VERIFY_DOMAIN, NO_DEFAULT_CA, NO_SESSION_REUSE)");
-                return;
-            }
-        } else if (key == "default-ca") {
-            if (value != "on" && value != "off") {
-                call.error("tls_outgoing_options: default-ca=" + value + ": on or off expected");
-                return;
-            }
-            out.defaultCa = value == "on";
-        } else {
+        const std::string key = word.substr(0, eq);
+        switch (ParseTlsOutgoingOption(call, "tls_outgoing_options", key, word.substr(eq + 1),
+                                       call.settings.tlsOutgoing)) {
+        case TlsOption::Parsed:
+            break;
+        case TlsOption::Bad:
+            return;
+        case TlsOption::Unknown:
             call.error(
                 "tls_outgoing_options: " + key +
                 "= is not implemented (cafile=, capath=, cert=, key=, cipher=, min-version=, options=, "

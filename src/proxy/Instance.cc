@@ -44,25 +44,6 @@ Errors::CatalogSources ErrorPageSources(const Config::Settings& settings)
     return sources;
 }
 
-/// tls_outgoing_options as the TLS part takes them
-Tls::ClientOptions TlsClientOptions(const Config::TlsOutgoingOptions& in)
-{
-    Tls::ClientOptions out;
-    out.caFile = in.caFile;
-    out.caPath = in.caPath;
-    out.certFile = in.certFile;
-    out.keyFile = in.keyFile;
-    out.cipher = in.cipher;
-    out.minVersion = in.minVersion;
-    out.setOptions = in.setOptions;
-    out.clearOptions = in.clearOptions;
-    out.verifyPeer = in.verifyPeer;
-    out.verifyDomain = in.verifyDomain;
-    out.defaultCa = in.defaultCa;
-    out.sessionReuse = in.sessionReuse;
-    return out;
-}
-
 } // namespace
 
 Proxy::Instance::Instance(Comm::Loop& loop)
@@ -124,7 +105,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
         forwarding_ = std::make_unique<Server::Context>(Server::Context{loop_, resolver_.get(), pool_});
     forwarding_->resolver = resolver_.get();
     std::string why;
-    if (auto tls = Tls::ClientContext::Make(TlsClientOptions(settings.tlsOutgoing), why)) {
+    if (auto tls = Tls::ClientContext::Make(Server::TlsClientOptions(settings.tlsOutgoing), why)) {
         forwarding_->tls = tls;
     } else {
         if (isStartup)
@@ -247,7 +228,13 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
     settings_ = std::move(settings);
     if (!peers_)
         peers_ = std::make_unique<Server::Peers>(loop_, resolver_.get());
-    peers_->configure(settings_);
+    try {
+        peers_->configure(settings_);
+    } catch (const std::exception& e) {
+        if (isStartup)
+            throw;
+        debugs(15, 0, "ERROR: " << e.what() << "; keeping the old cache_peer lines");
+    }
     forwarding_->peers = peers_.get();
     if (auto* icp = peers_->icpSocket())
         icp->setAnswerer(

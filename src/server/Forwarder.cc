@@ -238,7 +238,7 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
         connection_->setPeer(current_.peer);
     connection_->setUser(this);
     reused_ = false;
-    if (request_.tls && !current_.peer) {
+    if (current_.peer ? current_.peer->tls() != nullptr : request_.tls) {
         startHandshake();
         return;
     }
@@ -247,20 +247,25 @@ void Server::Forwarder::onDialed(Comm::Connector::Result&& result)
 
 void Server::Forwarder::startHandshake()
 {
-    if (!context_.tls) {
+    // to an https:// origin, or to a `cache_peer ... tls` (whose own
+    // options, name and sessions apply)
+    const Peer* peer = current_.peer.getRaw();
+    const auto& context = peer ? peer->tls() : context_.tls;
+    if (!context) {
         tlsFailure_ = Tls::HandshakeFailure("no TLS context");
         fail(Failure::SecureConnectFail, tlsFailure_.detail);
         return;
     }
     stage_ = Stage::Handshaking;
-    // the session cache's key: the origin, whatever address it resolved to
-    auto key = request_.host + ":" + std::to_string(request_.port);
-    connection_->startTls(std::make_unique<Tls::Connection>(context_.tls, connection_->fd(), request_.host,
-                                                            std::move(key), request_.allowCertError));
+    // the session cache's key: the origin or peer, whatever address it resolved to
+    const std::string& name = peer ? peer->tlsName() : request_.host;
+    auto key = peer ? "peer " + peer->name() : request_.host + ":" + std::to_string(request_.port);
+    connection_->startTls(std::make_unique<Tls::Connection>(context, connection_->fd(), name, std::move(key),
+                                                            request_.allowCertError));
     // connect_timeout bounds the handshake as it bounds the connect (Squid's
     // TLS negotiation timeout is what is left of it)
     timer_ = context_.loop.schedule(
-        limits_.connectTimeout,
+        peer ? peer->connectTimeout() : limits_.connectTimeout,
         [this] {
             tlsFailure_ = Tls::HandshakeFailure(std::strerror(ETIMEDOUT));
             fail(Failure::SecureConnectFail, "TLS handshake timed out", ETIMEDOUT);
@@ -284,8 +289,9 @@ void Server::Forwarder::continueHandshake()
     }
     timer_.cancel();
     debugs(83, 3,
-           "TLS with " << request_.host << ":" << request_.port << ": " << tls.version()
-                       << (tls.isResumed() ? ", session resumed" : ""));
+           "TLS with " << (current_.peer ? "cache_peer " + current_.peer->name() : request_.host) << ":"
+                       << (current_.peer ? current_.peer->config().httpPort : request_.port) << ": "
+                       << tls.version() << (tls.isResumed() ? ", session resumed" : ""));
     // bytes that came with the handshake's end (the reply, even) announce
     // themselves no more: onConnected() reads at once
     onConnected(true);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace {
 
@@ -72,6 +73,24 @@ const char* Server::HierarchyName(Hierarchy code, bool pingTimedOut)
         return "FIRST_PARENT_MISS";
     }
     return "HIER_NONE";
+}
+
+Tls::ClientOptions Server::TlsClientOptions(const Config::TlsOutgoingOptions& in)
+{
+    Tls::ClientOptions out;
+    out.caFile = in.caFile;
+    out.caPath = in.caPath;
+    out.certFile = in.certFile;
+    out.keyFile = in.keyFile;
+    out.cipher = in.cipher;
+    out.minVersion = in.minVersion;
+    out.setOptions = in.setOptions;
+    out.clearOptions = in.clearOptions;
+    out.verifyPeer = in.verifyPeer;
+    out.verifyDomain = in.verifyDomain;
+    out.defaultCa = in.defaultCa;
+    out.sessionReuse = in.sessionReuse;
+    return out;
 }
 
 uint32_t Server::CarpKeyHash(std::string_view key, uint32_t seed)
@@ -210,15 +229,25 @@ void Server::Peers::scheduleClearing()
 
 void Server::Peers::configure(const std::shared_ptr<const Config::Settings>& settings)
 {
+    // the TLS contexts first: a failure changes nothing
+    std::vector<Tls::ClientContextRef> contexts;
+    for (const auto& c : settings->cachePeers) {
+        std::string why;
+        contexts.push_back(c.tls ? Tls::ClientContext::Make(TlsClientOptions(c.tlsOptions), why) : nullptr);
+        if (c.tls && !contexts.back())
+            throw std::runtime_error("cache_peer " + c.name + ": " + why);
+    }
     settings_ = settings;
     release();
     carp_.clear();
     sourceHash_.clear();
     userHash_.clear();
-    for (const auto& c : settings->cachePeers) {
+    for (size_t i = 0; i < settings->cachePeers.size(); ++i) {
+        const auto& c = settings->cachePeers[i];
         peers_.push_back(MakeRef<Peer>(settings, c));
         Peer* p = peers_.back().getRaw();
         p->table_ = this;
+        p->tls_ = std::move(contexts[i]);
         if (c.icpPort != 0)
             p->icpAddress_ = Comm::Address::Parse(c.host, c.icpPort);
         if (c.carp)

@@ -38,6 +38,7 @@
 #include "comm/Loop.h"
 #include "config/Settings.h"
 #include "server/Icp.h"
+#include "tls/ClientContext.h"
 
 #include <cstdint>
 #include <functional>
@@ -71,6 +72,9 @@ enum class Hierarchy {
 /// before it when the ICP wait before the choice timed out
 const char* HierarchyName(Hierarchy code, bool pingTimedOut = false);
 
+/// the TLS client options of tls_outgoing_options or of a cache_peer's tls-KEY= options
+Tls::ClientOptions TlsClientOptions(const Config::TlsOutgoingOptions& in);
+
 /// One configured parent and what is known of it; see the file comment.
 class Peer : public RefCountable {
 public:
@@ -80,6 +84,13 @@ public:
 
     /// its cache_peer line
     const Config::CachePeer& config() const { return config_; }
+    /// the TLS context of connections to it (cache_peer ... tls), else null
+    const Tls::ClientContextRef& tls() const { return tls_; }
+    /// the name its certificate must have: tls-domain=, else its host
+    const std::string& tlsName() const
+    {
+        return config_.tlsDomain.empty() ? config_.host : config_.tlsDomain;
+    }
     /// name=, else its host
     const std::string& name() const { return config_.name; }
     /// whether it is a sibling (it only gets requests it said ICP_HIT to)
@@ -110,6 +121,7 @@ private:
     friend class Peers;
     std::shared_ptr<const Config::Settings> settings_; ///< keeps config_ alive
     const Config::CachePeer& config_;
+    Tls::ClientContextRef tls_;              ///< see tls()
     unsigned tcpUp_;                         ///< connects that may still fail before it is dead
     uint64_t rrCount_ = 0;                   ///< round-robin and weighted-round-robin count
     uint32_t nameHash_ = 0;                  ///< CARP/sourcehash/userhash hash of its name
@@ -206,7 +218,9 @@ public:
     Peers& operator=(const Peers&) = delete;
 
     /// takes the peers and direct rules of a new configuration (all state
-    /// restarts, as in Squid), and opens, keeps or closes the icp_port socket
+    /// restarts, as in Squid), and opens, keeps or closes the icp_port
+    /// socket; throws, changing nothing, when the TLS context of a
+    /// `cache_peer ... tls` cannot be made (a CA file that cannot be read...)
     void configure(const std::shared_ptr<const Config::Settings>& settings);
     /// whether selection can say something other than "direct"
     bool isActive() const { return !peers_.empty() || (settings_ && settings_->neverDirect.size() != 0); }
