@@ -1,0 +1,82 @@
+#!/bin/sh
+# cache_replacement_policy picks what a cache_dir evicts past cache_swap_high:
+# in a 1 MB cache_dir, nine 100 KB objects are stored (o2 first, then o1,
+# o3 ... o9), o1 is hit three times, then each of the others once; a tenth
+# object passes cache_swap_high and one object is evicted (one RELEASE line
+# in cache_store_log). With lru (the default) and heap LRU it is o1, the
+# least recently used though the most used (not o2, stored first: the hits
+# count), and a request for it is a miss; with heap LFUDA o1 stays (a hit)
+# and the victim is the newcomer, used once; heap GDSF, with files of one
+# size, evicts as LFUDA. mgr:storedir names the policy.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/cache/helpers.sh"
+cuttle_setup
+. "$top_srcdir/test-suite/disk/helpers.sh"
+DIRLINE="cache_dir ufs $T/cache 1 4 4"
+disk_setup
+
+# swapouts : the number of SWAPOUT lines in store.log
+swapouts() { grep -c ' SWAPOUT ' "$T/store.log" 2> /dev/null; }
+has_swapouts() { [ "$(swapouts)" -ge "$1" ]; }
+has_release() { grep -q ' RELEASE ' "$T/store.log" 2> /dev/null; }
+# file_of ID : the file number of /s/ID's SWAPOUT line
+file_of() { grep ' SWAPOUT ' "$T/store.log" | awk -v u="$(url "$1")" '$NF == u {print $4}'; }
+# evicted : the object (ID) whose file the RELEASE line names
+evicted() {
+    local file id
+    file=$(grep ' RELEASE ' "$T/store.log" | awk '{print $4}')
+    for id in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
+        [ "$(file_of "$id")" = "$file" ] && echo "$id"
+    done
+}
+
+# run POLICY SURVIVOR_CODE VICTIM : the scenario above under POLICY ("" for
+# no cache_replacement_policy line): VICTIM is evicted, and the next request
+# for o1 is logged SURVIVOR_CODE
+run() {
+    local policy=$1 code=$2 victim=$3 i n
+    cache_stop
+    rm -rf "$T/cache" "$T/store.log"
+    "$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
+    : > "$T/access.log"
+    : > "$T/cache.log"
+    set --
+    [ -z "$policy" ] || set -- "cache_replacement_policy $policy"
+    cache_start "$@" "$DIRLINE" "maximum_object_size_in_memory 8 KB" "cache_store_log $T/store.log"
+    wait_until 20 is_rebuilt || fail "$policy: the cache_dir's index was not rebuilt"
+    mark
+    n=0
+    for i in 2 1 3 4 5 6 7 8 9; do
+        script "o$i" "cc=max-age=600&s=100000"
+        get "o$i"
+        n=$((n + 1))
+        wait_until 20 has_swapouts "$n" || fail "$policy: o$i was not stored: $(tail -n 3 "$T/cache.log")"
+    done
+    has_release && bad "${policy:-lru}: an object was evicted before the cache_dir was full"
+    for i in 1 1 1 2 3 4 5 6 7 8 9; do
+        get "o$i"
+    done
+    for i in 1 2 3 4 5 6 7 8 9; do
+        expect "${policy:-lru}: o$i hit" "$(log_codes "o$i" 2 | cut -d' ' -f2)" TCP_HIT/200
+    done
+    script o10 "cc=max-age=600&s=100000"
+    get o10
+    wait_until 20 has_swapouts 10 || fail "${policy:-lru}: o10 was not stored"
+    wait_until 10 has_release || bad "${policy:-lru}: nothing was evicted past cache_swap_high"
+    expect "${policy:-lru}: RELEASE lines" "$(grep -c ' RELEASE ' "$T/store.log")" 1
+    expect "${policy:-lru}: the object evicted" "$(evicted)" "$victim"
+    get o1
+    expect "${policy:-lru}: o1 after the eviction" "$(log_code o1 5)" "$code"
+    mgrbody=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir")
+    expect_match "${policy:-lru}: mgr:storedir" "$mgrbody" "^Removal policy: ${policy:-lru}\$"
+    pass_if_ok "cache_replacement_policy ${policy:-(none: lru)}: $victim is evicted, o1 is then a $code"
+}
+
+run "" TCP_MISS/200 o1
+run lru TCP_MISS/200 o1
+run "heap LFUDA" TCP_HIT/200 o10
+run "heap GDSF" TCP_HIT/200 o10
+run "heap LRU" TCP_MISS/200 o1
+
+cache_stop
+checks_done
