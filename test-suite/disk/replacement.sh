@@ -7,7 +7,8 @@
 # least recently used though the most used (not o2, stored first: the hits
 # count), and a request for it is a miss; with heap LFUDA o1 stays (a hit)
 # and the victim is the newcomer, used once; heap GDSF, with files of one
-# size, evicts as LFUDA. mgr:storedir names the policy.
+# size, evicts as LFUDA. mgr:storedir names the policy. As in Squid, the
+# policy is read at start: a reconfigure that changes it warns and keeps it.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -29,6 +30,9 @@ evicted() {
         [ "$(file_of "$id")" = "$file" ] && echo "$id"
     done
 }
+
+# storedir : the mgr:storedir page
+storedir() { curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir"; }
 
 # run POLICY SURVIVOR_CODE VICTIM : the scenario above under POLICY ("" for
 # no cache_replacement_policy line): VICTIM is evicted, and the next request
@@ -67,8 +71,7 @@ run() {
     expect "${policy:-lru}: the object evicted" "$(evicted)" "$victim"
     get o1
     expect "${policy:-lru}: o1 after the eviction" "$(log_code o1 5)" "$code"
-    mgrbody=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir")
-    expect_match "${policy:-lru}: mgr:storedir" "$mgrbody" "^Removal policy: ${policy:-lru}\$"
+    expect_match "${policy:-lru}: mgr:storedir" "$(storedir)" "^Removal policy: ${policy:-lru}\$"
     pass_if_ok "cache_replacement_policy ${policy:-(none: lru)}: $victim is evicted, o1 is then a $code"
 }
 
@@ -77,6 +80,15 @@ run lru TCP_MISS/200 o1
 run "heap LFUDA" TCP_HIT/200 o10
 run "heap GDSF" TCP_HIT/200 o10
 run "heap LRU" TCP_MISS/200 o1
+
+mark
+sed -i 's/^cache_replacement_policy heap LRU$/cache_replacement_policy heap LFUDA/' "$T/squid.conf"
+grep -q '^cache_replacement_policy heap LFUDA$' "$T/squid.conf" || fail "squid.conf was not changed"
+kill -HUP "$CUTTLE_PID"
+said_next_start() { grep -q 'cache_replacement_policy changes take effect at the next start' "$T/cache.log"; }
+wait_until 10 said_next_start || bad "no warning after a reconfigure that changes cache_replacement_policy"
+expect_match "after the reconfigure: mgr:storedir" "$(storedir)" '^Removal policy: heap LRU$'
+pass_if_ok "a reconfigure that changes cache_replacement_policy warns and keeps the policy until the next start"
 
 cache_stop
 checks_done
