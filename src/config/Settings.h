@@ -189,12 +189,12 @@ struct CacheDir {
     std::optional<uint64_t> maxSize; ///< max-size=: larger objects are not stored here; none: no limit
     bool noStore = false;            ///< no-store (or Squid's older read-only): hits only, nothing stored
     uint64_t slotSize = 16384;       ///< rock's slot-size=, bytes (accepted; see its documentation)
-    /// the cache_replacement_policy in force where the line is (Squid: the
+    unsigned swapTimeoutMs = 0;      ///< rock's swap-timeout=, ms (accepted; see its documentation)
+    unsigned maxSwapRate = 0;        ///< rock's max-swap-rate=, swaps/s (accepted; see its documentation)
+    std::string origin;              ///< "FILE:LINE" of the line, for start-up messages
+    /// the cache_replacement_policy in force at the line (as in Squid, a
     /// policy applies to the cache_dir lines below it)
     ReplacementPolicy policy = ReplacementPolicy::Lru;
-    unsigned swapTimeoutMs = 0; ///< rock's swap-timeout=, ms (accepted; see its documentation)
-    unsigned maxSwapRate = 0;   ///< rock's max-swap-rate=, swaps/s (accepted; see its documentation)
-    std::string origin;         ///< "FILE:LINE" of the line, for start-up messages
 };
 
 /// `store_dir_select_algorithm` values.
@@ -341,8 +341,8 @@ struct Settings {
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy
-    ReplacementPolicy cacheReplacementPolicy =
-        ReplacementPolicy::Lru;               ///< cache_replacement_policy (last line)
+    /// cache_replacement_policy: the last line's (each CacheDir keeps the one above it)
+    ReplacementPolicy cacheReplacementPolicy = ReplacementPolicy::Lru;
     Acl::AccessList cacheAccess;              ///< `cache` rules in order; no rule: everything may be cached
     Acl::AccessList sendHit;                  ///< `send_hit` rules in order; no rule: every hit may be served
     bool collapsedForwarding = false;         ///< collapsed_forwarding

@@ -57,8 +57,7 @@ Disk::Index::~Index()
 
 size_t Disk::Index::HashOf(std::string_view key)
 {
-    const uint64_t h = std::hash<std::string_view>{}(key);
-    return size_t(h ^ (h >> 32));
+    return std::hash<std::string_view>{}(key);
 }
 
 Disk::Index::RecordPtr* Disk::Index::slotOf(std::string_view key) const

@@ -55,7 +55,8 @@
 /// each add() and touch(), so the order does not depend on the wall clock.
 ///
 /// Ownership: the policy never owns a node; the owner (Store::Index,
-/// Disk::Index) removes a node before freeing it. A node is in at most one policy at a time.
+/// Disk::Index) removes a node before freeing it. A node is in at most one
+/// policy at a time.
 ///
 /// Threading: no lock; the owner serialises calls (see Store::Index).
 
