@@ -340,7 +340,7 @@ const std::vector<Directive> Table = {
      "memory_replacement_policy, with a disk object's file size for heap GDSF. As in Squid, a line applies "
      "to the cache_dir lines below it (a cache_dir above every line uses lru), and a changed policy takes "
      "effect at the next start. A hit on a disk object counts as a reference; after a start, each "
-     "cache_dir's order is the order its files were found in, every object with one reference.",
+     "cache_dir's order is the order its objects were stored in, every object with one reference.",
      ReplacementPolicyHandler<&Settings::cacheReplacementPolicy>, false},
     {"cache_dir", "TYPE DIR MBYTES [L1 L2] [OPTION...]", nullptr, nullptr, "cacheDirs",
      "A disk cache directory of MBYTES megabytes. The types ufs, aufs and diskd take L1 and L2, the counts "

@@ -180,6 +180,7 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
                             << " temporary or torn files");
     if (--dir.scanning)
         return;
+    dir.index.orderByFileNumber(); // the scans' order is no order of use (doc/design.md "Rebuild")
     debugs(47, 1,
            "cache_dir " << dir.config.path << ": rebuilt its index: " << dir.index.objectCount()
                         << " objects, " << dir.index.diskBytes() / 1024 << " KB");

@@ -5,11 +5,14 @@
 
 #include "cuttle.h"
 #include "disk/Index.h"
+#include "base/TextException.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <new>
+#include <vector>
 
 struct Disk::Index::Record {
     RecordPtr next;                     ///< the next record of the bucket
@@ -142,6 +145,24 @@ std::optional<Disk::Location> Disk::Index::evict()
     if (!victim)
         return std::nullopt;
     return take(slotOf(victim->key()));
+}
+
+void Disk::Index::orderByFileNumber()
+{
+    std::vector<Record*> records;
+    records.reserve(objects_);
+    for (size_t i = 0; i < bucketCount_; ++i) {
+        for (Record* record = buckets_[i].get(); record; record = record->next.get())
+            records.push_back(record);
+    }
+    std::sort(records.begin(), records.end(),
+              [](const Record* a, const Record* b) { return a->fileNumber < b->fileNumber; });
+    // the old policy only points at the records: dropping it unlinks nothing that lives on
+    auto fresh = Store::MakePolicy<Record>(policy_->name());
+    Must(fresh);
+    policy_ = std::move(fresh);
+    for (Record* record : records)
+        policy_->add(*record);
 }
 
 void Disk::Index::rehash(size_t bucketCount)

@@ -84,6 +84,11 @@ public:
     std::optional<Location> evict();
     /// the squid.conf words of the policy ("lru", "heap GDSF", ...)
     std::string_view policyName() const { return policy_->name(); }
+    /// Starts the policy's order again from the file numbers: every object
+    /// enters a new policy of the same kind, the lowest number (stored
+    /// first) as the least recently used, keeping its reference count (the
+    /// order after a rebuild, whose scans report the files in no useful order).
+    void orderByFileNumber();
 
     /// objects stored
     size_t objectCount() const { return objects_; }

@@ -9,6 +9,8 @@
 # and the victim is the newcomer, used once; heap GDSF, with files of one
 # size, evicts as LFUDA. mgr:storedir names the policy. As in Squid, the
 # policy is read at start: a reconfigure that changes it warns and keeps it.
+# After a restart the order starts from the order of storing: with lru the
+# first object stored goes first, whatever order the scan finds the files in.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -89,6 +91,32 @@ said_next_start() { grep -q 'cache_replacement_policy changes take effect at the
 wait_until 10 said_next_start || bad "no warning after a reconfigure that changes cache_replacement_policy"
 expect_match "after the reconfigure: mgr:storedir" "$(storedir)" '^Removal policy: heap LRU$'
 pass_if_ok "a reconfigure that changes cache_replacement_policy warns and keeps the policy until the next start"
+
+mark
+cache_stop
+rm -rf "$T/cache" "$T/store.log"
+"$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
+: > "$T/cache.log"
+set -- "$DIRLINE" "maximum_object_size_in_memory 8 KB" "cache_store_log $T/store.log"
+cache_start "$@"
+wait_until 20 is_rebuilt || fail "restart: the cache_dir's index was not rebuilt"
+n=0
+for i in 5 3 8 1 9 2 7 4 6; do
+    script "o$i" "cc=max-age=600&s=100000"
+    get "o$i"
+    n=$((n + 1))
+    wait_until 20 has_swapouts "$n" || fail "restart: o$i was not stored"
+done
+cache_stop
+: > "$T/cache.log"
+cache_start "$@"
+wait_until 20 is_rebuilt || fail "restart: the cache_dir's index was not rebuilt after the restart"
+script o10 "cc=max-age=600&s=100000"
+get o10
+wait_until 20 has_swapouts 10 || fail "restart: o10 was not stored"
+wait_until 10 has_release || bad "restart: nothing was evicted past cache_swap_high"
+expect "restart: the object evicted" "$(evicted)" o5
+pass_if_ok "after a restart, lru evicts the object stored first"
 
 cache_stop
 checks_done

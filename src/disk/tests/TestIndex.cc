@@ -56,6 +56,7 @@ class TestIndex : public CppUnit::TestFixture {
     CPPUNIT_TEST(lfudaAgesOutOldFavourites);
     CPPUNIT_TEST(gdsfKeepsSmallObjects);
     CPPUNIT_TEST(erasedObjectsLeaveThePolicy);
+    CPPUNIT_TEST(rebuiltOrderFollowsFileNumbers);
     CPPUNIT_TEST(diskBytesCountWholeBlocks);
     CPPUNIT_TEST(bytesPerObject);
     CPPUNIT_TEST_SUITE_END();
@@ -208,6 +209,30 @@ public:
             CPPUNIT_ASSERT_EQUAL(size_t(0), index.objectCount());
             CPPUNIT_ASSERT_EQUAL(uint64_t(0), index.diskBytes());
         }
+    }
+
+    /// after a rebuild the order starts from the file numbers (the order of
+    /// storing), each object keeping its reference count
+    void rebuiltOrderFollowsFileNumbers()
+    {
+        for (const auto kind : {Store::PolicyKind::Lru, Store::PolicyKind::HeapLru}) {
+            Disk::Index index(kind);
+            for (const uint32_t file : {5, 2, 9, 1, 7}) // as the scans report them
+                index.insert(Key(file), At(file));
+            index.touch(Key(1));
+            index.orderByFileNumber();
+            CPPUNIT_ASSERT_EQUAL(std::string(Store::PolicyKind::Lru == kind ? "lru" : "heap LRU"),
+                                 std::string(index.policyName()));
+            CPPUNIT_ASSERT_EQUAL(size_t(5), index.objectCount());
+            CPPUNIT_ASSERT_MESSAGE(std::string(index.policyName()),
+                                   (EvictionOrder(index) == std::vector<uint32_t>{1, 2, 5, 7, 9}));
+        }
+        Disk::Index lfuda(Store::PolicyKind::HeapLfuda);
+        for (const uint32_t file : {5, 2, 9, 1, 7})
+            lfuda.insert(Key(file), At(file));
+        lfuda.touch(Key(1)); // two uses: it stays longest
+        lfuda.orderByFileNumber();
+        CPPUNIT_ASSERT((EvictionOrder(lfuda) == std::vector<uint32_t>{2, 5, 7, 9, 1}));
     }
 
     /// the budget: RAM per object on disk <= 100 bytes beyond its key,
