@@ -27,7 +27,9 @@
 ///                        thread (Disk::RewriteHead(); the body is not rewritten)
 ///     at start           each cache_dir's index is rebuilt by ScanJobs on the
 ///                        I/O threads (Disk/Rebuild.h); until its scans end, a
-///                        cache_dir stores nothing and finds what is scanned so far
+///                        cache_dir stores nothing and finds what is scanned so far;
+///                        then its policy's order starts from the order of storing
+///                        (Index::orderByFileNumber())
 ///
 /// A full disk (ENOSPC, EDQUOT) stops storing in that cache_dir, said once
 /// in cache.log; hits go on.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <utility>
 #include <vector>
 
 struct Disk::Index::Record {
@@ -149,19 +150,19 @@ std::optional<Disk::Location> Disk::Index::evict()
 
 void Disk::Index::orderByFileNumber()
 {
-    std::vector<Record*> records;
+    // the file numbers beside the pointers: the sort reads no record
+    std::vector<std::pair<uint32_t, Record*>> records;
     records.reserve(objects_);
     for (size_t i = 0; i < bucketCount_; ++i) {
         for (Record* record = buckets_[i].get(); record; record = record->next.get())
-            records.push_back(record);
+            records.emplace_back(record->fileNumber, record);
     }
-    std::sort(records.begin(), records.end(),
-              [](const Record* a, const Record* b) { return a->fileNumber < b->fileNumber; });
+    std::sort(records.begin(), records.end());
     // the old policy only points at the records: dropping it unlinks nothing that lives on
     auto fresh = Store::MakePolicy<Record>(policy_->name());
     Must(fresh);
     policy_ = std::move(fresh);
-    for (Record* record : records)
+    for (const auto& [fileNumber, record] : records)
         policy_->add(*record);
 }
 
