@@ -19,7 +19,7 @@ DIRLINE="cache_dir ufs $T/cache 1 4 4"
 disk_setup
 
 # swapouts : the number of SWAPOUT lines in store.log
-swapouts() { grep -c ' SWAPOUT ' "$T/store.log" 2> /dev/null; }
+swapouts() { cat "$T/store.log" 2> /dev/null | grep -c ' SWAPOUT '; }
 has_swapouts() { [ "$(swapouts)" -ge "$1" ]; }
 has_release() { grep -q ' RELEASE ' "$T/store.log" 2> /dev/null; }
 # file_of ID : the file number of /s/ID's SWAPOUT line
@@ -32,32 +32,45 @@ evicted() {
         [ "$(file_of "$id")" = "$file" ] && echo "$id"
     done
 }
-
 # storedir : the mgr:storedir page
 storedir() { curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir"; }
+
+# proxy_start LINE... : the proxy with these lines, then the cache_dir (objects
+# go to disk only) and the store log; waits until the index is rebuilt
+proxy_start() {
+    : > "$T/cache.log"
+    cache_start "$@" "$DIRLINE" "maximum_object_size_in_memory 8 KB" "cache_store_log $T/store.log"
+    wait_until 20 is_rebuilt || fail "the cache_dir's index was not rebuilt"
+}
+# fresh_start LINE... : proxy_start with an empty cache_dir and logs
+fresh_start() {
+    cache_stop
+    rm -rf "$T/cache" "$T/store.log"
+    "$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
+    : > "$T/access.log"
+    proxy_start "$@"
+}
+# store ID... : fetches each 100 KB object once, in order, each stored before the next
+store() {
+    local id n
+    for id in "$@"; do
+        n=$(($(swapouts) + 1))
+        script "$id" "cc=max-age=600&s=100000"
+        get "$id"
+        wait_until 20 has_swapouts "$n" || fail "$id was not stored: $(tail -n 3 "$T/cache.log")"
+    done
+}
 
 # run POLICY SURVIVOR_CODE VICTIM : the scenario above under POLICY ("" for
 # no cache_replacement_policy line): VICTIM is evicted, and the next request
 # for o1 is logged SURVIVOR_CODE
 run() {
-    local policy=$1 code=$2 victim=$3 i n
-    cache_stop
-    rm -rf "$T/cache" "$T/store.log"
-    "$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
-    : > "$T/access.log"
-    : > "$T/cache.log"
+    local policy=$1 code=$2 victim=$3 i
     set --
     [ -z "$policy" ] || set -- "cache_replacement_policy $policy"
-    cache_start "$@" "$DIRLINE" "maximum_object_size_in_memory 8 KB" "cache_store_log $T/store.log"
-    wait_until 20 is_rebuilt || fail "$policy: the cache_dir's index was not rebuilt"
+    fresh_start "$@"
     mark
-    n=0
-    for i in 2 1 3 4 5 6 7 8 9; do
-        script "o$i" "cc=max-age=600&s=100000"
-        get "o$i"
-        n=$((n + 1))
-        wait_until 20 has_swapouts "$n" || fail "$policy: o$i was not stored: $(tail -n 3 "$T/cache.log")"
-    done
+    store o2 o1 o3 o4 o5 o6 o7 o8 o9
     has_release && bad "${policy:-lru}: an object was evicted before the cache_dir was full"
     for i in 1 1 1 2 3 4 5 6 7 8 9; do
         get "o$i"
@@ -65,9 +78,7 @@ run() {
     for i in 1 2 3 4 5 6 7 8 9; do
         expect "${policy:-lru}: o$i hit" "$(log_codes "o$i" 2 | cut -d' ' -f2)" TCP_HIT/200
     done
-    script o10 "cc=max-age=600&s=100000"
-    get o10
-    wait_until 20 has_swapouts 10 || fail "${policy:-lru}: o10 was not stored"
+    store o10
     wait_until 10 has_release || bad "${policy:-lru}: nothing was evicted past cache_swap_high"
     expect "${policy:-lru}: RELEASE lines" "$(grep -c ' RELEASE ' "$T/store.log")" 1
     expect "${policy:-lru}: the object evicted" "$(evicted)" "$victim"
@@ -93,27 +104,10 @@ expect_match "after the reconfigure: mgr:storedir" "$(storedir)" '^Removal polic
 pass_if_ok "a reconfigure that changes cache_replacement_policy warns and keeps the policy until the next start"
 
 mark
-cache_stop
-rm -rf "$T/cache" "$T/store.log"
-"$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
-: > "$T/cache.log"
-set -- "$DIRLINE" "maximum_object_size_in_memory 8 KB" "cache_store_log $T/store.log"
-cache_start "$@"
-wait_until 20 is_rebuilt || fail "restart: the cache_dir's index was not rebuilt"
-n=0
-for i in 5 3 8 1 9 2 7 4 6; do
-    script "o$i" "cc=max-age=600&s=100000"
-    get "o$i"
-    n=$((n + 1))
-    wait_until 20 has_swapouts "$n" || fail "restart: o$i was not stored"
-done
-cache_stop
-: > "$T/cache.log"
-cache_start "$@"
-wait_until 20 is_rebuilt || fail "restart: the cache_dir's index was not rebuilt after the restart"
-script o10 "cc=max-age=600&s=100000"
-get o10
-wait_until 20 has_swapouts 10 || fail "restart: o10 was not stored"
+fresh_start
+store o5 o3 o8 o1 o9 o2 o7 o4 o6
+proxy_start
+store o10
 wait_until 10 has_release || bad "restart: nothing was evicted past cache_swap_high"
 expect "restart: the object evicted" "$(evicted)" o5
 pass_if_ok "after a restart, lru evicts the object stored first"
