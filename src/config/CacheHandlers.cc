@@ -142,37 +142,36 @@ void Config::Handlers::RefreshPatternHandler(DirectiveCall& call)
 
 /// `lru | heap GDSF | heap LFUDA | heap LRU`, as Squid's createRemovalPolicy
 /// reads them (`heap` alone is heap LRU, with a note, as in Squid).
-void Config::Handlers::MemoryReplacementPolicyHandler(DirectiveCall& call)
+void Config::Handlers::ParseReplacementPolicy(DirectiveCall& call, ReplacementPolicy& policy)
 {
     if (!NeedArgs(call, 1))
         return;
     const auto& w = call.line.words;
     if (w[1] == "lru") {
         WarnExtra(call, 2);
-        call.settings.memoryReplacementPolicy = ReplacementPolicy::Lru;
+        policy = ReplacementPolicy::Lru;
         return;
     }
     if (w[1] != "heap") {
-        call.error("unknown memory_replacement_policy '" + w[1] +
-                   "': use lru, heap GDSF, heap LFUDA or heap LRU");
+        call.error("unknown " + w[0] + " '" + w[1] + "': use lru, heap GDSF, heap LFUDA or heap LRU");
         return;
     }
     if (w.size() < 3) {
-        call.warning("memory_replacement_policy heap names no key: using heap LRU, as Squid does");
-        call.settings.memoryReplacementPolicy = ReplacementPolicy::HeapLru;
+        call.warning(w[0] + " heap names no key: using heap LRU, as Squid does");
+        policy = ReplacementPolicy::HeapLru;
         return;
     }
     static const std::pair<const char*, ReplacementPolicy> keys[] = {{"GDSF", ReplacementPolicy::HeapGdsf},
                                                                      {"LFUDA", ReplacementPolicy::HeapLfuda},
                                                                      {"LRU", ReplacementPolicy::HeapLru}};
-    for (const auto& [key, policy] : keys) {
+    for (const auto& [key, kind] : keys) {
         if (w[2] == key) {
             WarnExtra(call, 3);
-            call.settings.memoryReplacementPolicy = policy;
+            policy = kind;
             return;
         }
     }
-    call.error("unknown memory_replacement_policy heap key '" + w[2] + "': use GDSF, LFUDA or LRU");
+    call.error("unknown " + w[0] + " heap key '" + w[2] + "': use GDSF, LFUDA or LRU");
 }
 
 namespace {

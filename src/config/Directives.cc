@@ -335,6 +335,14 @@ const std::vector<Directive> Table = {
      "max-size= lowers it for that directory. Replies whose Content-Length is larger are not stored; a "
      "body of unknown length stops being stored the moment it passes the limit, and streams on.",
      SizeHandler<&Settings::maximumObjectSize>, false},
+    {"cache_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
+     "cacheReplacementPolicy",
+     "Which objects a cache_dir evicts first when it passes cache_swap_high: the same policies as "
+     "memory_replacement_policy, with a disk object's file size for heap GDSF. As in Squid, a line applies "
+     "to the cache_dir lines below it (a cache_dir above every line uses lru), and a changed policy takes "
+     "effect at the next start. A hit on a disk object counts as a reference; after a start, each "
+     "cache_dir's order is the order its objects were stored in, every object with one reference.",
+     ReplacementPolicyHandler<&Settings::cacheReplacementPolicy>, false},
     {"cache_dir", "TYPE DIR MBYTES [L1 L2] [OPTION...]", nullptr, nullptr, "cacheDirs",
      "A disk cache directory of MBYTES megabytes. The types ufs, aufs and diskd take L1 and L2, the counts "
      "of first- and second-level directories (1 to 256 each), as Squid does; rock takes none (cuttle lays "
@@ -355,8 +363,8 @@ const std::vector<Directive> Table = {
      "the one with the most free space; round-robin, each in turn.",
      StoreDirSelectHandler, false},
     {"cache_swap_low", "PERCENT", "90", nullptr, "cacheSwapLow",
-     "When a cache_dir is fuller than cache_swap_high percent of its MBYTES, objects are removed, least "
-     "recently used first, until it is below cache_swap_low percent.",
+     "When a cache_dir is fuller than cache_swap_high percent of its MBYTES, objects are removed, in the "
+     "order of its cache_replacement_policy, until it is below cache_swap_low percent.",
      CacheSwapHandler, false},
     {"cache_swap_high", "PERCENT", "95", nullptr, "cacheSwapHigh",
      "The use of a cache_dir, in percent of its MBYTES, past which objects are evicted; see cache_swap_low.",
@@ -376,7 +384,7 @@ const std::vector<Directive> Table = {
      "better "
      "byte hit rate; heap LRU, least recently used kept in a heap. `heap` alone is heap LRU, with a warning, "
      "as in Squid; the key names are case-sensitive.",
-     MemoryReplacementPolicyHandler, false},
+     ReplacementPolicyHandler<&Settings::memoryReplacementPolicy>, false},
     {"cache", "allow|deny [!]ACL...", nullptr, nullptr, "cacheAccess",
      "Requests that these rules deny are neither answered from the cache nor stored in it; other "
      "transactions and objects already cached are not affected. The rules read as http_access rules do: the "

@@ -171,6 +171,7 @@ void Config::Handlers::CacheDirHandler(DirectiveCall& call)
         }
     }
     dir.origin = call.line.file + ":" + std::to_string(call.line.line);
+    dir.policy = call.settings.cacheReplacementPolicy;
     call.settings.cacheDirs.push_back(std::move(dir));
 }
 

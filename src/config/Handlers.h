@@ -268,7 +268,14 @@ void HeaderRulesHandler(DirectiveCall& call)
 }
 
 void RefreshPatternHandler(DirectiveCall& call);
-void MemoryReplacementPolicyHandler(DirectiveCall& call);
+/// `lru | heap GDSF | heap LFUDA | heap LRU` into policy (CacheHandlers.cc)
+void ParseReplacementPolicy(DirectiveCall& call, ReplacementPolicy& policy);
+/// memory_replacement_policy and cache_replacement_policy
+template <ReplacementPolicy Settings::*Field>
+void ReplacementPolicyHandler(DirectiveCall& call)
+{
+    ParseReplacementPolicy(call, call.settings.*Field);
+}
 /// `cache_dir TYPE DIR MBYTES [L1 L2] [OPTION...]` (DiskHandlers.cc)
 void CacheDirHandler(DirectiveCall& call);
 /// `store_dir_select_algorithm least-load|round-robin`

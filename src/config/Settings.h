@@ -191,7 +191,8 @@ struct RefreshPattern {
     bool matches(const std::string& url) const { return !regex || regex->matches(url); }
 };
 
-/// `memory_replacement_policy` values (Squid's names: lru, heap GDSF, heap LFUDA, heap LRU).
+/// `memory_replacement_policy` and `cache_replacement_policy` values (Squid's
+/// names: lru, heap GDSF, heap LFUDA, heap LRU).
 enum class ReplacementPolicy { Lru, HeapGdsf, HeapLfuda, HeapLru };
 
 /// One `cache_dir TYPE DIR MBYTES [L1 L2] [OPTION...]` line. Every type
@@ -210,6 +211,9 @@ struct CacheDir {
     unsigned swapTimeoutMs = 0;      ///< rock's swap-timeout=, ms (accepted; see its documentation)
     unsigned maxSwapRate = 0;        ///< rock's max-swap-rate=, swaps/s (accepted; see its documentation)
     std::string origin;              ///< "FILE:LINE" of the line, for start-up messages
+    /// the cache_replacement_policy in force at the line (as in Squid, a
+    /// policy applies to the cache_dir lines below it)
+    ReplacementPolicy policy = ReplacementPolicy::Lru;
 };
 
 /// `store_dir_select_algorithm` values.
@@ -339,6 +343,8 @@ struct Settings {
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy
+    /// cache_replacement_policy: the last line's (each CacheDir keeps the one above it)
+    ReplacementPolicy cacheReplacementPolicy = ReplacementPolicy::Lru;
     Acl::AccessList cacheAccess;              ///< `cache` rules in order; no rule: everything may be cached
     Acl::AccessList sendHit;                  ///< `send_hit` rules in order; no rule: every hit may be served
     bool collapsedForwarding = false;         ///< collapsed_forwarding

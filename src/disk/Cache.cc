@@ -114,7 +114,26 @@ private:
     bool failed_ = false;
 };
 
+/// the kind of Store policy a cache_dir's cache_replacement_policy names
+Store::PolicyKind KindOf(Config::ReplacementPolicy policy)
+{
+    switch (policy) {
+    case Config::ReplacementPolicy::HeapGdsf:
+        return Store::PolicyKind::HeapGdsf;
+    case Config::ReplacementPolicy::HeapLfuda:
+        return Store::PolicyKind::HeapLfuda;
+    case Config::ReplacementPolicy::HeapLru:
+        return Store::PolicyKind::HeapLru;
+    case Config::ReplacementPolicy::Lru:
+        break;
+    }
+    return Store::PolicyKind::Lru;
+}
+
 } // namespace
+
+Disk::Cache::Dir::Dir(const Config::CacheDir& line) : config(line), layout(line), index(KindOf(line.policy))
+{}
 
 Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads)
     : loop_(loop),
@@ -161,6 +180,7 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
                             << " temporary or torn files");
     if (--dir.scanning)
         return;
+    dir.index.orderByFileNumber(); // the scans' order is no order of use (doc/design.md "Rebuild")
     debugs(47, 1,
            "cache_dir " << dir.config.path << ": rebuilt its index: " << dir.index.objectCount()
                         << " objects, " << dir.index.diskBytes() / 1024 << " KB");
@@ -327,13 +347,13 @@ void Disk::Cache::evict(Dir& dir)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
     while (dir.index.diskBytes() > low) {
-        const std::string key(dir.index.oldestKey());
+        const std::string key(dir.index.victimKey());
         forgetVariant(key);
-        const auto oldest = dir.index.popOldest();
-        if (!oldest)
+        const auto evicted = dir.index.evict();
+        if (!evicted)
             break;
         ++counters_.evictions;
-        removeFile(dir, key, oldest->fileNumber);
+        removeFile(dir, key, evicted->fileNumber);
     }
 }
 
@@ -545,7 +565,7 @@ Disk::CacheStats Disk::Cache::stats() const
     for (const auto& dir : dirs_) {
         s.dirs.push_back(DirStats{dir->config.path, dir->config.type, dir->config.maxBytes,
                                   dir->index.diskBytes(), dir->index.objectCount(), dir->full,
-                                  dir->scanning != 0});
+                                  dir->scanning != 0, std::string(dir->index.policyName())});
     }
     return s;
 }

@@ -15,17 +15,21 @@
 ///     store(key, entry)  picks a cache_dir (store_dir_select_algorithm, its
 ///                        min-size/max-size, no-store, full) and starts a Writer
 ///     writer committed   Index::insert (the old file of the key is removed),
-///                        then cache_swap_high evicts down to cache_swap_low
+///                        then cache_swap_high evicts down to cache_swap_low in
+///                        the order of the cache_dir's cache_replacement_policy
 ///     Vary replies       stored under their variant keys; variants_ keeps, per
 ///                        MakeKey(), their Vary names and keys (find() of the variant
 ///                        a request selects); a plain object replaces its variants,
 ///                        a variant replaces the plain object and variants of other names
-///     open(key)          the object's file, checked (Disk::Format), for a hit
+///     open(key)          the object's file, checked (Disk::Format), for a hit;
+///                        Index::touch() tells the policy
 ///     freshen(key, head) a 304's merged head replaces the stored one on an I/O
 ///                        thread (Disk::RewriteHead(); the body is not rewritten)
 ///     at start           each cache_dir's index is rebuilt by ScanJobs on the
 ///                        I/O threads (Disk/Rebuild.h); until its scans end, a
-///                        cache_dir stores nothing and finds what is scanned so far
+///                        cache_dir stores nothing and finds what is scanned so far;
+///                        then its policy's order starts from the order of storing
+///                        (Index::orderByFileNumber())
 ///
 /// A full disk (ENOSPC, EDQUOT) stops storing in that cache_dir, said once
 /// in cache.log; hits go on.
@@ -72,6 +76,7 @@ struct DirStats {
     size_t objects = 0;      ///< objects stored
     bool full = false;       ///< storing stopped: the disk is full
     bool rebuilding = false; ///< its index is being rebuilt from its files
+    std::string policy;      ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
 };
 
 /// Counters of a Cache.
@@ -155,7 +160,7 @@ private:
         unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
         std::unordered_set<uint32_t> rewriting; ///< files whose head a job is replacing (freshen())
 
-        explicit Dir(const Config::CacheDir& line) : config(line), layout(line) {}
+        explicit Dir(const Config::CacheDir& line);
     };
 
     /// an object being written and its cache_dir

@@ -5,26 +5,32 @@
 
 #include "cuttle.h"
 #include "disk/Index.h"
+#include "base/TextException.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <new>
+#include <utility>
+#include <vector>
 
 struct Disk::Index::Record {
-    RecordPtr next;           ///< the next record of the bucket
-    Record* older = nullptr;  ///< the previous record in age order
-    Record* newer = nullptr;  ///< the next record in age order
-    uint64_t bodyLength = 0;  ///< Location::bodyLength
-    uint32_t hash = 0;        ///< HashOf(key())
-    uint32_t keyLength = 0;   ///< bytes of the key, right after the record
-    uint32_t slotsLength = 0; ///< Location::slotsLength
-    uint32_t fileNumber = 0;  ///< Location::fileNumber
+    RecordPtr next;                     ///< the next record of the bucket
+    Store::PolicyLinks<Record> links{}; ///< owned by the policy
+    uint64_t lastReference = 0;         ///< the policy's clock at the last use
+    uint64_t bodyLength = 0;            ///< Location::bodyLength
+    uint32_t keyLength = 0;             ///< bytes of the key, right after the record
+    uint32_t slotsLength = 0;           ///< Location::slotsLength
+    uint32_t fileNumber = 0;            ///< Location::fileNumber
+    uint32_t references = 1;            ///< uses: the store, then one per touch()
 
     /// the key, stored right after the record
     std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), keyLength}; }
     /// where the object is
     Location location() const { return Location{fileNumber, keyLength, slotsLength, bodyLength}; }
+    /// the size heap GDSF divides by: the file's, as Squid's swap_file_sz
+    uint64_t policySize() const { return location().fileSize(); }
 };
 
 void Disk::Index::RecordDeleter::operator()(Record* record) const
@@ -38,7 +44,7 @@ size_t Disk::Index::RecordBytes(size_t keyLength)
     return sizeof(Record) + keyLength;
 }
 
-Disk::Index::Index()
+Disk::Index::Index(Store::PolicyKind kind) : policy_(Store::MakePolicy<Record>(kind))
 {
     rehash(64);
 }
@@ -53,38 +59,22 @@ Disk::Index::~Index()
     }
 }
 
-uint32_t Disk::Index::HashOf(std::string_view key)
+size_t Disk::Index::HashOf(std::string_view key)
 {
-    const uint64_t h = std::hash<std::string_view>{}(key);
-    return uint32_t(h ^ (h >> 32));
+    return std::hash<std::string_view>{}(key);
 }
 
-Disk::Index::RecordPtr* Disk::Index::slotOf(std::string_view key, uint32_t hash) const
+Disk::Index::RecordPtr* Disk::Index::slotOf(std::string_view key) const
 {
-    RecordPtr* slot = &buckets_[hash & (bucketCount_ - 1)];
-    while (*slot && ((*slot)->hash != hash || (*slot)->key() != key))
+    RecordPtr* slot = &buckets_[HashOf(key) & (bucketCount_ - 1)];
+    while (*slot && (*slot)->key() != key)
         slot = &(*slot)->next;
     return slot;
 }
 
-void Disk::Index::unlinkAge(Record& record)
-{
-    (record.older ? record.older->newer : oldest_) = record.newer;
-    (record.newer ? record.newer->older : newest_) = record.older;
-    record.older = record.newer = nullptr;
-}
-
-void Disk::Index::linkNewest(Record& record)
-{
-    record.older = newest_;
-    record.newer = nullptr;
-    (newest_ ? newest_->newer : oldest_) = &record;
-    newest_ = &record;
-}
-
 std::optional<Disk::Location> Disk::Index::find(std::string_view key) const
 {
-    const auto* slot = slotOf(key, HashOf(key));
+    const auto* slot = slotOf(key);
     if (!*slot)
         return std::nullopt;
     return (*slot)->location();
@@ -92,17 +82,15 @@ std::optional<Disk::Location> Disk::Index::find(std::string_view key) const
 
 bool Disk::Index::touch(std::string_view key)
 {
-    auto* slot = slotOf(key, HashOf(key));
+    auto* slot = slotOf(key);
     if (!*slot)
         return false;
-    unlinkAge(**slot);
-    linkNewest(**slot);
+    policy_->touch(**slot);
     return true;
 }
 
 std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Location& where)
 {
-    const uint32_t hash = HashOf(key);
     auto replaced = erase(key);
     if (objects_ + 1 > bucketCount_)
         rehash(bucketCount_ * 2);
@@ -112,13 +100,12 @@ std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Lo
         throw std::bad_alloc();
     RecordPtr record(new (memory) Record);
     record->bodyLength = where.bodyLength;
-    record->hash = hash;
     record->keyLength = static_cast<uint32_t>(key.size());
     record->slotsLength = where.slotsLength;
     record->fileNumber = where.fileNumber;
     std::memcpy(static_cast<char*>(memory) + sizeof(Record), key.data(), key.size());
-    linkNewest(*record);
-    auto& head = buckets_[hash & (bucketCount_ - 1)];
+    policy_->add(*record);
+    auto& head = buckets_[HashOf(key) & (bucketCount_ - 1)];
     record->next = std::move(head);
     head = std::move(record);
     ++objects_;
@@ -131,7 +118,6 @@ Disk::Location Disk::Index::take(RecordPtr* slot)
 {
     RecordPtr record = std::move(*slot);
     *slot = std::move(record->next);
-    unlinkAge(*record);
     const auto where = record->location();
     --objects_;
     recordBytes_ -= RecordBytes(record->keyLength);
@@ -141,22 +127,43 @@ Disk::Location Disk::Index::take(RecordPtr* slot)
 
 std::optional<Disk::Location> Disk::Index::erase(std::string_view key)
 {
-    auto* slot = slotOf(key, HashOf(key));
+    auto* slot = slotOf(key);
     if (!*slot)
         return std::nullopt;
+    policy_->remove(**slot);
     return take(slot);
 }
 
-std::string_view Disk::Index::oldestKey() const
+std::string_view Disk::Index::victimKey() const
 {
-    return oldest_ ? oldest_->key() : std::string_view();
+    const auto* victim = policy_->victim();
+    return victim ? victim->key() : std::string_view();
 }
 
-std::optional<Disk::Location> Disk::Index::popOldest()
+std::optional<Disk::Location> Disk::Index::evict()
 {
-    if (!oldest_)
+    auto* victim = policy_->evict();
+    if (!victim)
         return std::nullopt;
-    return take(slotOf(oldest_->key(), oldest_->hash));
+    return take(slotOf(victim->key()));
+}
+
+void Disk::Index::orderByFileNumber()
+{
+    // the file numbers beside the pointers: the sort reads no record
+    std::vector<std::pair<uint32_t, Record*>> records;
+    records.reserve(objects_);
+    for (size_t i = 0; i < bucketCount_; ++i) {
+        for (Record* record = buckets_[i].get(); record; record = record->next.get())
+            records.emplace_back(record->fileNumber, record);
+    }
+    std::sort(records.begin(), records.end());
+    // the old policy only points at the records: dropping it unlinks nothing that lives on
+    auto fresh = Store::MakePolicy<Record>(policy_->name());
+    Must(fresh);
+    policy_ = std::move(fresh);
+    for (const auto& [fileNumber, record] : records)
+        policy_->add(*record);
 }
 
 void Disk::Index::rehash(size_t bucketCount)
@@ -166,7 +173,7 @@ void Disk::Index::rehash(size_t bucketCount)
         while (buckets_[i]) {
             RecordPtr record = std::move(buckets_[i]);
             buckets_[i] = std::move(record->next);
-            auto& head = fresh[record->hash & (bucketCount - 1)];
+            auto& head = fresh[HashOf(record->key()) & (bucketCount - 1)];
             record->next = std::move(head);
             head = std::move(record);
         }
@@ -177,5 +184,5 @@ void Disk::Index::rehash(size_t bucketCount)
 
 size_t Disk::Index::memoryFootprint() const
 {
-    return sizeof(*this) + recordBytes_ + bucketCount_ * sizeof(RecordPtr);
+    return sizeof(*this) + recordBytes_ + bucketCount_ * sizeof(RecordPtr) + policy_->memoryFootprint();
 }

@@ -4,31 +4,40 @@
  */
 
 /// \file Disk::Index: what one cache_dir holds, in memory: key -> the file
-/// number and sizes of its store file, and the least-recently-used order
-/// that cache_swap_low/high evict in.
+/// number and sizes of its store file, and the order that cache_swap_low/high
+/// evict in, cache_replacement_policy's (Store::BasicPolicy).
 ///
-/// Layout: an intrusive hash table of records chained per bucket, and a
-/// doubly linked list through the same records, oldest first. A record is
-/// one allocation holding its fields and its key bytes:
+/// Layout: an intrusive hash table of records chained per bucket; the
+/// replacement policy links the same records (its fields are part of each).
+/// A record is one allocation holding its fields and its key bytes:
 ///
-///     +--------------------------------------------------------------+-----------+
-///     | next (8) | older (8) | newer (8) | bodyLength (8)            | key bytes |
-///     | hash (4) | keyLength (4) | slotsLength (4) | fileNumber (4)  | ...       |
-///     +--------------------------------------------------------------+-----------+
-///     48 bytes, then the key
+///     +------------------------------------------------------------------+-----------+
+///     | next (8) | policy links (16) | lastReference (8) | bodyLength (8)  | key bytes |
+///     | keyLength (4) | slotsLength (4) | fileNumber (4) | references (4)  | ...       |
+///     +------------------------------------------------------------------+-----------+
+///     56 bytes, then the key
+///
+/// The policy links are a list's prev/next (lru) or a heap slot's key and
+/// index (the heap policies), which also keep an array of record pointers (8
+/// bytes per object). The key's hash is not kept: a lookup compares the keys
+/// of its bucket (about one), a rehash hashes every key again.
 ///
 /// Cost per object beyond its key (TestIndex::bytesPerObject measures it
-/// with malloc's own count): the 48-byte record with malloc's header and
-/// rounding, and one bucket pointer (8 bytes at a load of 0.5 to 1): 64 to
-/// 80 bytes (75 measured with 100,000 objects of 64-byte keys), within the
-/// budget of 100 (doc/design.md "Budgets"). The reply
-/// head stays on disk; a hit reads it from the file.
+/// with malloc's own count): the 56-byte record with malloc's header and
+/// rounding to 16 (with a 64-byte key, a 128-byte chunk: 64 bytes beyond the
+/// key, as the 48-byte record without the policy's fields took), one bucket
+/// pointer (8 bytes at a load of 1, 16 at 0.5) and, with a heap policy, its
+/// slot in the heap array (8 to 16 bytes): for 64-byte keys, 72 to 80 bytes
+/// with lru and 80 to 96 with a heap policy (77 and 90 measured with 20,000
+/// objects), within the budget of 100 (doc/design.md "Budgets").
+/// The reply head stays on disk; a hit reads it from the file.
 ///
 /// Threading: the event loop only; the I/O threads never see it.
 
 #pragma once
 
 #include "disk/Format.h"
+#include "store/Policy.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -54,30 +63,38 @@ struct Location {
 /// One cache_dir's objects; see the file comment.
 class Index {
 public:
-    Index();
+    /// an empty index evicting in the order of a policy of kind
+    explicit Index(Store::PolicyKind kind = Store::PolicyKind::Lru);
     ~Index();
     Index(const Index&) = delete;
     Index& operator=(const Index&) = delete;
 
     /// the object stored under key, or nothing
     std::optional<Location> find(std::string_view key) const;
-    /// makes the object under key the most recently used; false when none
+    /// tells the policy that the object under key was used (a hit); false when none
     bool touch(std::string_view key);
-    /// stores an object under key as the most recently used, replacing
-    /// (and returning) the one there
+    /// stores an object under key, used once and now, replacing (and
+    /// returning) the one there
     std::optional<Location> insert(std::string_view key, const Location& where);
     /// forgets the object under key and returns where it was
     std::optional<Location> erase(std::string_view key);
-    /// the key of the least recently used object ("" when none)
-    std::string_view oldestKey() const;
-    /// forgets the least recently used object and returns where it was
-    std::optional<Location> popOldest();
+    /// the key of the object the policy evicts next ("" when none)
+    std::string_view victimKey() const;
+    /// evicts the policy's victim (which ages GDSF and LFUDA) and returns where it was
+    std::optional<Location> evict();
+    /// the squid.conf words of the policy ("lru", "heap GDSF", ...)
+    std::string_view policyName() const { return policy_->name(); }
+    /// Starts the policy's order again from the file numbers: every object
+    /// enters a new policy of the same kind, the lowest number (stored
+    /// first) as the least recently used, keeping its reference count (the
+    /// order after a rebuild, whose scans report the files in no useful order).
+    void orderByFileNumber();
 
     /// objects stored
     size_t objectCount() const { return objects_; }
     /// what the objects cost the cache_dir (Location::diskBytes())
     uint64_t diskBytes() const { return diskBytes_; }
-    /// bytes the index itself uses: records with their keys, and buckets
+    /// bytes the index itself uses: records with their keys, buckets, the policy's heap
     size_t memoryFootprint() const;
     /// the bytes a record with a key of keyLength bytes allocates (before malloc's rounding)
     static size_t RecordBytes(size_t keyLength);
@@ -90,20 +107,17 @@ private:
     };
     using RecordPtr = std::unique_ptr<Record, RecordDeleter>;
 
-    static uint32_t HashOf(std::string_view key);
-    RecordPtr* slotOf(std::string_view key, uint32_t hash) const;
-    void unlinkAge(Record& record);
-    void linkNewest(Record& record);
+    static size_t HashOf(std::string_view key);
+    RecordPtr* slotOf(std::string_view key) const;
     Location take(RecordPtr* slot);
     void rehash(size_t bucketCount);
 
-    std::unique_ptr<RecordPtr[]> buckets_; ///< the hash table (a power of two)
-    size_t bucketCount_ = 0;               ///< its size
-    size_t objects_ = 0;                   ///< records
-    size_t recordBytes_ = 0;               ///< bytes of the records with their keys
-    uint64_t diskBytes_ = 0;               ///< sum of Location::diskBytes()
-    Record* oldest_ = nullptr;             ///< the head of the age list
-    Record* newest_ = nullptr;             ///< its tail
+    std::unique_ptr<RecordPtr[]> buckets_;               ///< the hash table (a power of two)
+    size_t bucketCount_ = 0;                             ///< its size
+    size_t objects_ = 0;                                 ///< records
+    size_t recordBytes_ = 0;                             ///< bytes of the records with their keys
+    uint64_t diskBytes_ = 0;                             ///< sum of Location::diskBytes()
+    std::unique_ptr<Store::BasicPolicy<Record>> policy_; ///< the eviction order of every record
 };
 
 } // namespace Disk

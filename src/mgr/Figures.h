@@ -118,6 +118,7 @@ struct StoreDir {
     bool noStore = false;       ///< no-store (Squid's read-only)
     bool full = false;          ///< storing stopped: the disk said it is full
     bool rebuilding = false;    ///< its index is being rebuilt from its files
+    std::string policy = "lru"; ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
     uint64_t fsBlockSize = 0;   ///< the filesystem's block size (statvfs), 0 when unknown
     uint64_t fsUsedKb = 0;      ///< the filesystem's space in use, KB
     uint64_t fsTotalKb = 0;     ///< the filesystem's size, KB

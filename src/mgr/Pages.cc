@@ -431,7 +431,7 @@ void StoreDirPage(std::string& out, const Figures& f)
                static_cast<int>(
                    Percent(static_cast<double>(d.fsInodesUsed), static_cast<double>(d.fsInodesTotal))));
         Printf(out, "Flags:%s\n", d.noStore ? " READ-ONLY" : "");
-        out += "Removal policy: lru\n";
+        Printf(out, "Removal policy: %s\n", d.policy.c_str());
         out += "cuttle:\n";
         Printf(out, "objects: %zu\n", d.objects);
         Printf(out, "rebuilding: %s\n", d.rebuilding ? "yes" : "no");

@@ -26,6 +26,16 @@
 
 namespace {
 
+/// whether a reconfigure from old to now changes the cache_dirs (their
+/// number, paths or cache_replacement_policy), which only a start applies
+bool CacheDirsChanged(const Config::Settings& old, const Config::Settings& now)
+{
+    return !std::equal(old.cacheDirs.begin(), old.cacheDirs.end(), now.cacheDirs.begin(), now.cacheDirs.end(),
+                       [](const Config::CacheDir& a, const Config::CacheDir& b) {
+                           return a.path == b.path && a.policy == b.policy;
+                       });
+}
+
 /// Where the error pages of SETTINGS come from (Errors::Catalog): squid.conf's
 /// directives, cuttle's own templates and Squid's language tree, and the
 /// deny_info pages to read besides Squid's ERR_* names.
@@ -208,8 +218,9 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         disk_->setStoreObserver(
             [this](std::string_view action, std::string_view fullKey, int dir, uint32_t file,
                    const Store::Entry& entry) { logStored(action, fullKey, entry, dir, file); });
-    } else if (!isStartup && settings_ && settings->cacheDirs.size() != settings_->cacheDirs.size())
-        debugs(47, 0, "WARNING: cache_dir changes take effect at the next start");
+    } else if (!isStartup && settings_ && CacheDirsChanged(*settings_, *settings))
+        debugs(47, 0,
+               "WARNING: cache_dir and cache_replacement_policy changes take effect at the next start");
     errorPages_.load(ErrorPageSources(*settings));
 
     visibleHostname_ = settings->visibleHostname;

@@ -151,6 +151,7 @@ Mgr::Figures Proxy::Instance::managerFigures() const
             d.objects = dir.objects;
             d.full = dir.full;
             d.rebuilding = dir.rebuilding;
+            d.policy = dir.policy;
             for (const auto& line : settings_->cacheDirs) {
                 if (line.path == dir.path) {
                     d.l1 = line.l1;

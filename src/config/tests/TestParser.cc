@@ -76,6 +76,7 @@ class TestParser : public CppUnit::TestFixture, public ParseChecks {
     CPPUNIT_TEST(cacheSizesTimesAndSwitches);
     CPPUNIT_TEST(quickAbortAsSquidReadsIt);
     CPPUNIT_TEST(memoryReplacementPolicyValues);
+    CPPUNIT_TEST(cacheReplacementPolicyAppliesBelow);
     CPPUNIT_TEST(rangeOffsetLimitForms);
     CPPUNIT_TEST(replyBodyMaxSizeFirstMatchingLine);
     CPPUNIT_TEST(requestBodyMaxSizeIsOneSize);
@@ -828,6 +829,36 @@ public:
             CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, size_t(1), errors(bad).size());
     }
 
+    /// as in Squid, each cache_dir takes the cache_replacement_policy in force above it
+    void cacheReplacementPolicyAppliesBelow()
+    {
+        auto s = ok("cache_dir ufs /a 10 16 256\n"
+                    "cache_replacement_policy heap LFUDA\n"
+                    "cache_dir aufs /b 10 16 256\n"
+                    "cache_replacement_policy heap GDSF\n"
+                    "cache_dir rock /c 10\n");
+        CPPUNIT_ASSERT(parser.diagnostics().empty());
+        CPPUNIT_ASSERT_EQUAL(size_t(3), s->cacheDirs.size());
+        CPPUNIT_ASSERT(ReplacementPolicy::Lru == s->cacheDirs[0].policy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapLfuda == s->cacheDirs[1].policy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapGdsf == s->cacheDirs[2].policy);
+        CPPUNIT_ASSERT(ReplacementPolicy::HeapGdsf == s->cacheReplacementPolicy);
+        CPPUNIT_ASSERT(ReplacementPolicy::Lru == ok("cache_dir ufs /a 10 16 256\n")->cacheDirs[0].policy);
+        CPPUNIT_ASSERT(
+            ReplacementPolicy::HeapLru ==
+            ok("cache_replacement_policy heap LRU\ncache_dir ufs /a 10 16 256\n")->cacheDirs[0].policy);
+        CPPUNIT_ASSERT(
+            ReplacementPolicy::HeapLru ==
+            ok("cache_replacement_policy heap\ncache_dir ufs /a 10 16 256\n")->cacheDirs[0].policy);
+        CPPUNIT_ASSERT_EQUAL(size_t(1), warnings().size());
+        const auto bad = errors("cache_dir ufs /a 10 16 256\ncache_replacement_policy heap FOO\n");
+        CPPUNIT_ASSERT_EQUAL(size_t(1), bad.size());
+        CPPUNIT_ASSERT_MESSAGE(bad[0], has(bad[0], "t.conf:2:") &&
+                                           has(bad[0], "cache_replacement_policy heap key 'FOO'"));
+        for (const char* wrong : {"cache_replacement_policy LRU\n", "cache_replacement_policy\n"})
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(wrong, size_t(1), errors(wrong).size());
+    }
+
     void rangeOffsetLimitForms()
     {
         auto s = ok("");
@@ -946,6 +977,7 @@ public:
     void cacheDirectivesAreNoLongerSquidOnly()
     {
         ok("refresh_pattern . 0 20% 4320\nminimum_object_size 0 KB\nmemory_replacement_policy lru\n"
+           "cache_replacement_policy heap LFUDA\n"
            "cache allow all\ncollapsed_forwarding off\nquick_abort_min 16 KB\nquick_abort_max 16 KB\n"
            "quick_abort_pct 95\nnegative_ttl 0 seconds\nrange_offset_limit 0\nmax_stale 1 week\n");
         CPPUNIT_ASSERT(parser.diagnostics().empty());
