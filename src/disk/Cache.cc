@@ -114,8 +114,9 @@ private:
     bool failed_ = false;
 };
 
-/// the kind of Store policy a cache_dir's cache_replacement_policy names
-Store::PolicyKind KindOf(Config::ReplacementPolicy policy)
+} // namespace
+
+Store::PolicyKind Disk::PolicyKindOf(Config::ReplacementPolicy policy)
 {
     switch (policy) {
     case Config::ReplacementPolicy::HeapGdsf:
@@ -130,9 +131,8 @@ Store::PolicyKind KindOf(Config::ReplacementPolicy policy)
     return Store::PolicyKind::Lru;
 }
 
-} // namespace
-
-Disk::Cache::Dir::Dir(const Config::CacheDir& line) : config(line), layout(line), index(KindOf(line.policy))
+Disk::Cache::Dir::Dir(const Config::CacheDir& line)
+    : config(line), layout(line), index(PolicyKindOf(line.policy))
 {}
 
 Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads)

@@ -58,6 +58,10 @@
 
 namespace Disk {
 
+/// the kind of Store policy that a cache_replacement_policy or
+/// memory_replacement_policy line names
+Store::PolicyKind PolicyKindOf(Config::ReplacementPolicy policy);
+
 /// A stored object opened for a hit: its file and what precedes the body.
 struct Hit {
     Comm::Descriptor file;   ///< open for reading

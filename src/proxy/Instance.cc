@@ -142,10 +142,9 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.spareDelay = Comm::Milliseconds(settings.happyEyeballsConnectTimeout);
     limits_.persistent = settings.serverPersistentConnections;
 
-    static constexpr const char* PolicyNames[] = {"lru", "heap GDSF", "heap LFUDA", "heap LRU"};
-    const std::string_view policy = PolicyNames[static_cast<int>(settings.memoryReplacementPolicy)];
-    if (cache_.policyName() != policy)
-        cache_.setPolicy(Store::MakePolicy(policy));
+    auto policy = Store::MakePolicy<Store::PolicyNode>(Disk::PolicyKindOf(settings.memoryReplacementPolicy));
+    if (cache_.policyName() != policy->name())
+        cache_.setPolicy(std::move(policy));
     cache_.setBudget(settings.cacheMem);
 }
 
