@@ -22,8 +22,10 @@ void Base::ReleaseFreeHeap()
 {
     if (MallocExtension_ReleaseFreeMemory) {
         // the thread's cache of free objects goes back to the central lists
-        // first, so that whole spans become free and can be released
-        MallocExtension_MarkThreadTemporarilyIdle();
+        // first, so that whole spans become free and can be released (a
+        // gperftools older than 2.2 has no such call)
+        if (MallocExtension_MarkThreadTemporarilyIdle)
+            MallocExtension_MarkThreadTemporarilyIdle();
         MallocExtension_ReleaseFreeMemory();
         return;
     }
