@@ -96,6 +96,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             options.caKeyFile = wanted.tlsKey;
             options.cacheBytes = wanted.dynamicCertCacheBytes;
             options.generate = wanted.generateHostCertificates;
+            options.signHash = settings.sslproxyCertSignHash;
             options.minVersion = wanted.tlsMinVersion;
             options.setOptions = wanted.tlsSetOptions;
             options.clearOptions = wanted.tlsClearOptions;

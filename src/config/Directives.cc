@@ -813,6 +813,11 @@ const std::vector<Directive> Table = {
      "acls "
      "see the origin certificate's errors as sslproxy_cert_sign's do. Fast acls only.",
      CertAdaptHandler, true},
+    {"sslproxy_cert_sign_hash", "DIGEST", "sha256", nullptr, "sslproxyCertSignHash",
+     "The hash a bump's minted certificates are signed with, by OpenSSL's name (sha256, sha384, sha512, "
+     "sha1, md5...; clients refuse sha1 and md5 signatures). An ssl-bump port takes it when it is first "
+     "opened: a change waits for the next start, as the port's CA does.",
+     CertSignHashHandler, true},
     {"sslcrtd_program", "PROGRAM [ARGUMENT...]", nullptr, nullptr, "(none)",
      "Accepted with one warning: cuttle mints bumped certificates in the process (ssl_bump), without "
      "Squid's security_file_certgen helper.",

@@ -204,6 +204,8 @@ void SslBumpHandler(DirectiveCall& call);
 void CertSignHandler(DirectiveCall& call);
 /// `sslproxy_cert_adapt setValidAfter|setValidBefore|setCommonName[{CN}] [!]ACL...` (TlsHandlers.cc)
 void CertAdaptHandler(DirectiveCall& call);
+/// `sslproxy_cert_sign_hash DIGEST`: a name OpenSSL knows (TlsHandlers.cc)
+void CertSignHashHandler(DirectiveCall& call);
 /// sslcrtd_program, sslcrtd_children: accepted with one warning (TlsHandlers.cc)
 void CertHelperHandler(DirectiveCall& call);
 void AclHandler(DirectiveCall& call);

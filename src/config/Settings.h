@@ -388,9 +388,10 @@ struct Settings {
     std::vector<SslBumpRule> sslBump;  ///< `ssl_bump`, in order; none: every CONNECT is spliced
     /// `sslproxy_cert_sign`, in order; Squid's defaults (signUntrusted
     /// ssl::certUntrusted, signSelf ssl::certSelfSigned, signTrusted all)
-    /// follow them in Client::DecideSigning()
+    /// follow them in Client::DecideMinting()
     std::vector<CertSignRule> sslproxyCertSign;
     std::vector<CertAdaptRule> sslproxyCertAdapt; ///< `sslproxy_cert_adapt`, in order
+    std::string sslproxyCertSignHash = "sha256";  ///< `sslproxy_cert_sign_hash`: OpenSSL's digest name
     bool preferDirect = false;                    ///< `prefer_direct`: direct before the parents
     bool nonhierarchicalDirect = true;            ///< `nonhierarchical_direct`: a POST (...) goes direct
     unsigned forwardMaxTries = 25;                ///< `forward_max_tries`: destinations tried per request

@@ -416,3 +416,16 @@ void Config::Handlers::CertHelperHandler(DirectiveCall& call)
                          "ignoring sslcrtd_program and sslcrtd_children",
                      "sslcrtd directive");
 }
+
+void Config::Handlers::CertSignHashHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    WarnExtra(call, 2);
+    const auto& name = call.line.words[1];
+    if (!EVP_get_digestbyname(name.c_str())) {
+        call.error("sslproxy_cert_sign_hash: OpenSSL knows no digest '" + name + "'");
+        return;
+    }
+    call.settings.sslproxyCertSignHash = name;
+}

@@ -190,6 +190,10 @@ RefCount<Tls::Minter> Tls::Minter::Make(const MinterOptions& options, std::strin
         why = "tls-cert=" + options.caCertFile + " is not a CA certificate: it cannot sign the bumped sites'";
         return nullptr;
     }
+    if (!EVP_get_digestbyname(options.signHash.c_str())) {
+        why = "sslproxy_cert_sign_hash " + options.signHash + ": OpenSSL knows no such digest";
+        return nullptr;
+    }
     KeyPtr key(options.rsaKeys ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
     KeyPtr untrustedKey(EVP_EC_gen("P-256"));
     X509Ptr untrusted(untrustedKey ? MakeUntrustedCa(ca.get(), untrustedKey.get()) : nullptr);
@@ -337,7 +341,7 @@ Tls::X509Ptr Tls::Minter::mint(const std::string& host, X509* origin, const Mint
         (self || !X509_get0_subject_key_id(issuer) ||
          AddExtension(cert.get(), issuer, NID_authority_key_identifier, "keyid")) &&
         AddExtension(cert.get(), issuer, NID_subject_alt_name, altNames) &&
-        X509_sign(cert.get(), signingKey, EVP_sha256()) > 0;
+        X509_sign(cert.get(), signingKey, EVP_get_digestbyname(options_.signHash.c_str())) > 0;
     if (!ok) {
         LastError("");
         return nullptr;

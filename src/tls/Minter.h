@@ -43,10 +43,11 @@ using KeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY, EVP_PKEY_free>>;
 
 /// an http_port's ssl-bump settings, as Config::HttpPort holds them
 struct MinterOptions {
-    std::string caCertFile;        ///< tls-cert=: the CA certificate (PEM)
-    std::string caKeyFile;         ///< tls-key=: its key; empty: in caCertFile
-    uint64_t cacheBytes = 4 << 20; ///< dynamic_cert_mem_cache_size (Squid's default: 4 MB)
-    bool rsaKeys = false;          ///< minted certificates get an RSA-2048 key (else ECDSA P-256)
+    std::string caCertFile;          ///< tls-cert=: the CA certificate (PEM)
+    std::string caKeyFile;           ///< tls-key=: its key; empty: in caCertFile
+    uint64_t cacheBytes = 4 << 20;   ///< dynamic_cert_mem_cache_size (Squid's default: 4 MB)
+    bool rsaKeys = false;            ///< minted certificates get an RSA-2048 key (else ECDSA P-256)
+    std::string signHash = "sha256"; ///< sslproxy_cert_sign_hash: the digest they are signed with
     /// generate-host-certificates=: off shows caCertFile (then no CA: any
     /// certificate with its key and chain) to every bumped client
     bool generate = true;

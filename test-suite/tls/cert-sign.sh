@@ -6,7 +6,8 @@
 # untrusted CA cuttle makes) or self-signed (self-signed too), and one the
 # bump CA signs for a trusted origin. An sslproxy_cert_adapt line renames
 # the certificate and gives it the CA's "Not After"; a sslproxy_cert_sign
-# line overrides the defaults.
+# line overrides the defaults. sslproxy_cert_sign_hash sha384 signs them all
+# with SHA-384; a digest OpenSSL does not know is refused by -k parse.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/tls/helpers.sh"
@@ -32,7 +33,7 @@ SELFPORT=$TPORT
 tls_conf "tls_outgoing_options cafile=$d/ca.pem" \
     "http_port 127.0.0.1:0 ssl-bump tls-cert=$d/bump.pem tls-key=$d/bump.key" \
     "acl step1 at_step SslBump1" "ssl_bump peek step1" "ssl_bump bump all" \
-    "sslproxy_cert_error allow all" \
+    "sslproxy_cert_error allow all" "sslproxy_cert_sign_hash sha384" \
     "acl adapted ssl::server_name --client-requested adapt.test" \
     "acl forced ssl::server_name --client-requested forced.test" \
     "sslproxy_cert_sign signTrusted forced" \
@@ -69,6 +70,9 @@ minted origin.test "$VPORT" trusted
 verifies trusted origin.test || fail "a trusted origin's minted certificate does not verify: $(field trusted -issuer)"
 expect "its issuer" "$(field trusted -issuer)" "issuer=CN=cuttle test bump CA"
 pass "a trusted origin's certificate is signed by the bump CA"
+expect "sslproxy_cert_sign_hash sha384" \
+    "$(openssl x509 -in "$T/trusted.pem" -noout -text | sed -n 's/^ *Signature Algorithm: //p' | sort -u)" \
+    ecdsa-with-SHA384
 
 minted origin.test "$RPORT" untrusted
 verifies untrusted origin.test && fail "an untrusted origin's minted certificate verifies with the bump CA"
@@ -101,3 +105,9 @@ expect "setValidAfter: the CA's Not After" "$(field adapted -enddate)" \
     "$(openssl x509 -in "$d/bump.pem" -noout -enddate)"
 pass "sslproxy_cert_adapt renames the certificate and gives it the CA's Not After"
 cuttle_stop
+
+printf 'http_port 127.0.0.1:3128\nsslproxy_cert_sign_hash sha257\n' > "$T/hash.conf"
+out=$("$CUTTLE" -k parse -f "$T/hash.conf" 2>&1) && fail "sslproxy_cert_sign_hash sha257 was accepted"
+echo "$out" | grep -q "hash.conf:2: sslproxy_cert_sign_hash: OpenSSL knows no digest 'sha257'" ||
+    fail "sslproxy_cert_sign_hash sha257: $out"
+pass "-k parse refuses a digest OpenSSL does not know"
