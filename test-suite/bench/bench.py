@@ -23,8 +23,11 @@ and its own configuration in a temp dir:
                   and the size distribution of reads and writes).
   3. sweep        cuttle's request_buffer_size x read_ahead_gap (and auto
                   mode) with 512 MiB downloads: MB/s, CPU-s/GB, syscalls/GB.
-  4. small        wrk -c 50 through each proxy for a 4 KB and a 64 KB object:
-                  requests/s and CPU seconds per 10,000 requests.
+  4. small        wrk -c 50 through each proxy for a 4 KB and a 64 KB object,
+                  uncacheable, from cuttle-origin and from nginx serving
+                  static files: requests/s, the proxy's and the origin's
+                  CPU seconds per 10,000 requests and context switches
+                  per request, each origin's own rate (direct).
   5. connections  idle-conns.py's measurement (imported): bytes of RSS per
                   idle client connection and per connection holding half a
                   request line, for cuttle, Squid and Traffic Server.
@@ -56,7 +59,7 @@ OUT/benchmarks.json, OUT/bench-throughput.png, OUT/bench-syscalls.png,
 OUT/bench-cache.png, OUT/bench-load.png, OUT/bench-tls.png and
 OUT/bench-disk.png; a
 run of some --sections only is merged into the OUT/benchmarks.json there. Missing tools (squid trafficserver wrk strace
-gnuplot-nox procps, nginx for sections 8 and 9) are installed from Debian first (through sudo when not
+gnuplot-nox procps, nginx for sections 4, 8 and 9) are installed from Debian first (through sudo when not
 root), with a policy-rc.d that keeps packaged services from starting.
 
 It reports; it never fails on a number. A target or a section that cannot
@@ -107,7 +110,9 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
     Cuttle,
     Direct,
     GiB,
+    KiB,
     MiB,
+    Nginx,
     Origin,
     Squid,
     TrafficServer,
@@ -141,6 +146,8 @@ from targets import (  # noqa: E402  (this directory's targets.py: the processes
 SWEEP_BUFFERS = ["8 KB", "16 KB", "64 KB", "256 KB", "1 MB", "4 MB"]
 SWEEP_AUTO = ["auto min=16 KB max=1 MB", "auto min=64 KB max=4 MB"]
 SWEEP_GAPS = ["16 KB", "64 KB", "256 KB", "1 MB", "4 MB"]
+# the small section's objects: cuttle-origin's s= sizes, and nginx's files small/NAME
+SMALL_SIZES = {"4k": 4 * KiB, "64k": 64 * KiB}
 # the sweep points that the small-object test also runs
 WRK_SWEEP_POINTS = [("16 KB", "16 KB"), ("256 KB", "1 MB")]
 # the objects of the memory-hit test (cuttle-origin's s= sizes)
@@ -153,7 +160,7 @@ SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load", "tls
 SECTION_KEYS = {
     "throughput": ["throughput", "syscalls_perf", "syscalls_strace", "targets"],
     "sweep": ["sweep", "sweep_syscall_counter", "sweep_axes"],
-    "small": ["small", "wrk_duration"],
+    "small": ["small", "wrk_duration", "small_origins"],
     "connections": ["connections"],
     "cache": ["cache"],
     "load": ["load"],
@@ -161,7 +168,7 @@ SECTION_KEYS = {
     "disk": ["disk"],
 }
 # what the TLS and disk sections need beyond PACKAGES (targets.py)
-SECTION_PACKAGES = {"tls": {"nginx": "nginx"}, "disk": {"nginx": "nginx"}}
+SECTION_PACKAGES = {"small": {"nginx": "nginx"}, "tls": {"nginx": "nginx"}, "disk": {"nginx": "nginx"}}
 
 
 ic = load_script("idle_conns", "idle-conns.py")
@@ -339,10 +346,6 @@ def strace_pass(target, url, size, tmp):
     return result
 
 
-def wrk_run(target, origin, size_text, duration, tmp):
-    return wrk_path(target, origin, "/small?s=%s&cc=no-store" % size_text, duration, tmp, size_text)
-
-
 # ---------------------------------------------------------------- reporting helpers
 
 
@@ -394,6 +397,8 @@ def versions(args):
         v["wrk"] = first_line(["wrk", "-v"]).split(" Copyright")[0]
     if shutil.which("strace"):
         v["strace"] = first_line(["strace", "-V"])
+    if shutil.which("nginx"):
+        v["nginx"] = first_line(["nginx", "-v"]).replace("nginx version: ", "")
     if shutil.which("perf"):
         v["perf"] = first_line(["perf", "--version"])
     return v
@@ -465,6 +470,9 @@ class Bench:
             files[self.sweep_name] = self.sweep_size
         if "tls" in self.sections or "disk" in self.sections:
             files[self.gib_name] = self.gib_size
+        if "small" in self.sections:
+            os.mkdir(os.path.join(self.shm, "small"))
+            files.update({"small/" + name: size for name, size in SMALL_SIZES.items()})
         need = sum(files.values())
         st = os.statvfs(self.shm)
         if st.f_bavail * st.f_frsize < need + 256 * MiB:
@@ -653,58 +661,111 @@ class Bench:
 
     # -- 4
 
+    def small_nginx(self):
+        """nginx serving SMALL_SIZES's files as /small/NAME with `Cache-Control:
+        no-store` (the small section's second origin), started; None, with
+        the reason in not_measured, when it cannot run."""
+        if not shutil.which("nginx"):
+            self.not_measured["small/nginx"] = "nginx is not installed"
+            return None
+        root = self.shm
+
+        def servers(port):
+            return ["server {", "  listen 127.0.0.1:%d;" % port, "  root %s;" % root, "  location /small/ { add_header Cache-Control no-store; }", "}"]
+
+        nginx = Nginx(self.target_dir("nginx-small"), servers, key="nginx", label="nginx (origin)", is_proxy=False)
+        try:
+            nginx.start()
+        except (BenchError, OSError) as e:
+            nginx.stop()
+            self.not_measured["small/nginx"] = "nginx could not be started: %s" % str(e).strip()
+            return None
+        log("  nginx (origin) on port %d (pid %d)" % (nginx.port, nginx.proc.pid))
+        return nginx
+
     def section_small(self):
         if not shutil.which("wrk"):
             self.not_measured["small"] = "wrk is not installed"
             return
-        log("4. small objects: wrk -t 1 -c 50 -d %ds, %d rounds, targets alternated" % (self.wrk_duration, self.rounds))
+        log("4. small objects: wrk -t 1 -c 50 -d %ds, %d rounds, origins and targets alternated" % (self.wrk_duration, self.rounds))
+        # (key, origin, path of a size): cuttle-origin's scripted object and nginx's static file
+        origins = [("cuttle-origin", self.origin, "/small?s=%s&cc=no-store")]
+        nginx = self.small_nginx()
+        if nginx:
+            origins.append(("nginx", nginx, "/small/%s"))
+        self.data["small_origins"] = {"cuttle-origin": "cuttle-origin (a thread per connection)"}
+        if nginx:
+            self.data["small_origins"]["nginx"] = "%s (`worker_processes auto`, static files)" % self.data["versions"].get("nginx", "nginx")
         targets = self.main_targets()
+        # cuttle's sweep points: against cuttle-origin only
+        sweep_keys = []
         for buf, gap in WRK_SWEEP_POINTS:
             label = "cuttle, buffer %s, gap %s" % (buf, gap)
-            targets.insert(2, Cuttle(self.target_dir("cuttle"), self.args.cuttle, buffer=buf, gap=gap, key="cuttle-%s-%s" % (short_size(size_bytes(buf)).lower(), short_size(size_bytes(gap)).lower()), label=label))
+            key = "cuttle-%s-%s" % (short_size(size_bytes(buf)).lower(), short_size(size_bytes(gap)).lower())
+            sweep_keys.append(key)
+            targets.insert(2, Cuttle(self.target_dir("cuttle"), self.args.cuttle, buffer=buf, gap=gap, key=key, label=label))
         targets = self.start_targets(targets)
         results = {}
         try:
             for r in range(self.rounds):
-                for size_text in ("4k", "64k"):
-                    for t in targets:
-                        key = (t.key, size_text)
-                        try:
-                            res = wrk_run(t, self.origin, size_text, self.wrk_duration, self.tmp)
-                            results.setdefault(key, []).append(res)
-                            log(
-                                "  round %d %-3s %-34s %9.0f req/s %s CPU-s/10k%s"
-                                % (
-                                    r + 1,
-                                    size_text,
-                                    t.label,
-                                    res["rps"],
-                                    fmt(res.get("cpu_s_per_10k"), 3),
-                                    "  (%d non-2xx, errors: %s)" % (res["non_2xx"], res["socket_errors"]) if res["non_2xx"] or res["socket_errors"] else "",
+                for origin_key, origin, path in origins:
+                    for size_text in SMALL_SIZES:
+                        for t in targets:
+                            if origin_key != "cuttle-origin" and t.key in sweep_keys:
+                                continue
+                            key = (origin_key, t.key, size_text)
+                            try:
+                                res = wrk_path(t, origin, path % size_text, self.wrk_duration, self.tmp, "%s-%s" % (origin_key, size_text))
+                                results.setdefault(key, []).append(res)
+                                log(
+                                    "  round %d %-13s %-3s %-34s %9.0f req/s %s CPU-s/10k, origin %s%s"
+                                    % (
+                                        r + 1,
+                                        origin_key,
+                                        size_text,
+                                        t.label,
+                                        res["rps"],
+                                        fmt(res.get("cpu_s_per_10k"), 3),
+                                        fmt(res.get("origin_cpu_s_per_10k"), 3),
+                                        "  (%d non-2xx, errors: %s)" % (res["non_2xx"], res["socket_errors"]) if res["non_2xx"] or res["socket_errors"] else "",
+                                    )
                                 )
-                            )
-                        except BenchError as e:
-                            results.setdefault(key, [])
-                            log("  %s %s: %s" % (t.label, size_text, e))
+                            except BenchError as e:
+                                results.setdefault(key, [])
+                                log("  %s %s %s: %s" % (origin_key, t.label, size_text, e))
         finally:
             for t in targets:
                 t.stop()
+            if nginx:
+                nginx.stop()
         small = []
-        for t in targets:
-            for size_text in ("4k", "64k"):
-                rs = results.get((t.key, size_text), [])
-                small.append(
-                    {
-                        "target": t.key,
-                        "label": t.label,
-                        "size": size_text,
-                        "rounds": rs,
-                        "rps": med([x["rps"] for x in rs]),
-                        "cpu_s_per_10k": med([x.get("cpu_s_per_10k") for x in rs]),
-                        "non_2xx": sum(x["non_2xx"] for x in rs),
-                        "socket_errors": "; ".join(x["socket_errors"] for x in rs if x["socket_errors"]),
-                    }
-                )
+        for origin_key, _, _ in origins:
+            for t in targets:
+                for size_text in SMALL_SIZES:
+                    if (origin_key, t.key, size_text) not in results:
+                        continue
+                    rs = results[(origin_key, t.key, size_text)]
+
+                    def switches(field, i):
+                        return med([x[field][i] for x in rs if field in x])
+
+                    small.append(
+                        {
+                            "origin": origin_key,
+                            "target": t.key,
+                            "label": t.label,
+                            "size": size_text,
+                            "rounds": rs,
+                            "rps": med([x["rps"] for x in rs]),
+                            "cpu_s_per_10k": med([x.get("cpu_s_per_10k") for x in rs]),
+                            "origin_cpu_s_per_10k": med([x.get("origin_cpu_s_per_10k") for x in rs]),
+                            # voluntary and involuntary, per request
+                            "switches_per_request": [switches("switches_per_request", i) for i in (0, 1)],
+                            "origin_switches_per_request": [switches("origin_switches_per_request", i) for i in (0, 1)],
+                            "non_2xx": sum(x["non_2xx"] for x in rs),
+                            "socket_errors": "; ".join(x["socket_errors"] for x in rs if x["socket_errors"]),
+                        }
+                    )
         self.data["small"] = small
 
     # -- 5

@@ -41,7 +41,7 @@ import shutil
 import statistics
 import time
 
-from reportlib import bar_plot, fmt, human_size, md_table, met, provenance, ratio
+from reportlib import bar_plot, fmt, human_size, md_table, met, ratio, section_head
 from targets import (
     PERF_KINDS,
     BenchError,
@@ -559,15 +559,8 @@ def plot(data, out_dir, notes):
 
 def report_section(d, w, not_measured, pngs):
     """Section 9: the disk cache (issue 18)."""
-    dk = d.get("disk")
-    w("")
-    w("## 9. The disk cache")
-    w("")
-    if provenance(d, "disk"):
-        w(provenance(d, "disk"))
-        w("")
+    dk = section_head(d, w, "disk", "9. The disk cache", not_measured, "the section was not run (`--sections disk`)")
     if not dk:
-        w("Not measured: %s" % not_measured.get("disk", "the section was not run (`--sections disk`)"))
         return
     w(
         "Every proxy with its memory cache off and an empty %s MB disk cache in the bench's temp dir (on disk, not tmpfs), objects "

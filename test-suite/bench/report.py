@@ -31,6 +31,7 @@ from reportlib import (  # noqa: E402  (this directory's reportlib.py)
     provenance,
     ratio,
     rounds_of,
+    section_head,
     source_rows,
 )
 
@@ -194,15 +195,8 @@ BIG_KINDS = {
 
 def cache_section(d, w, not_measured, pngs):
     """Section 6: the memory cache of issue 5 (bench.py's cache section)."""
-    c = d.get("cache")
-    w("")
-    w("## 6. The memory cache")
-    w("")
-    if provenance(d, "cache"):
-        w(provenance(d, "cache"))
-        w("")
+    c = section_head(d, w, "cache", "6. The memory cache", not_measured)
     if not c:
-        w("Not measured: %s" % not_measured.get("cache", "section skipped"))
         return
     w(
         "Each proxy with its memory cache on, the same size for all: **cuttle** with `%s`; **Squid** with `cache_mem %s`, "
@@ -574,6 +568,79 @@ def load_section(d, w, not_measured, pngs):
         )
 
 
+def small_section(d, w, not_measured):
+    """Section 4: a table of each origin, then the ratios of each."""
+    sm = section_head(d, w, "small", "4. Many small transfers", not_measured)
+    if not sm:
+        return
+    # a run before issue 19 had cuttle-origin only and no "origin" field
+    origins = d.get("small_origins", {"cuttle-origin": "cuttle-origin"})
+    sources = ["cuttle-origin's `?s=4k` and `?s=64k` with `cc=no-store` (a thread per connection, the reply in one `sendmsg`)"]
+    if "nginx" in origins:
+        sources.append("nginx serving static files of the same bytes with `Cache-Control: no-store` (event-driven, `sendfile`)")
+    w(
+        "`wrk -t 1 -c 50 -d %ds` (an absolute-URI request line through a proxy) for 4 KiB and 64 KiB objects, uncacheable for every proxy, "
+        "from %s; medians of %d round(s), the origins, sizes and targets alternated. CPU is the proxy's (and the origin's) per 10,000 requests; "
+        "context switches are per request, voluntary (the thread waited) / involuntary (it was preempted while it could run). "
+        "Why the two origins give different ratios: test-suite/bench/README.md."
+        % (d["wrk_duration"], " and from ".join(sources), rounds_of(d, "small"))
+    )
+
+    def switches(pair):
+        return "n/m" if not pair or pair[0] is None else "%.2f / %.2f" % tuple(pair)
+
+    for origin, label in origins.items():
+        rows = []
+        for s in sm:
+            if s.get("origin", "cuttle-origin") != origin:
+                continue
+            rows.append(
+                [
+                    s["label"],
+                    s["size"].upper().replace("K", " KiB"),
+                    fmt(s["rps"]),
+                    fmt(s["cpu_s_per_10k"], 3),
+                    busy(s["rps"] and s["cpu_s_per_10k"] and s["rps"] * s["cpu_s_per_10k"] / 10000),
+                    switches(s.get("switches_per_request")),
+                    fmt(s.get("origin_cpu_s_per_10k"), 3),
+                    switches(s.get("origin_switches_per_request")),
+                    ("%d non-2xx" % s["non_2xx"] if s["non_2xx"] else "") + (("; " if s["non_2xx"] else "") + s["socket_errors"] if s["socket_errors"] else ""),
+                ]
+            )
+        w("")
+        w("### From %s" % label)
+        w("")
+        w(
+            md_table(
+                ["target", "object", "requests/s", "proxy CPU-s per 10k requests", "proxy CPU busy", "proxy switches per request",
+                 "origin CPU-s per 10k requests", "origin switches per request", "problems"],
+                rows,
+            )
+        )
+    if "small/nginx" in not_measured:
+        w("")
+        w("nginx as the origin: not measured: %s" % not_measured["small/nginx"])
+    rows = []
+    for origin in origins:
+        for size in ("4k", "64k"):
+            rps = {s["target"]: s["rps"] for s in sm if s.get("origin", "cuttle-origin") == origin and s["size"] == size}
+            rows.append(
+                [
+                    origin,
+                    size.upper().replace("K", " KiB"),
+                    fmt(rps.get("direct")),
+                    fmt(rps.get("cuttle")),
+                    ratio(rps.get("cuttle"), rps.get("squid-16k")),
+                    ratio(rps.get("cuttle"), rps.get("squid-64k")),
+                    ratio(rps.get("cuttle"), rps.get("ats")),
+                ]
+            )
+    w("")
+    w("Requests/s of cuttle against the others, for each origin (direct: wrk straight at the origin, its own rate on this machine):")
+    w("")
+    w(md_table(["origin", "object", "direct requests/s", "cuttle requests/s", "cuttle / Squid 16 KB", "cuttle / Squid 64 KB", "cuttle / Traffic Server"], rows))
+
+
 def report(d, out_dir, pngs):
     """Writes OUT/benchmarks.md from bench.py's data."""
     not_measured = d.get("not_measured", {})
@@ -796,35 +863,7 @@ def report(d, out_dir, pngs):
         w("Not measured: %s" % not_measured.get("sweep", "section skipped"))
 
     # 4
-    sm = d.get("small")
-    w("")
-    w("## 4. Many small transfers")
-    w("")
-    if provenance(d, "small"):
-        w(provenance(d, "small"))
-        w("")
-    if sm:
-        w(
-            "`wrk -t 1 -c 50 -d %ds` (an absolute-URI request line through a proxy) for `?s=4k` and `?s=64k` objects with "
-            "`cc=no-store` (uncacheable for every proxy); medians of %d round(s). CPU is the proxy's, per 10,000 requests."
-            % (d["wrk_duration"], rounds_of(d, "small"))
-        )
-        w("")
-        rows = []
-        for s in sm:
-            rows.append(
-                [
-                    s["label"],
-                    s["size"].upper().replace("K", " KiB"),
-                    fmt(s["rps"]),
-                    fmt(s["cpu_s_per_10k"], 3),
-                    busy(s["rps"] and s["cpu_s_per_10k"] and s["rps"] * s["cpu_s_per_10k"] / 10000),
-                    ("%d non-2xx" % s["non_2xx"] if s["non_2xx"] else "") + (("; " if s["non_2xx"] else "") + s["socket_errors"] if s["socket_errors"] else ""),
-                ]
-            )
-        w(md_table(["target", "object", "requests/s", "proxy CPU-s per 10k requests", "proxy CPU busy", "problems"], rows))
-    else:
-        w("Not measured: %s" % not_measured.get("small", "section skipped"))
+    small_section(d, w, not_measured)
 
     # 5
     cn = d.get("connections")
@@ -883,11 +922,14 @@ def report(d, out_dir, pngs):
         rows.append(["syscalls/GB (perf)"] + [ratio(get(sp, "cuttle", "total_per_gb"), get(sp, k, "total_per_gb"), 3) for k in others])
     if st:
         rows.append(["syscalls/GB (strace -c)"] + [ratio(get(st, "cuttle", "total_per_gb"), get(st, k, "total_per_gb"), 3) for k in others])
+    sm = d.get("small")
     if sm:
-        by = {(s["target"], s["size"]): s for s in sm}
-        for size_text in ("4k", "64k"):
-            rows.append(["requests/s, %s objects" % size_text.upper().replace("K", " KiB")] + [ratio(get(by, ("cuttle", size_text), "rps"), get(by, (k, size_text), "rps")) for k in others])
-            rows.append(["CPU-s per 10k requests, %s" % size_text.upper().replace("K", " KiB")] + [ratio(get(by, ("cuttle", size_text), "cpu_s_per_10k"), get(by, (k, size_text), "cpu_s_per_10k")) for k in others])
+        by = {(s.get("origin", "cuttle-origin"), s["target"], s["size"]): s for s in sm}
+        for origin in d.get("small_origins", {"cuttle-origin": None}):
+            for size_text in ("4k", "64k"):
+                what = "%s from %s" % (size_text.upper().replace("K", " KiB"), origin)
+                rows.append(["requests/s, %s" % what] + [ratio(get(by, (origin, "cuttle", size_text), "rps"), get(by, (origin, k, size_text), "rps")) for k in others])
+                rows.append(["CPU-s per 10k requests, %s" % what] + [ratio(get(by, (origin, "cuttle", size_text), "cpu_s_per_10k"), get(by, (origin, k, size_text), "cpu_s_per_10k")) for k in others])
     if cn:
         res = cn["results"]
         conn_key = {"squid-16k": "squid", "squid-64k": None, "ats": "ats"}

@@ -93,6 +93,21 @@ def provenance(d, name):
     ) + (" The load average (1, 5, 15 min) as it started: %s." % info["loadavg"] if info.get("loadavg") else "") + "*"
 
 
+def section_head(d, w, name, title, not_measured, absent="section skipped"):
+    """Writes a section's title and provenance; returns its data, or None
+    after a "Not measured" line when the run has none."""
+    w("")
+    w("## " + title)
+    w("")
+    if provenance(d, name):
+        w(provenance(d, name))
+        w("")
+    if not d.get(name):
+        w("Not measured: %s" % not_measured.get(name, absent))
+        return None
+    return d[name]
+
+
 def gnuplot(script, png, made, notes):
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, timeout=60, check=False)
     if r.returncode == 0:

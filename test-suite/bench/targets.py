@@ -375,6 +375,32 @@ def cpu_seconds_fine(pids):
     return total / 1e9
 
 
+def context_switches(pids):
+    """{tid: [voluntary, involuntary]} context switches of the given
+    processes' live threads, from /proc/PID/task/TID/status: a thread that
+    sleeps (waits for input) switches voluntarily, one taken off a CPU
+    while it could still run (preempted) involuntarily."""
+    counts = {}
+    for tid in threads_of(pids):
+        try:
+            with open("/proc/%d/status" % tid) as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        counts.setdefault(tid, [0, 0])[0] = int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        counts.setdefault(tid, [0, 0])[1] = int(line.split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return counts
+
+
+def switches_since(before, after, requests):
+    """[voluntary, involuntary] per request between two context_switches():
+    the threads alive at the end (a thread that exited in between is not
+    counted)."""
+    return [sum(a[i] - before.get(tid, [0, 0])[i] for tid, a in after.items()) / requests for i in (0, 1)]
+
+
 def settle(target, quiet=0.5, limit=15):
     """Waits until the target's processes have used no CPU for `quiet`
     seconds (at most `limit`): what a proxy does right after start
@@ -537,18 +563,23 @@ wrk.headers["Host"] = "127.0.0.1:%d"
 
 def wrk_path(target, origin, path, duration, tmp, name):
     """`wrk -t 1 -c 50` for origin's path through target: the absolute URL
-    in the request line (a Lua script), origin-form for direct."""
+    in the request line (a Lua script), origin-form for direct. origin:
+    an Origin or an Nginx (its port, url() and pids()). The proxy's and the
+    origin's CPU per 10,000 requests, and through a proxy (which keeps its
+    origin connections open) their context switches per request."""
     script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, name))
     with open(script, "w") as f:
         f.write(WRK_SCRIPT % (origin.url(path) if target.is_proxy else path, origin.port))
     port = target.port if target.is_proxy else origin.port
-    pids = target.pids()
-    cpu0 = cpu_seconds(pids)
+    pids, origin_pids = target.pids(), origin.pids()
+    cpu0, origin_cpu0 = cpu_seconds(pids), cpu_seconds(origin_pids)
+    switches0, origin_switches0 = context_switches(pids), context_switches(origin_pids)
     r = run_quiet(
         ["wrk", "-t", "1", "-c", "50", "-d", "%ds" % duration, "--timeout", "10s", "-s", script, "http://127.0.0.1:%d/" % port],
         timeout=duration + 60,
     )
-    cpu1 = cpu_seconds(pids)
+    cpu1, origin_cpu1 = cpu_seconds(pids), cpu_seconds(origin_pids)
+    switches1, origin_switches1 = context_switches(pids), context_switches(origin_pids)
     m = re.search(r"(\d+) requests in ([\d.]+)(\w+)", r.stdout)
     rps = re.search(r"Requests/sec:\s+([\d.]+)", r.stdout)
     if not m or not rps:
@@ -559,8 +590,12 @@ def wrk_path(target, origin, path, duration, tmp, name):
     errors = re.search(r"Socket errors: (.*)", r.stdout)
     result["non_2xx"] = int(bad.group(1)) if bad else 0
     result["socket_errors"] = errors.group(1).strip() if errors else ""
+    if requests:
+        result["origin_cpu_s_per_10k"] = (origin_cpu1 - origin_cpu0) / (requests / 10000)
     if target.is_proxy and requests:
         result["cpu_s_per_10k"] = (cpu1 - cpu0) / (requests / 10000)
+        result["switches_per_request"] = switches_since(switches0, switches1, requests)
+        result["origin_switches_per_request"] = switches_since(origin_switches0, origin_switches1, requests)
     return result
 
 
@@ -975,13 +1010,18 @@ class TrafficServer(Target):
 # ---------------------------------------------------------------- the origin
 
 
-class Origin:
+class Origin(Target):
+    """cuttle-origin serving files_dir's files as /files/NAME (a Target for
+    its pids() and stop(); nothing is sent through it as a proxy)."""
+
+    key = "cuttle-origin"
+    label = "cuttle-origin"
+    is_proxy = False
+
     def __init__(self, binary, files_dir, tmp):
+        super().__init__(tmp)
         self.binary = binary
         self.files = files_dir
-        self.tmp = tmp
-        self.proc = None
-        self.port = None
 
     def start(self):
         out = os.path.join(self.tmp, "origin.out")
@@ -998,9 +1038,6 @@ class Origin:
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def stop(self):
-        stop_process(self.proc)
 
 
 def make_file(origin_binary, path, size):
@@ -1063,3 +1100,7 @@ class Nginx(Target):
             return port_answers(self.port)
 
         wait_for("nginx's port to answer", answers, 20)
+
+    def url(self, path):
+        """A URL of this nginx as an origin (wrk_path's)."""
+        return "http://127.0.0.1:%d%s" % (self.port, path)

@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 
-from reportlib import bar_plot, fmt, human_size, md_table, met, provenance, ratio
+from reportlib import bar_plot, fmt, human_size, md_table, met, ratio, section_head
 from targets import (
     SRCDIR,
     BenchError,
@@ -619,15 +619,8 @@ def plot(data, out_dir, notes):
 
 def report_section(d, w, not_measured, pngs):
     """Section 8: TLS (issue 17)."""
-    t = d.get("tls")
-    w("")
-    w("## 8. TLS")
-    w("")
-    if provenance(d, "tls"):
-        w(provenance(d, "tls"))
-        w("")
+    t = section_head(d, w, "tls", "8. TLS", not_measured, "the section was not run (`--sections tls`)")
     if not t:
-        w("Not measured: %s" % not_measured.get("tls", "the section was not run (`--sections tls`)"))
         return
     w(
         "nginx is the HTTPS origin (TLS 1.3, an ECDSA P-256 certificate from a test \"origin CA\", files from tmpfs); **direct** is curl "
