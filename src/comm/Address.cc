@@ -7,6 +7,7 @@
 
 #include "comm/Address.h"
 
+#include <charconv>
 #include <cstring>
 
 #include <arpa/inet.h>
@@ -70,22 +71,37 @@ uint16_t Comm::Address::port() const
     return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
 }
 
+namespace {
+
+/// The dotted quad of the IPv4 address in its four bytes, as inet_ntop()
+/// writes it, without the sprintf() that costs glibc's inet_ntop() about
+/// 900 instructions (once per forwarded request: Forwarder::nextDestination())
+std::string DottedQuad(const unsigned char* bytes)
+{
+    char buf[INET_ADDRSTRLEN];
+    char* p = buf;
+    for (int i = 0; i < 4; ++i) {
+        if (i)
+            *p++ = '.';
+        p = std::to_chars(p, buf + sizeof(buf), bytes[i]).ptr;
+    }
+    return std::string(buf, p);
+}
+
+} // namespace
+
 std::string Comm::Address::host() const
 {
-    char buf[INET6_ADDRSTRLEN] = "";
     if (family() == AF_INET6) {
         const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&storage_);
-        if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-            in_addr v4;
-            std::memcpy(&v4, sin6->sin6_addr.s6_addr + 12, sizeof(v4));
-            inet_ntop(AF_INET, &v4, buf, sizeof(buf));
-        } else {
-            inet_ntop(AF_INET6, &sin6->sin6_addr, buf, sizeof(buf));
-        }
-    } else {
-        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, buf, sizeof(buf));
+        if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+            return DottedQuad(sin6->sin6_addr.s6_addr + 12);
+        char buf[INET6_ADDRSTRLEN] = "";
+        inet_ntop(AF_INET6, &sin6->sin6_addr, buf, sizeof(buf));
+        return buf;
     }
-    return buf;
+    return DottedQuad(reinterpret_cast<const unsigned char*>(
+        &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr.s_addr));
 }
 
 std::string Comm::Address::toString() const

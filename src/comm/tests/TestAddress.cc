@@ -9,6 +9,8 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <arpa/inet.h>
+
 /// Comm::Address: parsing literals and printing them as Squid does.
 class TestAddress : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestAddress);
@@ -16,6 +18,7 @@ class TestAddress : public CppUnit::TestFixture {
     CPPUNIT_TEST(parsesIpv6WithAndWithoutBrackets);
     CPPUNIT_TEST(emptyHostIsWildcard);
     CPPUNIT_TEST(rejectsNames);
+    CPPUNIT_TEST(hostIsInetNtops);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -23,6 +26,7 @@ public:
     void parsesIpv6WithAndWithoutBrackets();
     void emptyHostIsWildcard();
     void rejectsNames();
+    void hostIsInetNtops();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestAddress);
 
@@ -62,4 +66,24 @@ void TestAddress::rejectsNames()
     CPPUNIT_ASSERT(!Comm::Address::Parse("localhost", 80));
     CPPUNIT_ASSERT(!Comm::Address::Parse("1.2.3", 80));
     CPPUNIT_ASSERT(!Comm::Address::Parse("[::1", 80));
+}
+
+/// host() writes an IPv4 address (plain or v4-mapped) as inet_ntop() does,
+/// over every value of each byte and a spread of whole addresses
+void TestAddress::hostIsInetNtops()
+{
+    uint32_t x = 0x9e3779b9u;
+    for (uint32_t i = 0; i < 20000; ++i) {
+        const uint32_t value = i < 256 ? i * 0x01010101u : (x = x * 1664525u + 1013904223u);
+        in_addr in{};
+        in.s_addr = value;
+        char expected[INET_ADDRSTRLEN];
+        CPPUNIT_ASSERT(inet_ntop(AF_INET, &in, expected, sizeof(expected)));
+        const auto plain = Comm::Address::Parse(expected, 80);
+        CPPUNIT_ASSERT(plain);
+        CPPUNIT_ASSERT_EQUAL(std::string(expected), plain->host());
+        const auto mapped = Comm::Address::Parse("::ffff:" + std::string(expected), 80);
+        CPPUNIT_ASSERT(mapped);
+        CPPUNIT_ASSERT_EQUAL(std::string(expected), mapped->host());
+    }
 }
