@@ -941,7 +941,7 @@ void Client::Connection::startStreaming()
 
 void Client::Connection::streamSome()
 {
-    if (writing_ || state_ != State::Streaming || replyGrewTooBig())
+    if (writing_ || state_ != State::Streaming || tx_->warming || replyGrewTooBig())
         return;
     writing_ = true;
     const auto result = tx_->writer.write(fd_.get(), *tx_->reply);
@@ -958,6 +958,9 @@ void Client::Connection::streamSome()
     case Store::BodyWriter::Result::Done:
         endTransaction();
         return;
+    case Store::BodyWriter::Result::Cold:
+        warmFile();
+        return;
     case Store::BodyWriter::Result::Error:
         if (tx_->reply->hasFailed())
             debugs(33, 2, "reply to " << peerHost_ << " broke off: " << tx_->reply->failure());
@@ -970,6 +973,23 @@ void Client::Connection::streamSome()
         close();
         return;
     }
+}
+
+void Client::Connection::warmFile()
+{
+    // sendfile() from pages that are not cached would wait for the disk on
+    // the loop (doc/design.md "The disk store")
+    const auto [offset, length] = tx_->writer.coldRange();
+    debugs(47, 3, "a disk hit's bytes " << offset << "+" << length << " are cold: warming them");
+    tx_->warming = std::make_shared<bool>(true);
+    services_.disk()->warm(tx_->file, offset, length, [this, token = std::weak_ptr<bool>(tx_->warming)] {
+        const auto warming = token.lock();
+        if (!warming || !tx_ || tx_->warming != warming)
+            return; // the transaction (or the connection) is gone
+        tx_->warming.reset();
+        tx_->writer.noteWarmed();
+        streamSome();
+    });
 }
 
 void Client::Connection::forwardingFailed()

@@ -314,6 +314,9 @@ private:
     void prependInterim(std::string& head);
     void startStreaming();
     void streamSome();
+    /// A disk hit's next bytes are cold (BodyWriter::Result::Cold): has an
+    /// I/O thread read them into the page cache, then streams on.
+    void warmFile();
     /// the forwarder failed: its failure, or the stale object, answers
     void forwardingFailed();
     /// answers a failure to reach or read the origin with its error page
@@ -472,9 +475,12 @@ private:
         std::string requestHead;   ///< a copy of the request head (Vary selects on its fields later)
         Store::EntryRef stale;     ///< a stored object being revalidated, or null
         Store::StoredFileRef file; ///< a disk hit: the body's file (tx.reply has no body bytes)
-        std::string staleKey;      ///< its full key
-        std::string storedKey;     ///< the full key of the stored object this client reads
-        Store::EntryRef fetch;     ///< what this client's forwarder fills (reply may move off it)
+        /// set while an I/O thread warms the file's next bytes (warmFile());
+        /// its callback holds it weakly, so it outlives neither
+        std::shared_ptr<bool> warming;
+        std::string staleKey;  ///< its full key
+        std::string storedKey; ///< the full key of the stored object this client reads
+        Store::EntryRef fetch; ///< what this client's forwarder fills (reply may move off it)
         std::unique_ptr<Server::Request>
             deferred;               ///< a joiner's own request, sent if the shared reply is unusable
         bool isJoiner = false;      ///< reading another client's in-flight fetch (collapsed_forwarding)

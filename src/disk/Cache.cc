@@ -66,6 +66,38 @@ private:
     int error_ = 0;
 };
 
+/// reads a range of a disk hit's file into nowhere, on an I/O thread, so
+/// that the page cache holds it (Disk::Cache::warm())
+class WarmJob final : public Disk::IoJob {
+public:
+    WarmJob(Store::StoredFileRef file, uint64_t offset, uint64_t length, std::function<void()> done)
+        : file_(std::move(file)), fd_(file_->fd()), offset_(offset), length_(length), done_(std::move(done))
+    {}
+    void run() noexcept override
+    {
+        // the file's descriptor was taken on the loop (its refcount is the loop's)
+        thread_local std::vector<char> scratch(256 * 1024);
+        for (uint64_t at = offset_, end = offset_ + length_; at < end;) {
+            const size_t n = size_t(std::min<uint64_t>(end - at, scratch.size()));
+            if (!Disk::ReadAt(fd_, scratch.data(), n, at))
+                return; // sendfile() will say what is wrong
+            at += n;
+        }
+    }
+    void finish() override
+    {
+        file_ = nullptr;
+        done_();
+    }
+
+private:
+    Store::StoredFileRef file_;
+    int fd_;
+    uint64_t offset_;
+    uint64_t length_;
+    std::function<void()> done_;
+};
+
 /// reads a disk hit's body into blocks, on an I/O thread (Disk::Cache::readBody())
 class ReadJob final : public Disk::IoJob {
 public:
@@ -447,6 +479,13 @@ void Disk::Cache::readBody(const Store::StoredFileRef& file,
     }
     ++counters_.bodiesRead;
     pool_.submit(std::make_unique<ReadJob>(file, std::move(parts), std::move(done)));
+}
+
+void Disk::Cache::warm(const Store::StoredFileRef& file, uint64_t offset, uint64_t length,
+                       std::function<void()> done)
+{
+    ++counters_.warmed;
+    pool_.submit(std::make_unique<WarmJob>(file, offset, length, std::move(done)));
 }
 
 bool Disk::Cache::eraseExact(const std::string& key)

@@ -95,6 +95,7 @@ struct CacheStats {
     uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
     uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
     uint64_t bodiesRead = 0;    ///< bodies read for memory (readBody())
+    uint64_t warmed = 0;        ///< cold ranges of hits read ahead of sendfile() (warm())
 };
 
 /// The disk store; see the file comment.
@@ -135,6 +136,10 @@ public:
     /// replaces the reply head of the object under key with reply's (and
     /// its times), on an I/O thread; skipped while a replacement of it is out
     void freshen(const std::string& key, const Store::Reply& reply) override;
+    /// preads the range into a scratch buffer on an I/O thread (the page
+    /// cache keeps it), then done
+    void warm(const Store::StoredFileRef& file, uint64_t offset, uint64_t length,
+              std::function<void()> done) override;
     /// what cache_store_log hears: an action (SWAPOUT when an object is
     /// committed, RELEASE when one is removed, evicted or replaced) on the
     /// object under fullKey, in cache_dir dir (its place in squid.conf) and

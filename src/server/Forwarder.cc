@@ -381,6 +381,7 @@ void Server::Forwarder::sendMore()
     case Store::BodyWriter::Result::Done:
         requestSent_ = true;
         return;
+    case Store::BodyWriter::Result::Cold: // a file body's only, and a request body is none
     case Store::BodyWriter::Result::Error:
         if (body_->hasFailed()) {
             // the client's body broke off: the origin must not take a truncated request

@@ -204,6 +204,28 @@ void Store::BodyWriter::setFileBody(int fd, uint64_t offset, uint64_t length)
     fileOffset_ = offset;
     fileLength_ = length;
     fileSent_ = 0;
+    warmEnd_ = 0;
+    checksWarmth_ = true;
+}
+
+bool Store::BodyWriter::isCold(uint64_t at, uint64_t count)
+{
+    // the last byte this sendfile() would send: a range read in order is
+    // cached from its start, so a cached end means a cached range
+    const uint64_t last = at + count - 1;
+    if (!checksWarmth_ || last < warmEnd_)
+        return false;
+    char byte;
+    iovec iov{&byte, 1};
+    if (::preadv2(fileFd_, &iov, 1, off_t(last), RWF_NOWAIT) >= 0)
+        return false;
+    if (errno != EAGAIN) {
+        checksWarmth_ = errno == EINTR; // EOPNOTSUPP: it cannot tell; sendfile() reports real errors
+        return false;
+    }
+    const uint64_t end = fileOffset_ + fileLength_;
+    cold_ = {at, std::min(end - at, WarmWindow)};
+    return true;
 }
 
 Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
@@ -250,8 +272,10 @@ Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
                 segmentDone_ += took;
             continue;
         }
-        // sendfile takes at most 0x7ffff000 bytes a call
-        const size_t count = size_t(std::min<uint64_t>({left, maxBytes_ ? maxBytes_ : left, 0x7ffff000}));
+        // at most a WarmWindow a call: a cold range warmed whole is all it sends
+        const size_t count = size_t(std::min<uint64_t>({left, maxBytes_ ? maxBytes_ : left, WarmWindow}));
+        if (isCold(fileOffset_ + from, count))
+            return Result::Cold;
         off_t at = off_t(fileOffset_ + from);
         const ssize_t r = ::sendfile(fd, fileFd_, &at, count);
         if (r < 0 && errno == EINTR)

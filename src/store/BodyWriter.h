@@ -57,7 +57,11 @@ public:
         Blocked, ///< the socket is full (EAGAIN): wait for writability
         Caught,  ///< everything held was written; the entry has not completed
         Done,    ///< the head, the whole body and any last-chunk are written
-        Error    ///< the write failed (see error()), or the entry failed
+        Error,   ///< the write failed (see error()), or the entry failed
+        /// a file body's next bytes are not in the page cache: sendfile()
+        /// would wait for the disk. Read coldRange() off the loop
+        /// (DiskTier::warm()), say so with noteWarmed(), and write again
+        Cold
     };
 
     /// a writer of nothing yet; set() it before write()
@@ -131,6 +135,12 @@ public:
     void setFileBody(int fd, uint64_t offset, uint64_t length);
     /// sendfile calls that sent bytes or blocked
     uint64_t sendfileCount() const { return sendfiles_; }
+    /// after Result::Cold: the file's bytes (offset in the file, length) to warm
+    std::pair<uint64_t, uint64_t> coldRange() const { return cold_; }
+    /// coldRange() was read: write() sends it without looking again
+    void noteWarmed() { warmEnd_ = cold_.first + cold_.second; }
+    /// the most bytes one cold range asks for
+    static constexpr uint64_t WarmWindow = 4 * 1024 * 1024;
     /// whether the rest of the body may come from the entry's pipe
     /// (Entry::setPipe()): raw framing, no segments, no file, no body end;
     /// the caller adds what it knows (its socket is a plain one, it writes
@@ -148,6 +158,10 @@ private:
     Result writeFramed(int fd, Entry& entry);
     Result writeSegments(int fd, Entry& entry);
     Result writeFile(int fd);
+    /// whether the file's byte at `at` is not in the page cache (and then
+    /// cold_ is the window from `at` to warm), checked with one preadv2()
+    /// of RWF_NOWAIT; false where the file system cannot tell
+    bool isCold(uint64_t at, uint64_t count);
     /// drains the entry's pipe into fd (Raw framing, once the slices are
     /// written): nullopt while bytes moved, else why to stop
     std::optional<Result> writePipe(int fd, Entry& entry);
@@ -180,12 +194,15 @@ private:
     size_t maxBytes_ = DefaultMaxBytesPerWrite; ///< see setMaxBytesPerWrite()
     uint64_t bodyEnd_ = UINT64_MAX;             ///< see setBodyEnd()
     int errno_ = 0;
-    int fileFd_ = -1;         ///< setFileBody()'s file, or -1: the body is the entry's slices
-    uint64_t fileOffset_ = 0; ///< where the body starts in it
-    uint64_t fileLength_ = 0; ///< the body's bytes
-    uint64_t fileSent_ = 0;   ///< body bytes sent from it (without segments)
-    uint64_t sendfiles_ = 0;  ///< see sendfileCount()
-    uint64_t splices_ = 0;    ///< see spliceCount()
+    int fileFd_ = -1;                      ///< setFileBody()'s file, or -1: the body is the entry's slices
+    uint64_t fileOffset_ = 0;              ///< where the body starts in it
+    uint64_t fileLength_ = 0;              ///< the body's bytes
+    uint64_t fileSent_ = 0;                ///< body bytes sent from it (without segments)
+    uint64_t sendfiles_ = 0;               ///< see sendfileCount()
+    std::pair<uint64_t, uint64_t> cold_{}; ///< see coldRange()
+    uint64_t warmEnd_ = 0;                 ///< the file is known warm below this offset (noteWarmed())
+    bool checksWarmth_ = true;             ///< preadv2(RWF_NOWAIT) works on the file (see isCold())
+    uint64_t splices_ = 0;                 ///< see spliceCount()
 };
 
 } // namespace Store

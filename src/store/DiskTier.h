@@ -87,6 +87,13 @@ public:
     /// replaces the stored reply head of the object under key with reply's
     /// (a 304 freshened it: FreshenStored()), without rewriting its body
     virtual void freshen(const std::string& key, const Reply& reply) = 0;
+    /// reads bytes [offset, offset + length) of file (offsets in the file)
+    /// on an I/O thread, so that they are in the page cache, then calls
+    /// done on the loop: a hit whose next bytes are cold
+    /// (BodyWriter::Result::Cold) sends them once they are warm, and
+    /// sendfile() does not wait for the disk on the loop
+    virtual void warm(const StoredFileRef& file, uint64_t offset, uint64_t length,
+                      std::function<void()> done) = 0;
 };
 
 } // namespace Store

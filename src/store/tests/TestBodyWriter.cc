@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -116,12 +117,13 @@ std::string pattern(size_t n)
 
 /// a temporary file holding `prefix` then `body`, removed when it goes
 struct TempFile {
-    TempFile(const std::string& prefix, const std::string& body)
+    /// in dir ("/tmp" by default)
+    TempFile(const std::string& prefix, const std::string& body, const std::string& dir = "/tmp")
     {
-        char name[] = "/tmp/cuttle-bodywriter.XXXXXX";
-        fd = ::mkstemp(name);
+        std::string name = dir + "/cuttle-bodywriter.XXXXXX";
+        fd = ::mkstemp(name.data());
         CPPUNIT_ASSERT(fd >= 0);
-        ::unlink(name);
+        ::unlink(name.c_str());
         const std::string all = prefix + body;
         CPPUNIT_ASSERT_EQUAL(ssize_t(all.size()), ::write(fd, all.data(), all.size()));
     }
@@ -148,6 +150,7 @@ class TestBodyWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(reenteredWriteThrows);
     CPPUNIT_TEST(fileBodyGoesBySendfileThroughPartialWrites);
     CPPUNIT_TEST(fileSegmentsAreSentByOffset);
+    CPPUNIT_TEST(coldFileBodyAsksToBeWarmed);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -295,6 +298,53 @@ public:
             p.drain(got);
         }
         CPPUNIT_ASSERT(r == Store::BodyWriter::Result::Error);
+    }
+
+    /// a file body whose next bytes are not in the page cache is Cold, with
+    /// the range to warm (at most WarmWindow); once warmed it is sent
+    void coldFileBodyAsksToBeWarmed()
+    {
+        const std::string body = pattern(5 * 1024 * 1024);
+        // in the working directory (the build tree): the pages of a tmpfs
+        // file cannot be dropped
+        TempFile file("xx", body, ".");
+        CPPUNIT_ASSERT_EQUAL(0, ::fsync(file.fd));
+        CPPUNIT_ASSERT_EQUAL(0, ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_DONTNEED));
+        char byte;
+        iovec iov{&byte, 1};
+        if (::preadv2(file.fd, &iov, 1, off_t(body.size()), RWF_NOWAIT) >= 0 || errno != EAGAIN) {
+            std::cerr << " (this file system keeps the file's pages: Cold not checked) ";
+            return;
+        }
+        Pair p;
+        auto e = MakeRef<Store::Entry>(1);
+        e->complete();
+        Store::BodyWriter w;
+        w.start("H\r\n\r\n", Store::BodyWriter::Framing::Raw, *e);
+        w.setFileBody(file.fd, 2, body.size());
+        std::string got;
+        CPPUNIT_ASSERT(w.write(p.a, *e) == Store::BodyWriter::Result::Cold);
+        p.drain(got);
+        CPPUNIT_ASSERT_EQUAL(std::string("H\r\n\r\n"), got); // the head, and no body byte yet
+        CPPUNIT_ASSERT(w.coldRange() == std::make_pair(uint64_t(2), Store::BodyWriter::WarmWindow));
+        int colds = 0;
+        auto r = Store::BodyWriter::Result::Cold;
+        for (int i = 0; i < 100000 && r != Store::BodyWriter::Result::Done; ++i) {
+            if (r == Store::BodyWriter::Result::Cold) {
+                ++colds;
+                // what DiskTier::warm() does on an I/O thread
+                const auto [offset, length] = w.coldRange();
+                std::string scratch(length, '\0');
+                CPPUNIT_ASSERT_EQUAL(ssize_t(length),
+                                     ::pread(file.fd, scratch.data(), length, off_t(offset)));
+                w.noteWarmed();
+            }
+            r = w.write(p.a, *e);
+            p.drain(got);
+        }
+        CPPUNIT_ASSERT(r == Store::BodyWriter::Result::Done);
+        CPPUNIT_ASSERT(got == "H\r\n\r\n" + body);
+        CPPUNIT_ASSERT(colds >= 1);
     }
 
     void fileSegmentsAreSentByOffset()
