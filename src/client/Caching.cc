@@ -163,6 +163,8 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     options.maxStale = std::chrono::duration_cast<std::chrono::seconds>(settings.maxStale).count();
     options.collapsedForwarding = settings.collapsedForwarding;
     options.hasBody = parser_.hasBody();
+    options.diskMayWait = diskHeadWarmed_;
+    diskHeadWarmed_ = false;
     const auto& rule = refreshRule();
     auto found = Store::LookUp(cache, services_.inFlight(), tx.cacheKey, parser_.fields(), tx.requestFacts,
                                rule, options, services_.disk());
@@ -205,6 +207,9 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     case Store::Lookup::Kind::Reload:
         tx.resultCode = "TCP_CLIENT_REFRESH_MISS";
         return false;
+    case Store::Lookup::Kind::DiskCold:
+        warmDiskHead(found.file);
+        return true;
     case Store::Lookup::Kind::Validate:
         tx.stale = std::move(found.entry); // forward() asks the origin whether it changed
         tx.staleKey = std::move(found.fullKey);
@@ -215,11 +220,30 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     return false;
 }
 
+void Client::Connection::warmDiskHead(const Store::StoredFileRef& front)
+{
+    // reading it here would wait for the disk on the loop: an I/O thread
+    // reads it into the page cache, and the head is handled again (as after
+    // a DNS lookup for a dst acl), this time reading it from the disk if it
+    // left the page cache meanwhile (doc/design.md "The disk store")
+    debugs(47, 3, "a disk object's head is cold: warming " << front->length() << " bytes");
+    state_ = State::Checking;
+    pendingLog_.reset(); // made again when the head is handled again
+    diskHeadWarming_ = std::make_shared<bool>(true);
+    services_.disk()->warm(front, 0, front->length(), [this, token = std::weak_ptr<bool>(diskHeadWarming_)] {
+        if (token.expired())
+            return; // the connection is gone
+        diskHeadWarmed_ = true;
+        services_.loop().guard(this, [this] { resumeAfterCheck(); });
+    });
+}
+
 bool Client::Connection::hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const
 {
     const auto& sendHit = services_.settings().sendHit;
     if (sendHit.size() == 0 || found.kind == Store::Lookup::Kind::Miss ||
-        found.kind == Store::Lookup::Kind::Unavailable || found.kind == Store::Lookup::Kind::Reload)
+        found.kind == Store::Lookup::Kind::Unavailable || found.kind == Store::Lookup::Kind::Reload ||
+        found.kind == Store::Lookup::Kind::DiskCold) // decided once the head is read
         return false;
     // a fetch in flight has no reply to check yet: it is fetched alone
     if (found.kind == Store::Lookup::Kind::Join || !found.entry || !found.entry->reply())

@@ -317,6 +317,9 @@ private:
     /// A disk hit's next bytes are cold (BodyWriter::Result::Cold): has an
     /// I/O thread read them into the page cache, then streams on.
     void warmFile();
+    /// A disk object's head is not in the page cache (Lookup::DiskCold):
+    /// has an I/O thread read the file's front, then handles the head again.
+    void warmDiskHead(const Store::StoredFileRef& front);
     /// the forwarder failed: its failure, or the stale object, answers
     void forwardingFailed();
     /// answers a failure to reach or read the origin with its error page
@@ -425,6 +428,11 @@ private:
     /// has said readable since: a read now would find nothing (a fresh
     /// connection starts false: its bytes may predate the watch)
     bool socketDrained_ = false;
+    /// while a disk object's head is warmed (warmDiskHead()): its callback holds it weakly
+    std::shared_ptr<bool> diskHeadWarming_;
+    /// the head being handled again had its disk object's head warmed:
+    /// the next lookup may read it from the disk (once)
+    bool diskHeadWarmed_ = false;
     std::unique_ptr<Log::AccessRecord> pendingLog_; ///< logged when the reply is written
     uint64_t requests_ = 0;
 

@@ -395,7 +395,7 @@ bool Disk::Cache::contains(const std::string& key) const
                        [&](const auto& dir) { return bool(dir->index.find(key)); });
 }
 
-std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
+std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
 {
     for (auto& dir : dirs_) {
         const auto where = dir->index.find(key);
@@ -408,8 +408,19 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key)
         std::string front(where->fileSize() - where->bodyLength, '\0');
         struct stat st {};
         std::optional<Meta> meta;
-        if (hit.file.isOpen() && ReadAt(hit.file.get(), front.data(), front.size(), 0))
-            meta = DecodeHeader(front);
+        if (hit.file.isOpen()) {
+            const auto read =
+                mayWait ? (ReadAt(hit.file.get(), front.data(), front.size(), 0) ? CachedRead::Read
+                                                                                 : CachedRead::Failed)
+                        : ReadCachedAt(hit.file.get(), front.data(), front.size(), 0);
+            if (read == CachedRead::Cold) {
+                hit.cold = true;
+                hit.bodyOffset = front.size();
+                return hit;
+            }
+            if (read == CachedRead::Read)
+                meta = DecodeHeader(front);
+        }
         if (!meta || ::fstat(hit.file.get(), &st) != 0 || uint64_t(st.st_size) != meta->fileSize() ||
             meta->bodyLength != where->bodyLength || !FrontMatches(*meta, front) ||
             KeyIn(*meta, front) != key) {
@@ -565,11 +576,14 @@ std::optional<std::string> Disk::Cache::varyNames(const std::string& key) const
     return it == variants_.end() ? std::nullopt : std::optional<std::string>(it->second.names);
 }
 
-std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key)
+std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool mayWait)
 {
-    auto hit = open(key);
+    auto hit = open(key, mayWait);
     if (!hit)
         return std::nullopt;
+    if (hit->cold) // the front of the file, to warm
+        return Store::DiskObject{nullptr,
+                                 MakeRef<Store::StoredFile>(hit->file.release(), 0, hit->bodyOffset)};
     auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), hit->head);
     Http::ReplyParser parser(block->size() + 1);
     if (parser.parse(block->view()) != Http::ParseResult::Done) {

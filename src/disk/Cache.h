@@ -64,7 +64,11 @@ Store::PolicyKind PolicyKindOf(Config::ReplacementPolicy policy);
 
 /// A stored object opened for a hit: its file and what precedes the body.
 struct Hit {
-    Comm::Descriptor file;   ///< open for reading
+    Comm::Descriptor file; ///< open for reading
+    /// the file's front (header, key, head) is not in the page cache, and
+    /// open() was told not to wait for the disk: nothing else is set but
+    /// file and bodyOffset (the front's size)
+    bool cold = false;
     std::string head;        ///< the reply head as stored
     Meta meta;               ///< what the file's header says
     uint64_t bodyOffset = 0; ///< where the body starts in file
@@ -118,13 +122,13 @@ public:
     bool admits(std::optional<uint64_t> size) const override;
     /// open() as a Store::DiskObject: the reply head parsed into a complete
     /// entry with no body in memory, and the body's file
-    std::optional<Store::DiskObject> find(const std::string& key) override;
+    std::optional<Store::DiskObject> find(const std::string& key, bool mayWait) override;
     /// whether an object is stored under key (no file is opened)
     bool contains(const std::string& key) const;
     /// Opens the object stored under key and checks its file (header, size,
     /// key and head); a file that fails is forgotten and removed. Counts a
     /// hit and makes it the most recently used.
-    std::optional<Hit> open(const std::string& key);
+    std::optional<Hit> open(const std::string& key, bool mayWait = true);
     /// forgets the object under key and removes its file, and every variant
     /// when key is a MakeKey(); whether there was one
     bool erase(const std::string& key) override;

@@ -55,8 +55,8 @@ private:
 /// An object found in the disk store: its reply head (a complete entry with
 /// no body bytes in memory) and its body's file.
 struct DiskObject {
-    EntryRef entry;     ///< the reply head (Entry::reply()), complete, empty body
-    StoredFileRef file; ///< the body
+    EntryRef entry;     ///< the reply head (Entry::reply()), complete, empty body; null: cold
+    StoredFileRef file; ///< the body; when cold, the front of the file (warm() it, then find() again)
 };
 
 /// The disk store, as the cache's decisions see it.
@@ -65,8 +65,10 @@ public:
     virtual ~DiskTier() = default;
     /// the object stored under key (a MakeKey(), or a variant key),
     /// opened and checked; nothing when none (or its file failed the
-    /// checks). Counts a hit in the disk store.
-    virtual std::optional<DiskObject> find(const std::string& key) = 0;
+    /// checks). Counts a hit in the disk store. Unless mayWait, a file
+    /// whose front (its reply head) is not in the page cache is not read:
+    /// the object comes back cold (no entry), for the caller to warm().
+    virtual std::optional<DiskObject> find(const std::string& key, bool mayWait) = 0;
     /// the Vary names (VaryNames()) of the variants stored under key (a
     /// MakeKey()), or nothing when none is
     virtual std::optional<std::string> varyNames(const std::string& key) const = 0;

@@ -56,7 +56,12 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
         }
     }
     if (diskKey) {
-        if (auto stored = disk->find(*diskKey)) {
+        if (auto stored = disk->find(*diskKey, options.diskMayWait)) {
+            if (!stored->entry) {
+                answer.kind = Kind::DiskCold;
+                answer.file = std::move(stored->file);
+                return answer;
+            }
             const auto reuse = IsFresh(facts, ResponseFacts::Of(*stored->entry->reply()), rule, options.now);
             debugs(20, 3,
                    "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "

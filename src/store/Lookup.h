@@ -54,6 +54,10 @@ struct LookupOptions {
     int64_t maxStale = 0;             ///< max_stale, in seconds
     bool collapsedForwarding = false; ///< collapsed_forwarding is on
     bool hasBody = false;             ///< the request has a body (it never joins another fetch)
+    /// the disk store may read an object's head from the disk on the loop
+    /// (it was warmed for this request already); otherwise a head that is
+    /// not in the page cache is the answer DiskCold
+    bool diskMayWait = false;
 };
 
 /// LookUp()'s answer (see the file comment).
@@ -67,7 +71,10 @@ struct Lookup {
         StaleHit,    ///< serve `entry` now; revalidate it in the background
         Reload,      ///< forward unconditionally (the client asked for a reload)
         Validate,    ///< forward a conditional request about `entry`
-        Unavailable  ///< only-if-cached, and nothing may answer without the origin: 504
+        Unavailable, ///< only-if-cached, and nothing may answer without the origin: 504
+        /// the disk store has the object, its head not in the page cache:
+        /// warm `file` (the file's front) off the loop, then look up again
+        DiskCold
     };
 
     Kind kind = Kind::Miss; ///< the answer
@@ -75,7 +82,8 @@ struct Lookup {
     std::string fullKey;    ///< the stored object's full key (with its variant)
     int64_t age = 0;        ///< the stored object's current age, for the hits
     EntryRef revalidation;  ///< Validate: a pending conditional request to join, or null
-    StoredFileRef file; ///< a Hit or Validate from the disk store: the body's file (entry has no body bytes)
+    StoredFileRef file; ///< a Hit or Validate from the disk store: the body's file (entry has no body bytes);
+                        ///< DiskCold: the front
 };
 
 /// What the cache can do for a GET or HEAD with cacheKey (Store::MakeKey()),

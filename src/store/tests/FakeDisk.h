@@ -24,7 +24,7 @@ namespace TestStore {
 /// with a file of none (-1).
 class FakeDisk : public Store::DiskTier {
 public:
-    std::optional<Store::DiskObject> find(const std::string& key) override
+    std::optional<Store::DiskObject> find(const std::string& key, bool) override
     {
         const auto it = objects.find(key);
         if (it == objects.end())
