@@ -224,6 +224,7 @@ Disk::Cache::~Cache()
     for (auto& w : writers_)
         w.writer->abandon();
     pool_.drain();
+    keepBlocksForWriters(false);
 }
 
 bool Disk::Cache::takes(const Dir& dir, std::optional<uint64_t> size) const
@@ -283,6 +284,7 @@ bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, st
                                            dir->layout.pathOf(number), limit);
     dir->writingBytes += size.value_or(0);
     writers_.push_back(Writing{std::move(writer), dir});
+    keepBlocksForWriters(true);
     debugs(20, 3, "storing " << key << " in " << dir->layout.pathOf(number));
     return true;
 }
@@ -351,7 +353,25 @@ void Disk::Cache::release(Writer& writer)
                                      [gone](const Writing& each) { return each.writer.get() == gone; });
         if (it != writers_.end())
             writers_.erase(it);
+        if (writers_.empty())
+            keepBlocksForWriters(false);
     });
+}
+
+void Disk::Cache::keepBlocksForWriters(bool writing)
+{
+    // doc/design.md "The disk store" ("Blocks"): a writer gives its blocks
+    // back a job at a time, up to 2 x MaxPendingBytes at once; over the
+    // pool's free cap they would be unmapped and the next reads would map
+    // (and fault in) fresh ones, a page fault per 4 KB stored
+    auto& blocks = Sbuf::DefaultPool();
+    if (writing && !poolFreeCapBefore_) {
+        poolFreeCapBefore_ = blocks.maxFreeMappedBytes();
+        blocks.setMaxFreeMappedBytes(*poolFreeCapBefore_ + 2 * Writer::MaxPendingBytes);
+    } else if (!writing && poolFreeCapBefore_) {
+        blocks.setMaxFreeMappedBytes(*poolFreeCapBefore_); // what the writers kept is unmapped now
+        poolFreeCapBefore_.reset();
+    }
 }
 
 int Disk::Cache::placeOf(const Dir& dir) const

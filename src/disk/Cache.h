@@ -198,12 +198,19 @@ private:
     int placeOf(const Dir& dir) const;
     void evict(Dir& dir);
     void release(Writer& writer);
+    /// raises the block pool's cap on free mapped bytes while objects are
+    /// being written (writing), puts it back when none is (doc/design.md
+    /// "The disk store")
+    void keepBlocksForWriters(bool writing);
     void noteScanned(Dir& dir, ScanResult&& result);
 
     Comm::Loop& loop_;
     IoPool pool_;
     std::vector<std::unique_ptr<Dir>> dirs_;
-    std::vector<Writing> writers_;  ///< every object being written
+    std::vector<Writing> writers_; ///< every object being written
+    /// the block pool's cap on free mapped bytes before writers_ raised it
+    /// (keepBlocksForWriters()); empty: not raised
+    std::optional<size_t> poolFreeCapBefore_;
     uint64_t maximumObjectSize_;    ///< maximum_object_size
     unsigned swapLow_;              ///< cache_swap_low
     unsigned swapHigh_;             ///< cache_swap_high

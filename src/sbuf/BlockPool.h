@@ -136,6 +136,8 @@ public:
     /// class has no free block (one is always kept, so a steady stream of one
     /// block size does not map and unmap per block)
     void setMaxFreeMappedBytes(size_t bytes);
+    /// the cap setMaxFreeMappedBytes() set
+    size_t maxFreeMappedBytes() const { return maxFreeMappedBytes_; }
     /// bytes of free blocks of the mapped classes (64 KB and up), arena blocks aside
     size_t freeMappedBytes() const;
 

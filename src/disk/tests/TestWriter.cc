@@ -14,6 +14,7 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -113,6 +114,7 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(variantsLiveAndGoTogether);
     CPPUNIT_TEST(writesFromTheEntrysBlocks);
     CPPUNIT_TEST(writerNeverHoldsTheProducerBack);
+    CPPUNIT_TEST(writtenBlocksAreReadIntoAgain);
     CPPUNIT_TEST(failedFetchLeavesNoFile);
     CPPUNIT_TEST(fullDiskStopsStoring);
     CPPUNIT_TEST(tornFileIsNeverServed);
@@ -282,6 +284,45 @@ public:
         entry->complete();
         cache.drain();
         CPPUNIT_ASSERT(cache.open(Key));
+    }
+
+    void writtenBlocksAreReadIntoAgain()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
+        auto& pool = Sbuf::DefaultPool();
+        const size_t capBefore = pool.maxFreeMappedBytes();
+        auto entry = MakeEntry();
+        CPPUNIT_ASSERT(cache.store(Key, entry, std::nullopt));
+        // the forwarder's bulk reads: 1 MB blocks, two per job here; the
+        // blocks a finished job gives back must be read into again, not
+        // unmapped (and fresh ones mapped and faulted in) past the pool's cap
+        constexpr size_t Block = 1 << 20;
+        uint64_t mapped = 0;
+        for (int i = 0; i < 24; ++i) {
+            if (i == 4)
+                mapped = pool.stats().total.systemAllocations; // after the first jobs
+            auto block = Sbuf::MemBlob::Make(pool, Block);
+            auto space = block->reserveSpace();
+            std::fill(space.begin(), space.end(), char('a' + i % 23));
+            block->commit(Block);
+            entry->append(Sbuf::Slice(block, 0, Block));
+            if (i % 2)
+                cache.drain();
+        }
+        CPPUNIT_ASSERT_EQUAL(mapped, pool.stats().total.systemAllocations);
+        entry->complete();
+        cache.drain();
+        entry = nullptr;
+        CPPUNIT_ASSERT(cache.open(Key));
+        // once no object is being written, the pool's cap and what it keeps are as before
+        for (int i = 0; i < 10 && cache.stats().writing; ++i)
+            loop.runOnce(Comm::Milliseconds(10));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), cache.stats().writing);
+        CPPUNIT_ASSERT_EQUAL(capBefore, pool.maxFreeMappedBytes());
+        CPPUNIT_ASSERT(pool.freeMappedBytes() <= capBefore);
     }
 
     void failedFetchLeavesNoFile()
