@@ -17,8 +17,7 @@ cuttle_setup
 tls_certs
 d=$T/tls
 # the bump CA: its own key, which cuttle reads once at start
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/bump.key" -out "$d/bump.pem" \
-    -days 3 -subj "/CN=cuttle test bump CA" 2>> "$d/openssl.err" || fail "openssl: the bump CA"
+tls_bump_ca
 tls_leaf splice splice.test 20200101000000Z 20991231000000Z
 chmod -R a+rX "$d"
 if [ "$(id -u)" = 0 ]; then

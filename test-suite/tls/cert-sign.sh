@@ -15,8 +15,7 @@
 cuttle_setup
 tls_certs
 d=$T/tls
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/bump.key" -out "$d/bump.pem" \
-    -days 3 -subj "/CN=cuttle test bump CA" 2>> "$d/openssl.err" || fail "openssl: the bump CA"
+tls_bump_ca
 # a CA nobody trusts, and origin.test's certificate from it
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/rogue-ca.key" \
     -out "$d/rogue-ca.pem" -days 3 -subj "/CN=rogue CA" 2>> "$d/openssl.err" &&

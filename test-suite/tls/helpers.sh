@@ -4,6 +4,7 @@
 #     tls_certs                          # $T/tls: ca.pem and, each with its .key,
 #                                        # valid.pem, expired.pem, wrongname.pem, self.pem,
 #                                        # proxy.pem (proxy.test and 127.0.0.1)
+#     tls_bump_ca                        # $T/tls/bump.pem and .key: an ssl-bump CA
 #     tls_origin valid [ARGS]            # an HTTPS origin serving valid.pem: $TPORT
 #     tls_conf "LINE" ...                # cuttle's squid.conf: origin.test is 127.0.0.1
 #     tls_get PATH [CURL ARGS]           # GET https://origin.test:$TPORT/PATH through
@@ -15,6 +16,14 @@
 # one for other.test (wrongname), and a self-signed one.
 
 TLS_ORIGIN="$top_srcdir/test-suite/tls/tls-origin.py"
+
+# tls_bump_ca : $T/tls/bump.pem and bump.key, a CA of its own for ssl-bump
+# ports (after tls_certs)
+tls_bump_ca() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/tls/bump.key" \
+        -out "$T/tls/bump.pem" -days 3 -subj "/CN=cuttle test bump CA" 2>> "$T/tls/openssl.err" ||
+        fail "openssl: the bump CA"
+}
 TPORT=""
 TSTATS=""
 
