@@ -45,7 +45,8 @@ const char* ActionName(Action action)
 
 } // namespace
 
-Action Client::DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Checklist& facts, int step)
+std::optional<Action> Client::DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Checklist& facts,
+                                         int step)
 {
     facts.sslBumpStep = step;
     for (const auto& rule : rules) {
@@ -53,10 +54,30 @@ Action Client::DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Ch
         // step are ignored"; peek and stare end at step 3
         if (step == 3 && (rule.action == Action::Peek || rule.action == Action::Stare))
             continue;
-        if (rule.acls.check(facts) == Acl::Answer::Allowed)
+        const auto answer = rule.acls.check(facts);
+        // credentials were checked (or not asked for) with the CONNECT: a
+        // proxy_auth that wants them now does not match
+        if (answer == Acl::Answer::Pending && facts.lookup.kind != Acl::Lookup::Kind::Credentials)
+            return std::nullopt;
+        if (answer == Acl::Answer::Allowed)
             return rule.action;
     }
     return Action::Splice; // Squid 5: "If no rules match, the splice action is used"
+}
+
+std::optional<Action> Client::Connection::decideBump(int step, std::function<void()> resume)
+{
+    // the CONNECT's checks began this request's answers (checkAccess()):
+    // they are kept through the steps, the one waited for included
+    auto& facts = *bump_->facts;
+    facts.answers = &lookups_;
+    const auto action = DecideBump(services_.settings().sslBump, facts, step);
+    facts.answers = nullptr;
+    if (!action) {
+        debugs(33, 3, "ssl_bump at step " << step << ": waiting for a lookup");
+        lookups_.start(facts.lookup, std::move(resume));
+    }
+    return action;
 }
 
 std::optional<Tls::MintSpec> Client::DecideMinting(const Config::Settings& settings, Acl::Checklist& facts,
@@ -121,7 +142,14 @@ bool Client::Connection::startBumping(const Http::Url& url, Server::Request& req
     b.facts->answers = nullptr;
     b.facts->userAddresses = nullptr;
     b.facts->tlsSni.clear();
-    auto action = DecideBump(services_.settings().sslBump, *b.facts, 1);
+    const auto decided = decideBump(1, [this] { resumeAfterCheck(); });
+    if (!decided) {
+        // the CONNECT is handled again with the answer, as after a lookup for http_access
+        state_ = State::Checking;
+        pendingLog_.reset(); // made again when the head is handled again
+        return true;
+    }
+    auto action = *decided;
     debugs(33, 3,
            "ssl_bump at step 1 for CONNECT " << url.authorityHost() << ":" << url.port() << ": "
                                              << ActionName(action));
@@ -163,8 +191,8 @@ bool Client::Connection::startBumping(const Http::Url& url, Server::Request& req
 void Client::Connection::peekHello()
 {
     auto& b = *bump_;
-    if (b.step == 3)
-        return; // the origin is being looked at (probeOrigin())
+    if (b.step == 3 || b.waiting)
+        return; // the origin is being looked at (probeOrigin()), or a lookup for ssl_bump
     if (buffer_ && parsedOffset_ < buffer_->size()) {
         // the client sent its hello before our 200, and our read took it
         // from the socket: TLS could not start from the socket, a tunnel can
@@ -200,7 +228,17 @@ void Client::Connection::peekHello()
     b.sni = hello.serverName;
     b.facts->tlsSni = b.sni;
     const auto& settings = services_.settings();
-    const auto action = DecideBump(settings.sslBump, *b.facts, 2);
+    const auto decided = decideBump(2, [this] {
+        if (state_ != State::Peeking || !bump_ || bump_->step != 2)
+            return;
+        bump_->waiting = false;
+        peekHello(); // the hello is still in the socket (it was only peeked at)
+    });
+    if (!decided) {
+        b.waiting = true;
+        return;
+    }
+    const auto action = *decided;
     debugs(33, 3,
            "ssl_bump at step 2 for " << (b.sni.empty() ? "(no SNI)" : b.sni) << ": " << ActionName(action));
     // a bump at step 2 looks at the origin first, as Squid's does, when
@@ -256,13 +294,22 @@ void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate, std::vector
         b.facts->tlsCertNames = Tls::CertificateNames(b.origin.get());
         b.facts->tlsErrors = std::move(errors);
     }
-    const auto action =
-        b.bumpAfterLook ? Action::Bump : DecideBump(services_.settings().sslBump, *b.facts, 3);
+    finishStepThree();
+}
+
+void Client::Connection::finishStepThree()
+{
+    if (state_ != State::Peeking)
+        return;
+    auto& b = *bump_;
+    auto action = std::optional<Action>(Action::Bump);
+    if (!b.bumpAfterLook && !(action = decideBump(3, [this] { finishStepThree(); })))
+        return; // a lookup for ssl_bump's acls is out
     debugs(33, 3,
            "ssl_bump at step 3 for " << (b.sni.empty() ? b.url.host() : b.sni)
                                      << (b.origin ? "" : " (no origin certificate)") << ": "
-                                     << ActionName(action));
-    endBumping(action);
+                                     << ActionName(*action));
+    endBumping(*action);
 }
 
 void Client::Connection::endBumping(Action action)

@@ -45,6 +45,7 @@ struct BumpState {
 
     // while a CONNECT's steps are decided (Connection::State::Peeking)
     int step = 0;                          ///< the step being decided (1, 2, 3)
+    bool waiting = false;                  ///< a lookup for ssl_bump's acls is out (decideBump())
     std::unique_ptr<Acl::Checklist> facts; ///< the CONNECT's facts, for ssl_bump
     Http::Url url;                         ///< the CONNECT's host:port
     Server::Request route;                 ///< where a splice goes
@@ -73,8 +74,10 @@ std::optional<Tls::MintSpec> DecideMinting(const Config::Settings& settings, Acl
 
 /// The first rule of `rules` whose action is possible at `step` and whose
 /// acls match `facts` (with facts.sslBumpStep = step); Splice when none
-/// does, as Squid 5. Peek and stare are impossible at step 3.
-Config::SslBumpRule::Action DecideBump(const std::vector<Config::SslBumpRule>& rules, Acl::Checklist& facts,
-                                       int step);
+/// does, as Squid 5. Peek and stare are impossible at step 3. Nothing when
+/// a rule needs a lookup not made yet (an external acl: facts.lookup names
+/// it): the caller asks for it and decides again with the answer.
+std::optional<Config::SslBumpRule::Action> DecideBump(const std::vector<Config::SslBumpRule>& rules,
+                                                      Acl::Checklist& facts, int step);
 
 } // namespace Client

@@ -345,6 +345,11 @@ private:
     void probeOrigin();
     /// ssl_bump's step 3, with the origin's certificate (null: none seen) and its errors
     void decideStepThree(Tls::X509Ptr&& certificate, std::vector<int>&& errors);
+    /// step 3's ssl_bump decision (again once a lookup it waited for answered), then endBumping()
+    void finishStepThree();
+    /// DecideBump() at step with this connection's lookups: nothing while
+    /// one its acls need is out (Bumping.cc); `resume` runs once it answered
+    std::optional<Config::SslBumpRule::Action> decideBump(int step, std::function<void()> resume);
     /// carries out a decided action: the tunnel, the bump, or the end
     void endBumping(Config::SslBumpRule::Action action);
     /// gives the socket to a Tls::Relay with a certificate for the client's name

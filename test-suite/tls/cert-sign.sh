@@ -44,22 +44,7 @@ BPORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cac
 
 # minted HOST PORT NAME : the certificate a client bumped on CONNECT
 # HOST:PORT sees, in $T/NAME.pem
-minted() {
-    python3 - "$BPORT" "$1:$2" "$(scaled 10)" << 'PY' > "$T/$3.pem" || fail "no certificate for $1:$2"
-import socket, ssl, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[3]))
-s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (sys.argv[2].encode(), sys.argv[2].encode()))
-got = b""
-while b"\r\n\r\n" not in got:
-    got += s.recv(4096)
-assert got.startswith(b"HTTP/1.1 200"), got
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-ctx.check_hostname = False
-ctx.verify_mode = ssl.CERT_NONE  # openssl verify judges it below
-tls = ctx.wrap_socket(s, server_hostname=sys.argv[2].split(":")[0])
-print(ssl.DER_cert_to_PEM_cert(tls.getpeercert(binary_form=True)), end="")
-PY
-}
+minted() { tls_shown_cert "$BPORT" "$1:$2" > "$T/$3.pem" || fail "no certificate for $1:$2"; }
 # field NAME -issuer|-subject|-enddate : that field of $T/NAME.pem
 field() { openssl x509 -in "$T/$1.pem" -noout "$2" -nameopt utf8,sep_comma_plus; }
 # verifies NAME HOST : whether a client that trusts the bump CA alone accepts $T/NAME.pem for HOST

@@ -5,6 +5,7 @@
 #                                        # valid.pem, expired.pem, wrongname.pem, self.pem,
 #                                        # proxy.pem (proxy.test and 127.0.0.1)
 #     tls_bump_ca                        # $T/tls/bump.pem and .key: an ssl-bump CA
+#     tls_shown_cert PORT HOST:PORT      # the certificate a CONNECT there is shown
 #     tls_origin valid [ARGS]            # an HTTPS origin serving valid.pem: $TPORT
 #     tls_conf "LINE" ...                # cuttle's squid.conf: origin.test is 127.0.0.1
 #     tls_get PATH [CURL ARGS]           # GET https://origin.test:$TPORT/PATH through
@@ -71,6 +72,26 @@ CNF
         -days 3 -subj "/CN=origin.test" -addext "subjectAltName=DNS:origin.test" 2>> "$d/openssl.err" ||
         fail "openssl: the self-signed certificate"
     chmod -R a+rX "$d"
+}
+
+# tls_shown_cert PORT HOST:PORT : prints (PEM) the certificate that a client
+# CONNECTing to HOST:PORT through the proxy at PORT is shown (bumped: one
+# minted; spliced: the origin's), without judging it
+tls_shown_cert() {
+    python3 - "$1" "$2" "$(scaled 10)" << 'PY'
+import socket, ssl, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[3]))
+s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (sys.argv[2].encode(), sys.argv[2].encode()))
+got = b""
+while b"\r\n\r\n" not in got:
+    got += s.recv(4096)
+assert got.startswith(b"HTTP/1.1 200"), got
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE  # the caller judges it
+tls = ctx.wrap_socket(s, server_hostname=sys.argv[2].split(":")[0])
+print(ssl.DER_cert_to_PEM_cert(tls.getpeercert(binary_form=True)), end="")
+PY
 }
 
 # tls_origin NAME [ARGS] : an HTTPS origin with $T/tls/NAME.pem; sets TPORT

@@ -1,0 +1,57 @@
+#!/bin/sh
+# ssl_bump with a slow acl (an external_acl_type helper): cuttle waits for
+# the helper's answer at the step that needs it rather than skip the rule,
+# as Squid 5 does. The host the helper answers OK for is spliced (the
+# client is shown the origin's own certificate), another is bumped (a
+# certificate from the bump CA); at step 1, and at step 2 after a peek. The
+# helper's answers are cached (ttl), so each host is asked once.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/forwarding/helpers.sh"
+. "$top_srcdir/test-suite/tls/helpers.sh"
+
+cuttle_setup
+tls_certs
+tls_bump_ca
+tls_origin valid
+cat > "$T/nobump.sh" << SH
+#!/bin/sh
+while read -r host rest; do
+    echo "\$host" >> "$T/nobump.log"
+    case \$host in
+    splice.test | splice2.test) echo OK ;;
+    *) echo ERR ;;
+    esac
+done
+SH
+chmod 755 "$T/nobump.sh"
+chmod 777 "$T"
+tls_conf "tls_outgoing_options cafile=$T/tls/ca.pem" \
+    "http_port 127.0.0.1:0 ssl-bump tls-cert=$T/tls/bump.pem tls-key=$T/tls/bump.key name=first" \
+    "http_port 127.0.0.1:0 ssl-bump tls-cert=$T/tls/bump.pem tls-key=$T/tls/bump.key name=second" \
+    "external_acl_type nobump ttl=60 %DST $T/nobump.sh" "acl nobump external nobump" \
+    "acl first myportname first" "acl step1 at_step SslBump1" \
+    "ssl_bump splice first nobump" "ssl_bump bump first" \
+    "ssl_bump peek step1" "ssl_bump splice nobump" "ssl_bump bump all" "debug_options ALL,1 33,3"
+echo "127.0.0.1 splice.test bump.test splice2.test bump2.test" >> "$T/hosts"
+cuttle_start
+PORTS=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" | sed 's/.*://')
+FIRST=$(echo "$PORTS" | sed -n 2p)
+SECOND=$(echo "$PORTS" | sed -n 3p)
+[ -n "$FIRST" ] && [ -n "$SECOND" ] || fail "no ssl-bump ports in cache.log"
+
+# issuer PORT HOST : the issuer of the certificate a CONNECT to HOST through PORT is shown
+issuer() {
+    tls_shown_cert "$1" "$2:$TPORT" > "$T/shown.pem" || fail "no certificate for $2 through $1"
+    openssl x509 -in "$T/shown.pem" -noout -issuer -nameopt utf8,sep_comma_plus
+}
+expect "step 1: the helper's OK host is spliced" "$(issuer "$FIRST" splice.test)" "issuer=CN=cuttle test CA"
+expect "step 1: its ERR host is bumped" "$(issuer "$FIRST" bump.test)" "issuer=CN=cuttle test bump CA"
+expect "step 2: the helper's OK host is spliced" "$(issuer "$SECOND" splice2.test)" "issuer=CN=cuttle test CA"
+expect "step 2: its ERR host is bumped" "$(issuer "$SECOND" bump2.test)" "issuer=CN=cuttle test bump CA"
+expect "again, from the helper's cache" "$(issuer "$SECOND" splice2.test)" "issuer=CN=cuttle test CA"
+expect "the helper's questions" "$(sort "$T/nobump.log" | tr '\n' ' ')" "bump.test bump2.test splice.test splice2.test "
+for step in 1 2; do
+    grep -q "ssl_bump at step $step: waiting for a lookup" "$T/cache.log" || fail "step $step did not wait for the helper"
+done
+pass "ssl_bump waits for an external acl's answer at steps 1 and 2"
+cuttle_stop
