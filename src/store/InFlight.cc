@@ -19,10 +19,29 @@ void Store::InFlight::setPendingMiss(const std::string& key, const EntryRef& ent
     misses_[key] = entry;
 }
 
+namespace {
+
+/// whether a and b are one stored object: the same entry, or two entries
+/// the disk store made of one file (each lookup of a disk object makes its
+/// own, with the file's head and times and no body bytes in memory)
+bool SameStoredObject(const Store::EntryRef& a, const Store::EntryRef& b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || !a->reply() || !b->reply() || a->body().endOffset() != 0 || b->body().endOffset() != 0)
+        return false;
+    const auto& x = *a->reply();
+    const auto& y = *b->reply();
+    return x.requestTime == y.requestTime && x.responseTime == y.responseTime &&
+           x.contentLength == y.contentLength && x.head == y.head;
+}
+
+} // namespace
+
 Store::EntryRef Store::InFlight::pendingRevalidation(const std::string& fullKey, const EntryRef& stale) const
 {
     const auto it = revalidations_.find(fullKey);
-    if (it == revalidations_.end() || it->second.stale != stale)
+    if (it == revalidations_.end() || !SameStoredObject(it->second.stale, stale))
         return EntryRef(); // another object is stored there now
     const auto& reply = it->second.reply;
     return reply->hasFailed() || reply->reply() ? EntryRef() : reply;

@@ -72,14 +72,18 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
             }
             answer.age = reuse.age;
             // fresh: served from the file; stale: asked about with a conditional
-            // request, and after a 304 served from the file (each client asks
-            // alone: a disk object is a new entry at each lookup)
+            // request, and after a 304 served from the file
             answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
             answer.entry = std::move(stored->entry);
             answer.file = std::move(stored->file);
             answer.fullKey = *diskKey;
-            return answer.kind == Kind::Hit ? std::move(answer)
-                                            : OriginOrUnavailable(std::move(answer), facts);
+            if (answer.kind == Kind::Hit)
+                return answer;
+            // collapsed_forwarding: another client's conditional request
+            // about the same file answers this one too
+            if (mayJoin)
+                answer.revalidation = inFlight.pendingRevalidation(*diskKey, answer.entry);
+            return OriginOrUnavailable(std::move(answer), facts);
         }
     }
     if (!found)

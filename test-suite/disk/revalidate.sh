@@ -6,7 +6,9 @@
 # logged TCP_REFRESH_UNMODIFIED. The next request is a TCP_HIT, and after a
 # restart the freshened head is still there (a TCP_HIT again, no request to
 # the origin). A 200 to the conditional replaces the object
-# (TCP_REFRESH_MODIFIED), and a reload is TCP_CLIENT_REFRESH_MISS.
+# (TCP_REFRESH_MODIFIED), and a reload is TCP_CLIENT_REFRESH_MISS. With
+# collapsed_forwarding, clients that find the stale object while its
+# conditional is out wait for it (one conditional, TCP_CF_REFRESH_UNMODIFIED).
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -84,6 +86,36 @@ get changed -H "Cache-Control: no-cache"
 expect "reload: access.log" "$(log_lines "$(url changed)" | tail -n 1 | awk '{print $4}')" \
     TCP_CLIENT_REFRESH_MISS/200
 pass_if_ok "a changed reply to the conditional replaces the disk object; a reload is forwarded"
+
+# collapsed_forwarding: clients that find the same stale disk object while
+# the first one's conditional waits at the origin (t=) wait for it too: the
+# origin sees one conditional, and every client gets the body
+cache_stop
+cache_start "$DIRLINE" "maximum_object_size_in_memory 64 KB" "maximum_object_size 20 MB" "collapsed_forwarding on"
+wait_until 20 is_rebuilt || fail "no rebuild after the restart"
+mark
+script cf "cc=max-age=1&s=$SIZE&etag=%22c%22" "status=304&etag=%22c%22&cc=max-age=600&t=$(scaled 1)s"
+get cf
+wait_until 20 has_files 3 || bad "no store file for the collapsed object"
+sleep 2
+pids=""
+for i in 1 2 3; do
+    curl -s -o "$T/cf.$i" -w '%{http_code}' --max-time "$(scaled 20)" -x "127.0.0.1:$PORT" "$(url cf)" \
+        > "$T/cf.$i.code" &
+    pids="$pids $!"
+    [ $i -gt 1 ] || wait_until 10 seen_reaches cf 2 || bad "the first conditional did not reach the origin"
+done
+# shellcheck disable=SC2086 # the clients' pids
+wait $pids
+for i in 1 2 3; do
+    expect "collapsed, client $i: status" "$(cat "$T/cf.$i.code")" 200
+    expect "collapsed, client $i: body sha256" "$(sha256sum < "$T/cf.$i" | cut -d' ' -f1)" "$SHA"
+done
+expect "collapsed: origin requests" "$(seen_count cf)" 2
+wait_until 5 has_log_lines cf 4 || true
+expect "collapsed: access.log" "$(log_lines "$(url cf)" | sed -n 2,4p | awk '{print $4}' | sort | tr '\n' ' ')" \
+    "TCP_CF_REFRESH_UNMODIFIED/200 TCP_CF_REFRESH_UNMODIFIED/200 TCP_REFRESH_UNMODIFIED/200 "
+pass_if_ok "collapsed_forwarding: one conditional about a stale disk object answers every client"
 
 cache_stop
 checks_done
