@@ -199,10 +199,11 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         serveStored(found.entry, found.age, "TCP_NEGATIVE_HIT");
         return true;
     case Store::Lookup::Kind::StaleHit:
-        // RFC 5861: the stale object now; a DetachedFetch asks the origin
-        revalidateInBackground(url, facts, found.entry, found.fullKey, rule);
+        // RFC 5861: the stale object now (from its file, a disk object); a
+        // DetachedFetch asks the origin
+        revalidateInBackground(url, facts, found.entry, found.fullKey, rule, bool(found.file));
         tx.storedKey = std::move(found.fullKey);
-        serveStored(found.entry, found.age, "TCP_STALE_HIT");
+        serveStored(found.entry, found.age, "TCP_STALE_HIT", std::move(found.file));
         return true;
     case Store::Lookup::Kind::Reload:
         tx.resultCode = "TCP_CLIENT_REFRESH_MISS";
@@ -370,7 +371,7 @@ int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
 
 void Client::Connection::revalidateInBackground(const Http::Url& url, const Acl::Checklist& facts,
                                                 const Store::EntryRef& entry, const std::string& fullKey,
-                                                const Store::RefreshRule& rule)
+                                                const Store::RefreshRule& rule, bool onDisk)
 {
     auto spec = originSpec(url, "GET"); // the stored object is a GET's, whatever asked for it
     AddValidators(spec, *entry->reply());
@@ -384,6 +385,7 @@ void Client::Connection::revalidateInBackground(const Http::Url& url, const Acl:
     editRequestHead(request.head);
 
     Store::FetchSpec what{entry, fullKey, tx_->cacheKey, tx_->requestHead, tx_->requestFacts, rule};
+    what.staleDisk = onDisk ? services_.disk() : nullptr;
     auto fetch = std::make_unique<DetachedFetch>(services_, std::move(what), std::move(request));
     if (tx_->replyFacts)
         fetch->setStoreFacts(*tx_->replyFacts);

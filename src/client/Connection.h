@@ -257,9 +257,11 @@ private:
     bool isHandedOver() const;
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
+    /// RFC 5861: a DetachedFetch asks the origin about the stale `entry`
+    /// (a disk object when onDisk) while this client is served from it
     void revalidateInBackground(const Http::Url& url, const Acl::Checklist& facts,
                                 const Store::EntryRef& entry, const std::string& fullKey,
-                                const Store::RefreshRule& rule);
+                                const Store::RefreshRule& rule, bool onDisk);
     void invalidateAfterUnsafe();
     void purge(const Http::Url& url);
     std::vector<Http::HeaderField> requestFieldsCopy(Http::RequestParser& parser) const;

@@ -179,7 +179,8 @@ void Client::DetachedFetch::decide()
         const auto outcome = Store::Revalidate(
             cache, spec_.staleKey, *spec_.stale, *reply,
             reply->status >= 500 &&
-                StaleMayAnswerErrors(services_.settings(), spec_.stale.getRaw(), spec_.facts, spec_.rule));
+                StaleMayAnswerErrors(services_.settings(), spec_.stale.getRaw(), spec_.facts, spec_.rule),
+            spec_.staleDisk);
         if (outcome == Store::Revalidated::Unmodified)
             debugs(20, 3, "revalidation of " << spec_.cacheKey << ": unmodified");
         else if (outcome == Store::Revalidated::ServeStale)

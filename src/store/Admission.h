@@ -56,6 +56,7 @@ struct FetchSpec {
     RequestFacts facts;                   ///< the client's caching directives
     RefreshRule rule;                     ///< the refresh_pattern that matched the URL
     bool contentLocationIsTarget = false; ///< a POST's reply names its target in Content-Location
+    DiskTier* staleDisk = nullptr;        ///< the disk store that holds stale (a disk object), else null
 };
 
 /// The squid.conf limits of admission.

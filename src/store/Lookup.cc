@@ -72,12 +72,18 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
             }
             answer.age = reuse.age;
             // fresh: served from the file; stale: asked about with a conditional
-            // request, and after a 304 served from the file
+            // request, and after a 304 served from the file, or served now
+            // while a background request asks (stale-while-revalidate)
             answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
+            if (answer.kind == Kind::Validate && reuse.lifetime <= reuse.age &&
+                !inFlight.isDetached(cacheKey) &&
+                MayServeStale(StaleUse::WhileRevalidating, facts, ResponseFacts::Of(*stored->entry->reply()),
+                              rule, options.now, options.maxStale))
+                answer.kind = Kind::StaleHit;
             answer.entry = std::move(stored->entry);
             answer.file = std::move(stored->file);
             answer.fullKey = *diskKey;
-            if (answer.kind == Kind::Hit)
+            if (answer.kind != Kind::Validate)
                 return answer;
             // collapsed_forwarding: another client's conditional request
             // about the same file answers this one too

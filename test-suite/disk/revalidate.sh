@@ -8,7 +8,9 @@
 # the origin). A 200 to the conditional replaces the object
 # (TCP_REFRESH_MODIFIED), and a reload is TCP_CLIENT_REFRESH_MISS. With
 # collapsed_forwarding, clients that find the stale object while its
-# conditional is out wait for it (one conditional, TCP_CF_REFRESH_UNMODIFIED).
+# conditional is out wait for it (one conditional, TCP_CF_REFRESH_UNMODIFIED);
+# with stale-while-revalidate the stale object is served at once
+# (TCP_STALE_HIT) and a background 304 freshens its file.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -87,6 +89,28 @@ expect "reload: access.log" "$(log_lines "$(url changed)" | tail -n 1 | awk '{pr
     TCP_CLIENT_REFRESH_MISS/200
 pass_if_ok "a changed reply to the conditional replaces the disk object; a reload is forwarded"
 
+# stale-while-revalidate: the stale disk object is served at once from its
+# file (TCP_STALE_HIT) while a background conditional freshens its head
+mark
+script swr "cc=max-age=1,%20stale-while-revalidate=60&s=$SIZE&etag=%22w%22" \
+    "status=304&etag=%22w%22&cc=max-age=600&h=X-Freshened:swr"
+get swr
+wait_until 20 has_files 3 || bad "no store file for the stale-while-revalidate object"
+sleep 2
+get swr
+expect "stale-while-revalidate: access.log" "$(log_code swr 2)" TCP_STALE_HIT/200
+expect "stale-while-revalidate: body sha256" "$(body_sha)" "$SHA"
+wait_until 10 seen_reaches swr 2 || bad "no background conditional"
+expect "stale-while-revalidate: the conditional" "$(seen_field swr 2 If-None-Match)" '"w"'
+freshened_swr() {
+    get swr
+    [ "$(header X-Freshened)" = swr ]
+}
+wait_until 10 freshened_swr || bad "the background 304 did not freshen the disk object"
+expect "stale-while-revalidate: afterwards" "$(log_lines "$(url swr)" | tail -n 1 | awk '{print $4}')" TCP_HIT/200
+expect "stale-while-revalidate: origin requests" "$(seen_count swr)" 2
+pass_if_ok "stale-while-revalidate: a stale disk object is served while a background 304 freshens it"
+
 # collapsed_forwarding: clients that find the same stale disk object while
 # the first one's conditional waits at the origin (t=) wait for it too: the
 # origin sees one conditional, and every client gets the body
@@ -96,7 +120,7 @@ wait_until 20 is_rebuilt || fail "no rebuild after the restart"
 mark
 script cf "cc=max-age=1&s=$SIZE&etag=%22c%22" "status=304&etag=%22c%22&cc=max-age=600&t=$(scaled 1)s"
 get cf
-wait_until 20 has_files 3 || bad "no store file for the collapsed object"
+wait_until 20 has_files 4 || bad "no store file for the collapsed object"
 sleep 2
 pids=""
 for i in 1 2 3; do
