@@ -544,8 +544,7 @@ bool Client::Connection::decideStore()
 
     if (tx.stale) {
         switch (Store::Revalidate(cache, tx.staleKey, *tx.stale, reply,
-                                  reply.status >= 500 && mayServeStaleOnError(),
-                                  tx.staleFile ? services_.disk() : nullptr)) {
+                                  reply.status >= 500 && mayServeStaleOnError(), staleDisk())) {
         case Store::Revalidated::Unmodified: {
             // RFC 9111 4.3.4: the freshened stored head, with the stored body
             tx.storedKey = tx.staleKey;
@@ -587,8 +586,14 @@ const Store::RefreshRule& Client::Connection::refreshRule() const
 Store::FetchSpec Client::Connection::storeSpec() const
 {
     const auto& tx = *tx_;
-    return Store::FetchSpec{tx.stale,       tx.staleKey,     tx.cacheKey,
-                            tx.requestHead, tx.requestFacts, refreshRule()};
+    Store::FetchSpec spec{tx.stale, tx.staleKey, tx.cacheKey, tx.requestHead, tx.requestFacts, refreshRule()};
+    spec.staleDisk = staleDisk();
+    return spec;
+}
+
+Store::DiskTier* Client::Connection::staleDisk() const
+{
+    return tx_->staleFile ? services_.disk() : nullptr;
 }
 
 bool Client::Connection::serveStaleOnError()

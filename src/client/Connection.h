@@ -257,6 +257,9 @@ private:
     bool isHandedOver() const;
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
+    /// the disk store that holds the stale object being revalidated, or null
+    /// (a memory object, or none)
+    Store::DiskTier* staleDisk() const;
     /// RFC 5861: a DetachedFetch asks the origin about the stale `entry`
     /// (a disk object when onDisk) while this client is served from it
     void revalidateInBackground(const Http::Url& url, const Acl::Checklist& facts,
