@@ -42,6 +42,44 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
         return OriginOrUnavailable(std::move(answer), facts);
     };
 
+    // a complete stored object, in memory or (answer.file) on disk: a hit,
+    // stale served now while a background request asks (RFC 5861), a
+    // reload, or a conditional request (which another client's about the
+    // same object answers too, with collapsed_forwarding)
+    const auto decide = [&](const EntryRef& entry, const std::string& key, const char* where) {
+        const auto response = ResponseFacts::Of(*entry->reply());
+        const auto reuse = IsFresh(facts, response, rule, options.now);
+        debugs(20, 3,
+               where << " " << key << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
+                     << reuse.lifetime << ")");
+        if (reuse.use == Reuse::Reload) {
+            answer.kind = Kind::Reload;
+            answer.entry = nullptr;
+            answer.fullKey.clear();
+            answer.file = nullptr;
+            return OriginOrUnavailable(std::move(answer), facts);
+        }
+        answer.entry = entry;
+        answer.fullKey = key;
+        answer.age = reuse.age;
+        if (reuse.isServable()) {
+            answer.kind = Kind::Hit;
+        } else if (reuse.use == Reuse::Validate && reuse.lifetime <= reuse.age &&
+                   !inFlight.isDetached(cacheKey) &&
+                   MayServeStale(StaleUse::WhileRevalidating, facts, response, rule, options.now,
+                                 options.maxStale)) {
+            answer.kind = Kind::StaleHit;
+        } else {
+            answer.kind = Kind::Validate;
+            if (mayJoin)
+                answer.revalidation = inFlight.pendingRevalidation(key, entry);
+            return OriginOrUnavailable(std::move(answer), facts);
+        }
+        if (!answer.file)
+            index.touch(key, *entry);
+        return std::move(answer);
+    };
+
     const auto found = index.findVariant(cacheKey, fields);
     // the disk, when memory has nothing the request selects: the variant of
     // its Vary objects that the request selects, else its object under the
@@ -57,39 +95,13 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
     }
     if (diskKey) {
         if (auto stored = disk->find(*diskKey, options.diskMayWait)) {
+            // served from the file (a 304 first, for a conditional)
+            answer.file = std::move(stored->file);
             if (!stored->entry) {
                 answer.kind = Kind::DiskCold;
-                answer.file = std::move(stored->file);
                 return answer;
             }
-            const auto reuse = IsFresh(facts, ResponseFacts::Of(*stored->entry->reply()), rule, options.now);
-            debugs(20, 3,
-                   "on disk " << cacheKey << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
-                              << reuse.lifetime << ")");
-            if (reuse.use == Reuse::Reload) {
-                answer.kind = Kind::Reload;
-                return OriginOrUnavailable(std::move(answer), facts);
-            }
-            answer.age = reuse.age;
-            // fresh: served from the file; stale: asked about with a conditional
-            // request, and after a 304 served from the file, or served now
-            // while a background request asks (stale-while-revalidate)
-            answer.kind = reuse.isServable() ? Kind::Hit : Kind::Validate;
-            if (answer.kind == Kind::Validate && reuse.lifetime <= reuse.age &&
-                !inFlight.isDetached(cacheKey) &&
-                MayServeStale(StaleUse::WhileRevalidating, facts, ResponseFacts::Of(*stored->entry->reply()),
-                              rule, options.now, options.maxStale))
-                answer.kind = Kind::StaleHit;
-            answer.entry = std::move(stored->entry);
-            answer.file = std::move(stored->file);
-            answer.fullKey = *diskKey;
-            if (answer.kind != Kind::Validate)
-                return answer;
-            // collapsed_forwarding: another client's conditional request
-            // about the same file answers this one too
-            if (mayJoin)
-                answer.revalidation = inFlight.pendingRevalidation(*diskKey, answer.entry);
-            return OriginOrUnavailable(std::move(answer), facts);
+            return decide(stored->entry, *diskKey, "on disk");
         }
     }
     if (!found)
@@ -111,44 +123,14 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
         index.erase(found.key);
         return nothingStored();
     }
-
-    answer.entry = entry;
-    answer.fullKey = found.key;
     if (entry->negativeUntil()) {
         // negative_ttl: an error reply without freshness of its own, kept briefly as Squid does
         index.touch(found.key, *entry);
+        answer.entry = entry;
+        answer.fullKey = found.key;
         answer.kind = Kind::NegativeHit;
         answer.age = options.now - entry->reply()->responseTime;
         return answer;
     }
-    const auto response = ResponseFacts::Of(*entry->reply());
-    const auto reuse = IsFresh(facts, response, rule, options.now);
-    debugs(20, 3,
-           "stored " << found.key << ": " << reuse.reason << " (age " << reuse.age << ", lifetime "
-                     << reuse.lifetime << ")");
-    answer.age = reuse.age;
-    if (reuse.isServable()) {
-        index.touch(found.key, *entry);
-        answer.kind = Kind::Hit;
-        return answer;
-    }
-    if (reuse.use == Reuse::Validate && reuse.lifetime <= reuse.age && !inFlight.isDetached(cacheKey) &&
-        MayServeStale(StaleUse::WhileRevalidating, facts, response, rule, options.now, options.maxStale)) {
-        // RFC 5861: serve the stale object now and ask the origin in the background
-        index.touch(found.key, *entry);
-        answer.kind = Kind::StaleHit;
-        return answer;
-    }
-    if (reuse.use == Reuse::Reload) {
-        answer.kind = Kind::Reload;
-        answer.entry = nullptr;
-        answer.fullKey.clear();
-        return OriginOrUnavailable(std::move(answer), facts);
-    }
-    answer.kind = Kind::Validate;
-    // collapsed_forwarding: another client's conditional request for this
-    // very object answers this one too
-    if (mayJoin)
-        answer.revalidation = inFlight.pendingRevalidation(found.key, entry);
-    return OriginOrUnavailable(std::move(answer), facts);
+    return decide(entry, found.key, "stored");
 }
