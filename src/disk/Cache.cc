@@ -429,15 +429,17 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
         struct stat st {};
         std::optional<Meta> meta;
         if (hit.file.isOpen()) {
-            const auto read =
-                mayWait ? (ReadAt(hit.file.get(), front.data(), front.size(), 0) ? CachedRead::Read
-                                                                                 : CachedRead::Failed)
-                        : ReadCachedAt(hit.file.get(), front.data(), front.size(), 0);
+            using Store::CachedRead;
+            auto read = mayWait ? CachedRead::Unknown
+                                : Store::ReadCachedAt(hit.file.get(), front.data(), front.size(), 0);
             if (read == CachedRead::Cold) {
                 hit.cold = true;
                 hit.bodyOffset = front.size();
                 return hit;
             }
+            if (read == CachedRead::Unknown)
+                read = ReadAt(hit.file.get(), front.data(), front.size(), 0) ? CachedRead::Read
+                                                                             : CachedRead::Failed;
             if (read == CachedRead::Read)
                 meta = DecodeHeader(front);
         }

@@ -8,7 +8,6 @@
 #include "base/TextException.h"
 
 #include <cerrno>
-#include <sys/uio.h>
 #include <unistd.h>
 
 namespace {
@@ -107,26 +106,6 @@ bool Disk::ReadAt(int fd, char* into, size_t size, uint64_t offset)
         offset += n;
     }
     return true;
-}
-
-Disk::CachedRead Disk::ReadCachedAt(int fd, char* into, size_t size, uint64_t offset)
-{
-    while (size) {
-        iovec iov{into, size};
-        const ssize_t n = ::preadv2(fd, &iov, 1, static_cast<off_t>(offset), RWF_NOWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return CachedRead::Cold;
-        if (n < 0 && errno == EOPNOTSUPP)
-            return ReadAt(fd, into, size, offset) ? CachedRead::Read : CachedRead::Failed;
-        if (n <= 0)
-            return CachedRead::Failed;
-        into += n;
-        size -= n;
-        offset += n;
-    }
-    return CachedRead::Read;
 }
 
 namespace {

@@ -110,16 +110,6 @@ inline std::string_view HeadIn(const Meta& meta, std::string_view front)
 /// and short reads); false at the end of the file or on an error
 bool ReadAt(int fd, char* into, size_t size, uint64_t offset);
 
-/// what ReadCachedAt() found
-enum class CachedRead {
-    Read,  ///< all size bytes, from the page cache
-    Cold,  ///< some are not in the page cache: reading them would wait for the disk
-    Failed ///< the end of the file, or an error
-};
-/// ReadAt() that never waits for the disk (preadv2 with RWF_NOWAIT; a file
-/// system that cannot tell is read with ReadAt())
-CachedRead ReadCachedAt(int fd, char* into, size_t size, uint64_t offset);
-
 /// whether key and head are those meta was written with
 inline bool HeadMatches(const Meta& meta, std::string_view key, std::string_view head)
 {

@@ -10,6 +10,7 @@
 #include "http/ChunkedDecoder.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/Pipe.h"
+#include "store/DiskTier.h"
 #include "store/Entry.h"
 
 #include <algorithm>
@@ -216,11 +217,9 @@ bool Store::BodyWriter::isCold(uint64_t at, uint64_t count)
     if (!checksWarmth_ || last < warmEnd_)
         return false;
     char byte;
-    iovec iov{&byte, 1};
-    if (::preadv2(fileFd_, &iov, 1, off_t(last), RWF_NOWAIT) >= 0)
-        return false;
-    if (errno != EAGAIN) {
-        checksWarmth_ = errno == EINTR; // EOPNOTSUPP: it cannot tell; sendfile() reports real errors
+    const auto read = ReadCachedAt(fileFd_, &byte, 1, last);
+    if (read != CachedRead::Cold) {
+        checksWarmth_ = read != CachedRead::Unknown; // sendfile() reports real errors
         return false;
     }
     const uint64_t end = fileOffset_ + fileLength_;

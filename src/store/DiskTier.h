@@ -17,14 +17,48 @@
 #include "sbuf/Slice.h"
 #include "store/forward.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <vector>
 
 namespace Store {
+
+/// what ReadCachedAt() found
+enum class CachedRead {
+    Read,    ///< all the bytes, from the page cache
+    Cold,    ///< some are not in the page cache: reading them would wait for the disk
+    Unknown, ///< the file system cannot tell (nothing read)
+    Failed   ///< the end of the file, or an error
+};
+
+/// Reads exactly size bytes of file fd at offset without ever waiting for
+/// the disk (preadv2 with RWF_NOWAIT, retried on EINTR and short reads): a
+/// disk hit's head (Disk::Cache::open()) and the last byte of each sendfile()
+/// (BodyWriter) are read this way, and warmed off the loop when Cold.
+inline CachedRead ReadCachedAt(int fd, char* into, size_t size, uint64_t offset)
+{
+    while (size) {
+        iovec iov{into, size};
+        const ssize_t n = ::preadv2(fd, &iov, 1, static_cast<off_t>(offset), RWF_NOWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return CachedRead::Cold;
+        if (n < 0 && errno == EOPNOTSUPP)
+            return CachedRead::Unknown;
+        if (n <= 0)
+            return CachedRead::Failed;
+        into += n;
+        size -= size_t(n);
+        offset += uint64_t(n);
+    }
+    return CachedRead::Read;
+}
 
 /// The body of a disk hit: bytes [offset, offset + length) of an open file.
 class StoredFile final : public RefCountable {
