@@ -12,7 +12,7 @@
 #include "base/Privileges.h"
 #include "disk/Layout.h"
 #include "base/TextException.h"
-#include "proxy/Instance.h"
+#include "proxy/Worker.h"
 #include "sbuf/BlockPool.h"
 #include "comm/Loop.h"
 #include "comm/SignalSource.h"
@@ -32,12 +32,17 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <getopt.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -147,6 +152,71 @@ std::unique_ptr<Config::Settings> ParseConfig(const Options& options, std::ostre
         return nullptr;
     ApplyCommandLine(*settings, options);
     return settings;
+}
+
+/// one configuration per worker, [0] for worker 1
+using WorkerSettings = std::vector<std::shared_ptr<Config::Settings>>;
+
+/// Reads squid.conf once more for each worker after the first (`first`,
+/// read already): worker K reads it with ${process_number} K, as Squid's
+/// kids do. Diagnostics of those readings that the first did not give go to
+/// `report`; empty on errors, among them two workers sharing a cache_dir.
+WorkerSettings ParseWorkers(const Options& options, std::unique_ptr<Config::Settings> first,
+                            const std::function<void(const std::string&, bool isError)>& report)
+{
+    const unsigned count = first->workers;
+    WorkerSettings all;
+    all.emplace_back(std::move(first));
+    bool failed = false;
+    for (unsigned number = 2; number <= count; ++number) {
+        ConfigReader reader(options);
+        reader.parser.setProcess(number, count);
+        auto settings = reader.parser.parseFile(options.configFile);
+        for (const auto& d : reader.parser.diagnostics()) {
+            if (d.isError())
+                report("worker " + std::to_string(number) + ": " + d.format(), true);
+        }
+        if (reader.parser.hasErrors() || !settings) {
+            failed = true;
+            continue;
+        }
+        ApplyCommandLine(*settings, options);
+        all.emplace_back(std::move(settings));
+    }
+    if (failed)
+        return {};
+    // a disk store belongs to one loop (doc/design.md "Workers")
+    for (size_t a = 0; a < all.size(); ++a) {
+        for (size_t b = a + 1; b < all.size(); ++b) {
+            for (const auto& dir : all[a]->cacheDirs) {
+                for (const auto& other : all[b]->cacheDirs) {
+                    if (dir.path != other.path)
+                        continue;
+                    report("cache_dir " + dir.path + " is used by workers " + std::to_string(a + 1) + " and " +
+                               std::to_string(b + 1) +
+                               ": two workers cannot share a cache_dir (put ${process_number} in its path, "
+                               "or give it to one worker inside `if ${process_number} = N`)",
+                           true);
+                    failed = true;
+                }
+            }
+        }
+    }
+    if (failed)
+        return {};
+    return all;
+}
+
+/// ParseConfig() and ParseWorkers(), every diagnostic to `out`; empty on errors
+WorkerSettings ParseAll(const Options& options, std::ostream& out)
+{
+    auto first = ParseConfig(options, &out);
+    if (!first)
+        return {};
+    return ParseWorkers(options, std::move(first),
+                        [&out](const std::string& text, bool isError) {
+                            out << (isError ? "ERROR: " : "") << text << "\n";
+                        });
 }
 
 /// the pid in the pid file, if it names a live process
@@ -302,40 +372,175 @@ void ReportFatal(const std::string& message)
 /// when started as root, then exits (0 when all were made)
 int CreateCacheDirectories(const Options& options)
 {
-    auto settings = ParseConfig(options, &std::cerr);
-    if (!settings) {
+    const auto all = ParseAll(options, std::cerr);
+    if (all.empty()) {
         std::cerr << "FATAL: " << options.configFile << " has errors\n";
         return 1;
     }
     try {
         Privileges privileges;
-        (void)privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup);
+        (void)privileges.leaveRoot(all.front()->cacheEffectiveUser, all.front()->cacheEffectiveGroup);
     } catch (const std::exception& e) {
         std::cerr << "FATAL: cannot leave root: " << e.what() << "\n";
         return 1;
     }
     int failures = 0;
-    for (const auto& dir : settings->cacheDirs) {
-        std::cout << "Creating missing swap directories in " << dir.path << "\n";
-        if (const auto failed = Disk::Layout(dir).create(); !failed.empty()) {
-            std::cerr << "FATAL: cache_dir " << failed << "\n";
-            ++failures;
+    for (const auto& settings : all) { // each worker's (doc/design.md "Workers")
+        for (const auto& dir : settings->cacheDirs) {
+            std::cout << "Creating missing swap directories in " << dir.path << "\n";
+            if (const auto failed = Disk::Layout(dir).create(); !failed.empty()) {
+                std::cerr << "FATAL: cache_dir " << failed << "\n";
+                ++failures;
+            }
         }
     }
     return failures ? 1 : 0;
 }
 
+/// cpu_affinity_map: pins the calling thread, worker `number`'s, to its core
+/// when the map names it
+void PinWorker(const Config::Settings& settings, unsigned number)
+{
+    for (const auto& [worker, core] : settings.cpuAffinity) {
+        if (worker != number)
+            continue;
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        CPU_SET(core - 1, &cpus);
+        if (const int error = ::pthread_setaffinity_np(::pthread_self(), sizeof(cpus), &cpus))
+            debugs(54, 0,
+                   "ERROR: cpu_affinity_map: cannot pin worker " << number << " to core " << core << ": "
+                                                                 << std::strerror(error));
+        else
+            debugs(54, 1, "Worker " << number << " runs on core " << core);
+    }
+}
+
+/// Gives each http_port of `settings` that asks for port 0 the port that
+/// worker 1 bound for it (the n-th such port of that host), so that every
+/// worker listens on the same ports (doc/design.md "Workers").
+void TakeBoundPorts(Config::Settings& settings, const Client::Side& first)
+{
+    const auto bound = first.listeningPorts();
+    for (size_t i = 0; i < settings.httpPorts.size(); ++i) {
+        auto& port = settings.httpPorts[i];
+        if (port.port != 0)
+            continue;
+        size_t nth = 0;
+        for (size_t j = 0; j < i; ++j)
+            nth += settings.httpPorts[j].port == 0 && settings.httpPorts[j].host == port.host;
+        for (const auto& b : bound) {
+            if (b.configuredPort == 0 && b.host == port.host && nth-- == 0) {
+                port.port = b.boundPort;
+                break;
+            }
+        }
+    }
+}
+
+/// the message of a start-up exception
+std::string FailureMessage(const std::exception& e)
+{
+    return dynamic_cast<const TextException*>(&e) ? static_cast<const TextException&>(e).message()
+                                                  : std::string(e.what());
+}
+
+/// A worker after the first, on a thread of its own (see Proxy::Worker):
+/// made and configured there, then it waits for go(), runs, and is destroyed
+/// there once join() releases it.
+class WorkerThread {
+public:
+    /// starts worker `number` with `settings`; returns once it is configured or has failed
+    WorkerThread(unsigned number, std::shared_ptr<const Config::Settings> settings)
+    {
+        auto configured = configured_.get_future();
+        thread_ = std::thread([this, number, settings]() mutable { body(number, std::move(settings)); });
+        failure_ = configured.get();
+    }
+    WorkerThread(const WorkerThread&) = delete;
+    WorkerThread& operator=(const WorkerThread&) = delete;
+    ~WorkerThread()
+    {
+        if (thread_.joinable())
+            (void)join();
+    }
+
+    /// why the start-up configuration failed; empty when it did not
+    const std::string& failure() const { return failure_; }
+    /// the worker, to post() to (valid until join())
+    Proxy::Worker& worker() { return *worker_; }
+
+    /// lets a configured worker serve (helpers, then its loop), or end at once
+    void go(bool serve)
+    {
+        if (!went_) {
+            went_ = true;
+            go_.set_value(serve);
+        }
+    }
+
+    /// waits for the worker's loop to end, has it destroyed on its thread,
+    /// and returns its body copies
+    Sbuf::CopyStats join()
+    {
+        go(false);
+        release_.set_value();
+        thread_.join();
+        return copies_;
+    }
+
+private:
+    void body(unsigned number, std::shared_ptr<const Config::Settings> settings)
+    {
+        Log::cacheLog().setKidLabel("kid" + std::to_string(number));
+        PinWorker(*settings, number);
+        try {
+            worker_ = std::make_unique<Proxy::Worker>(number);
+            worker_->proxy().configure(std::move(settings), true);
+        } catch (const std::exception& e) {
+            configured_.set_value(FailureMessage(e));
+            release_.get_future().wait();
+            worker_.reset();
+            return;
+        }
+        configured_.set_value(std::string());
+        if (go_.get_future().get()) {
+            worker_->proxy().startHelpers();
+            worker_->run();
+        }
+        copies_ = worker_->finish();
+        // the main thread may post until it releases the worker
+        release_.get_future().wait();
+        worker_.reset();
+    }
+
+    std::thread thread_;
+    std::unique_ptr<Proxy::Worker> worker_; ///< made and destroyed on thread_
+    std::promise<std::string> configured_;  ///< the start-up outcome (a failure's message)
+    std::promise<bool> go_;                 ///< serve (true) or end
+    std::promise<void> release_;            ///< the main thread is done with the worker
+    std::string failure_;                   ///< see failure()
+    bool went_ = false;                     ///< go() was called
+    Sbuf::CopyStats copies_;                ///< see join()
+};
+
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
 /// once the ports are bound and the pid file written (daemonizing uses it).
-int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
+/// Worker 1 runs on this thread, with the signals; the others on their own
+/// (doc/design.md "Workers").
+int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> parsed,
         const std::function<void(bool)>& ready)
 {
-    std::shared_ptr<const Config::Settings> settings(std::move(parsed));
+    std::shared_ptr<const Config::Settings> settings(parsed.front());
     const std::string pidFile = settings->pidFilename;
+    const unsigned workerCount = unsigned(parsed.size());
     ApplyLogSettings(*settings, options);
     std::string cacheLogPath = settings->cacheLog;
     Privileges privileges;
-    NoteFilesToCreate(privileges, *settings);
+    for (const auto& each : parsed)
+        NoteFilesToCreate(privileges, *each);
+    if (workerCount > 1)
+        Log::cacheLog().setKidLabel("kid1");
     try {
         Log::cacheLog().open(cacheLogPath);
     } catch (const std::exception& e) {
@@ -344,25 +549,46 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
     }
     debugs(1, 0, "Starting cuttle version " PACKAGE_VERSION "...");
     debugs(1, 0, "Process ID " << ::getpid());
+    if (workerCount > 1)
+        debugs(1, 1, "Starting " << workerCount << " workers");
     ApplyDescriptorLimit(*settings);
 
-    Comm::Loop loop;
-    Proxy::Instance proxy(loop);
+    Proxy::Worker first(1);
+    auto& loop = first.loop();
+    auto& proxy = first.proxy();
     try {
         proxy.configure(settings, true);
     } catch (const std::exception& e) {
-        const std::string message = dynamic_cast<const TextException*>(&e)
-                                        ? static_cast<const TextException&>(e).message()
-                                        : std::string(e.what());
-        ReportFatal(message);
+        ReportFatal(FailureMessage(e));
         ready(false);
         return 1;
     }
-    if (!WritePidFile(pidFile)) {
-        debugs(1, 0, "FATAL: cannot write the pid file " << pidFile << ": " << std::strerror(errno));
-        std::cerr << "FATAL: cannot write the pid file " << pidFile << "\n";
+
+    // set before the other workers' threads start, which inherit the mask
+    bool stopping = false;
+    std::vector<std::unique_ptr<WorkerThread>> others;
+    std::function<void(int)> onSignal;
+    Comm::SignalSource signals(loop, {SIGHUP, SIGUSR1, SIGTERM, SIGINT}, [&](int signo) { onSignal(signo); });
+
+    // the failure of a start after worker 1 was configured: the others end
+    auto abandon = [&](const std::string& message, bool removePidFile) {
+        ReportFatal(message);
+        for (auto& other : others)
+            (void)other->join();
+        if (removePidFile)
+            RemovePidFile(pidFile);
         ready(false);
         return 1;
+    };
+    for (unsigned number = 2; number <= workerCount; ++number) {
+        TakeBoundPorts(*parsed[number - 1], proxy.side());
+        others.push_back(std::make_unique<WorkerThread>(number, parsed[number - 1]));
+        if (!others.back()->failure().empty())
+            return abandon("worker " + std::to_string(number) + ": " + others.back()->failure(), false);
+    }
+    if (!WritePidFile(pidFile)) {
+        std::cerr << "FATAL: cannot write the pid file " << pidFile << "\n";
+        return abandon("cannot write the pid file " + pidFile + ": " + std::strerror(errno), false);
     }
     // never serve a request as root: bound, logs open, pid file written
     // (doc/design.md "Daemon and privileges")
@@ -372,36 +598,25 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
                privileges.leaveRoot(settings->cacheEffectiveUser, settings->cacheEffectiveGroup,
                                     !settings->tcpOutgoingMarks.empty()));
     } catch (const std::exception& e) {
-        ReportFatal(std::string("cannot leave root: ") + e.what());
-        RemovePidFile(pidFile);
-        ready(false);
-        return 1;
+        return abandon(std::string("cannot leave root: ") + e.what(), true);
     }
     EnterCoredumpDir(*settings);
     proxy.startHelpers();
+    for (auto& other : others)
+        other->go(true);
+    // after the other threads started: they would inherit worker 1's core
+    PinWorker(*settings, 1);
 
-    Comm::Timer shutdownTimer;
-    bool stopping = false;
     auto shutdown = [&](bool immediately) {
         if (!stopping) {
             stopping = true;
             Comm::NotifySystemd("STOPPING=1");
-            debugs(1, 1, "Preparing for shutdown after " << proxy.connectionCount() << " open connections");
-            proxy.side().startShutdown();
         }
-        const auto lifetime = proxy.settings().shutdownLifetime;
-        if (immediately || lifetime <= Comm::Milliseconds(0)) {
-            proxy.side().closeAll();
-            loop.stop();
-            return;
+        first.startShutdown(immediately);
+        for (auto& other : others) {
+            auto* worker = &other->worker();
+            worker->post([worker, immediately] { worker->startShutdown(immediately); });
         }
-        debugs(1, 1,
-               "Waiting " << std::chrono::duration_cast<std::chrono::seconds>(lifetime).count()
-                          << " seconds for active connections to finish");
-        shutdownTimer = loop.schedule(lifetime, [&] {
-            proxy.side().closeAll();
-            loop.stop();
-        });
     };
 
     auto reconfigure = [&] {
@@ -412,15 +627,25 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
         auto fresh = parser.parseFile(options.configFile);
         for (const auto& d : parser.diagnostics())
             debugs(3, 0, (d.isError() ? "ERROR: " : "") << d.format());
-        if (!fresh || parser.hasErrors()) {
+        WorkerSettings all;
+        if (fresh && !parser.hasErrors()) {
+            ApplyCommandLine(*fresh, options);
+            all = ParseWorkers(options, std::move(fresh), [](const std::string& text, bool isError) {
+                debugs(3, 0, (isError ? "ERROR: " : "") << text);
+            });
+        }
+        if (all.empty()) {
             debugs(1, 0,
                    "ERROR: reconfiguration failed: " << options.configFile
                                                      << " has errors; keeping the old configuration");
             Comm::NotifySystemd("READY=1\nSTATUS=reconfiguration failed; running the old configuration");
             return;
         }
-        ApplyCommandLine(*fresh, options);
-        std::shared_ptr<const Config::Settings> next(std::move(fresh));
+        if (all.size() != workerCount)
+            debugs(1, 0,
+                   "WARNING: workers " << all.size() << " takes effect at the next start; running "
+                                       << workerCount << " workers");
+        std::shared_ptr<const Config::Settings> next(all.front());
         ApplyLogSettings(*next, options);
         if (next->cacheLog != cacheLogPath) {
             cacheLogPath = next->cacheLog;
@@ -432,19 +657,31 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             }
         }
         proxy.configure(next, false);
+        for (size_t i = 1; i < all.size() && i < workerCount; ++i) {
+            TakeBoundPorts(*all[i], proxy.side());
+            auto* worker = &others[i - 1]->worker();
+            std::shared_ptr<const Config::Settings> theirs(all[i]);
+            worker->post([worker, theirs] { worker->proxy().configure(theirs, false); });
+        }
         debugs(1, 1, "Reconfigured");
         Comm::NotifySystemd("READY=1\nSTATUS=serving");
     };
 
-    Comm::SignalSource signals(loop, {SIGHUP, SIGUSR1, SIGTERM, SIGINT}, [&](int signo) {
+    onSignal = [&](int signo) {
         switch (signo) {
         case SIGHUP:
-            reconfigure();
+            if (!stopping) // the other workers may be gone
+                reconfigure();
             break;
         case SIGUSR1:
             debugs(1, 1, "Rotating logs");
             Log::cacheLog().rotate(static_cast<int>(proxy.settings().logfileRotate));
             proxy.rotateLogs();
+            // the files are renamed once, by worker 1: the others reopen them
+            for (auto& other : others) {
+                auto* worker = &other->worker();
+                worker->post([worker] { worker->proxy().reopenLogs(); });
+            }
             break;
         case SIGTERM:
             shutdown(false);
@@ -453,35 +690,22 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
             shutdown(true);
             break;
         }
-    });
-
-    loop.addIterationHook([&] {
-        proxy.flushLogs();
-        proxy.sampleCounters();
-        Log::cacheLog().flush();
-        if (stopping && proxy.connectionCount() == 0)
-            loop.stop();
-    });
+    };
 
     ready(true);
     // under a Type=notify systemd unit: the ports are bound and the pid file written
     Comm::NotifySystemd("READY=1\nSTATUS=serving\nMAINPID=" + std::to_string(::getpid()));
-    loop.run();
+    first.run();
 
     debugs(1, 1, "Shutting down...");
-    proxy.side().closeAll();
-    // destroys the closed connections, which log their last lines, and what
-    // their destruction defers (a few rounds at most)
-    for (int round = 0; round < 10 && loop.hasDeferred(); ++round)
-        loop.runOnce(Comm::Milliseconds(0));
-    {
-        // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
-        const auto& copies = Sbuf::DefaultPool().copyStats();
-        debugs(1, 1,
-               "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied
-                                          << " bytes)");
+    auto copies = first.finish();
+    for (auto& other : others) {
+        const auto theirs = other->join();
+        copies.bodyCopies += theirs.bodyCopies;
+        copies.bodyBytesCopied += theirs.bodyBytesCopied;
     }
-    proxy.flushLogs();
+    // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
+    debugs(1, 1, "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied << " bytes)");
     RemovePidFile(pidFile);
     debugs(1, 0, "cuttle (Version " PACKAGE_VERSION "): Exiting normally.");
     Log::cacheLog().flush();
@@ -490,7 +714,7 @@ int Run(const Options& options, std::unique_ptr<Config::Settings> parsed,
 
 /// Squid's start without -N: the parent returns when the child is serving
 /// (exit 0) or has failed to start (exit 1), so scripts see start-up errors.
-int Daemonize(const Options& options, std::unique_ptr<Config::Settings> settings)
+int Daemonize(const Options& options, WorkerSettings settings)
 {
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
@@ -654,26 +878,21 @@ int main(int argc, char** argv)
     Log::cacheLog().setStderrLevel(options.debugLevel);
     Log::cacheLog().setSyslogFacility(options.syslogFacility);
 
-    if (options.command == "parse") {
-        ConfigReader reader(options);
-        (void)reader.parser.parseFile(options.configFile);
-        for (const auto& d : reader.parser.diagnostics())
-            std::cerr << d.format() << "\n";
-        return reader.parser.hasErrors() ? 1 : 0;
-    }
+    if (options.command == "parse")
+        return ParseAll(options, std::cerr).empty() ? 1 : 0;
     if (!options.command.empty())
         return SendCommand(options);
     if (options.createDirectories)
         return CreateCacheDirectories(options);
 
-    auto settings = ParseConfig(options, &std::cerr);
-    if (!settings) {
+    auto settings = ParseAll(options, std::cerr);
+    if (settings.empty()) {
         std::cerr << "FATAL: cannot start: " << options.configFile << " has errors\n";
         return 1;
     }
-    if (const auto pid = RunningPid(settings->pidFilename); pid && *pid != ::getpid()) {
-        std::cerr << "FATAL: cuttle is already running: process ID " << *pid << " (" << settings->pidFilename
-                  << ")\n";
+    const auto& pidFile = settings.front()->pidFilename;
+    if (const auto pid = RunningPid(pidFile); pid && *pid != ::getpid()) {
+        std::cerr << "FATAL: cuttle is already running: process ID " << *pid << " (" << pidFile << ")\n";
         return 1;
     }
     if (options.foreground)

@@ -129,7 +129,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                                         std::move(bump));
                         } else // the listener's own address is looked up by the connection
                             (void)adopt(std::move(fd), peer, Comm::Address(), mode->name);
-                    });
+                    },
+                    settings.workers > 1);
             } catch (const TextException& e) {
                 problem = e.message();
             }
@@ -154,6 +155,16 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             debugs(5, 1, "Closing HTTP(S) port " << gone.listener->localAddress().toString());
     }
     ports_ = std::move(bound); // listeners no longer configured close here
+}
+
+std::vector<Client::Side::ListeningPort> Client::Side::listeningPorts() const
+{
+    std::vector<ListeningPort> listening;
+    for (const auto& p : ports_) {
+        if (p.listener)
+            listening.push_back(ListeningPort{p.host, p.port, p.listener->localAddress().port()});
+    }
+    return listening;
 }
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,

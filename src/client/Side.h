@@ -60,6 +60,15 @@ public:
     /// on reconfigure it is logged and the others apply.
     void bindPorts(const Config::Settings& settings, bool isStartup);
 
+    /// A listening http_port: as configured, and the port it got.
+    struct ListeningPort {
+        std::string host;           ///< as configured
+        uint16_t configuredPort;    ///< as configured (0: any)
+        uint16_t boundPort;         ///< the port bound
+    };
+    /// the ports listening now, in the order they were configured
+    std::vector<ListeningPort> listeningPorts() const;
+
     /// Takes an accepted client connection and starts serving it.
     /// `local` is the address it was accepted on (error pages show it); for
     /// an intercepted connection it is the original destination and

@@ -22,7 +22,7 @@ namespace {
 }
 } // namespace
 
-Comm::Listener::Listener(Loop& loop, const Address& where, AcceptCallback onAccept)
+Comm::Listener::Listener(Loop& loop, const Address& where, AcceptCallback onAccept, bool shared)
     : loop_(loop), local_(where), onAccept_(std::move(onAccept))
 {
     fd_.reset(::socket(where.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -30,6 +30,8 @@ Comm::Listener::Listener(Loop& loop, const Address& where, AcceptCallback onAcce
         ThrowSocketError("cannot open a socket for", where, errno);
     const int on = 1;
     (void)::setsockopt(fd_.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    if (shared && ::setsockopt(fd_.get(), SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) != 0)
+        ThrowSocketError("cannot share (SO_REUSEPORT)", where, errno);
     if (::bind(fd_.get(), where.raw(), where.length()) != 0)
         ThrowSocketError("cannot bind", where, errno);
     if (::listen(fd_.get(), SOMAXCONN) != 0)

@@ -28,8 +28,11 @@ public:
     /// Binds `where` (SO_REUSEADDR; IPv6 sockets also take IPv4 unless the
     /// address is a specific IPv6 one), listens and starts accepting. Port 0
     /// binds a free port: localAddress() tells which. Throws TextException
-    /// with a message naming the address and errno on failure.
-    Listener(Loop& loop, const Address& where, AcceptCallback onAccept);
+    /// with a message naming the address and errno on failure. A shared
+    /// listener sets SO_REUSEPORT too: every worker binds its own socket to
+    /// the same port and the kernel spreads new connections among them
+    /// (doc/design.md "Workers").
+    Listener(Loop& loop, const Address& where, AcceptCallback onAccept, bool shared = false);
     ~Listener() override;
 
     /// the bound address, with the real port

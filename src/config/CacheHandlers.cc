@@ -327,3 +327,69 @@ void Config::Handlers::RequestBodyMaxSizeHandler(DirectiveCall& call)
                      "' and what follows; the limit applies to every request, as in Squid 5.7");
     call.settings.requestBodyMaxSize = static_cast<uint64_t>(value);
 }
+
+void Config::Handlers::WorkersHandler(DirectiveCall& call)
+{
+    if (!NeedArgs(call, 1))
+        return;
+    unsigned value = 0;
+    if (!ParseCount(call.line.words[1], value) || value > Settings::MaxWorkers) {
+        call.error("bad workers value '" + call.line.words[1] + "': use a count from 1 to " +
+                   std::to_string(Settings::MaxWorkers));
+        return;
+    }
+    WarnExtra(call, 2);
+    if (value == 0) {
+        call.warning("workers 0 is Squid's no-daemon mode: cuttle runs one worker (-N keeps it in the "
+                     "foreground)");
+        value = 1;
+    }
+    call.settings.workers = value;
+}
+
+namespace {
+
+/// the numbers of a cpu_affinity_map list ("1,2,3"), each at least 1; false when one is not
+bool ParseNumberList(const std::string& text, std::vector<unsigned>& numbers)
+{
+    size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        unsigned value = 0;
+        if (!ParseCount(text.substr(start, comma - start), value) || value == 0)
+            return false;
+        numbers.push_back(value);
+        start = comma + 1;
+    }
+    return !numbers.empty();
+}
+
+} // namespace
+
+// Squid 5.7's CpuAffinityMap::parse(): both lists, of the same length
+void Config::Handlers::CpuAffinityMapHandler(DirectiveCall& call)
+{
+    std::vector<unsigned> processes, cores;
+    for (const auto& word : call.args()) {
+        const auto eq = word.find('=');
+        const auto key = word.substr(0, eq);
+        auto* list = key == "process_numbers" ? &processes : key == "cores" ? &cores : nullptr;
+        if (!list || eq == std::string::npos) {
+            call.error("cpu_affinity_map: unknown option '" + word + "': use process_numbers=P,... cores=C,...");
+            return;
+        }
+        list->clear();
+        if (!ParseNumberList(word.substr(eq + 1), *list)) {
+            call.error("cpu_affinity_map: bad " + key + " list '" + word.substr(eq + 1) +
+                       "': use numbers from 1, separated by commas");
+            return;
+        }
+    }
+    if (processes.empty() || cores.empty() || processes.size() != cores.size()) {
+        call.error("cpu_affinity_map needs process_numbers= and cores= lists of the same length");
+        return;
+    }
+    call.settings.cpuAffinity.clear();
+    for (size_t i = 0; i < processes.size(); ++i)
+        call.settings.cpuAffinity.emplace_back(processes[i], cores[i]);
+}

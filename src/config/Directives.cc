@@ -899,6 +899,22 @@ const std::vector<Directive> Table = {
      "-n, or LimitNOFILE= in the systemd unit). Read at start only: a reconfigure does not change it. "
      "cache.log says how many are available.",
      MaxFiledescriptorsHandler, false},
+    {"workers", "COUNT", "1", nullptr, "workers",
+     "How many event-loop threads serve requests (Squid's worker processes, as threads of one process): "
+     "each accepts on its own socket of every http_port (SO_REUSEPORT: the kernel spreads new connections "
+     "among them) and keeps its own origin connections, DNS resolver, helpers and, for now, its own memory "
+     "cache of cache_mem (Squid's `memory_cache_shared off`), so a hit needs the object in the worker "
+     "that took the connection. Each worker reads squid.conf with ${process_number} set to its number "
+     "(from 1) and ${kid_count} to COUNT, so `if ${process_number} = 1` blocks and per-worker paths work "
+     "as in Squid; two workers may not share a cache_dir (put ${process_number} in its path). cache.log "
+     "lines carry the worker's kidN label. From 1 to 128; 0 (Squid's no-daemon mode) runs one. Read at "
+     "start only: doc/tuning.md \"Workers\" says how many to run.",
+     WorkersHandler, false},
+    {"cpu_affinity_map", "process_numbers=P[,P...] cores=C[,C...]", nullptr, nullptr, "cpuAffinity",
+     "Pins worker P (counted from 1) to core C (counted from 1, as Squid: core 1 is the kernel's CPU 0); "
+     "the two lists pair up in order and must be as long. Workers not named run on any core. Read at "
+     "start only.",
+     CpuAffinityMapHandler, false},
     {"hosts_file", "PATH|none", "/etc/hosts", nullptr, "hostsFile",
      "A hosts file whose names are resolved without DNS; none reads no file.",
      PathHandler<&Settings::hostsFile, true>, false},

@@ -289,6 +289,10 @@ void MemoryCacheModeHandler(DirectiveCall& call);
 void QuickAbortMinHandler(DirectiveCall& call);
 void QuickAbortMaxHandler(DirectiveCall& call);
 void MaxFiledescriptorsHandler(DirectiveCall& call);
+/// workers N: 1 to MaxWorkers (0, Squid's no-daemon mode, is 1)
+void WorkersHandler(DirectiveCall& call);
+/// cpu_affinity_map process_numbers=P,... cores=C,...
+void CpuAffinityMapHandler(DirectiveCall& call);
 void QuickAbortPctHandler(DirectiveCall& call);
 void RangeOffsetLimitHandler(DirectiveCall& call);
 /// a `NAME SIZE|none [[!]ACL...]` line into `limits` (CacheHandlers.cc)

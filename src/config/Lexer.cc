@@ -213,12 +213,13 @@ void Config::Lexer::lex(const std::string& text, const std::string& fileName, un
         error(fileName, c.line, "'if' without 'endif' at the end of the file");
 }
 
-Config::Lexer::Macros Config::Lexer::StandardMacros(const std::string& serviceName)
+Config::Lexer::Macros Config::Lexer::StandardMacros(const std::string& serviceName, unsigned processNumber,
+                                                   unsigned kidCount)
 {
     return {{"service_name", serviceName},
             {"process_name", "cuttle"},
-            {"process_number", "1"},
-            {"kid_count", "1"}};
+            {"process_number", std::to_string(processNumber)},
+            {"kid_count", std::to_string(kidCount)}};
 }
 
 // Squid 5.7 cache_cf.cc parseOneConfigFile(): `if`, `else` and `endif` are

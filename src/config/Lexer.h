@@ -105,12 +105,14 @@ public:
     /// The service name when `-n` does not give one (Squid's is "squid").
     static constexpr const char* DefaultServiceName = "cuttle";
 
-    /// cuttle's macros for its one process of service `serviceName`:
-    /// `${service_name}` = serviceName, `${process_name}` = "cuttle",
-    /// `${process_number}` = "1", `${kid_count}` = "1" (cuttle runs one
-    /// process, which does the work that Squid's kid 1 does; `${kid_count}`
-    /// is cuttle's: Squid 5.7 does not know it).
-    static Macros StandardMacros(const std::string& serviceName = DefaultServiceName);
+    /// cuttle's macros for worker processNumber of kidCount of service
+    /// `serviceName`: `${service_name}` = serviceName, `${process_name}` =
+    /// "cuttle", `${process_number}` = processNumber, `${kid_count}` =
+    /// kidCount (cuttle's workers are threads of one process, each reading
+    /// squid.conf as Squid's kid of that number does; `${kid_count}` is
+    /// cuttle's: Squid 5.7 does not know it).
+    static Macros StandardMacros(const std::string& serviceName = DefaultServiceName, unsigned processNumber = 1,
+                                 unsigned kidCount = 1);
 
     /// Replaces the macros (StandardMacros() until then).
     void setMacros(Macros macros) { macros_ = std::move(macros); }

@@ -105,7 +105,7 @@ std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, 
     repeated_ = RepeatedWarnings();
     sawHostName_ = false;
     Lexer lexer(diagnostics_, baseDirectory_);
-    lexer.setMacros(Lexer::StandardMacros(serviceName_));
+    lexer.setMacros(Lexer::StandardMacros(serviceName_, processNumber_, kidCount_));
     std::string why;
     if (!IsValidServiceName(serviceName_, why))
         diagnostics_.push_back(Diagnostic{Diagnostic::Level::Error, "-n " + serviceName_, 0, why});

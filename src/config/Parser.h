@@ -32,7 +32,8 @@
 /// The Lexer does Squid's preprocessing (`if`/`else`/`endif` and the
 /// `${service_name}`, `${process_name}`, `${process_number}` and
 /// `${kid_count}` macros, Lexer.h); the service name comes from
-/// setServiceName() (`cuttle -n NAME`), "cuttle" by default.
+/// setServiceName() (`cuttle -n NAME`), "cuttle" by default; the process
+/// number and kid count from setProcess() (one parse per worker).
 ///
 /// Host names in address acls (`acl x dst www.example.com`) are resolved
 /// while the line is read, as Squid does, by the resolver main.cc gives
@@ -88,6 +89,14 @@ public:
     /// What `${service_name}` expands to: Lexer::DefaultServiceName unless set.
     const std::string& serviceName() const { return serviceName_; }
 
+    /// Sets what `${process_number}` (the worker, from 1) and `${kid_count}`
+    /// (the workers) expand to; 1 and 1 unless set.
+    void setProcess(unsigned number, unsigned count)
+    {
+        processNumber_ = number;
+        kidCount_ = count;
+    }
+
     /// Resolves a host name of an address acl to its addresses with the DNS
     /// settings of `dns` (a whole configuration, defaults applied); false
     /// with `why` when the name has none.
@@ -117,6 +126,8 @@ private:
     std::vector<Diagnostic> diagnostics_; ///< of the last parse
     std::string baseDirectory_;           ///< absolute
     std::string serviceName_;             ///< `${service_name}`
+    unsigned processNumber_ = 1;          ///< `${process_number}`
+    unsigned kidCount_ = 1;               ///< `${kid_count}`
     std::vector<std::string> seen_;       ///< table directives the file set
     /// once-per-key warnings: ignored Squid directives, unimplemented acl types
     RepeatedWarnings repeated_;

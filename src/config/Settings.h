@@ -426,6 +426,12 @@ struct Settings {
     bool clientPersistentConnections = true; ///< client_persistent_connections
     bool serverPersistentConnections = true; ///< server_persistent_connections
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
+    /// the most `workers` cuttle runs
+    static constexpr unsigned MaxWorkers = 128;
+    unsigned workers = 1;                    ///< workers: event-loop threads (doc/design.md "Workers")
+    /// cpu_affinity_map: the core (counted from 1, as Squid) each worker
+    /// (by process number, from 1) is pinned to; a worker not named runs anywhere
+    std::vector<std::pair<unsigned, unsigned>> cpuAffinity;
     std::string coredumpDir;                 ///< "none" keeps the start-up directory
     std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
     std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups

@@ -34,17 +34,50 @@ std::string timePrefix(int level)
     return result;
 }
 
+/// the calling thread's kid label ("" or "kid2"): each worker thread sets its own
+thread_local std::string KidLabel;
+
 } // namespace
 
-Log::CacheLog::CacheLog() : stderr_(&std::cerr) {}
+Log::CacheLog::CacheLog() : stderr_(&std::cerr)
+{
+    setOptions(DebugOptions());
+}
+
+void Log::CacheLog::setOptions(const DebugOptions& options)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    options_ = options;
+    for (int section = 0; section < DebugOptions::Sections; ++section)
+        levels_[size_t(section)].store(static_cast<signed char>(options.level(section)), std::memory_order_relaxed);
+}
+
+Log::DebugOptions Log::CacheLog::options() const
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return options_;
+}
+
+void Log::CacheLog::setKidLabel(const std::string& label)
+{
+    KidLabel = label;
+}
+
+bool Log::CacheLog::isOpen() const
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return file_.isOpen();
+}
 
 void Log::CacheLog::setStderrStream(std::ostream* stream)
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     stderr_ = stream ? stream : &std::cerr;
 }
 
 void Log::CacheLog::setSyslogFacility(int facility)
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (syslogFacility_ >= 0)
         ::closelog();
     syslogFacility_ = facility;
@@ -54,26 +87,24 @@ void Log::CacheLog::setSyslogFacility(int facility)
 
 void Log::CacheLog::write(int section, int level, std::string_view message)
 {
-    // Squid's -s sends its important messages (levels 0 and 1) to syslog too.
-    if (syslogFacility_ >= 0 && level <= 1 && level <= maxLevelFor(section)) {
-        ::syslog(level == 0 ? LOG_ERR : LOG_NOTICE, "%.*s", static_cast<int>(message.size()), message.data());
-    }
-    const bool wanted = level <= maxLevelFor(section);
-    const bool toFile = wanted && file_.isOpen();
-    // Squid writes to stderr while cache.log is not open yet, and copies up to -d LEVEL.
-    const bool toStderr = (wanted && !file_.isOpen()) || level <= stderrLevel_;
-    if (!toFile && !toStderr)
-        return;
-
     std::string line = timePrefix(level);
-    if (!kidLabel_.empty()) {
+    if (!KidLabel.empty()) {
         line += ' ';
-        line += kidLabel_;
+        line += KidLabel;
     }
     line += "| ";
     line += message;
     if (line.empty() || line.back() != '\n')
         line += '\n';
+
+    const bool wanted = level <= maxLevelFor(section);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    // Squid's -s sends its important messages (levels 0 and 1) to syslog too.
+    if (syslogFacility_ >= 0 && level <= 1 && wanted)
+        ::syslog(level == 0 ? LOG_ERR : LOG_NOTICE, "%.*s", static_cast<int>(message.size()), message.data());
+    const bool toFile = wanted && file_.isOpen();
+    // Squid writes to stderr while cache.log is not open yet, and copies up to -d LEVEL.
+    const bool toStderr = (wanted && !file_.isOpen()) || level <= stderrLevel();
     writeLine(level, line, toFile, toStderr);
 }
 
@@ -81,8 +112,10 @@ void Log::CacheLog::writeLine(int level, std::string_view line, bool toFile, boo
 {
     if (toFile) {
         file_.append(line);
-        if (level <= 1)
-            flush();
+        if (level <= 1 && !file_.flush() && file_.takeErrorReport()) {
+            const std::string report = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
+            writeLine(0, report, false, true);
+        }
     }
     if (toStderr) {
         stderr_->write(line.data(), static_cast<std::streamsize>(line.size()));
@@ -92,8 +125,9 @@ void Log::CacheLog::writeLine(int level, std::string_view line, bool toFile, boo
 
 void Log::CacheLog::open(const std::string& path)
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (path.empty() || path == "none") {
-        close();
+        file_.close();
         return;
     }
     file_.open(path); // throws std::system_error; we keep writing to stderr then
@@ -101,6 +135,7 @@ void Log::CacheLog::open(const std::string& path)
 
 void Log::CacheLog::reopen()
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (!file_.reopen() && !file_.lastError().empty()) {
         const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
         writeLine(0, line, false, true);
@@ -109,6 +144,7 @@ void Log::CacheLog::reopen()
 
 void Log::CacheLog::rotate(int fallbackCount)
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     const int count = options_.rotateCount() >= 0 ? options_.rotateCount() : fallbackCount;
     if (!file_.rotate(count) && !file_.lastError().empty()) {
         const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
@@ -118,6 +154,7 @@ void Log::CacheLog::rotate(int fallbackCount)
 
 void Log::CacheLog::flush()
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (!file_.flush() && file_.takeErrorReport()) {
         const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
         writeLine(0, line, false, true);
@@ -126,6 +163,7 @@ void Log::CacheLog::flush()
 
 void Log::CacheLog::close()
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
     file_.close();
 }
 

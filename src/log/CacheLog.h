@@ -24,15 +24,21 @@
 ///  - also to stderr when the level is <= the `-d LEVEL` (setStderrLevel()).
 ///
 /// One CacheLog exists per process (Log::cacheLog()); it is the only mutable
-/// state of this library outside objects its callers own. One thread (the
-/// event loop) uses it; the daemon configures it at start and on reconfigure.
+/// state of this library outside objects its callers own. Every worker
+/// thread writes to it (doc/design.md "Workers"): the lines go out under a
+/// mutex, and the per-section levels that debugs() tests are atomic copies
+/// of the options, so a reconfigure on the main thread does not race the
+/// workers' tests. The kid label is the calling thread's own.
 
 #pragma once
 
 #include "log/DebugOptions.h"
 #include "log/File.h"
 
+#include <array>
+#include <atomic>
 #include <iosfwd>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -48,7 +54,7 @@ public:
     /// Whether a message of SECTION at LEVEL would be written anywhere.
     bool isEnabled(int section, int level) const
     {
-        return level <= maxLevelFor(section) || level <= stderrLevel_;
+        return level <= maxLevelFor(section) || level <= stderrLevel_.load(std::memory_order_relaxed);
     }
 
     /// Writes one message (no trailing newline needed). Callers normally use debugs().
@@ -56,9 +62,9 @@ public:
     void write(int section, int level, std::string_view message);
 
     /// Replaces the per-section levels (from DebugOptions::Parse of `debug_options`).
-    void setOptions(const DebugOptions& options) { options_ = options; }
+    void setOptions(const DebugOptions& options);
     /// The current per-section levels.
-    const DebugOptions& options() const { return options_; }
+    DebugOptions options() const;
     /// Squid's `-d LEVEL`: messages up to LEVEL are copied to stderr; -1 disables.
     void setStderrLevel(int level) { stderrLevel_ = level; }
     /// The `-d` level, -1 when off.
@@ -71,7 +77,7 @@ public:
     /// The syslog facility, -1 when syslog is off.
     int syslogFacility() const { return syslogFacility_; }
     /// Adds " LABEL" before the "|" (Squid's " kid1"); "" (the default) omits it.
-    void setKidLabel(const std::string& label) { kidLabel_ = label; }
+    void setKidLabel(const std::string& label);
 
     /// Opens PATH as cache.log. Throws std::system_error when it cannot be
     /// opened; the daemon then keeps logging to stderr. "none" or "" keeps stderr.
@@ -86,18 +92,26 @@ public:
     /// Flushes and closes; later messages go to stderr.
     void close();
     /// Whether a file is open.
-    bool isOpen() const { return file_.isOpen(); }
+    bool isOpen() const;
 
 private:
-    int maxLevelFor(int section) const { return options_.level(section); }
+    int maxLevelFor(int section) const
+    {
+        return section >= 0 && section < DebugOptions::Sections
+                   ? levels_[size_t(section)].load(std::memory_order_relaxed)
+                   : DebugOptions::DefaultLevel;
+    }
+    /// writes a formatted line (mutex_ held)
     void writeLine(int level, std::string_view line, bool toFile, bool toStderr);
 
-    DebugOptions options_;    ///< per-section levels
-    int stderrLevel_ = -1;    ///< -d LEVEL
-    std::ostream* stderr_;    ///< where stderr output goes
-    std::string kidLabel_;    ///< "" or "kid1"
-    int syslogFacility_ = -1; ///< -s / -l FACILITY; -1: no syslog
-    File file_;               ///< the cache.log file
+    mutable std::mutex mutex_;  ///< guards what follows it, and the writes
+    DebugOptions options_;      ///< per-section levels, rotate=N
+    std::ostream* stderr_;      ///< where stderr output goes
+    int syslogFacility_ = -1;   ///< -s / -l FACILITY; -1: no syslog
+    File file_;                 ///< the cache.log file
+    std::atomic<int> stderrLevel_{-1}; ///< -d LEVEL
+    /// options_'s levels, read without the mutex by isEnabled()
+    std::array<std::atomic<signed char>, DebugOptions::Sections> levels_;
 };
 
 /// The process's one cache.log (see the file comment). Never null.

@@ -414,6 +414,13 @@ void Proxy::Instance::rotateLogs()
         storeLog_->rotate(static_cast<int>(settings_->logfileRotate));
 }
 
+void Proxy::Instance::reopenLogs()
+{
+    accessLog_->rotate(0);
+    if (storeLog_)
+        storeLog_->rotate(0);
+}
+
 void Proxy::Instance::flushLogs()
 {
     accessLog_->flush();

@@ -76,6 +76,10 @@ public:
     /// logfile_rotate old files (0: just reopens the path, after logrotate
     /// renamed the file).
     void rotateLogs();
+    /// Reopens the access logs and the store log at their paths (a worker
+    /// after the first, once worker 1 has rotated the files: doc/design.md
+    /// "Workers").
+    void reopenLogs();
     /// Writes buffered access.log and store.log lines (the loop calls it every iteration).
     void flushLogs();
 
