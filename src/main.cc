@@ -36,6 +36,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -192,8 +193,8 @@ WorkerSettings ParseWorkers(const Options& options, std::unique_ptr<Config::Sett
                 for (const auto& other : all[b]->cacheDirs) {
                     if (dir.path != other.path)
                         continue;
-                    report("cache_dir " + dir.path + " is used by workers " + std::to_string(a + 1) + " and " +
-                               std::to_string(b + 1) +
+                    report("cache_dir " + dir.path + " is used by workers " + std::to_string(a + 1) +
+                               " and " + std::to_string(b + 1) +
                                ": two workers cannot share a cache_dir (put ${process_number} in its path, "
                                "or give it to one worker inside `if ${process_number} = N`)",
                            true);
@@ -213,10 +214,9 @@ WorkerSettings ParseAll(const Options& options, std::ostream& out)
     auto first = ParseConfig(options, &out);
     if (!first)
         return {};
-    return ParseWorkers(options, std::move(first),
-                        [&out](const std::string& text, bool isError) {
-                            out << (isError ? "ERROR: " : "") << text << "\n";
-                        });
+    return ParseWorkers(options, std::move(first), [&out](const std::string& text, bool isError) {
+        out << (isError ? "ERROR: " : "") << text << "\n";
+    });
 }
 
 /// the pid in the pid file, if it names a live process
@@ -436,6 +436,23 @@ void TakeBoundPorts(Config::Settings& settings, const Client::Side& first)
             }
         }
     }
+}
+
+/// Rotates the logs of workers[next] on its thread, and from there those of
+/// the workers after it, in turn: a file that several workers write is
+/// rotated once, by the first of them, and reopened by the others (`done`
+/// holds the paths rotated so far). A worker posts only to a later one,
+/// which the main thread releases after it (WorkerThread::join()).
+void RotateInTurn(std::vector<Proxy::Worker*> workers, size_t next,
+                  std::shared_ptr<std::set<std::string>> done)
+{
+    if (next >= workers.size())
+        return;
+    auto* worker = workers[next];
+    worker->post([workers = std::move(workers), next, done = std::move(done)]() mutable {
+        workers[next]->proxy().rotateLogs(*done);
+        RotateInTurn(std::move(workers), next + 1, std::move(done));
+    });
 }
 
 /// the message of a start-up exception
@@ -673,16 +690,17 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
             if (!stopping) // the other workers may be gone
                 reconfigure();
             break;
-        case SIGUSR1:
+        case SIGUSR1: {
             debugs(1, 1, "Rotating logs");
             Log::cacheLog().rotate(static_cast<int>(proxy.settings().logfileRotate));
-            proxy.rotateLogs();
-            // the files are renamed once, by worker 1: the others reopen them
-            for (auto& other : others) {
-                auto* worker = &other->worker();
-                worker->post([worker] { worker->proxy().reopenLogs(); });
-            }
+            auto done = std::make_shared<std::set<std::string>>();
+            proxy.rotateLogs(*done);
+            std::vector<Proxy::Worker*> rest;
+            for (auto& other : others)
+                rest.push_back(&other->worker());
+            RotateInTurn(std::move(rest), 0, std::move(done));
             break;
+        }
         case SIGTERM:
             shutdown(false);
             break;
@@ -705,7 +723,8 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
         copies.bodyBytesCopied += theirs.bodyBytesCopied;
     }
     // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
-    debugs(1, 1, "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied << " bytes)");
+    debugs(1, 1,
+           "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied << " bytes)");
     RemovePidFile(pidFile);
     debugs(1, 0, "cuttle (Version " PACKAGE_VERSION "): Exiting normally.");
     Log::cacheLog().flush();

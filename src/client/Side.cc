@@ -115,7 +115,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             try {
                 const auto local = *address;
                 listener = std::make_unique<Comm::Listener>(
-                    loop_, local, [this, mode](Comm::Descriptor&& fd, const Comm::Address& peer) {
+                    loop_, local,
+                    [this, mode](Comm::Descriptor&& fd, const Comm::Address& peer) {
                         if (!admits(peer))
                             return; // closed unanswered (fd goes)
                         if (mode->tls)

@@ -62,9 +62,9 @@ public:
 
     /// A listening http_port: as configured, and the port it got.
     struct ListeningPort {
-        std::string host;           ///< as configured
-        uint16_t configuredPort;    ///< as configured (0: any)
-        uint16_t boundPort;         ///< the port bound
+        std::string host;        ///< as configured
+        uint16_t configuredPort; ///< as configured (0: any)
+        uint16_t boundPort;      ///< the port bound
     };
     /// the ports listening now, in the order they were configured
     std::vector<ListeningPort> listeningPorts() const;

@@ -375,7 +375,8 @@ void Config::Handlers::CpuAffinityMapHandler(DirectiveCall& call)
         const auto key = word.substr(0, eq);
         auto* list = key == "process_numbers" ? &processes : key == "cores" ? &cores : nullptr;
         if (!list || eq == std::string::npos) {
-            call.error("cpu_affinity_map: unknown option '" + word + "': use process_numbers=P,... cores=C,...");
+            call.error("cpu_affinity_map: unknown option '" + word +
+                       "': use process_numbers=P,... cores=C,...");
             return;
         }
         list->clear();

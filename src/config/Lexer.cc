@@ -214,7 +214,7 @@ void Config::Lexer::lex(const std::string& text, const std::string& fileName, un
 }
 
 Config::Lexer::Macros Config::Lexer::StandardMacros(const std::string& serviceName, unsigned processNumber,
-                                                   unsigned kidCount)
+                                                    unsigned kidCount)
 {
     return {{"service_name", serviceName},
             {"process_name", "cuttle"},

@@ -111,8 +111,8 @@ public:
     /// kidCount (cuttle's workers are threads of one process, each reading
     /// squid.conf as Squid's kid of that number does; `${kid_count}` is
     /// cuttle's: Squid 5.7 does not know it).
-    static Macros StandardMacros(const std::string& serviceName = DefaultServiceName, unsigned processNumber = 1,
-                                 unsigned kidCount = 1);
+    static Macros StandardMacros(const std::string& serviceName = DefaultServiceName,
+                                 unsigned processNumber = 1, unsigned kidCount = 1);
 
     /// Replaces the macros (StandardMacros() until then).
     void setMacros(Macros macros) { macros_ = std::move(macros); }

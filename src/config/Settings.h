@@ -428,20 +428,20 @@ struct Settings {
     uint64_t maxFiledescriptors = 0;         ///< max_filedescriptors; 0: the limit cuttle inherited
     /// the most `workers` cuttle runs
     static constexpr unsigned MaxWorkers = 128;
-    unsigned workers = 1;                    ///< workers: event-loop threads (doc/design.md "Workers")
+    unsigned workers = 1; ///< workers: event-loop threads (doc/design.md "Workers")
     /// cpu_affinity_map: the core (counted from 1, as Squid) each worker
     /// (by process number, from 1) is pinned to; a worker not named runs anywhere
     std::vector<std::pair<unsigned, unsigned>> cpuAffinity;
-    std::string coredumpDir;                 ///< "none" keeps the start-up directory
-    std::string cacheEffectiveUser;          ///< who cuttle serves as when started by root
-    std::string cacheEffectiveGroup;         ///< empty: cacheEffectiveUser's groups
-    std::string errorDirectory;              ///< error_directory; empty: negotiate the language
-    std::string errorDefaultLanguage;        ///< error_default_language; empty: none (pages say en)
-    bool errorLogLanguages = true;           ///< error_log_languages: log a language with no pages
-    std::string errHtmlText;                 ///< err_html_text: the %L code's HTML
-    bool emailErrData = false;               ///< email_err_data: the %W code's mailto details
-    std::string errPageStylesheet;           ///< err_page_stylesheet: the %l code's file; "none": none
-    std::string cacheMgr;                    ///< cache_mgr: the %w code's address
+    std::string coredumpDir;          ///< "none" keeps the start-up directory
+    std::string cacheEffectiveUser;   ///< who cuttle serves as when started by root
+    std::string cacheEffectiveGroup;  ///< empty: cacheEffectiveUser's groups
+    std::string errorDirectory;       ///< error_directory; empty: negotiate the language
+    std::string errorDefaultLanguage; ///< error_default_language; empty: none (pages say en)
+    bool errorLogLanguages = true;    ///< error_log_languages: log a language with no pages
+    std::string errHtmlText;          ///< err_html_text: the %L code's HTML
+    bool emailErrData = false;        ///< email_err_data: the %W code's mailto details
+    std::string errPageStylesheet;    ///< err_page_stylesheet: the %l code's file; "none": none
+    std::string cacheMgr;             ///< cache_mgr: the %w code's address
 
     std::string configFile; ///< path the snapshot was read from
 

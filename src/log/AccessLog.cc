@@ -364,10 +364,15 @@ void Log::AccessLog::writeAll()
     }
 }
 
-void Log::AccessLog::rotate(int count)
+void Log::AccessLog::rotate(int count, std::set<std::string>* done)
 {
     for (auto& out : outputs_) {
-        if (out.sink && !out.sink->rotate(out.spec.rotate >= 0 ? out.spec.rotate : count))
+        if (!out.sink)
+            continue;
+        const bool elsewhere = done && out.spec.isFile() && !done->insert(out.spec.place).second;
+        const bool ok =
+            elsewhere ? out.sink->reopen() : out.sink->rotate(out.spec.rotate >= 0 ? out.spec.rotate : count);
+        if (!ok)
             reportError(out);
     }
 }

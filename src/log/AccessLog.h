@@ -34,6 +34,7 @@
 #include "log/Format.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -130,8 +131,10 @@ public:
     /// otherwise flush() must run again soon, even if nothing else happens.
     bool isSettled() const;
     /// `-k rotate`: rotates each file keeping its rotate= or COUNT copies (Squid's
-    /// logfile_rotate; 0 just reopens, for logrotate), then reopens.
-    void rotate(int count);
+    /// logfile_rotate; 0 just reopens, for logrotate), then reopens. With
+    /// `done`, a file whose path is in it was rotated by another worker
+    /// already and is only reopened, and the paths rotated here are added.
+    void rotate(int count, std::set<std::string>* done = nullptr);
     /// Reopens each file by path (after an outside rename).
     void reopen();
     /// Flushes and drops every output.

@@ -49,7 +49,8 @@ void Log::CacheLog::setOptions(const DebugOptions& options)
     const std::lock_guard<std::mutex> lock(mutex_);
     options_ = options;
     for (int section = 0; section < DebugOptions::Sections; ++section)
-        levels_[size_t(section)].store(static_cast<signed char>(options.level(section)), std::memory_order_relaxed);
+        levels_[size_t(section)].store(static_cast<signed char>(options.level(section)),
+                                       std::memory_order_relaxed);
 }
 
 Log::DebugOptions Log::CacheLog::options() const

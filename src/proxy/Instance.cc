@@ -406,19 +406,12 @@ Proxy::Instance::openAccessLogs(const std::shared_ptr<const Config::Settings>& s
     return logs;
 }
 
-void Proxy::Instance::rotateLogs()
+void Proxy::Instance::rotateLogs(std::set<std::string>& done)
 {
     // logfile_rotate N keeps N old files (access.log.0 ...); 0 just reopens, for logrotate
-    accessLog_->rotate(static_cast<int>(settings_->logfileRotate));
+    accessLog_->rotate(static_cast<int>(settings_->logfileRotate), &done);
     if (storeLog_)
-        storeLog_->rotate(static_cast<int>(settings_->logfileRotate));
-}
-
-void Proxy::Instance::reopenLogs()
-{
-    accessLog_->rotate(0);
-    if (storeLog_)
-        storeLog_->rotate(0);
+        storeLog_->rotate(static_cast<int>(settings_->logfileRotate), &done);
 }
 
 void Proxy::Instance::flushLogs()

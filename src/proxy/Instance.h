@@ -49,6 +49,7 @@
 #include "store/Index.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,12 +75,10 @@ public:
 
     /// `-k rotate`: rotates every access log and the store log keeping
     /// logfile_rotate old files (0: just reopens the path, after logrotate
-    /// renamed the file).
-    void rotateLogs();
-    /// Reopens the access logs and the store log at their paths (a worker
-    /// after the first, once worker 1 has rotated the files: doc/design.md
-    /// "Workers").
-    void reopenLogs();
+    /// renamed the file). A file whose path is in `done` was rotated by
+    /// another worker and is only reopened; the paths rotated here are added
+    /// (doc/design.md "Workers").
+    void rotateLogs(std::set<std::string>& done);
     /// Writes buffered access.log and store.log lines (the loop calls it every iteration).
     void flushLogs();
 

@@ -29,6 +29,7 @@ class TestListener : public CppUnit::TestFixture {
     CPPUNIT_TEST(throwingCallbackDoesNotStallTheQueue);
     CPPUNIT_TEST(stopRefusesNewConnections);
     CPPUNIT_TEST(bindingABusyPortThrows);
+    CPPUNIT_TEST(sharedListenersSplitConnections);
     CPPUNIT_TEST(outOfDescriptorsIsOneEpisodeThenRecovers);
     CPPUNIT_TEST_SUITE_END();
 
@@ -39,6 +40,7 @@ public:
     void throwingCallbackDoesNotStallTheQueue();
     void stopRefusesNewConnections();
     void bindingABusyPortThrows();
+    void sharedListenersSplitConnections();
     void outOfDescriptorsIsOneEpisodeThenRecovers();
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TestListener);
@@ -135,6 +137,37 @@ void TestListener::bindingABusyPortThrows()
         const std::string what = e.what();
         CPPUNIT_ASSERT(what.find(first.localAddress().toString()) != std::string::npos);
     }
+}
+
+void TestListener::sharedListenersSplitConnections()
+{
+    Comm::Loop loop;
+    int firstCount = 0, secondCount = 0;
+    std::vector<Comm::Descriptor> accepted;
+    Comm::Listener first(
+        loop, *Comm::Address::Parse("127.0.0.1", 0),
+        [&](Comm::Descriptor&& fd, const Comm::Address&) {
+            ++firstCount;
+            accepted.push_back(std::move(fd));
+        },
+        true);
+    Comm::Listener second(
+        loop, first.localAddress(),
+        [&](Comm::Descriptor&& fd, const Comm::Address&) {
+            ++secondCount;
+            accepted.push_back(std::move(fd));
+        },
+        true);
+    CPPUNIT_ASSERT_EQUAL(first.localAddress().port(), second.localAddress().port());
+    // the kernel hashes each connection to one of the two sockets: 64 go to both
+    std::vector<Comm::Descriptor> clients;
+    for (int i = 0; i < 64; ++i)
+        clients.push_back(Connect(first.localAddress()));
+    for (int i = 0; i < 50 && firstCount + secondCount < 64; ++i)
+        loop.runOnce(Comm::Milliseconds(10));
+    CPPUNIT_ASSERT_EQUAL(64, firstCount + secondCount);
+    CPPUNIT_ASSERT(firstCount > 0);
+    CPPUNIT_ASSERT(secondCount > 0);
 }
 
 void TestListener::throwingCallbackDoesNotStallTheQueue()

@@ -1,0 +1,137 @@
+#!/bin/sh
+# workers N (doc/design.md "Workers"): N event-loop threads in one process,
+# each reading squid.conf with its own ${process_number}, each with its own
+# socket of the same port. Checked: both workers of `workers 2` bind the port
+# and both serve (each writes its own access log, chosen by an `if
+# ${process_number}` block); a reconfigure reaches both (every request after
+# it is denied); -k rotate rotates each worker's log once; shutdown ends both
+# and the process exits 0; cpu_affinity_map pins each thread; two workers
+# sharing a cache_dir, and bad workers or cpu_affinity_map values, are
+# refused by -k parse; -z makes every worker's cache_dir.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/forwarding/helpers.sh"
+cuttle_setup
+origin_start
+
+# the configuration of the test, with `deny` last when given
+workers_conf() {
+    cat > "$T/squid.conf" <<EOF
+http_port 127.0.0.1:0
+workers 2
+if \${process_number} = 1
+access_log stdio:$T/access1.log
+else
+access_log stdio:$T/access\${process_number}.log
+endif
+cache_log $T/cache.log
+pid_filename $T/cuttle.pid
+logfile_rotate 2
+shutdown_lifetime 1 second
+$([ -z "$CUTTLE_ERRORS" ] || echo "error_directory $CUTTLE_ERRORS")
+http_access ${1:-allow} localhost
+EOF
+}
+workers_conf
+# a workers count is checked before anything starts
+"$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1 || fail "-k parse refused workers 2: $(cat "$T/parse.out")"
+cuttle_start
+
+wait_until 10 grep -q 'kid2| Accepting HTTP Socket connections' "$T/cache.log" ||
+    fail "worker 2 did not start: $(cat "$T/cache.log")"
+p1=$(sed -n 's/.*kid1| Accepting HTTP Socket connections at .* local=127.0.0.1:\([0-9]*\) .*/\1/p' "$T/cache.log")
+p2=$(sed -n 's/.*kid2| Accepting HTTP Socket connections at .* local=127.0.0.1:\([0-9]*\) .*/\1/p' "$T/cache.log")
+[ -n "$p1" ] && [ "$p1" = "$p2" ] || fail "the workers listen on different ports: '$p1' and '$p2'"
+listeners=$(awk -v port="$(printf '%04X' "$PORT")" '$4 == "0A" && $2 ~ ":" port "$"' /proc/net/tcp | wc -l)
+[ "$listeners" = 2 ] || fail "$listeners listening sockets on port $PORT, not 2"
+pass "both workers listen on port $PORT (SO_REUSEPORT)"
+
+# separate connections: the kernel spreads them over the two sockets
+requests=40
+i=0
+while [ $i -lt $requests ]; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" \
+        "http://127.0.0.1:$OPORT/?s=100&cc=no-store&n=$i")
+    [ "$code" = 200 ] || fail "request $i: status $code"
+    i=$((i + 1))
+done
+lines() { cat "$@" 2> /dev/null | wc -l; }
+wait_until 10 sh -c "[ \$(cat $T/access1.log $T/access2.log 2>/dev/null | wc -l) -ge $requests ]" ||
+    fail "access logs hold $(lines "$T/access1.log" "$T/access2.log") lines for $requests requests"
+n1=$(lines "$T/access1.log")
+n2=$(lines "$T/access2.log")
+[ $((n1 + n2)) = $requests ] || fail "access logs hold $n1 + $n2 lines for $requests requests"
+[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "one worker served everything: $n1 and $n2 requests"
+pass "both workers served ($n1 and $n2 of $requests requests), each logging to its own file"
+
+# the threads: a worker each, pinned where cpu_affinity_map says (checked below)
+threads=$(ls "/proc/$CUTTLE_PID/task" | wc -l)
+[ "$threads" -ge 2 ] || fail "cuttle runs $threads threads"
+
+# reconfigure: both workers deny from now on
+workers_conf deny
+kill -HUP "$CUTTLE_PID"
+wait_until 10 sh -c "[ \$(grep -c 'Reconfigured' $T/cache.log) -ge 1 ]" || fail "no reconfigure"
+sleep 0.5
+i=0
+while [ $i -lt 20 ]; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" \
+        "http://127.0.0.1:$OPORT/?s=100&cc=no-store&d=$i")
+    [ "$code" = 403 ] || fail "request $i after the reconfigure: status $code, not 403"
+    i=$((i + 1))
+done
+pass "a reconfigure reaches both workers (20 of 20 requests denied)"
+
+# rotate: each worker's file rotated once (logfile_rotate 2)
+kill -USR1 "$CUTTLE_PID"
+wait_until 10 sh -c "[ -f $T/access1.log.0 ] && [ -f $T/access2.log.0 ]" ||
+    fail "the logs were not rotated: $(ls "$T")"
+[ ! -e "$T/access1.log.1" ] && [ ! -e "$T/access2.log.1" ] || fail "a log was rotated twice: $(ls "$T")"
+curl -s -o /dev/null -x "127.0.0.1:$PORT" "http://127.0.0.1:$OPORT/?after=rotate"
+wait_until 10 sh -c "[ \$(cat $T/access1.log $T/access2.log 2>/dev/null | wc -l) -ge 1 ]" ||
+    fail "no line in the reopened logs"
+pass "-k rotate rotates each worker's log once and both reopen it"
+
+# shutdown with a connection open on each worker: both finish, exit 0
+cuttle_stop
+grep -q 'kid1| cuttle (Version .*): Exiting normally' "$T/cache.log" || fail "no clean exit in cache.log"
+grep -q 'kid2| Preparing for shutdown' "$T/cache.log" || fail "worker 2 did not shut down"
+pass "SIGTERM ends both workers; exit status 0"
+
+# cpu_affinity_map: worker 2 on core 2 (CPU 1) when the machine has two
+if [ "$(nproc)" -ge 2 ]; then
+    workers_conf
+    echo "cpu_affinity_map process_numbers=1,2 cores=1,2" >> "$T/squid.conf"
+    cuttle_start
+    wait_until 10 grep -q 'Worker 2 runs on core 2' "$T/cache.log" || fail "worker 2 was not pinned"
+    allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$CUTTLE_PID/task"/*/status | sort | tr '\n' ' ')
+    [ "$allowed" = "0 1 " ] || fail "the threads may run on CPUs '$allowed', not '0 1 '"
+    cuttle_stop
+    pass "cpu_affinity_map pins worker 1 to CPU 0 and worker 2 to CPU 1"
+fi
+
+# -k parse: a shared cache_dir, and bad values
+workers_conf
+echo "cache_dir ufs $T/cache 10 4 4" >> "$T/squid.conf"
+if "$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1; then
+    fail "-k parse took one cache_dir for two workers"
+fi
+grep -q "cache_dir $T/cache is used by workers 1 and 2" "$T/parse.out" || fail "no reason: $(cat "$T/parse.out")"
+pass "two workers sharing a cache_dir are refused"
+
+workers_conf
+echo "cache_dir ufs $T/cache\${process_number} 10 4 4" >> "$T/squid.conf"
+"$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1 || fail "per-worker cache_dirs refused: $(cat "$T/parse.out")"
+"$CUTTLE" -z -f "$T/squid.conf" > "$T/z.out" 2>&1 || fail "-z failed: $(cat "$T/z.out")"
+[ -d "$T/cache1/00" ] && [ -d "$T/cache2/00" ] || fail "-z did not make both workers' directories: $(ls "$T")"
+pass "-z makes each worker's cache_dir"
+
+for bad in "workers 129" "workers -1" "workers two" "cpu_affinity_map process_numbers=1,2 cores=1" \
+    "cpu_affinity_map process_numbers=0 cores=1" "cpu_affinity_map cores=1"; do
+    workers_conf
+    echo "$bad" >> "$T/squid.conf"
+    if "$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1; then
+        fail "-k parse took '$bad'"
+    fi
+    grep -q "squid.conf:[0-9]*: " "$T/parse.out" || fail "'$bad': no FILE:LINE reason: $(cat "$T/parse.out")"
+done
+pass "bad workers and cpu_affinity_map lines are refused with FILE:LINE"
