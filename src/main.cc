@@ -487,20 +487,24 @@ public:
     /// the worker, to post() to (valid until join())
     Proxy::Worker& worker() { return *worker_; }
 
-    /// lets a configured worker serve (helpers, then its loop), or end at once
-    void go(bool serve)
+    /// Lets a configured worker serve, once the main thread has left root
+    /// keeping the capabilities `kept`: the worker's thread follows the drop
+    /// (Privileges::FollowDrop()), starts its helpers and runs its loop.
+    /// Returns why following failed (the worker then ends), or "".
+    std::string go(uint64_t kept)
     {
-        if (!went_) {
-            went_ = true;
-            go_.set_value(serve);
-        }
+        went_ = true;
+        auto followed = followed_.get_future();
+        go_.set_value(kept);
+        return followed.get();
     }
 
     /// waits for the worker's loop to end, has it destroyed on its thread,
     /// and returns its body copies
     Sbuf::CopyStats join()
     {
-        go(false);
+        if (!went_)
+            go_.set_value(std::nullopt);
         release_.set_value();
         thread_.join();
         return copies_;
@@ -510,6 +514,13 @@ private:
     void body(unsigned number, std::shared_ptr<const Config::Settings> settings)
     {
         Log::cacheLog().setKidLabel("kid" + std::to_string(number));
+        try {
+            Privileges::PrepareThread(); // before the main thread leaves root
+        } catch (const std::exception& e) {
+            configured_.set_value(e.what());
+            release_.get_future().wait();
+            return;
+        }
         PinWorker(*settings, number);
         try {
             worker_ = std::make_unique<Proxy::Worker>(number);
@@ -521,9 +532,18 @@ private:
             return;
         }
         configured_.set_value(std::string());
-        if (go_.get_future().get()) {
-            worker_->proxy().startHelpers();
-            worker_->run();
+        if (const auto kept = go_.get_future().get()) {
+            std::string failure;
+            try {
+                Privileges::FollowDrop(*kept);
+            } catch (const std::exception& e) {
+                failure = e.what();
+            }
+            followed_.set_value(failure);
+            if (failure.empty()) {
+                worker_->proxy().startHelpers();
+                worker_->run();
+            }
         }
         copies_ = worker_->finish();
         // the main thread may post until it releases the worker
@@ -532,13 +552,14 @@ private:
     }
 
     std::thread thread_;
-    std::unique_ptr<Proxy::Worker> worker_; ///< made and destroyed on thread_
-    std::promise<std::string> configured_;  ///< the start-up outcome (a failure's message)
-    std::promise<bool> go_;                 ///< serve (true) or end
-    std::promise<void> release_;            ///< the main thread is done with the worker
-    std::string failure_;                   ///< see failure()
-    bool went_ = false;                     ///< go() was called
-    Sbuf::CopyStats copies_;                ///< see join()
+    std::unique_ptr<Proxy::Worker> worker_;    ///< made and destroyed on thread_
+    std::promise<std::string> configured_;     ///< the start-up outcome (a failure's message)
+    std::promise<std::optional<uint64_t>> go_; ///< serve, keeping these capabilities, or end (nullopt)
+    std::promise<std::string> followed_;       ///< why following the drop failed, or ""
+    std::promise<void> release_;               ///< the main thread is done with the worker
+    std::string failure_;                      ///< see failure()
+    bool went_ = false;                        ///< go() was called
+    Sbuf::CopyStats copies_;                   ///< see join()
 };
 
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
@@ -590,6 +611,12 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
     // the failure of a start after worker 1 was configured: the others end
     auto abandon = [&](const std::string& message, bool removePidFile) {
         ReportFatal(message);
+        for (auto& other : others) {
+            if (other->failure().empty()) { // it may be serving already
+                auto* worker = &other->worker();
+                worker->post([worker] { worker->startShutdown(true); });
+            }
+        }
         for (auto& other : others)
             (void)other->join();
         if (removePidFile)
@@ -617,10 +644,15 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
     } catch (const std::exception& e) {
         return abandon(std::string("cannot leave root: ") + e.what(), true);
     }
+    // each worker's thread holds what the drop left on this one (Privileges::FollowDrop())
+    const uint64_t kept = Privileges::CurrentMask(false);
+    for (size_t i = 0; i < others.size(); ++i) {
+        if (const auto failure = others[i]->go(kept); !failure.empty())
+            return abandon("worker " + std::to_string(i + 2) + ": cannot follow the drop of root: " + failure,
+                           true);
+    }
     EnterCoredumpDir(*settings);
     proxy.startHelpers();
-    for (auto& other : others)
-        other->go(true);
     // after the other threads started: they would inherit worker 1's core
     PinWorker(*settings, 1);
 

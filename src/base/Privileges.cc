@@ -229,6 +229,36 @@ std::string Privileges::dropTo(const Target& target, uint64_t kept)
            ") with the capabilities " + MaskNames(CurrentMask(true));
 }
 
+void Privileges::PrepareThread()
+{
+    if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
+        ThrowErrno("prctl(PR_SET_KEEPCAPS)");
+}
+
+void Privileges::FollowDrop(uint64_t kept)
+{
+    // the change of user cleared the effective set: CAP_SETPCAP, if this
+    // thread still holds it, is needed to shrink the bounding set
+    const uint64_t permitted = CurrentMask(false);
+    SetCapabilities(permitted);
+    if (permitted & (uint64_t(1) << CAP_SETPCAP)) {
+        for (int cap = 0; cap < CapabilityCount(); ++cap) {
+            const cap_value_t value = cap;
+            if ((kept & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
+                continue;
+            if (::cap_drop_bound(value) != 0)
+                ThrowErrno("cannot drop " + MaskNames(uint64_t(1) << cap) + " from the bounding set");
+        }
+    }
+    SetCapabilities(kept & permitted);
+    if (::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0)
+        ThrowErrno("prctl(PR_SET_KEEPCAPS, 0)");
+    ForbidNewPrivileges();
+    if (CurrentMask(false) != kept)
+        throw std::runtime_error("this thread holds the capabilities " + MaskNames(CurrentMask(false)) +
+                                 ", not " + MaskNames(kept));
+}
+
 std::string Privileges::keepUser(const std::string& user, bool netAdmin)
 {
     const uid_t uid = ::geteuid();

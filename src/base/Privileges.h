@@ -89,6 +89,18 @@ public:
     /// in /proc/self/status, read through libcap).
     static uint64_t CurrentMask(bool effective);
 
+    /// Capabilities, their bounding set and no_new_privs belong to a thread,
+    /// not to the process: leaveRoot() sets them on the thread that calls it
+    /// only (the user and groups change on every thread). A thread that runs
+    /// while another leaves root (a worker, doc/design.md "Workers") calls
+    /// PrepareThread() before, so that it keeps its capabilities through the
+    /// change of user, and FollowDrop() after, with the leaving thread's
+    /// CurrentMask(false): it then holds exactly that mask, in the same
+    /// bounding set, and no exec can raise it. Both throw std::runtime_error
+    /// saying what failed.
+    static void PrepareThread();
+    static void FollowDrop(uint64_t kept);
+
 private:
     std::string dropTo(const Target& target, uint64_t kept);
     std::string keepUser(const std::string& user, bool netAdmin);

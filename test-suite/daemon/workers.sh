@@ -5,7 +5,8 @@
 # and both serve (each writes its own access log, chosen by an `if
 # ${process_number}` block); a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
-# and the process exits 0; cpu_affinity_map pins each thread; two workers
+# and the process exits 0; every thread holds the same privileges after the
+# drop of root; cpu_affinity_map pins each thread; two workers
 # sharing a cache_dir, and bad workers or cpu_affinity_map values, are
 # refused by -k parse; -z makes every worker's cache_dir.
 . "$top_srcdir/test-suite/lib.sh"
@@ -63,9 +64,14 @@ n2=$(lines "$T/access2.log")
 [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "one worker served everything: $n1 and $n2 requests"
 pass "both workers served ($n1 and $n2 of $requests requests), each logging to its own file"
 
-# the threads: a worker each, pinned where cpu_affinity_map says (checked below)
+# capabilities, their bounding set and no_new_privs are each thread's own:
+# every worker holds what the drop of root left (Privileges::FollowDrop())
 threads=$(ls "/proc/$CUTTLE_PID/task" | wc -l)
 [ "$threads" -ge 2 ] || fail "cuttle runs $threads threads"
+kinds=$(grep -hE '^(Uid|CapPrm|CapEff|CapBnd|NoNewPrivs):' "/proc/$CUTTLE_PID/task"/*/status | sort -u)
+[ "$(echo "$kinds" | wc -l)" = 5 ] || fail "the threads differ in privileges: $kinds"
+echo "$kinds" | grep -q '^NoNewPrivs:[[:space:]]*1$' || fail "no_new_privs is not set: $kinds"
+pass "every thread holds the same user, capabilities and bounding set, with no_new_privs"
 
 # reconfigure: both workers deny from now on
 workers_conf deny
@@ -103,6 +109,7 @@ if [ "$(nproc)" -ge 2 ]; then
     echo "cpu_affinity_map process_numbers=1,2 cores=1,2" >> "$T/squid.conf"
     cuttle_start
     wait_until 10 grep -q 'Worker 2 runs on core 2' "$T/cache.log" || fail "worker 2 was not pinned"
+    wait_until 10 grep -q 'Worker 1 runs on core 1' "$T/cache.log" || fail "worker 1 was not pinned"
     allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$CUTTLE_PID/task"/*/status | sort | tr '\n' ' ')
     [ "$allowed" = "0 1 " ] || fail "the threads may run on CPUs '$allowed', not '0 1 '"
     cuttle_stop
