@@ -61,6 +61,19 @@ void SetCapabilities(uint64_t mask)
         ThrowErrno("cap_reset_ambient");
 }
 
+/// Drops every capability but those in `kept` from this thread's bounding
+/// set (needs CAP_SETPCAP in its effective set)
+void DropBoundingSetBut(uint64_t kept)
+{
+    for (int cap = 0; cap < CapabilityCount(); ++cap) {
+        const cap_value_t value = cap;
+        if ((kept & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
+            continue;
+        if (::cap_drop_bound(value) != 0)
+            ThrowErrno("cannot drop " + Privileges::MaskNames(uint64_t(1) << cap) + " from the bounding set");
+    }
+}
+
 /// PR_SET_NO_NEW_PRIVS: no exec can give this process more than it has
 void ForbidNewPrivileges()
 {
@@ -194,13 +207,7 @@ std::string Privileges::dropTo(const Target& target, uint64_t kept)
 
     // while CAP_SETPCAP is still effective: nothing beyond the kept
     // capability can come back, even through a set-user-id program
-    for (int cap = 0; cap < CapabilityCount(); ++cap) {
-        const cap_value_t value = cap;
-        if ((kept & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
-            continue;
-        if (::cap_drop_bound(value) != 0)
-            ThrowErrno("cannot drop " + MaskNames(uint64_t(1) << cap) + " from the bounding set");
-    }
+    DropBoundingSetBut(kept);
 
     if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
         ThrowErrno("prctl(PR_SET_KEEPCAPS)");
@@ -241,15 +248,8 @@ void Privileges::FollowDrop(uint64_t kept)
     // thread still holds it, is needed to shrink the bounding set
     const uint64_t permitted = CurrentMask(false);
     SetCapabilities(permitted);
-    if (permitted & (uint64_t(1) << CAP_SETPCAP)) {
-        for (int cap = 0; cap < CapabilityCount(); ++cap) {
-            const cap_value_t value = cap;
-            if ((kept & (uint64_t(1) << cap)) || ::cap_get_bound(value) != 1)
-                continue;
-            if (::cap_drop_bound(value) != 0)
-                ThrowErrno("cannot drop " + MaskNames(uint64_t(1) << cap) + " from the bounding set");
-        }
-    }
+    if (permitted & (uint64_t(1) << CAP_SETPCAP))
+        DropBoundingSetBut(kept);
     SetCapabilities(kept & permitted);
     if (::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0)
         ThrowErrno("prctl(PR_SET_KEEPCAPS, 0)");
