@@ -133,6 +133,7 @@ std::unique_ptr<Config::Settings> Config::Parser::read(const std::string* path, 
         lexer.readText(text, fileName, handler);
     applyDefaults(*settings, lexer);
     settings->serviceName = serviceName_;
+    settings->processNumber = processNumber_;
     settings->rulesNeedDstAddress =
         settings->httpAccess.needsDstAddress() || settings->httpReplyAccess.needsDstAddress() ||
         settings->urlRewriteAccess.needsDstAddress() || settings->storeIdAccess.needsDstAddress() ||

@@ -368,6 +368,7 @@ struct Settings {
     std::string uniqueHostname;            ///< empty: the visible host name
     std::vector<ManagerPassword> managerPasswords; ///< cachemgr_passwd lines, in order
     std::string serviceName;                       ///< `${service_name}`: `-n NAME` (the manager's info page)
+    unsigned processNumber = 1; ///< `${process_number}`: the worker that read this snapshot, from 1
     /// the directive lines cuttle applied, in order, words joined by one space
     /// (the manager's `config` page, Mgr::RenderPage())
     std::vector<std::string> appliedLines;

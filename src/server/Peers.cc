@@ -546,7 +546,10 @@ void Server::IcpPing::finish()
 void Server::Peers::configureIcp()
 {
     const auto& s = *settings_;
-    const std::string binding = s.icpPort ? s.udpIncomingAddress + "/" + std::to_string(s.icpPort) : "";
+    // icp_port is worker 1's: the others query from a port of their own, to
+    // which the replies come back (doc/design.md "Workers")
+    const unsigned port = s.processNumber == 1 ? s.icpPort : 0;
+    const std::string binding = s.icpPort ? s.udpIncomingAddress + "/" + std::to_string(port) : "";
     if (binding == icpBinding_)
         return;
     icp_.reset();
@@ -557,7 +560,7 @@ void Server::Peers::configureIcp()
         loop_, [this](const Comm::Address& from, const IcpMessage& reply) { noteIcpReply(from, reply); },
         icpCounters_);
     std::string error;
-    if (!socket->open(s.udpIncomingAddress, uint16_t(s.icpPort), error)) {
+    if (!socket->open(s.udpIncomingAddress, uint16_t(port), error)) {
         debugs(12, 0, "ERROR: " << error << ": ICP is off");
         return;
     }

@@ -6,7 +6,7 @@
 # ${process_number}` block); a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
 # and the process exits 0; every thread holds the same privileges after the
-# drop of root; cpu_affinity_map pins each thread; two workers
+# drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread; two workers
 # sharing a cache_dir, and bad workers or cpu_affinity_map values, are
 # refused by -k parse; -z makes every worker's cache_dir.
 . "$top_srcdir/test-suite/lib.sh"
@@ -115,6 +115,18 @@ if [ "$(nproc)" -ge 2 ]; then
     cuttle_stop
     pass "cpu_affinity_map pins worker 1 to CPU 0 and worker 2 to CPU 1"
 fi
+
+# ICP: icp_port is worker 1's; worker 2 queries from a port of its own
+icp=$(closed_port)
+workers_conf
+echo "icp_port $icp" >> "$T/squid.conf"
+cuttle_start
+wait_until 10 grep -q 'kid2| Accepting ICP messages on' "$T/cache.log" || fail "worker 2 has no ICP socket"
+grep -q "kid1| Accepting ICP messages on .*:$icp$" "$T/cache.log" ||
+    fail "worker 1 does not hold icp_port $icp: $(grep ICP "$T/cache.log")"
+! grep -q "ERROR.*ICP" "$T/cache.log" || fail "ICP errors: $(grep ICP "$T/cache.log")"
+cuttle_stop
+pass "worker 1 answers on icp_port, worker 2 queries from a port of its own"
 
 # -k parse: a shared cache_dir, and bad values
 workers_conf
