@@ -5,20 +5,22 @@
 
 /// \file Proxy::Instance: the composition root. One running proxy on one
 /// event loop: it owns every loop-wide service, applies configurations to
-/// them, and hands the client side only Client::Services.
+/// them, and hands the client side only Client::Services. With `workers N`
+/// each worker (Proxy::Worker) has one, on its own thread, sharing nothing
+/// with the others (doc/design.md "Workers").
 ///
-/// What it owns, and what each becomes once several loops run (`workers`,
-/// not built yet: doc/design.md "Not built yet"):
+/// What it owns, and what each is to become once the workers share the
+/// cache (doc/design.md "Not built yet"):
 ///
 /// - per loop: side_ (http_port listeners and client connections), pool_,
 ///   forwarding_ and limits_ (idle origin connections, the forwarders'
 ///   context and knobs), resolver_ (a c-ares channel), finishing_ and
-///   detached_ (fetches no client owns);
+///   detached_ (fetches no client owns), accessLog_ (each worker writes the
+///   files with O_APPEND);
 /// - shared: cache_, disk_ and inFlight_ (the memory cache, the disk store
 ///   and the joinable fetches; Store::Index is built for one mutex),
 ///   settings_, errorPages_
-///   and visibleHostname_ (immutable between reconfigures), accessLog_
-///   (needs a lock or a buffer per loop).
+///   and visibleHostname_ (immutable between reconfigures).
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
 /// Instance only sizes its arena and page reserve (configureMemory()).
