@@ -113,6 +113,7 @@ void Log::CacheLog::writeLine(int level, std::string_view line, bool toFile, boo
 {
     if (toFile) {
         file_.append(line);
+        unflushed_.store(true, std::memory_order_release);
         if (level <= 1 && !file_.flush() && file_.takeErrorReport()) {
             const std::string report = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
             writeLine(0, report, false, true);
@@ -155,8 +156,14 @@ void Log::CacheLog::rotate(int fallbackCount)
 
 void Log::CacheLog::flush()
 {
+    // every loop iteration of every worker comes here: most find nothing written
+    if (!unflushed_.exchange(false, std::memory_order_acquire))
+        return;
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (!file_.flush() && file_.takeErrorReport()) {
+    if (file_.flush())
+        return;
+    unflushed_.store(true, std::memory_order_relaxed); // what is left is tried again
+    if (file_.takeErrorReport()) {
         const std::string line = timePrefix(0) + "| ERROR: cache.log: " + file_.lastError() + "\n";
         writeLine(0, line, false, true);
     }

@@ -104,12 +104,13 @@ private:
     /// writes a formatted line (mutex_ held)
     void writeLine(int level, std::string_view line, bool toFile, bool toStderr);
 
-    mutable std::mutex mutex_;         ///< guards what follows it, and the writes
-    DebugOptions options_;             ///< per-section levels, rotate=N
-    std::ostream* stderr_;             ///< where stderr output goes
-    int syslogFacility_ = -1;          ///< -s / -l FACILITY; -1: no syslog
-    File file_;                        ///< the cache.log file
-    std::atomic<int> stderrLevel_{-1}; ///< -d LEVEL
+    mutable std::mutex mutex_;           ///< guards what follows it, and the writes
+    DebugOptions options_;               ///< per-section levels, rotate=N
+    std::ostream* stderr_;               ///< where stderr output goes
+    int syslogFacility_ = -1;            ///< -s / -l FACILITY; -1: no syslog
+    File file_;                          ///< the cache.log file
+    std::atomic<int> stderrLevel_{-1};   ///< -d LEVEL
+    std::atomic<bool> unflushed_{false}; ///< lines were appended since the last flush()
     /// options_'s levels, read without the mutex by isEnabled()
     std::array<std::atomic<signed char>, DebugOptions::Sections> levels_;
 };
