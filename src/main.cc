@@ -468,10 +468,11 @@ std::string FailureMessage(const std::exception& e)
 class WorkerThread {
 public:
     /// starts worker `number` with `settings`; returns once it is configured or has failed
-    WorkerThread(unsigned number, std::shared_ptr<const Config::Settings> settings)
+    WorkerThread(unsigned number, std::shared_ptr<const Config::Settings> settings, Proxy::Board& board)
     {
         auto configured = configured_.get_future();
-        thread_ = std::thread([this, number, settings]() mutable { body(number, std::move(settings)); });
+        thread_ = std::thread(
+            [this, number, settings, &board]() mutable { body(number, std::move(settings), board); });
         failure_ = configured.get();
     }
     WorkerThread(const WorkerThread&) = delete;
@@ -511,7 +512,7 @@ public:
     }
 
 private:
-    void body(unsigned number, std::shared_ptr<const Config::Settings> settings)
+    void body(unsigned number, std::shared_ptr<const Config::Settings> settings, Proxy::Board& board)
     {
         Log::cacheLog().setKidLabel("kid" + std::to_string(number));
         try {
@@ -524,6 +525,7 @@ private:
         PinWorker(*settings, number);
         try {
             worker_ = std::make_unique<Proxy::Worker>(number);
+            worker_->proxy().joinBoard(board, number);
             worker_->proxy().configure(std::move(settings), true);
         } catch (const std::exception& e) {
             configured_.set_value(FailureMessage(e));
@@ -591,9 +593,12 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
         debugs(1, 1, "Starting " << workerCount << " workers");
     ApplyDescriptorLimit(*settings);
 
+    Proxy::Board board(workerCount); // outlives the workers
     Proxy::Worker first(1);
     auto& loop = first.loop();
     auto& proxy = first.proxy();
+    if (workerCount > 1)
+        proxy.joinBoard(board, 1);
     try {
         proxy.configure(settings, true);
     } catch (const std::exception& e) {
@@ -626,7 +631,7 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
     };
     for (unsigned number = 2; number <= workerCount; ++number) {
         TakeBoundPorts(*parsed[number - 1], proxy.side());
-        others.push_back(std::make_unique<WorkerThread>(number, parsed[number - 1]));
+        others.push_back(std::make_unique<WorkerThread>(number, parsed[number - 1], board));
         if (!others.back()->failure().empty())
             return abandon("worker " + std::to_string(number) + ": " + others.back()->failure(), false);
     }

@@ -56,6 +56,10 @@ struct Counters {
     uint64_t icpReplyBytesReceived = 0; ///< icp.r_kbytes_recv, in bytes
     uint64_t icpTimesUsed = 0;          ///< icp.times_used
     double cpuTime = 0;                 ///< cpu_time: user + system seconds
+
+    /// Adds another worker's counts (doc/design.md "Workers"); sampleTime,
+    /// pageFaults and cpuTime are the whole process's already and stay.
+    void add(const Counters& other);
 };
 
 /// Counters sampled once a minute, the last hour of them (Squid's CountHist).

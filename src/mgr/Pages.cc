@@ -547,6 +547,39 @@ void ConfigPage(std::string& out, const Config::Settings& settings)
 
 } // namespace
 
+void Mgr::Counters::add(const Counters& o)
+{
+    for (auto [mine, theirs] : {std::pair{&clientRequests, o.clientRequests},
+                                {&clientHits, o.clientHits},
+                                {&clientErrors, o.clientErrors},
+                                {&clientBytesIn, o.clientBytesIn},
+                                {&clientBytesOut, o.clientBytesOut},
+                                {&clientHitBytesOut, o.clientHitBytesOut},
+                                {&serverRequests, o.serverRequests},
+                                {&serverErrors, o.serverErrors},
+                                {&serverBytesIn, o.serverBytesIn},
+                                {&serverBytesOut, o.serverBytesOut},
+                                {&abortedRequests, o.abortedRequests},
+                                {&selectLoops, o.selectLoops},
+                                {&dnsQueries, o.dnsQueries},
+                                {&acceptedConnections, o.acceptedConnections},
+                                {&icpPacketsSent, o.icpPacketsSent},
+                                {&icpPacketsReceived, o.icpPacketsReceived},
+                                {&icpQueriesSent, o.icpQueriesSent},
+                                {&icpRepliesSent, o.icpRepliesSent},
+                                {&icpQueriesReceived, o.icpQueriesReceived},
+                                {&icpRepliesReceived, o.icpRepliesReceived},
+                                {&icpQueryTimeouts, o.icpQueryTimeouts},
+                                {&icpBytesSent, o.icpBytesSent},
+                                {&icpBytesReceived, o.icpBytesReceived},
+                                {&icpQueryBytesSent, o.icpQueryBytesSent},
+                                {&icpReplyBytesSent, o.icpReplyBytesSent},
+                                {&icpQueryBytesReceived, o.icpQueryBytesReceived},
+                                {&icpReplyBytesReceived, o.icpReplyBytesReceived},
+                                {&icpTimesUsed, o.icpTimesUsed}})
+        *mine += theirs;
+}
+
 void Mgr::History::sample(const Counters& counters)
 {
     samples_.push_front(counters);

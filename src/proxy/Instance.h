@@ -44,6 +44,7 @@
 #include "errors/Catalog.h"
 #include "log/AccessLog.h"
 #include "mgr/Figures.h"
+#include "proxy/Board.h"
 #include "server/Forwarder.h"
 #include "server/Peers.h"
 #include "server/Pool.h"
@@ -135,6 +136,11 @@ public:
     /// slept through get the counters as they are (nothing moved meanwhile).
     void sampleCounters();
 
+    /// With several workers: this one is worker `number`; it publishes its
+    /// counts on `board` once a second from now on, and its manager pages
+    /// add the other workers' (doc/design.md "Workers").
+    void joinBoard(Board& board, unsigned number);
+
     /// Starts the helper processes (auth_param, url_rewrite_program,
     /// store_id_program) once cuttle has left root:
     /// a helper never runs as root. Reconfigures apply to them from then on.
@@ -157,8 +163,14 @@ private:
     static double WallClock();
     /// the manager's figures now (Manager.cc)
     Mgr::Figures managerFigures() const;
-    /// the counters now, as the manager names them (Manager.cc)
-    Mgr::Counters managerCounters() const;
+    /// this worker's counters now, as the manager names them (Manager.cc)
+    Mgr::Counters ownCounters() const;
+    /// this worker's share of the board (Manager.cc)
+    Board::Share ownShare() const;
+    /// publishes ownShare() on the board, and again in a second (Manager.cc)
+    void publish();
+    /// the whole process's counts: ownShare() and the other workers' last ones (Manager.cc)
+    Board::Share processShare() const;
     /// destroys the finished fetches no client owns
     void reapFinishing();
     /// reapFinishing() after the current callback (a fetch said it is done)
@@ -186,6 +198,9 @@ private:
     double startTime_;                   ///< seconds since the epoch, for the manager
     Comm::Clock::time_point nextSample_; ///< when sampleCounters() samples next (the loop's time)
     Mgr::History history_;               ///< the counters, once a minute
+    Board* board_ = nullptr;             ///< the workers' counts; null with one worker
+    unsigned workerNumber_ = 1;          ///< this worker's number (joinBoard())
+    Comm::Timer publishTimer_;           ///< see publish()
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

@@ -32,7 +32,44 @@ double Proxy::Instance::WallClock()
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_usec) / 1e6;
 }
 
-Mgr::Counters Proxy::Instance::managerCounters() const
+void Proxy::Instance::joinBoard(Board& board, unsigned number)
+{
+    board_ = &board;
+    workerNumber_ = number;
+    publish();
+}
+
+void Proxy::Instance::publish()
+{
+    board_->publish(workerNumber_, ownShare());
+    // an idle loop publishes too: the last requests before a pause count
+    publishTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { publish(); });
+}
+
+Proxy::Board::Share Proxy::Instance::processShare() const
+{
+    auto share = ownShare();
+    if (board_)
+        share.add(board_->others(workerNumber_));
+    return share;
+}
+
+Proxy::Board::Share Proxy::Instance::ownShare() const
+{
+    Board::Share share;
+    share.counters = ownCounters();
+    share.clientConnections = side_.connectionCount();
+    const auto index = cache_.stats();
+    share.cacheBudget = index.budget;
+    share.cacheBytes = index.bytesHeld;
+    share.cacheObjects = index.objects;
+    share.cacheInFlight = index.inFlight;
+    share.cacheHits = index.hits;
+    share.cacheEvictions = index.evictions;
+    return share;
+}
+
+Mgr::Counters Proxy::Instance::ownCounters() const
 {
     Mgr::Counters c;
     c.sampleTime = WallClock();
@@ -88,7 +125,7 @@ void Proxy::Instance::sampleCounters()
     // a loop that slept through minutes counted nothing meanwhile: those
     // samples are the counters as they are (the last hour of them matters)
     const auto missed = std::min<int64_t>((now - nextSample_) / std::chrono::minutes(1), 60);
-    const auto c = managerCounters();
+    const auto c = processShare().counters;
     for (auto k = missed; k >= 0; --k) {
         auto sample = c;
         sample.sampleTime = c.sampleTime - 60.0 * static_cast<double>(k);
@@ -103,9 +140,10 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     f.version = PACKAGE_VERSION;
     f.serviceName = settings_ ? settings_->serviceName : std::string();
     f.startTime = startTime_;
-    f.counters = managerCounters();
+    const auto all = processShare();
+    f.counters = all.counters;
     f.now = f.counters.sampleTime;
-    f.clientConnections = side_.connectionCount();
+    f.clientConnections = all.clientConnections;
 
     rusage usage{};
     if (::getrusage(RUSAGE_SELF, &usage) == 0)
@@ -124,13 +162,12 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         f.fdInUse = f.fdInUse ? f.fdInUse - 1 : 0; // the directory's own descriptor
     }
 
-    const auto index = cache_.stats();
-    f.cacheBudget = index.budget;
-    f.cacheBytes = index.bytesHeld;
-    f.cacheObjects = index.objects;
-    f.cacheInFlight = index.inFlight;
-    f.cacheHits = index.hits;
-    f.cacheEvictions = index.evictions;
+    f.cacheBudget = all.cacheBudget;
+    f.cacheBytes = all.cacheBytes;
+    f.cacheObjects = all.cacheObjects;
+    f.cacheInFlight = all.cacheInFlight;
+    f.cacheHits = all.cacheHits;
+    f.cacheEvictions = all.cacheEvictions;
     f.cachePolicy = std::string(cache_.policyName());
     cache_.forEachObject([&f](std::string_view key, const Store::Entry& entry) {
         Mgr::StoredObject o;

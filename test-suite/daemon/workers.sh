@@ -3,7 +3,7 @@
 # each reading squid.conf with its own ${process_number}, each with its own
 # socket of the same port. Checked: both workers of `workers 2` bind the port
 # and both serve (each writes its own access log, chosen by an `if
-# ${process_number}` block); a reconfigure reaches both (every request after
+# ${process_number}` block); the cache manager sums them; a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
 # and the process exits 0; every thread holds the same privileges after the
 # drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread; two workers
@@ -63,6 +63,18 @@ n2=$(lines "$T/access2.log")
 [ $((n1 + n2)) = $requests ] || fail "access logs hold $n1 + $n2 lines for $requests requests"
 [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "one worker served everything: $n1 and $n2 requests"
 pass "both workers served ($n1 and $n2 of $requests requests), each logging to its own file"
+
+# the cache manager speaks for the process: each worker adds the counts the
+# others published (at most a second ago) to its own
+sleep 1.5
+i=0
+while [ $i -lt 6 ]; do
+    got=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/counters" |
+        sed -n 's/^client_http.requests = //p')
+    [ -n "$got" ] && [ "$got" -ge $requests ] || fail "mgr:counters says client_http.requests = '$got' after $requests"
+    i=$((i + 1))
+done
+pass "mgr:counters counts the requests of both workers (6 pages from either)"
 
 # capabilities, their bounding set and no_new_privs are each thread's own:
 # every worker holds what the drop of root left (Privileges::FollowDrop())

@@ -65,9 +65,34 @@ class TestPages : public CppUnit::TestFixture {
     CPPUNIT_TEST(commandsAreNotPages);
     CPPUNIT_TEST(configMasksPasswords);
     CPPUNIT_TEST(metricsAreValidOpenMetrics);
+    CPPUNIT_TEST(countersOfWorkersAddUp);
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    void countersOfWorkersAddUp()
+    {
+        Mgr::Counters mine, theirs;
+        mine.sampleTime = 100;
+        mine.clientRequests = 7;
+        mine.icpTimesUsed = 1;
+        mine.pageFaults = 3;
+        mine.cpuTime = 1.5;
+        theirs.sampleTime = 99;
+        theirs.clientRequests = 5;
+        theirs.serverBytesOut = 2048;
+        theirs.icpTimesUsed = 2;
+        theirs.pageFaults = 3;
+        theirs.cpuTime = 1.5;
+        mine.add(theirs);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(12), mine.clientRequests);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(2048), mine.serverBytesOut);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), mine.icpTimesUsed);
+        // the process's own figures are not counted twice
+        CPPUNIT_ASSERT_EQUAL(uint64_t(3), mine.pageFaults);
+        CPPUNIT_ASSERT_EQUAL(1.5, mine.cpuTime);
+        CPPUNIT_ASSERT_EQUAL(100.0, mine.sampleTime);
+    }
+
     void countersHaveSquidsNamesInSquidsOrder()
     {
         // the names of Squid 5.7's page, captured from squid

@@ -1,0 +1,38 @@
+/*
+ * cuttle: a caching forward HTTP proxy that reads squid.conf.
+ * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
+ */
+
+#include "cuttle.h"
+
+#include "proxy/Board.h"
+
+void Proxy::Board::Share::add(const Share& other)
+{
+    counters.add(other.counters);
+    clientConnections += other.clientConnections;
+    cacheBudget += other.cacheBudget;
+    cacheBytes += other.cacheBytes;
+    cacheObjects += other.cacheObjects;
+    cacheInFlight += other.cacheInFlight;
+    cacheHits += other.cacheHits;
+    cacheEvictions += other.cacheEvictions;
+}
+
+void Proxy::Board::publish(unsigned number, const Share& share)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (number >= 1 && number <= shares_.size())
+        shares_[number - 1] = share;
+}
+
+Proxy::Board::Share Proxy::Board::others(unsigned number) const
+{
+    Share sum;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < shares_.size(); ++i) {
+        if (i + 1 != number)
+            sum.add(shares_[i]);
+    }
+    return sum;
+}
