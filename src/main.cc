@@ -441,8 +441,9 @@ void TakeBoundPorts(Config::Settings& settings, const Client::Side& first)
 /// Rotates the logs of workers[next] on its thread, and from there those of
 /// the workers after it, in turn: a file that several workers write is
 /// rotated once, by the first of them, and reopened by the others (`done`
-/// holds the paths rotated so far). A worker posts only to a later one,
-/// which the main thread releases after it (WorkerThread::join()).
+/// holds the paths rotated so far). Workers are destroyed only once no
+/// loop runs (WorkerThread::waitFinished(), then join()), so none is gone
+/// when a call is posted to it.
 void RotateInTurn(std::vector<Proxy::Worker*> workers, size_t next,
                   std::shared_ptr<std::set<std::string>> done)
 {
@@ -500,15 +501,28 @@ public:
         return followed.get();
     }
 
-    /// waits for the worker's loop to end, has it destroyed on its thread,
-    /// and returns its body copies
-    Sbuf::CopyStats join()
+    /// Waits for the worker's loop to end and what is left to close; returns
+    /// its body copies. The worker is still there: others may post to it
+    /// until every worker has finished (Proxy::Board::postToOthers()).
+    Sbuf::CopyStats waitFinished()
     {
-        if (!went_)
+        if (!went_) {
+            went_ = true;
             go_.set_value(std::nullopt);
+        }
+        return finished_.get_future().get();
+    }
+
+    /// has the worker destroyed on its thread (after waitFinished() of every
+    /// worker, or when the start failed), and ends the thread
+    void join()
+    {
+        if (!went_) {
+            went_ = true;
+            go_.set_value(std::nullopt);
+        }
         release_.set_value();
         thread_.join();
-        return copies_;
     }
 
 private:
@@ -519,6 +533,7 @@ private:
             Privileges::PrepareThread(); // before the main thread leaves root
         } catch (const std::exception& e) {
             configured_.set_value(e.what());
+            finished_.set_value(Sbuf::CopyStats());
             release_.get_future().wait();
             return;
         }
@@ -529,10 +544,12 @@ private:
             worker_->proxy().configure(std::move(settings), true);
         } catch (const std::exception& e) {
             configured_.set_value(FailureMessage(e));
+            finished_.set_value(Sbuf::CopyStats());
             release_.get_future().wait();
             worker_.reset();
             return;
         }
+        board.enroll(number, worker_.get());
         configured_.set_value(std::string());
         if (const auto kept = go_.get_future().get()) {
             std::string failure;
@@ -547,9 +564,10 @@ private:
                 worker_->run();
             }
         }
-        copies_ = worker_->finish();
-        // the main thread may post until it releases the worker
+        finished_.set_value(worker_->finish());
+        // others may post until every worker has finished: the main thread says when
         release_.get_future().wait();
+        board.enroll(number, nullptr);
         worker_.reset();
     }
 
@@ -558,10 +576,10 @@ private:
     std::promise<std::string> configured_;     ///< the start-up outcome (a failure's message)
     std::promise<std::optional<uint64_t>> go_; ///< serve, keeping these capabilities, or end (nullopt)
     std::promise<std::string> followed_;       ///< why following the drop failed, or ""
+    std::promise<Sbuf::CopyStats> finished_;   ///< the loop ended: its body copies
     std::promise<void> release_;               ///< the main thread is done with the worker
     std::string failure_;                      ///< see failure()
-    bool went_ = false;                        ///< go() was called
-    Sbuf::CopyStats copies_;                   ///< see join()
+    bool went_ = false;                        ///< go_ was set
 };
 
 /// Runs the proxy until shutdown; returns the exit code. `ready` is called
@@ -597,8 +615,10 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
     Proxy::Worker first(1);
     auto& loop = first.loop();
     auto& proxy = first.proxy();
-    if (workerCount > 1)
+    if (workerCount > 1) {
         proxy.joinBoard(board, 1);
+        board.enroll(1, &first);
+    }
     try {
         proxy.configure(settings, true);
     } catch (const std::exception& e) {
@@ -623,7 +643,9 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
             }
         }
         for (auto& other : others)
-            (void)other->join();
+            (void)other->waitFinished();
+        for (auto& other : others)
+            other->join();
         if (removePidFile)
             RemovePidFile(pidFile);
         ready(false);
@@ -755,10 +777,14 @@ int Run(const Options& options, std::vector<std::shared_ptr<Config::Settings>> p
     debugs(1, 1, "Shutting down...");
     auto copies = first.finish();
     for (auto& other : others) {
-        const auto theirs = other->join();
+        const auto theirs = other->waitFinished();
         copies.bodyCopies += theirs.bodyCopies;
         copies.bodyBytesCopied += theirs.bodyBytesCopied;
     }
+    // no loop runs any more: nobody posts; each worker goes on its own thread
+    board.enroll(1, nullptr);
+    for (auto& other : others)
+        other->join();
     // doc/design.md "Budgets": body bytes travel without a user-space copy; say so (tests read it)
     debugs(1, 1,
            "user-space body copies: " << copies.bodyCopies << " (" << copies.bodyBytesCopied << " bytes)");

@@ -639,11 +639,11 @@ void Client::Connection::invalidateAfterUnsafe()
         return;
     if (reply->status >= 200 && reply->status < 400 &&
         (services_.cache().objectCount() != 0 || services_.disk())) {
-        eraseStored(Store::MakeKey("GET", tx.url));
+        services_.eraseStored(Store::MakeKey("GET", tx.url));
         for (const char* name : {"Location", "Content-Location"}) {
             if (const auto value = reply->findField(name))
                 if (const auto other = SameOriginUrl(target, *value))
-                    eraseStored(Store::MakeKey("GET", *other));
+                    services_.eraseStored(Store::MakeKey("GET", *other));
         }
     }
     // RFC 9110 9.3.3: a POST's reply with explicit freshness whose
@@ -658,18 +658,10 @@ void Client::Connection::invalidateAfterUnsafe()
         tx.storedKey = std::move(*fullKey);
 }
 
-size_t Client::Connection::eraseStored(const std::string& key)
-{
-    // an object is in memory or on disk (Store::Admit() erases the disk copy
-    // of what memory takes); both are asked
-    auto* disk = services_.disk();
-    return services_.cache().erase(key) + ((disk && disk->erase(key)) ? 1 : 0);
-}
-
 void Client::Connection::purge(const Http::Url& url)
 {
     // Squid's PURGE: 200 when something was removed, 404 otherwise
-    const auto erased = eraseStored(Store::MakeKey("GET", url.canonical()));
+    const auto erased = services_.eraseStored(Store::MakeKey("GET", url.canonical()));
     const int status = erased ? 200 : 404;
     if (pendingLog_) {
         pendingLog_->resultCode = "TCP_MISS";

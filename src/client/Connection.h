@@ -232,7 +232,6 @@ private:
     bool lookupCache(const Http::Url& url, const Acl::Checklist& facts, Store::EntryRef& joinable);
     void serveStored(const Store::EntryRef& entry, int64_t age, const char* hitCode = "TCP_MEM_HIT",
                      Store::StoredFileRef file = nullptr);
-    size_t eraseStored(const std::string& key);
     /// whether send_hit keeps what the lookup found from answering this request
     bool hitIsBlocked(const Store::Lookup& found, const Acl::Checklist& facts) const;
     void joinMiss(const Store::EntryRef& entry);

@@ -100,6 +100,11 @@ public:
     virtual Store::DiskTier* disk() { return nullptr; }
     /// the fetches others may join (collapsed_forwarding)
     virtual Store::InFlight& inFlight() = 0;
+    /// Erases the object stored under `key` (memory and disk), here and in
+    /// every other worker (PURGE and RFC 9111 4.4's invalidation reach the
+    /// whole process: doc/design.md "Workers"); returns how many copies
+    /// this worker held (the others erase theirs a moment later).
+    virtual size_t eraseStored(const std::string& key) = 0;
     /// keeps a forwarder whose clients all left while it finishes storing
     /// its object (quick_abort_*); it is destroyed once done
     virtual void adoptFinishing(Server::ForwarderPtr&& forwarder) = 0;

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 
 #include "proxy/Board.h"
+#include "proxy/Worker.h"
 
 void Proxy::Board::Share::add(const Share& other)
 {
@@ -35,4 +36,22 @@ Proxy::Board::Share Proxy::Board::others(unsigned number) const
             sum.add(shares_[i]);
     }
     return sum;
+}
+
+void Proxy::Board::enroll(unsigned number, Worker* worker)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (number >= 1 && number <= workers_.size())
+        workers_[number - 1] = worker;
+}
+
+void Proxy::Board::postToOthers(unsigned number, const std::function<void(Instance&)>& call)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < workers_.size(); ++i) {
+        if (i + 1 == number || !workers_[i])
+            continue;
+        auto* worker = workers_[i];
+        worker->post([worker, call] { call(worker->proxy()); });
+    }
 }

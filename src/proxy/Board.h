@@ -3,23 +3,29 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Proxy::Board: what each worker last told the others for the cache
-/// manager (doc/design.md "Workers"). A worker publishes its own counts once
-/// a second; a manager page, served by whichever worker took the
-/// connection, adds the others' last counts to its own fresh ones, so the
-/// totals speak for the whole process (at most a second late for the other
-/// workers). Thread-safe: one mutex, taken once a second per worker and once
-/// per manager page.
+/// \file Proxy::Board: what the workers know of each other (doc/design.md
+/// "Workers"): where to post a call to each, and what each last published
+/// for the cache manager. A worker publishes its own counts once a second; a
+/// manager page, served by whichever worker took the connection, adds the
+/// others' last counts to its own fresh ones, so the totals speak for the
+/// whole process (at most a second late for the other workers). A worker
+/// that erases a stored object has the others erase theirs through
+/// postToOthers(). Thread-safe: one mutex, taken once a second per worker,
+/// once per manager page and once per erasure.
 #pragma once
 
 #include "mgr/Figures.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <vector>
 
 namespace Proxy {
+
+class Instance;
+class Worker;
 
 /// The workers' published counts; see the file comment.
 class Board {
@@ -40,7 +46,13 @@ public:
     };
 
     /// a board for `workers` workers, numbered from 1
-    explicit Board(unsigned workers) : shares_(workers) {}
+    explicit Board(unsigned workers) : shares_(workers), workers_(workers, nullptr) {}
+
+    /// worker `number` can take calls from now on (nullptr: no longer).
+    /// A worker leaves only once no worker's loop runs any more (main.cc).
+    void enroll(unsigned number, Worker* worker);
+    /// posts call(that worker's proxy) to every enrolled worker but `number`
+    void postToOthers(unsigned number, const std::function<void(Instance&)>& call);
 
     /// worker `number` publishes its share (replacing the last one)
     void publish(unsigned number, const Share& share);
@@ -48,8 +60,9 @@ public:
     Share others(unsigned number) const;
 
 private:
-    mutable std::mutex mutex_;  ///< guards shares_
-    std::vector<Share> shares_; ///< by worker number - 1
+    mutable std::mutex mutex_;     ///< guards what follows
+    std::vector<Share> shares_;    ///< by worker number - 1
+    std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
 };
 
 } // namespace Proxy

@@ -148,6 +148,20 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     cache_.setBudget(settings.cacheMem);
 }
 
+size_t Proxy::Instance::eraseHere(const std::string& key)
+{
+    // an object is in memory or on disk (Store::Admit() erases the disk copy
+    // of what memory takes); both are asked
+    return cache_.erase(key) + ((disk_ && disk_->erase(key)) ? 1 : 0);
+}
+
+size_t Proxy::Instance::eraseStored(const std::string& key)
+{
+    if (board_)
+        board_->postToOthers(workerNumber_, [key](Instance& other) { (void)other.eraseHere(key); });
+    return eraseHere(key);
+}
+
 void Proxy::Instance::adoptFinishing(Server::ForwarderPtr&& forwarder)
 {
     finishing_.push_back(std::move(forwarder));

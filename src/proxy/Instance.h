@@ -110,6 +110,10 @@ public:
     /// the disk store, or null without cache_dir (the cache manager's storedir page)
     const Disk::Cache* diskCache() const { return disk_.get(); }
     Store::InFlight& inFlight() override { return inFlight_; }
+    size_t eraseStored(const std::string& key) override;
+    /// erases the object stored under `key` from this worker's memory cache
+    /// and disk store; returns how many copies were there
+    size_t eraseHere(const std::string& key);
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
     void release(Client::Connection& connection) override { side_.release(connection); }

@@ -3,7 +3,8 @@
 # each reading squid.conf with its own ${process_number}, each with its own
 # socket of the same port. Checked: both workers of `workers 2` bind the port
 # and both serve (each writes its own access log, chosen by an `if
-# ${process_number}` block); the cache manager sums them; a reconfigure reaches both (every request after
+# ${process_number}` block); the cache manager sums them; a PURGE reaches
+# both workers' caches; a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
 # and the process exits 0; every thread holds the same privileges after the
 # drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread; two workers
@@ -75,6 +76,37 @@ while [ $i -lt 6 ]; do
     i=$((i + 1))
 done
 pass "mgr:counters counts the requests of both workers (6 pages from either)"
+
+# a PURGE reaches every worker's cache: warm both, purge once, and the
+# first fetch each worker then makes is a miss
+url="http://127.0.0.1:$OPORT/purge-me?s=100&cc=max-age=600"
+logged="/purge-me?" # strip_query_terms
+i=0
+while [ $i -lt 40 ] && ! { grep -qF "$logged" "$T/access1.log" && grep -qF "$logged" "$T/access2.log"; }; do
+    curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+    i=$((i + 1))
+done
+grep -qF "$logged" "$T/access1.log" && grep -qF "$logged" "$T/access2.log" ||
+    fail "the object reached one worker in 40 tries"
+curl -s -o /dev/null -X PURGE -x "127.0.0.1:$PORT" "$url"
+sleep 0.3
+before1=$(lines "$T/access1.log")
+before2=$(lines "$T/access2.log")
+i=0
+while [ $i -lt 12 ]; do
+    curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+    i=$((i + 1))
+done
+sleep 0.5
+for n in 1 2; do
+    eval "before=\$before$n"
+    first=$(tail -n +"$((before + 1))" "$T/access$n.log" | grep -F " GET " | grep -F "$logged" | head -n 1)
+    case $first in
+    "" | *TCP_MISS/200*) ;;
+    *) fail "worker $n served its old copy after the PURGE: $first" ;;
+    esac
+done
+pass "a PURGE erases the object in both workers"
 
 # capabilities, their bounding set and no_new_privs are each thread's own:
 # every worker holds what the drop of root left (Privileges::FollowDrop())
