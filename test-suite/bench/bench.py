@@ -7,7 +7,8 @@ One run, on this machine, with every process on loopback ports picked free
 and its own configuration in a temp dir:
 
   targets   cuttle with its default configuration (only port, logs and pid
-            file set); Squid 5.7 twice (read_ahead_gap 16 KB, its default,
+            file set: workers 1), and with `workers 2` (WORKER_COUNTS) in
+            sections 1, 4 and 6's memory hits; Squid 5.7 twice (read_ahead_gap 16 KB, its default,
             and 64 KB), `cache deny all`; Apache Traffic Server 9.2 as a
             forward proxy with its cache off; and `direct` (no proxy).
   origin    cuttle-origin serving files from a tmpfs directory (/dev/shm)
@@ -27,7 +28,8 @@ and its own configuration in a temp dir:
                   uncacheable, from cuttle-origin and from nginx serving
                   static files: requests/s, the proxy's and the origin's
                   CPU seconds per 10,000 requests and context switches
-                  per request, each origin's own rate (direct).
+                  per request, the client connections of each of the
+                  proxy's event loops, each origin's own rate (direct).
   5. connections  idle-conns.py's measurement (imported): bytes of RSS per
                   idle client connection and per connection holding half a
                   request line, for cuttle, Squid and Traffic Server.
