@@ -744,7 +744,7 @@ def workers_section(d, w):
     if "cuttle" in tp and shown:
         w("")
         w(
-            "The %s download (section 1) is one connection, so one worker serves it whatever their number: %s."
+            "The %s download (section 1) is one connection, so one worker serves it whatever their number (a difference is the idle worker's cost, or noise): %s."
             % (
                 human_size(d["sizes"]["download"]),
                 "; ".join(
