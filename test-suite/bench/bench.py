@@ -7,7 +7,8 @@ One run, on this machine, with every process on loopback ports picked free
 and its own configuration in a temp dir:
 
   targets   cuttle with its default configuration (only port, logs and pid
-            file set); Squid 5.7 twice (read_ahead_gap 16 KB, its default,
+            file set: workers 1), and with `workers 2` (WORKER_COUNTS) in
+            sections 1, 4 and 6's memory hits; Squid 5.7 twice (read_ahead_gap 16 KB, its default,
             and 64 KB), `cache deny all`; Apache Traffic Server 9.2 as a
             forward proxy with its cache off; and `direct` (no proxy).
   origin    cuttle-origin serving files from a tmpfs directory (/dev/shm)
@@ -27,7 +28,8 @@ and its own configuration in a temp dir:
                   uncacheable, from cuttle-origin and from nginx serving
                   static files: requests/s, the proxy's and the origin's
                   CPU seconds per 10,000 requests and context switches
-                  per request, each origin's own rate (direct).
+                  per request, the client connections of each of the
+                  proxy's event loops, each origin's own rate (direct).
   5. connections  idle-conns.py's measurement (imported): bytes of RSS per
                   idle client connection and per connection holding half a
                   request line, for cuttle, Squid and Traffic Server.
@@ -154,6 +156,13 @@ WRK_SWEEP_POINTS = [("16 KB", "16 KB"), ("256 KB", "1 MB")]
 HIT_SIZES = ["1k", "64k"]
 # a day of freshness: every object of the cache section is fresh throughout
 CACHEABLE = "cc=max-age=86400"
+# cuttle's `workers` counts measured beside its default (workers 1) in the
+# throughput, small and cache-hit runs: targets cuttle-w2, ...
+WORKER_COUNTS = [2]
+# the memory-hit warm-up: fresh connections until this many in a row sent
+# the origin nothing new (each of cuttle's workers has a cache of its own)
+WARM_QUIET = 16
+WARM_LIMIT = 64
 
 SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load", "tls", "disk"]
 # the keys of the data that each section writes (a partial run replaces these only)
@@ -349,6 +358,12 @@ def strace_pass(target, url, size, tmp):
 # ---------------------------------------------------------------- reporting helpers
 
 
+def loops_note(res):
+    """', connections per loop 26+24' for a wrk_path() result that counted them."""
+    loops = res.get("loop_connections")
+    return ", connections per loop %s" % "+".join(str(c) for c in loops) if loops else ""
+
+
 def med(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -488,9 +503,17 @@ class Bench:
         d = tempfile.mkdtemp(prefix=name + ".", dir=self.tmp)
         return d
 
+    def workers_targets(self, extra=None):
+        """cuttle with each of WORKER_COUNTS (and extra lines); unstarted."""
+        return [
+            Cuttle(self.target_dir("cuttle-w%d" % n), self.args.cuttle, extra=extra, key="cuttle-w%d" % n, label="cuttle, workers %d" % n, workers=n)
+            for n in WORKER_COUNTS
+        ]
+
     def main_targets(self):
-        """direct, cuttle (default), Squid 16 KB / 64 KB, Traffic Server; unstarted."""
-        targets = [Direct(self.tmp), Cuttle(self.target_dir("cuttle"), self.args.cuttle)]
+        """direct, cuttle (default: workers 1), cuttle with WORKER_COUNTS,
+        Squid 16 KB / 64 KB, Traffic Server; unstarted."""
+        targets = [Direct(self.tmp), Cuttle(self.target_dir("cuttle"), self.args.cuttle)] + self.workers_targets()
         if self.args.squid_path:
             for gap in ("16 KB", "64 KB"):
                 targets.append(Squid(self.target_dir("squid"), self.args.squid_path, gap))
@@ -555,7 +578,9 @@ class Bench:
                     if not rs:
                         self.not_measured[t.key + "/throughput"] = errors[t.key]
             self.data["throughput"] = summary
-            self.section_syscalls([t for t in targets if t.is_proxy and t.alive() and t.key not in errors])
+            # one download is one connection, served by one worker: the
+            # syscalls of workers 1 are those of any count
+            self.section_syscalls([t for t in targets if t.is_proxy and t.alive() and t.key not in errors and t.workers == 1])
         finally:
             for t in targets:
                 t.stop()
@@ -718,7 +743,7 @@ class Bench:
                                 res = wrk_path(t, origin, path % size_text, self.wrk_duration, self.tmp, "%s-%s" % (origin_key, size_text))
                                 results.setdefault(key, []).append(res)
                                 log(
-                                    "  round %d %-13s %-3s %-34s %9.0f req/s %s CPU-s/10k, origin %s%s"
+                                    "  round %d %-13s %-3s %-34s %9.0f req/s %s CPU-s/10k, origin %s%s%s"
                                     % (
                                         r + 1,
                                         origin_key,
@@ -727,6 +752,7 @@ class Bench:
                                         res["rps"],
                                         fmt(res.get("cpu_s_per_10k"), 3),
                                         fmt(res.get("origin_cpu_s_per_10k"), 3),
+                                        loops_note(res),
                                         "  (%d non-2xx, errors: %s)" % (res["non_2xx"], res["socket_errors"]) if res["non_2xx"] or res["socket_errors"] else "",
                                     )
                                 )
@@ -764,6 +790,10 @@ class Bench:
                             "origin_switches_per_request": [switches("origin_switches_per_request", i) for i in (0, 1)],
                             "non_2xx": sum(x["non_2xx"] for x in rs),
                             "socket_errors": "; ".join(x["socket_errors"] for x in rs if x["socket_errors"]),
+                            "workers": t.workers,
+                            # each round's: client connections per event loop, the busiest threads' CPU-s
+                            "loop_connections": [x.get("loop_connections") for x in rs],
+                            "busiest_threads_cpu_s": [x.get("busiest_threads_cpu_s") for x in rs],
                         }
                     )
         self.data["small"] = small
@@ -806,14 +836,17 @@ class Bench:
 
     # -- 6
 
-    def cache_targets(self, locked=False):
+    def cache_targets(self, locked=False, workers=False):
         """cuttle, Squid and Traffic Server with their memory caches on
         (targets.py: CACHE_MEM, objects up to MAX_IN_MEMORY); with locked,
-        cuttle with shared_memory_locking on too (key cuttle-locked); unstarted."""
+        cuttle with shared_memory_locking on too (key cuttle-locked); with
+        workers, cuttle with each of WORKER_COUNTS too; unstarted."""
         targets = [
             Cuttle(self.target_dir("cuttle"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, label="cuttle"),
             Cuttle(self.target_dir("cuttle-rules"), self.args.cuttle, extra=CUTTLE_CACHE_LINES, rules=rules_50(), key="cuttle-rules", label="cuttle, 50 http_access rules"),
         ]
+        if workers:
+            targets += self.workers_targets(CUTTLE_CACHE_LINES)
         if locked:
             targets.append(
                 Cuttle(self.target_dir("cuttle-locked"), self.args.cuttle, extra=CUTTLE_LOCKED_LINES, key="cuttle-locked", label="cuttle, shared_memory_locking on")
@@ -853,7 +886,7 @@ class Bench:
             self.not_measured["cache/hits"] = "wrk is not installed"
             return
         log("6a. memory hits: wrk -t 1 -c 50 -d %ds for %s objects, %d rounds, targets alternated" % (self.wrk_duration, " and ".join(HIT_SIZES), self.rounds))
-        targets = self.start_targets(self.cache_targets())
+        targets = self.start_targets(self.cache_targets(workers=True))
         cache["targets"] = {t.key: t.label for t in targets}
         nonce = int(time.time() * 1000) % 100000000
         paths, problems, results = {}, {}, {}
@@ -865,16 +898,10 @@ class Bench:
                     sid = "hit-%s-%s-%d" % (t.key, size_text, nonce)
                     co.put_script(self.origin.port, sid, "s=%s&%s" % (size_text, CACHEABLE))
                     paths[(t.key, size_text)] = sid
-                    proxy = co.Client(t.port)
-                    try:
-                        for _ in range(2):
-                            reply, body = proxy.send(co.request_bytes(self.origin.port, "/s/" + sid, True))
-                    finally:
-                        proxy.close()
-                    seen = co.seen_count(orig, self.origin.port, sid)
-                    if reply.status != 200 or len(body) != size_bytes(size_text[:-1] + " KB") or seen != 1:
-                        problems[(t.key, size_text)] = "warm-up: status %d, %d bytes, the origin asked %d times for 2 requests" % (reply.status, len(body), seen)
-                        log("  %s %s: %s" % (t.label, size_text, problems[(t.key, size_text)]))
+                    problem = self.warm_up(t, orig, sid, size_bytes(size_text[:-1] + " KB"))
+                    if problem:
+                        problems[(t.key, size_text)] = problem
+                        log("  %s %s: %s" % (t.label, size_text, problem))
             for r in range(self.rounds):
                 for size_text in HIT_SIZES:
                     for t in targets:
@@ -886,7 +913,7 @@ class Bench:
                             res["origin_requests"] = co.seen_count(orig, self.origin.port, sid) - before
                             results.setdefault(key, []).append(res)
                             log(
-                                "  round %d %-3s %-16s %9.0f req/s %s CPU-s/10k, %d requests to the origin%s"
+                                "  round %d %-3s %-16s %9.0f req/s %s CPU-s/10k, %d requests to the origin%s%s"
                                 % (
                                     r + 1,
                                     size_text,
@@ -894,6 +921,7 @@ class Bench:
                                     res["rps"],
                                     fmt(res.get("cpu_s_per_10k"), 3),
                                     res["origin_requests"],
+                                    loops_note(res),
                                     "  (%d non-2xx, errors: %s)" % (res["non_2xx"], res["socket_errors"]) if res["non_2xx"] or res["socket_errors"] else "",
                                 )
                             )
@@ -924,9 +952,35 @@ class Bench:
                         "non_2xx": sum(x["non_2xx"] for x in rs),
                         "socket_errors": "; ".join(x["socket_errors"] for x in rs if x["socket_errors"]),
                         "problem": problems.get((t.key, size_text), ""),
+                        "workers": t.workers,
+                        "loop_connections": [x.get("loop_connections") for x in rs],
+                        "busiest_threads_cpu_s": [x.get("busiest_threads_cpu_s") for x in rs],
                     }
                 )
         cache["hits"] = hits
+
+    def warm_up(self, t, orig, sid, size):
+        """Puts the origin's /s/SID in every memory cache of t: a request on
+        a fresh connection each (SO_REUSEPORT hands each to a worker) until
+        WARM_QUIET in a row reached no new origin request (at most
+        WARM_LIMIT); the origin must then have been asked once per worker
+        of t (once for Squid and Traffic Server). What went wrong, or ""."""
+        quiet, sent, seen = 0, 0, 0
+        while quiet < WARM_QUIET and sent < WARM_LIMIT:
+            proxy = co.Client(t.port)
+            try:
+                reply, body = proxy.send(co.request_bytes(self.origin.port, "/s/" + sid, True))
+            finally:
+                proxy.close()
+            sent += 1
+            if reply.status != 200 or len(body) != size:
+                return "warm-up: status %d, %d bytes" % (reply.status, len(body))
+            now = co.seen_count(orig, self.origin.port, sid)
+            quiet = 0 if now != seen else quiet + 1
+            seen = now
+        if seen != t.workers:
+            return "warm-up: the origin asked %d times for %d requests on fresh connections (%d workers)" % (seen, sent, t.workers)
+        return ""
 
     def cache_big(self, cache):
         size = self.sweep_size

@@ -217,9 +217,12 @@ def cache_section(d, w, not_measured, pngs):
     if hits:
         w(
             "`wrk -t 1 -c 50 -d %ds` through each proxy with a Lua script that puts the absolute URL in the request line, for one "
-            "cached object (a scripted URL of the origin, `/s/ID`, fetched twice first: the second fetch must not reach the origin); "
+            "cached object (a scripted URL of the origin, `/s/ID`), fetched first on fresh connections until 16 in a row reached "
+            "the origin no more: the origin must have been asked once, and once per worker for cuttle with `workers N` (each worker "
+            "has a memory cache of its own, and SO_REUSEPORT hands each connection to one of them); "
             "medians of %d round(s), the targets alternated. \"Origin requests\" counts what the origin received for the URL during "
-            "the runs (its `/_seen/ID` log): 0 means every request was a hit. wrk has one core of the two: a proxy CPU busy well "
+            "the runs (its `/_seen/ID` log): 0 means every request was a hit. Client connections per event loop: as in section 4. "
+            "wrk has one core of the two: a proxy CPU busy well "
             "under 100%% means that wrk, not the proxy, set the pace, and the CPU per request is then the better measure." % (c["wrk_duration"], c["rounds"])
         )
         w("")
@@ -234,10 +237,11 @@ def cache_section(d, w, not_measured, pngs):
                     fmt(h["cpu_s_per_10k"], 3),
                     busy(h["rps"] and h["cpu_s_per_10k"] and h["rps"] * h["cpu_s_per_10k"] / 10000),
                     "%s of %s" % (fmt(h["origin_requests"]), fmt(h["requests"])),
+                    loops_text(h.get("loop_connections")),
                     "; ".join(x for x in (h["problem"], "%d non-2xx" % h["non_2xx"] if h["non_2xx"] else "", h["socket_errors"]) if x),
                 ]
             )
-        w(md_table(["target", "object", "requests/s", "range of the rounds", "proxy CPU-s per 10k", "proxy CPU busy", "origin requests", "problems"], rows))
+        w(md_table(["target", "object", "requests/s", "range of the rounds", "proxy CPU-s per 10k", "proxy CPU busy", "origin requests", "client connections per event loop", "problems"], rows))
     else:
         w("Not measured: %s" % not_measured.get("cache/hits", "n/m"))
     big = c.get("big_results")
@@ -475,6 +479,38 @@ def short_human(n):
     return "body-%d" % n
 
 
+def worker_keys(keys):
+    """{key: N} of the cuttle targets with `workers N` above 1 among keys
+    (bench.py's cuttle-wN), in order of N."""
+    found = {}
+    for key in keys:
+        if key.startswith("cuttle-w") and key[len("cuttle-w") :].isdigit():
+            found[key] = int(key[len("cuttle-w") :])
+    return dict(sorted(found.items(), key=lambda kv: kv[1]))
+
+
+def loops_text(rounds):
+    """Each round's client connections per event loop ([[26, 24], [30, 20]]
+    -> '26+24, 30+20'); 'n/m' for a run that did not count them."""
+    shown = ["+".join(str(c) for c in loops) for loops in rounds or [] if loops]
+    return ", ".join(shown) or "n/m"
+
+
+def threads_busy(rounds, count, seconds):
+    """The busiest `count` threads' share of a core, median of the rounds
+    (busiest_threads_cpu_s of each round; seconds: a run's length):
+    '88% + 85%'."""
+    rounds = [r for r in rounds or [] if r]
+    if not rounds or not seconds:
+        return "n/m"
+    shares = []
+    for i in range(count):
+        values = [r[i] for r in rounds if i < len(r)]
+        if values:
+            shares.append(busy(statistics.median(values) / seconds))
+    return " + ".join(shares)
+
+
 def load_section(d, w, not_measured, pngs):
     """Section 7: load.py's three runs."""
     ld = d.get("load")
@@ -582,6 +618,8 @@ def small_section(d, w, not_measured):
         "`wrk -t 1 -c 50 -d %ds` (an absolute-URI request line through a proxy) for 4 KiB and 64 KiB objects, uncacheable for every proxy, "
         "from %s; medians of %d round(s), the origins, sizes and targets alternated. CPU is the proxy's (and the origin's) per 10,000 requests; "
         "context switches are per request, voluntary (the thread waited) / involuntary (it was preempted while it could run). "
+        "Client connections per event loop: wrk's 50 connections as each epoll instance of the proxy watched them halfway "
+        "through each round (from /proc/PID/fdinfo), so how SO_REUSEPORT spread them over cuttle's workers. "
         "Why the two origins give different ratios: test-suite/bench/README.md."
         % (d["wrk_duration"], " and from ".join(sources), rounds_of(d, "small"))
     )
@@ -604,6 +642,7 @@ def small_section(d, w, not_measured):
                     switches(s.get("switches_per_request")),
                     fmt(s.get("origin_cpu_s_per_10k"), 3),
                     switches(s.get("origin_switches_per_request")),
+                    loops_text(s.get("loop_connections")) if s["target"] != "direct" else "",
                     ("%d non-2xx" % s["non_2xx"] if s["non_2xx"] else "") + (("; " if s["non_2xx"] else "") + s["socket_errors"] if s["socket_errors"] else ""),
                 ]
             )
@@ -613,7 +652,7 @@ def small_section(d, w, not_measured):
         w(
             md_table(
                 ["target", "object", "requests/s", "proxy CPU-s per 10k requests", "proxy CPU busy", "proxy switches per request",
-                 "origin CPU-s per 10k requests", "origin switches per request", "problems"],
+                 "origin CPU-s per 10k requests", "origin switches per request", "client connections per event loop", "problems"],
                 rows,
             )
         )
@@ -621,24 +660,100 @@ def small_section(d, w, not_measured):
         w("")
         w("nginx as the origin: not measured: %s" % not_measured["small/nginx"])
     rows = []
+    workers = worker_keys(s["target"] for s in sm)
     for origin in origins:
         for size in ("4k", "64k"):
             rps = {s["target"]: s["rps"] for s in sm if s.get("origin", "cuttle-origin") == origin and s["size"] == size}
-            rows.append(
-                [
-                    origin,
-                    size.upper().replace("K", " KiB"),
-                    fmt(rps.get("direct")),
-                    fmt(rps.get("cuttle")),
-                    ratio(rps.get("cuttle"), rps.get("squid-16k")),
-                    ratio(rps.get("cuttle"), rps.get("squid-64k")),
-                    ratio(rps.get("cuttle"), rps.get("ats")),
-                ]
+            row = [
+                origin,
+                size.upper().replace("K", " KiB"),
+                fmt(rps.get("direct")),
+                fmt(rps.get("cuttle")),
+                ratio(rps.get("cuttle"), rps.get("squid-16k")),
+                ratio(rps.get("cuttle"), rps.get("squid-64k")),
+                ratio(rps.get("cuttle"), rps.get("ats")),
+            ]
+            for key in workers:
+                row += [fmt(rps.get(key)), ratio(rps.get(key), rps.get("ats")), ratio(rps.get(key), rps.get("cuttle"))]
+            rows.append(row)
+    header = ["origin", "object", "direct requests/s", "cuttle requests/s", "cuttle / Squid 16 KB", "cuttle / Squid 64 KB", "cuttle / Traffic Server"]
+    for n in workers.values():
+        header += ["cuttle, workers %d requests/s" % n, "workers %d / Traffic Server" % n, "workers %d / workers 1" % n]
+    w("")
+    w(
+        "Requests/s of cuttle (`workers 1`, its default%s) against the others, for each origin (direct: wrk straight at the origin, its own rate on this machine):"
+        % "".join(", and `workers %d`" % n for n in workers.values())
+    )
+    w("")
+    w(md_table(header, rows))
+
+
+def workers_section(d, w):
+    """The scaling table: cuttle's requests/s per worker count, from the
+    small section's runs and the cache section's memory hits."""
+    sm = d.get("small") or []
+    hits = (d.get("cache") or {}).get("hits") or []
+    counts = worker_keys([s["target"] for s in sm] + [h["target"] for h in hits])
+    if not counts:
+        return
+    cores = d["machine"].get("cores", "?")
+    w("")
+    w("## Workers: requests/s per worker count")
+    w("")
+    w(
+        "cuttle with `workers N` runs N event loops on threads of one process, each accepting on a socket of its own of the same "
+        "`http_port` (SO_REUSEPORT: the kernel hands each new connection to one of them by a hash of its addresses) and, for now, "
+        "with a memory cache of its own (Squid's `memory_cache_shared off`). Its requests/s with the default `workers 1` and with "
+        "%s, from the runs of sections 4 and 6 (the same wrk runs, medians of their rounds); CPU is the whole process's, every "
+        "thread summed. This machine has **%s cores** (`os.cpu_count()`), which wrk (one thread), the origin and the proxy share: "
+        "more workers than the cores left to the proxy can only take CPU from wrk and the origin. \"CPU busy by thread\" is the "
+        "share of a core that each of the busiest threads used (as many as the workers), median of the rounds."
+        % (" and ".join("`workers %d`" % n for n in counts.values()), cores)
+    )
+    w("")
+    runs = []  # (what, {key: summary}, wrk seconds)
+    for origin in d.get("small_origins", {"cuttle-origin": None}):
+        for size in ("4k", "64k"):
+            by = {s["target"]: s for s in sm if s.get("origin", "cuttle-origin") == origin and s["size"] == size}
+            if by:
+                runs.append(("%s uncached, from %s" % (size.upper().replace("K", " KiB"), origin), by, d.get("wrk_duration")))
+    for size in ("1k", "64k"):
+        by = {h["target"]: h for h in hits if h["size"] == size}
+        if by:
+            runs.append(("%s memory hits" % size.upper().replace("K", " KiB"), by, d["cache"].get("wrk_duration")))
+    header = ["workload", "cores", "workers 1: requests/s"]
+    for n in counts.values():
+        header += ["workers %d: requests/s" % n, "workers %d / workers 1" % n]
+    header += ["CPU-s per 10k requests, workers 1"] + ["CPU-s per 10k requests, workers %d" % n for n in counts.values()]
+    header += ["CPU busy by thread, workers 1"] + ["CPU busy by thread, workers %d" % n for n in counts.values()]
+    header += ["client connections per event loop, workers %d" % n for n in counts.values()]
+    rows = []
+    for what, by, seconds in runs:
+        one = by.get("cuttle") or {}
+        row = [what, cores, fmt(one.get("rps"))]
+        for key in counts:
+            row += [fmt((by.get(key) or {}).get("rps")), ratio((by.get(key) or {}).get("rps"), one.get("rps"))]
+        row += [fmt(one.get("cpu_s_per_10k"), 3)] + [fmt((by.get(key) or {}).get("cpu_s_per_10k"), 3) for key in counts]
+        row += [threads_busy(one.get("busiest_threads_cpu_s"), 1, seconds)]
+        row += [threads_busy((by.get(key) or {}).get("busiest_threads_cpu_s"), n, seconds) for key, n in counts.items()]
+        row += [loops_text((by.get(key) or {}).get("loop_connections")) for key in counts]
+        rows.append(row)
+    w(md_table(header, rows))
+    tp = d.get("throughput") or {}
+    shown = [key for key in counts if key in tp]
+    if "cuttle" in tp and shown:
+        w("")
+        w(
+            "The %s download (section 1) is one connection, so one worker serves it whatever their number (a difference is the idle worker's cost, or noise): %s."
+            % (
+                human_size(d["sizes"]["download"]),
+                "; ".join(
+                    "workers %d %s MB/s and %s CPU-s/GB against workers 1's %s and %s"
+                    % (counts[key], fmt(tp[key]["mbps"]), fmt(tp[key]["cpu_s_per_gb"], 2), fmt(tp["cuttle"]["mbps"]), fmt(tp["cuttle"]["cpu_s_per_gb"], 2))
+                    for key in shown
+                ),
             )
-    w("")
-    w("Requests/s of cuttle against the others, for each origin (direct: wrk straight at the origin, its own rate on this machine):")
-    w("")
-    w(md_table(["origin", "object", "direct requests/s", "cuttle requests/s", "cuttle / Squid 16 KB", "cuttle / Squid 64 KB", "cuttle / Traffic Server"], rows))
+        )
 
 
 def report(d, out_dir, pngs):
@@ -691,7 +806,13 @@ def report(d, out_dir, pngs):
     w("")
     w("Targets:")
     w("")
-    w("- **cuttle**: its default configuration; only `http_port`, the logs, the pid file and `error_directory` are set (defaults are what is judged).")
+    w("- **cuttle**: its default configuration; only `http_port`, the logs, the pid file and `error_directory` are set (defaults are what is judged): one worker (`workers 1`).")
+    counts = worker_keys(list((d.get("throughput") or {}).keys()) + [s["target"] for s in d.get("small") or []])
+    for n in counts.values():
+        w(
+            "- **cuttle, workers %d**: the same with `workers %d` (%d event-loop threads, each accepting on its own SO_REUSEPORT socket of the port), "
+            "in sections 1, 4 and 6's memory hits." % (n, n, n)
+        )
     w("- **Squid 5.7** (Debian's) as a forward proxy: `squid -N -n NAME`, `cache deny all`, `access_log` to a file, `read_ahead_gap 16 KB` (its default) and `64 KB`.")
     w(
         "- **Traffic Server** (Debian's) as a forward proxy: `traffic_server --run-root` with /etc/trafficserver copied to a temp dir, "
@@ -898,11 +1019,19 @@ def report(d, out_dir, pngs):
 
     disk.report_section(d, w, not_measured, pngs)
 
+    workers_section(d, w)
+
     # ratios
+    sm = d.get("small")
+    hits = (d.get("cache") or {}).get("hits") or []
+    wkeys = worker_keys(list((tp or {}).keys()) + [s["target"] for s in sm or []] + [h["target"] for h in hits])
     w("")
     w("## Ratios")
     w("")
-    w("cuttle (default configuration) divided by the other proxy. Above 1 is better for MB/s and requests/s; below 1 is better for CPU, syscalls and memory.")
+    w(
+        "cuttle (default configuration) divided by the other proxy%s. Above 1 is better for MB/s and requests/s; below 1 is better for CPU, syscalls and memory."
+        % "".join("; then cuttle with `workers %d` divided by Traffic Server and by cuttle's default (`workers 1`)" % n for n in wkeys.values())
+    )
     w("")
     others = [k for k in ("squid-16k", "squid-64k", "ats") if tp and k in tp] or [k for k in ("squid-16k", "squid-64k", "ats")]
     names = {"squid-16k": "Squid (16 KB gap)", "squid-64k": "Squid (64 KB gap)", "ats": "Traffic Server"}
@@ -914,29 +1043,51 @@ def report(d, out_dir, pngs):
         except (KeyError, TypeError):
             return None
 
+    def cells(value, digits=2, workers=True, other_key=None):
+        """The ratios of a row: cuttle / each other proxy, then each worker
+        count / Traffic Server and / workers 1 (blank when not workers);
+        value(key) is a target's figure, other_key maps the columns' keys
+        to the row's (None: "(as 16 KB)")."""
+        row = []
+        for k in others:
+            key = other_key[k] if other_key else k
+            row.append(ratio(value("cuttle"), value(key), digits) if key else "(as 16 KB)")
+        for key in wkeys:
+            row += [ratio(value(key), value("ats"), digits), ratio(value(key), value("cuttle"), digits)] if workers else ["", ""]
+        return row
+
     if tp:
-        rows.append(["MB/s, %s download" % human_size(d["sizes"]["download"])] + [ratio(get(tp, "cuttle", "mbps"), get(tp, k, "mbps")) for k in others])
-        rows.append(["CPU-s/GB"] + [ratio(get(tp, "cuttle", "cpu_s_per_gb"), get(tp, k, "cpu_s_per_gb")) for k in others])
-        rows.append(["peak RSS during the download"] + [ratio(get(tp, "cuttle", "peak_rss"), get(tp, k, "peak_rss")) for k in others])
+        rows.append(["MB/s, %s download" % human_size(d["sizes"]["download"])] + cells(lambda k: get(tp, k, "mbps")))
+        rows.append(["CPU-s/GB"] + cells(lambda k: get(tp, k, "cpu_s_per_gb")))
+        rows.append(["peak RSS during the download"] + cells(lambda k: get(tp, k, "peak_rss")))
     if sp:
-        rows.append(["syscalls/GB (perf)"] + [ratio(get(sp, "cuttle", "total_per_gb"), get(sp, k, "total_per_gb"), 3) for k in others])
+        rows.append(["syscalls/GB (perf)"] + cells(lambda k: get(sp, k, "total_per_gb"), 3, workers=False))
     if st:
-        rows.append(["syscalls/GB (strace -c)"] + [ratio(get(st, "cuttle", "total_per_gb"), get(st, k, "total_per_gb"), 3) for k in others])
-    sm = d.get("small")
+        rows.append(["syscalls/GB (strace -c)"] + cells(lambda k: get(st, k, "total_per_gb"), 3, workers=False))
     if sm:
         by = {(s.get("origin", "cuttle-origin"), s["target"], s["size"]): s for s in sm}
         for origin in d.get("small_origins", {"cuttle-origin": None}):
             for size_text in ("4k", "64k"):
                 what = "%s from %s" % (size_text.upper().replace("K", " KiB"), origin)
-                rows.append(["requests/s, %s" % what] + [ratio(get(by, (origin, "cuttle", size_text), "rps"), get(by, (origin, k, size_text), "rps")) for k in others])
-                rows.append(["CPU-s per 10k requests, %s" % what] + [ratio(get(by, (origin, "cuttle", size_text), "cpu_s_per_10k"), get(by, (origin, k, size_text), "cpu_s_per_10k")) for k in others])
+                rows.append(["requests/s, %s" % what] + cells(lambda k: get(by, (origin, k, size_text), "rps")))
+                rows.append(["CPU-s per 10k requests, %s" % what] + cells(lambda k: get(by, (origin, k, size_text), "cpu_s_per_10k")))
+    if hits:
+        by = {(h["target"], h["size"]): h for h in hits}
+        hit_key = {"squid-16k": "squid", "squid-64k": None, "ats": "ats"}
+        for size_text in ("1k", "64k"):
+            what = "%s memory hits" % size_text.upper().replace("K", " KiB")
+            rows.append(["requests/s, %s" % what] + cells(lambda k: get(by, (k, size_text), "rps"), other_key=hit_key))
+            rows.append(["CPU-s per 10k requests, %s" % what] + cells(lambda k: get(by, (k, size_text), "cpu_s_per_10k"), other_key=hit_key))
     if cn:
         res = cn["results"]
         conn_key = {"squid-16k": "squid", "squid-64k": None, "ats": "ats"}
         for field, what in (("idle_rss", "RSS per idle connection"), ("half_rss", "RSS per connection with half a request line")):
-            rows.append([what] + [ratio(get(res, "cuttle", field), get(res, conn_key[k], field)) if conn_key[k] else "(as 16 KB)" for k in others])
+            rows.append([what] + cells(lambda k: get(res, k, field), workers=False, other_key=conn_key))
+    header = ["", *[names[k] for k in others]]
+    for n in wkeys.values():
+        header += ["cuttle, workers %d / Traffic Server" % n, "cuttle, workers %d / workers 1" % n]
     if rows:
-        w(md_table(["", *[names[k] for k in others]], rows))
+        w(md_table(header, rows))
 
     # what could not be measured
     w("")

@@ -360,19 +360,7 @@ def cpu_seconds_fine(pids):
     /proc/PID/task/TID/schedstat (nanoseconds), where /proc/PID/stat counts
     in clock ticks (10 ms): for what takes milliseconds. Threads that have
     exited are not in it."""
-    total = 0
-    for pid in pids:
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                    total += int(f.read().split()[0])
-            except (OSError, IndexError, ValueError):
-                pass
-    return total / 1e9
+    return sum(thread_cpu_ns(pids).values()) / 1e9
 
 
 def context_switches(pids):
@@ -392,6 +380,78 @@ def context_switches(pids):
         except (OSError, IndexError, ValueError):
             pass
     return counts
+
+
+def thread_cpu_ns(pids):
+    """{tid: CPU nanoseconds} of the given processes' live threads, from
+    each one's /proc/PID/task/TID/schedstat."""
+    times = {}
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    times[int(tid)] = int(f.read().split()[0])
+            except (OSError, IndexError, ValueError):
+                pass
+    return times
+
+
+def busiest_threads(before, after, top=4):
+    """The CPU seconds of the `top` busiest threads between two
+    thread_cpu_ns(), most first: how a multi-threaded proxy's work was
+    spread (a thread that exited in between is not counted)."""
+    spent = sorted((ns - before.get(tid, 0) for tid, ns in after.items()), reverse=True)
+    return [ns / 1e9 for ns in spent[:top] if ns > 0]
+
+
+def tcp_sockets(port):
+    """{socket inode: state} of the TCP sockets whose local port is `port`
+    (/proc/net/tcp and tcp6; state 1 is established, 10 listening)."""
+    found = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f, None)
+                for line in f:
+                    fields = line.split()
+                    if len(fields) > 9 and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        found[int(fields[9])] = int(fields[3], 16)
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def loop_connections(pids, port):
+    """Client connections per event loop: for each epoll instance of the
+    given processes that watches a socket of `port` (its listener or an
+    accepted connection), how many established connections accepted on
+    `port` it watches, most first. Read from /proc/PID/fdinfo of each
+    epoll descriptor (a `tfd:` line per watched descriptor, with its
+    inode), so the proxy needs no option for it: with SO_REUSEPORT
+    (cuttle's `workers`) it shows how the kernel spread the clients."""
+    sockets = tcp_sockets(port)
+    counts = []
+    for pid in pids:
+        try:
+            fds = os.listdir("/proc/%d/fd" % pid)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) != "anon_inode:[eventpoll]":
+                    continue
+                with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                    watched = [int(m.group(1), 16) for m in re.finditer(r"^tfd:.*\bino:([0-9a-f]+)", f.read(), re.M)]
+            except (OSError, ValueError):
+                continue
+            states = [sockets[ino] for ino in watched if ino in sockets]
+            if states:
+                counts.append(sum(1 for state in states if state == 1))
+    return sorted(counts, reverse=True)
 
 
 def switches_since(before, after, requests):
@@ -566,7 +626,9 @@ def wrk_path(target, origin, path, duration, tmp, name):
     in the request line (a Lua script), origin-form for direct. origin:
     an Origin or an Nginx (its port, url() and pids()). The proxy's and the
     origin's CPU per 10,000 requests, and through a proxy (which keeps its
-    origin connections open) their context switches per request."""
+    origin connections open) their context switches per request, the
+    client connections that each of its event loops held halfway through
+    (loop_connections()) and the CPU seconds of its busiest threads."""
     script = os.path.join(tmp, "wrk.%s.%s.lua" % (target.key, name))
     with open(script, "w") as f:
         f.write(WRK_SCRIPT % (origin.url(path) if target.is_proxy else path, origin.port))
@@ -574,12 +636,23 @@ def wrk_path(target, origin, path, duration, tmp, name):
     pids, origin_pids = target.pids(), origin.pids()
     cpu0, origin_cpu0 = cpu_seconds(pids), cpu_seconds(origin_pids)
     switches0, origin_switches0 = context_switches(pids), context_switches(origin_pids)
-    r = run_quiet(
-        ["wrk", "-t", "1", "-c", "50", "-d", "%ds" % duration, "--timeout", "10s", "-s", script, "http://127.0.0.1:%d/" % port],
-        timeout=duration + 60,
-    )
+    threads0 = thread_cpu_ns(pids)
+    loops = []
+    halfway = threading.Timer(duration / 2, lambda: loops.extend(loop_connections(pids, port)))
+    if target.is_proxy:
+        halfway.start()
+    try:
+        r = run_quiet(
+            ["wrk", "-t", "1", "-c", "50", "-d", "%ds" % duration, "--timeout", "10s", "-s", script, "http://127.0.0.1:%d/" % port],
+            timeout=duration + 60,
+        )
+    finally:
+        halfway.cancel()
+        if halfway.is_alive():
+            halfway.join()
     cpu1, origin_cpu1 = cpu_seconds(pids), cpu_seconds(origin_pids)
     switches1, origin_switches1 = context_switches(pids), context_switches(origin_pids)
+    threads1 = thread_cpu_ns(pids)
     m = re.search(r"(\d+) requests in ([\d.]+)(\w+)", r.stdout)
     rps = re.search(r"Requests/sec:\s+([\d.]+)", r.stdout)
     if not m or not rps:
@@ -596,6 +669,8 @@ def wrk_path(target, origin, path, duration, tmp, name):
         result["cpu_s_per_10k"] = (cpu1 - cpu0) / (requests / 10000)
         result["switches_per_request"] = switches_since(switches0, switches1, requests)
         result["origin_switches_per_request"] = switches_since(origin_switches0, origin_switches1, requests)
+        result["loop_connections"] = loops
+        result["busiest_threads_cpu_s"] = busiest_threads(threads0, threads1)
     return result
 
 
@@ -668,6 +743,7 @@ class Target:
     key = "?"
     label = "?"
     is_proxy = True
+    workers = 1  # cuttle's `workers`: its event loops, each with a cache of its own (1 for the others)
 
     def __init__(self, tmp):
         self.tmp = tmp
@@ -707,11 +783,14 @@ class Cuttle(Target):
     pid file and error_directory; buffer and gap set request_buffer_size and
     read_ahead_gap, and extra lines (CUTTLE_CACHE_LINES, say) go at the end;
     rules (acl and http_access lines) go before "http_access allow localhost";
-    port_options follow the http_port line's address (ssl-bump ...)."""
+    port_options follow the http_port line's address (ssl-bump ...);
+    workers above 1 adds a `workers` line (event-loop threads, each with
+    its own SO_REUSEPORT listener and, for now, its own memory cache)."""
 
-    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None, port_options=""):
+    def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None, port_options="", workers=1):
         super().__init__(tmp)
         self.binary = binary
+        self.workers = workers
         self.buffer = buffer
         self.gap = gap
         self.extra = list(extra or [])
@@ -738,6 +817,8 @@ class Cuttle(Target):
             lines.append("request_buffer_size " + self.buffer)
         if self.gap:
             lines.append("read_ahead_gap " + self.gap)
+        if self.workers > 1:
+            lines.append("workers %d" % self.workers)
         return lines + self.extra
 
     def write_config(self):
@@ -751,16 +832,16 @@ class Cuttle(Target):
         self.proc = spawn([self.binary, "-N", "-f", self.write_config()], os.path.join(self.tmp, "cuttle.out"))
 
         def bound_port():
+            """the port, once every worker accepts on it"""
             if not self.alive():
                 raise self.died("at start")
             try:
                 with open(self.log_path, errors="replace") as f:
                     f.seek(offset)
-                    for line in f:
-                        # "Accepting HTTP Socket connections at", or a bumping port's own word
-                        m = re.search(r"Accepting .*connections at .*local=127\.0\.0\.1:(\d+)", line)
-                        if m:
-                            return int(m.group(1))
+                    # "Accepting HTTP Socket connections at", or a bumping port's own word
+                    ports = re.findall(r"Accepting .*connections at .*local=127\.0\.0\.1:(\d+)", f.read())
+                    if len(ports) >= self.workers:
+                        return int(ports[0])
             except OSError:
                 pass
             return None
@@ -1062,7 +1143,7 @@ class Nginx(Target):
         self.key = key
         self.label = label
         self.is_proxy = is_proxy
-        self.workers = workers
+        self.worker_processes = workers
         self.conf = os.path.join(tmp, "nginx.conf")
         self.log_path = os.path.join(tmp, "error.log")
 
@@ -1073,7 +1154,7 @@ class Nginx(Target):
             os.makedirs(os.path.join(self.tmp, "temp", d), exist_ok=True)
         lines = [
             "daemon off;",
-            "worker_processes %s;" % self.workers,
+            "worker_processes %s;" % self.worker_processes,
             "error_log %s warn;" % self.log_path,
             "pid %s/nginx.pid;" % self.tmp,
             "events { worker_connections 4096; }",
