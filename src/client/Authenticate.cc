@@ -60,7 +60,8 @@ void Client::Connection::readCredentials(Acl::Checklist& facts)
             staleNonce_ = verdict == Auth::Verdict::Stale;
             facts.auth = StateOf(verdict);
             if (verdict == Auth::Verdict::Good)
-                digestPassed_.emplace(std::string(*value), facts.user);
+                digestPassed_ =
+                    std::make_unique<std::pair<std::string, std::string>>(std::string(*value), facts.user);
             return;
         }
         facts.auth = Acl::AuthState::Invalid; // a Digest value cuttle cannot read: a new challenge

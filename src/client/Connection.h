@@ -412,9 +412,10 @@ private:
     std::string portName_;         ///< the http_port's name= (myportname)
     bool intercepted_ = false;     ///< accepted on an intercept port
     bool interceptedSelf_ = false; ///< intercepted, but its original destination is this socket: no NAT
-    std::optional<HostCheck> hostCheck_; ///< the current request's Host verdict, once known
-    Comm::Lookup hostLookup_;            ///< resolving the current request's Host
-    Comm::Lookup dstLookup_;             ///< Checking: resolving the URL's host for dst acls
+    std::unique_ptr<HostCheck> hostCheck_; ///< the current request's Host verdict, once known (on the heap:
+                                           ///< intercepted connections only)
+    Comm::Lookup hostLookup_;              ///< resolving the current request's Host
+    Comm::Lookup dstLookup_;               ///< Checking: resolving the URL's host for dst acls
     /// the URL's host and its addresses, for the head being handled (Destination.cc)
     std::unique_ptr<std::pair<std::string, std::vector<Acl::Address>>> dstAnswer_;
 
@@ -536,7 +537,7 @@ private:
     /// the Proxy-Authorization value that Auth::Digest passed for the head
     /// being handled again, and its user: a request takes one nonce use, however
     /// often a helper (rewriter, external acl) makes its head handled again
-    std::optional<std::pair<std::string, std::string>> digestPassed_;
+    std::unique_ptr<std::pair<std::string, std::string>> digestPassed_; ///< (on the heap: digest auth only)
     LookupAnswers lookups_;      ///< the acl lookups of the request (Checking: the one asked)
     Helper::Ticket helperCheck_; ///< Checking: the URL's rewriter or store-ID helper request
     /// the helpers' answers about the head being handled, kept until it is

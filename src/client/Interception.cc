@@ -36,19 +36,19 @@ bool Client::Connection::hostCheckReady()
     auto check =
         CheckInterceptedHost(host ? std::optional<std::string_view>(*host) : std::nullopt, *original);
     if (check.outcome != HostCheck::Outcome::NeedsLookup) {
-        hostCheck_ = std::move(check);
+        hostCheck_ = std::make_unique<HostCheck>(std::move(check));
         return true;
     }
     auto* resolver = services_.forwarding().resolver;
     if (!resolver) {
-        hostCheck_ = CheckResolvedHost({}, *original);
+        hostCheck_ = std::make_unique<HostCheck>(CheckResolvedHost({}, *original));
         return true;
     }
     // Squid resolves Host before http_access (ClientRequestContext::hostHeaderVerify)
     debugs(85, 3, "validate host=" << check.lookupHost << " against " << original->toString());
     hostLookup_ = resolver->resolve(check.lookupHost, 0, [this](const Comm::Resolver::Answer& answer) {
         const auto dst = Comm::Address::Parse(localHost_, localPort_);
-        hostCheck_ = CheckResolvedHost(answer.addresses, *dst);
+        hostCheck_ = std::make_unique<HostCheck>(CheckResolvedHost(answer.addresses, *dst));
         // parses the head again, with the verdict; a throw ends this
         // connection only (the resolver's delivery is not its owner)
         services_.loop().guard(this, [this] { drive(); });
