@@ -9,8 +9,9 @@
 #
 # Environment: CUTTLE (the binary; default ../src/cuttle of top_builddir),
 # top_srcdir, KEEP_TMP=1 keeps the temp dir, TIMEOUT_MULT scales every wait
-# (use 3 or more under sanitizers). Every wait is bounded. On failure the
-# test prints cache.log and access.log.
+# (use 3 or more under sanitizers), CUTTLE_TEST_WORKERS=N adds `workers N`
+# to every configuration. Every wait is bounded. On failure the test prints
+# cache.log and access.log.
 
 set -u
 
@@ -94,6 +95,7 @@ cuttle_conf() {
         # a test that sets CUTTLE_ERRORS empty gets negotiated pages (no error_directory)
         [ -z "$CUTTLE_ERRORS" ] || echo "error_directory $CUTTLE_ERRORS"
         echo "shutdown_lifetime 1 second"
+        [ -z "${CUTTLE_TEST_WORKERS:-}" ] || echo "workers $CUTTLE_TEST_WORKERS"
         for line in "$@"; do
             echo "$line"
         done

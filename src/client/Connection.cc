@@ -205,10 +205,12 @@ void Client::Connection::drive()
             return;
         case State::Forwarding:
         case State::Streaming:
-            // the head came with part of a body in a read that filled its
-            // block: the rest may already be in the socket, and no new edge
-            // will announce it (comm/Loop.h: the rule for every reader)
-            if (readingBody_ && !bodyPaused_ && readFilled_)
+            // body bytes may be in the socket already, and no new edge will
+            // announce them (comm/Loop.h: the rule for every reader): the
+            // head came with part of a body in a read that filled its block,
+            // or they came while the head waited for a check (handleIo()
+            // then only noted that the socket is no longer drained)
+            if (readingBody_ && !bodyPaused_ && !socketDrained_)
                 readBody();
             return;
         case State::Peeking:

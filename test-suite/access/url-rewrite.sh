@@ -65,6 +65,31 @@ seen new
 grep -qi "^Content-Length: 300000" "$T/seen" || bad "the rewritten upload lost its body: $(head -c 300 "$T/seen")"
 pass_if_ok "an upload waits for the rewriter, then goes through whole"
 
+# an upload whose body comes while the rewriter thinks, after the head was
+# read to the end of the socket: no later edge announces the body
+mark
+python3 - "$PORT" "http://$O/s/slow-upload" "$(scaled 10)" > "$T/late.out" 2>&1 <<'PY'
+import socket, sys, time
+port, url, limit = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", port), timeout=limit)
+s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n" % url).encode())
+time.sleep(0.5)
+s.sendall(b"hello")
+reply = b""
+try:
+    while True:
+        data = s.recv(65536)
+        if not data:
+            break
+        reply += data
+except socket.timeout:
+    print("timed out")
+print(reply.decode("latin1"))
+PY
+head -n 1 "$T/late.out" | grep -q '^HTTP/1.1 200' || bad "an upload whose body came during the rewrite: $(head -n 1 "$T/late.out")"
+grep -qi '^X-Body-Length: 5' "$T/late.out" || bad "the late body did not reach the origin whole"
+pass_if_ok "an upload's body that comes while the rewriter thinks is read"
+
 mark
 expect_code "ERR keeps the URL" 200 "http://$O/s/kept"
 : > "$T/rewriter.log"

@@ -23,8 +23,8 @@ glibc)
 *) fail "no 'Memory allocator:' line in cache.log" ;;
 esac
 
-if grep -q __asan_init "$CUTTLE" 2>/dev/null; then
-    echo "AddressSanitizer build (its quarantine keeps freed memory): RSS not checked"
+if grep -q '__asan_init\|__tsan_init' "$CUTTLE" 2>/dev/null; then
+    echo "AddressSanitizer or ThreadSanitizer build (their allocators keep freed memory): RSS not checked"
     cuttle_stop
     exit 0
 fi

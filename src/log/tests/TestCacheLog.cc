@@ -10,8 +10,11 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cstdio>
+#include <latch>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -48,6 +51,7 @@ class TestCacheLog : public CppUnit::TestFixture {
     CPPUNIT_TEST(rotateUsesRotateOption);
     CPPUNIT_TEST(debugsSkipsDisabledMessages);
     CPPUNIT_TEST(debugsWritesEnabledMessages);
+    CPPUNIT_TEST(threadsWriteWholeLinesUnderTheirOwnLabels);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -208,6 +212,51 @@ public:
         debugs(11, 1, "value=" << 42 << " name=" << std::string("x"));
         CPPUNIT_ASSERT(err.str().find("| value=42 name=x\n") != std::string::npos);
         log.setStderrStream(nullptr);
+    }
+
+    /// workers' threads write at once while the main thread changes the
+    /// levels and flushes (a reconfigure): each line is whole and carries its
+    /// own thread's kid label (doc/design.md "Workers"; ThreadSanitizer
+    /// builds check the locking too)
+    void threadsWriteWholeLinesUnderTheirOwnLabels()
+    {
+        LogTest::TempDir dir;
+        Log::CacheLog log;
+        log.setOptions(Log::DebugOptions::Parse("ALL,2"));
+        log.open(dir.file("cache.log"));
+        const int threads = 4;
+        const int lines = 200;
+        std::latch labelled(threads); // every label is set before any line is written
+        std::vector<std::thread> writers;
+        for (int kid = 1; kid <= threads; ++kid) {
+            writers.emplace_back([&log, &labelled, kid] {
+                log.setKidLabel("kid" + std::to_string(kid));
+                labelled.arrive_and_wait();
+                for (int i = 0; i < lines; ++i) {
+                    if (log.isEnabled(5, 2))
+                        log.write(5, 2, "line " + std::to_string(i) + " of kid" + std::to_string(kid));
+                }
+            });
+        }
+        for (int i = 0; i < 50; ++i) {
+            log.setOptions(Log::DebugOptions::Parse("ALL,2"));
+            log.flush();
+        }
+        for (auto& writer : writers)
+            writer.join();
+        log.flush();
+        std::istringstream file(LogTest::readAll(dir.file("cache.log")));
+        std::string line;
+        int count = 0;
+        while (std::getline(file, line)) {
+            ++count;
+            const auto label = line.find(" kid");
+            CPPUNIT_ASSERT_MESSAGE(line, label != std::string::npos);
+            const std::string kid = line.substr(label + 1, 4);
+            CPPUNIT_ASSERT_MESSAGE(line,
+                                   line.size() > kid.size() && line.substr(line.size() - kid.size()) == kid);
+        }
+        CPPUNIT_ASSERT_EQUAL(threads * lines, count);
     }
 };
 

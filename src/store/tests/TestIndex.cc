@@ -879,7 +879,9 @@ public:
                         sizeof(Store::Reply), sizeof(Sbuf::MemBlob),
                         parser.fields().size() * sizeof(Http::NarrowField));
             CPPUNIT_ASSERT(indexPerObject <= double(96 + keys[0].size()));
+#if !defined(CUTTLE_TSAN) // ThreadSanitizer's allocator counts more than the blocks handed out
             CPPUNIT_ASSERT(overhead <= 520.0); // the budget is 0.5 kB; malloc's count varies by a few bytes
+#endif
         }
     }
 };
