@@ -9,9 +9,10 @@
 #
 # Environment: CUTTLE (the binary; default ../src/cuttle of top_builddir),
 # top_srcdir, KEEP_TMP=1 keeps the temp dir, TIMEOUT_MULT scales every wait
-# (use 3 or more under sanitizers), CUTTLE_TEST_WORKERS=N adds `workers N`
-# to every configuration. Every wait is bounded. On failure the test prints
-# cache.log and access.log.
+# (use 3 or more under sanitizers), CUTTLE_TEST_WORKERS=N runs every cuttle
+# of the tests with `workers N` (cuttle_workers_line; unset or 1: one
+# worker). Every wait is bounded. On failure the test prints cache.log and
+# access.log.
 
 set -u
 
@@ -20,6 +21,7 @@ set -u
 : "${CUTTLE:=$top_builddir/src/cuttle}"
 : "${TIMEOUT_MULT:=1}"
 : "${KEEP_TMP:=}"
+: "${CUTTLE_TEST_WORKERS:=1}"
 
 T=""
 CUTTLE_PID=""
@@ -84,9 +86,30 @@ cuttle_setup() {
     trap 'exit 1' INT TERM
 }
 
+# cuttle_workers_line : the squid.conf line for CUTTLE_TEST_WORKERS (none
+# for one worker); a test writing its own squid.conf for cuttle adds it
+cuttle_workers_line() {
+    [ "$CUTTLE_TEST_WORKERS" = 1 ] || echo "workers $CUTTLE_TEST_WORKERS"
+}
+
+# kid_label_re : the ERE of the kid label between a cache.log line's time
+# and its "|" (" kid2" with several workers, as Squid's SMP kids)
+kid_label_re() {
+    [ "$CUTTLE_TEST_WORKERS" = 1 ] || echo ' kid[0-9]+'
+}
+
 # cuttle_conf LINE... : writes $T/squid.conf listening on 127.0.0.1:0 with
-# the logs and pid file in $T, then the given lines (http_access etc.)
+# the logs and pid file in $T, then the given lines (http_access etc.), then
+# cuttle_workers_line. With several workers a LINE of cache_dir goes to
+# worker 1 (`if ${process_number} = 1`): two workers cannot share one, and
+# the tests look for its files at its path. A test that gives its own
+# `workers` line gets none of this.
 cuttle_conf() {
+    local own="" wrap="" line
+    for line in "$@"; do
+        case "$line" in "workers "*) own=1 ;; esac
+    done
+    [ -n "$own" ] || [ "$CUTTLE_TEST_WORKERS" = 1 ] || wrap=1
     {
         echo "http_port 127.0.0.1:0"
         echo "access_log stdio:$T/access.log"
@@ -95,10 +118,14 @@ cuttle_conf() {
         # a test that sets CUTTLE_ERRORS empty gets negotiated pages (no error_directory)
         [ -z "$CUTTLE_ERRORS" ] || echo "error_directory $CUTTLE_ERRORS"
         echo "shutdown_lifetime 1 second"
-        [ -z "${CUTTLE_TEST_WORKERS:-}" ] || echo "workers $CUTTLE_TEST_WORKERS"
         for line in "$@"; do
-            echo "$line"
+            case "$wrap:$line" in
+            1:"cache_dir "*) printf 'if ${process_number} = 1\n%s\nendif\n' "$line" ;;
+            *) echo "$line" ;;
+            esac
         done
+        # last: the test's lines keep their numbers
+        [ -n "$own" ] || cuttle_workers_line
     } > "$T/squid.conf"
 }
 
@@ -130,7 +157,9 @@ accepting_lines() {
     n=$(grep -c 'Accepting HTTP Socket connections at' "$T/cache.log" 2>/dev/null)
     echo "${n:-0}"
 }
-has_new_port() { [ "$(accepting_lines)" -gt "$ACCEPTING_BEFORE" ]; }
+# has_new_port [N] : N more lines than ACCEPTING_BEFORE (default: one a
+# cuttle worker, so that the start is over once every worker listens)
+has_new_port() { [ "$(accepting_lines)" -ge $((ACCEPTING_BEFORE + ${1:-$CUTTLE_TEST_WORKERS})) ]; }
 
 # cuttle_start [EXTRA ARGS] : starts cuttle -N in the background and waits
 # until this run (not an earlier one sharing cache.log) reports its port

@@ -51,7 +51,8 @@ cache_start() {
     chmod 777 "$T"
     PORT=$(closed_port)
     cuttle_conf "$@"
-    sed -i "s/^http_port .*/http_port 127.0.0.1:$PORT/" "$T/squid.conf"
+    # (CUTTLE_TEST_WORKERS is cuttle's: Squid runs one process under -N)
+    sed -i -e "s/^http_port .*/http_port 127.0.0.1:$PORT/" -e '/^workers /d' "$T/squid.conf"
     {
         echo "cache_store_log none"
         echo "coredump_dir $T"
@@ -65,7 +66,7 @@ cache_start() {
     ACCEPTING_BEFORE=$(accepting_lines)
     "$CACHE_TEST_SQUID" -N -f "$T/squid.conf" -n "$SQUID_NAME" > "$T/stdout" 2> "$T/stderr" &
     CUTTLE_PID=$!
-    wait_until 30 has_new_port || fail "squid did not start: $(cat "$T/stderr")"
+    wait_until 30 has_new_port 1 || fail "squid did not start: $(cat "$T/stderr")"
 }
 
 # cache_stop : stops the proxy (lib.sh's cuttle_stop: a clean exit is required)

@@ -43,7 +43,8 @@ expect "on: arena_carved_bytes before any object" "$(counter arena_carved_bytes)
 expect "on: page_reserve_bytes (nothing to populate ahead)" "$(counter page_reserve_bytes)" 0
 expect_match "on: cache.log" "$(cache_log_about 'Locked [0-9]+ bytes')" 'Locked 16777216 bytes of memory for cache_mem'
 # (AddressSanitizer makes mlock() do nothing)
-sanitized || expect "on: VmLck (KB)" "$(locked_kb)" 16384
+# (each worker locks its own cache_mem)
+sanitized || expect "on: VmLck (KB)" "$(locked_kb)" $((16384 * CUTTLE_TEST_WORKERS))
 RSS0=$(rss_kb)
 sanitized || [ "$RSS0" -ge 16384 ] || bad "on: RSS ${RSS0} KB at start, under the 16 MB locked"
 pass_if_ok "on: 16 MB populated and locked at start (RSS ${RSS0} KB)"
@@ -114,7 +115,8 @@ else
     mkdir -p "$U" && chmod 755 "$T" && chmod 777 "$U"
     printf '%s\n' "http_port 127.0.0.1:0" "access_log stdio:$U/access.log" "cache_log $U/cache.log" \
         "pid_filename $U/cuttle.pid" "error_directory $CUTTLE_ERRORS" \
-        "cache_mem 16 MB" "shared_memory_locking on" "http_access allow localhost" > "$U/squid.conf"
+        "cache_mem 16 MB" "shared_memory_locking on" "http_access allow localhost" "$(cuttle_workers_line)" \
+        > "$U/squid.conf"
     chmod 644 "$U/squid.conf"
     out=$( (ulimit -l 0 && run_unprivileged timeout "$(scaled 10)" "$CUTTLE" -N -f "$U/squid.conf") 2>&1)
     rc=$?

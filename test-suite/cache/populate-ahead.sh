@@ -16,7 +16,11 @@ cuttle_setup
 origin_start
 
 MB=1048576
-threads() { ls "/proc/$CUTTLE_PID/task" | wc -l | tr -d ' '; }
+# threads : the proxy's threads per worker (each worker is a thread with its own reserve's)
+threads() {
+    n=$(ls "/proc/$CUTTLE_PID/task" | wc -l)
+    if [ $((n % CUTTLE_TEST_WORKERS)) = 0 ]; then echo $((n / CUTTLE_TEST_WORKERS)); else echo "$n for $CUTTLE_TEST_WORKERS workers"; fi
+}
 ready_at_least() { [ "$(counter page_reserve_ready_bytes)" -ge "$1" ] 2>/dev/null; }
 ready_at_most() { [ "$(counter page_reserve_ready_bytes)" -le "$1" ] 2>/dev/null; }
 has_threads() { [ "$(threads)" = "$1" ]; }

@@ -12,6 +12,7 @@ cache_log var/log/cache.log
 pid_filename var/run/cuttle.pid
 error_directory $CUTTLE_ERRORS
 http_access allow localhost
+$(cuttle_workers_line)
 CONF
 timeout "$(scaled 10)" "$CUTTLE" -f squid.conf > "$T/stderr" 2>&1
 rc=$?

@@ -75,7 +75,7 @@ pass "--foreground -sYC: sd_notify READY/RELOADING/STOPPING, -a PORT, -n NAME"
 cuttle_start -X
 curl -s -o /dev/null -x "http://127.0.0.1:$PORT" ftp://example.test/ || true
 cuttle_stop
-grep -Eq '^[0-9/]+ [0-9:]+\.[0-9]{3}\| ' "$T/cache.log" || fail "-X wrote no debug-level lines"
+grep -Eq "^[0-9/]+ [0-9:]+\.[0-9]{3}$(kid_label_re)\| " "$T/cache.log" || fail "-X wrote no debug-level lines"
 pass "-X"
 
 # -u PORT: the ICP socket on that port, whatever icp_port says

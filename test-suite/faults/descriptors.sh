@@ -53,8 +53,10 @@ cpu=$(( $(awk '{print $14 + $15}' "/proc/$CUTTLE_PID/stat") - cpu_before ))
 # clock ticks (1/100 s) over about 4 s: a busy loop would take about 400
 [ "$cpu" -lt 100 ] || bad "cuttle used $cpu ticks of CPU in 4 s with no descriptor left: a busy loop?"
 # once an episode: no second "cannot accept" before an "accepting again"
-# (an episode ends whenever a transfer frees a descriptor for a queued client)
-repeats=$(awk '/cannot accept/ { if (starved) n++; starved = 1 } /accepting on .* again/ { starved = 0 }
+# (an episode ends whenever a transfer frees a descriptor for a queued
+# client), of each worker (its kid label: each has its own listener)
+repeats=$(awk '{ head = $0; sub(/\|.*/, "", head); split(head, f, " "); kid = f[3] }
+    /cannot accept/ { if (starved[kid]) n++; starved[kid] = 1 } /accepting on .* again/ { starved[kid] = 0 }
     END { print n + 0 }' "$T/cache.log")
 [ "$repeats" = 0 ] || bad "cache.log repeats 'cannot accept' $repeats times within an episode"
 is_running "$CUTTLE_PID" || fail "cuttle died when its descriptors ran out"

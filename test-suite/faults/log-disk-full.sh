@@ -26,7 +26,9 @@ for i in $(seq 1 300); do
     [ "$code" = 200 ] || { bad "request $i with the log disk full: status $code"; break; }
 done
 reports=$(grep -c 'ERROR: access.log: cannot write .*No space left on device' "$T/cache.log")
-[ "$reports" = 1 ] || bad "the full log disk was reported $reports times in cache.log, not once"
+# (once by each worker that wrote)
+[ "$reports" -ge 1 ] && [ "$reports" -le "$CUTTLE_TEST_WORKERS" ] ||
+    bad "the full log disk was reported $reports times in cache.log, not once"
 is_running "$CUTTLE_PID" || fail "cuttle died with the log disk full"
 pass_if_ok "300 requests served with the log disk full, reported once: $(grep 'ERROR: access.log' "$T/cache.log" | head -n 1)"
 

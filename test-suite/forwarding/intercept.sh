@@ -206,11 +206,11 @@ cuttle_stop
 mkdir -p "$T/parent" && chmod 777 "$T/parent"
 printf '%s\n' "http_port 127.0.0.1:0" "access_log stdio:$T/parent/access.log" "cache_log $T/parent/cache.log" \
     "pid_filename $T/parent/cuttle.pid" "dns_nameservers 127.0.0.1:$DNSPORT" "hosts_file none" \
-    "unique_hostname parent.test" "error_directory $CUTTLE_ERRORS" "http_access allow all" > "$T/parent/squid.conf"
+    "unique_hostname parent.test" "error_directory $CUTTLE_ERRORS" "http_access allow all" "$(cuttle_workers_line)" > "$T/parent/squid.conf"
 "$CUTTLE" -N -f "$T/parent/squid.conf" > "$T/parent/stdout" 2>&1 &
 FWD_PIDS="$FWD_PIDS $!"
 wait_until 10 grep -qs 'Accepting HTTP Socket connections at' "$T/parent/cache.log" || fail "the parent did not start"
-PPORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/parent/cache.log" | sed -e 's/.*://')
+PPORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/parent/cache.log" | tail -n 1 | sed -e 's/.*://')
 : > "$T/access.log"
 start_cuttle "cache_peer 127.0.0.1 parent $PPORT 0 no-query name=par" "never_direct allow all"
 code=$(get "http://10.77.0.1/par1" -H "Host: a.test")

@@ -51,7 +51,10 @@ peer_start() {
     local name=$1
     peer_dir "$name"
     peer_conf "$@"
-    echo "error_directory $CUTTLE_ERRORS" >> "$T/$name/squid.conf"
+    {
+        echo "error_directory $CUTTLE_ERRORS"
+        cuttle_workers_line
+    } >> "$T/$name/squid.conf"
     "$CUTTLE" -N -f "$T/$name/squid.conf" > "$T/$name/stdout" 2> "$T/$name/stderr" &
     PEER_PID=$!
     FWD_PIDS="$FWD_PIDS $PEER_PID"
