@@ -34,6 +34,7 @@
 #include <functional>
 #include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -422,13 +423,12 @@ void PinWorker(const Config::Settings& settings, unsigned number)
 void TakeBoundPorts(Config::Settings& settings, const Client::Side& first)
 {
     const auto bound = first.listeningPorts();
-    for (size_t i = 0; i < settings.httpPorts.size(); ++i) {
-        auto& port = settings.httpPorts[i];
+    // counted as configured: the ports before this one already took theirs
+    std::map<std::string, size_t> seen;
+    for (auto& port : settings.httpPorts) {
         if (port.port != 0)
             continue;
-        size_t nth = 0;
-        for (size_t j = 0; j < i; ++j)
-            nth += settings.httpPorts[j].port == 0 && settings.httpPorts[j].host == port.host;
+        size_t nth = seen[port.host]++;
         for (const auto& b : bound) {
             if (b.configuredPort == 0 && b.host == port.host && nth-- == 0) {
                 port.port = b.boundPort;
