@@ -299,8 +299,11 @@ void Client::Side::giveBackMemory()
     // per burst of at least MinPeak connections, never for a small server.
     // Halving alone is not enough: the connections still open lie among the
     // freed ones, so few pages are wholly free before the last ones go.
+    // The heap is the process's: with `workers N` the kernel spreads a burst
+    // among the workers, and each counts its share against MinPeak / N.
     constexpr size_t MinPeak = 1024;
-    if ((connectionPeak_ < MinPeak && !burstEnding_) || connections_.size() > connectionPeak_ / 2)
+    const size_t workers = std::max<size_t>(services_.settings().workers, 1);
+    if ((connectionPeak_ < MinPeak / workers && !burstEnding_) || connections_.size() > connectionPeak_ / 2)
         return;
     connectionPeak_ = connections_.size();
     burstEnding_ = connectionPeak_ > 0;

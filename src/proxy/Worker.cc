@@ -8,6 +8,7 @@
 #include "proxy/Worker.h"
 #include "log/CacheLog.h"
 
+#include <algorithm>
 #include <chrono>
 
 Proxy::Worker::Worker(unsigned number) : number_(number), proxy_(loop_), mailbox_(loop_) {}
@@ -38,6 +39,10 @@ void Proxy::Worker::startShutdown(bool immediately)
 
 void Proxy::Worker::run()
 {
+    // the thread's block pool: the workers' free lists share the default cap
+    // (doc/design.md "The path of a body byte", Blocks)
+    const auto workers = std::max(proxy_.settings().workers, 1U);
+    Sbuf::DefaultPool().setMaxFreeBytesPerClass(Sbuf::BlockPool::DefaultMaxFreeBytesPerClass / workers);
     loop_.addIterationHook([this] {
         proxy_.flushLogs();
         proxy_.sampleCounters();
