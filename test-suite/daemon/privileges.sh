@@ -28,7 +28,10 @@ write_conf() {
 # status_field NAME : the field of /proc/CUTTLE_PID/status, tabs folded
 status_field() { sed -n "s/^$1:[[:space:]]*//p" "/proc/$CUTTLE_PID/status" | tr -s '\t ' '  ' | sed 's/ *$//'; }
 
-# check_dropped WHEN : the process and each of its threads serve as $user with the kept capability only
+# check_dropped WHEN : the process and each of its threads serve as $user
+# with the kept capability only; each worker's thread holds it (a reconfigure
+# binds a low port in every worker) with the same bounding set and
+# NoNewPrivs (the helpers it starts inherit them)
 check_dropped() {
     [ "$(status_field Uid)" = "$uid $uid $uid $uid" ] || fail "$1: Uid $(status_field Uid), wanted $uid"
     [ "$(status_field Gid)" = "$gid $gid $gid $gid" ] || fail "$1: Gid $(status_field Gid), wanted $gid"
@@ -40,12 +43,18 @@ check_dropped() {
     [ "$(status_field CapInh)" = 0000000000000000 ] || fail "$1: CapInh $(status_field CapInh)"
     [ "$(status_field CapAmb)" = 0000000000000000 ] || fail "$1: CapAmb $(status_field CapAmb)"
     [ "$(status_field NoNewPrivs)" = 1 ] || fail "$1: NoNewPrivs $(status_field NoNewPrivs)"
+    holders=0
     for task in /proc/"$CUTTLE_PID"/task/*; do
         grep -q "^Uid:[[:space:]]*$uid[[:space:]]*$uid[[:space:]]*$uid[[:space:]]*$uid\$" "$task/status" ||
             fail "$1: thread $task is not $user"
         eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "$task/status")
         [ "$eff" = $kept ] || [ "$eff" = 0000000000000000 ] || fail "$1: thread $task has CapEff $eff"
+        [ "$eff" = $kept ] || continue
+        holders=$((holders + 1))
+        grep -q "^CapBnd:[[:space:]]*$kept\$" "$task/status" || fail "$1: thread $task has $(grep CapBnd "$task/status")"
+        grep -q "^NoNewPrivs:[[:space:]]*1\$" "$task/status" || fail "$1: thread $task has NoNewPrivs 0"
     done
+    [ $holders -ge "$CUTTLE_TEST_WORKERS" ] || fail "$1: $holders threads hold $kept for $CUTTLE_TEST_WORKERS workers"
 }
 
 # served WHAT [PORT] : a request through cuttle gets its reply and its access.log line
@@ -56,6 +65,7 @@ served() {
 
 write_conf
 cuttle_start
+wait_until 5 grep -q "Dropped root" "$T/cache.log" || fail "cache.log does not say that cuttle dropped root"
 check_dropped "after start"
 for path in "$T/logs" "$T/logs/access.log" "$T/run" "$T/run/cuttle.pid" "$T/cache.log"; do
     [ "$(stat -c %U "$path")" = $user ] || fail "$path belongs to $(stat -c %U "$path"), not $user"
@@ -76,8 +86,8 @@ for p in range(990, 600, -1):
 [ -n "$low" ] || fail "no free port below 1024"
 echo "http_port 127.0.0.1:$low" >> "$T/squid.conf"
 "$CUTTLE" -k reconfigure -f "$T/squid.conf" || fail "-k reconfigure failed"
-wait_until 10 grep -q "Accepting HTTP Socket connections at .* local=127.0.0.1:$low " "$T/cache.log" ||
-    fail "the reconfigure did not bind port $low"
+bound_low() { [ "$(grep -c "Accepting HTTP Socket connections at .* local=127.0.0.1:$low " "$T/cache.log")" -ge "$CUTTLE_TEST_WORKERS" ]; }
+wait_until 10 bound_low || fail "the reconfigure did not bind port $low in every worker"
 check_dropped "after -k reconfigure"
 served reconfigured
 served lowport "$low"
@@ -118,6 +128,7 @@ pid_filename $nobody_dir/cuttle.pid
 error_directory $CUTTLE_ERRORS
 shutdown_lifetime 1 second
 http_access allow localhost
+$(cuttle_workers_line)
 CONF
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$CUTTLE" -N -f "$nobody_dir/squid.conf" \
     > "$T/stdout" 2> "$T/stderr" &
@@ -129,7 +140,7 @@ nuid=$(id -u nobody)
 [ "$(status_field NoNewPrivs)" = 1 ] || fail "as nobody: NoNewPrivs $(status_field NoNewPrivs)"
 [ "$(grep -c "Running as nobody (uid $nuid): not started as root" "$nobody_dir/cache.log")" = 1 ] ||
     fail "cache.log does not say once that cuttle runs as nobody"
-PORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$nobody_dir/cache.log" | sed 's/.*://')
+PORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$nobody_dir/cache.log" | tail -n 1 | sed 's/.*://')
 [ "$(proxy_get ftp://127.0.0.1:9/nobody)" = 501 ] || fail "as nobody: no 501"
 cuttle_stop
 pass "started as nobody, cuttle runs as nobody and says so"
