@@ -149,9 +149,9 @@ struct BlockClass {
 /// One of cuttle's own figures: a `NAME: VALUE` line of the mem page and a
 /// cuttle_NAME metric.
 struct OwnFigure {
-    std::string name;     ///< e.g. "body_copies"
-    uint64_t value = 0;   ///< its value
-    bool counter = false; ///< it only grows (else it is a gauge)
+    const char* name = ""; ///< e.g. "body_copies" (a literal)
+    uint64_t value = 0;    ///< its value
+    bool counter = false;  ///< it only grows (else it is a gauge)
 };
 
 /// Everything the pages show (see the file comment).

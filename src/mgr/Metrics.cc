@@ -84,8 +84,8 @@ std::string Mgr::RenderMetrics(const Figures& f)
     Counter(out, "cuttle_store_evictions", "Objects evicted from the memory cache for room.",
             f.cacheEvictions);
     for (const auto& figure : f.own) {
-        const std::string name = "cuttle_" + figure.name;
-        const std::string help = "cuttle's " + figure.name + " (the mem page).";
+        const std::string name = std::string("cuttle_") + figure.name;
+        const std::string help = std::string("cuttle's ") + figure.name + " (the mem page).";
         Family(out, name.c_str(), figure.counter ? "counter" : "gauge", help.c_str(),
                static_cast<double>(figure.value));
     }

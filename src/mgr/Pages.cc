@@ -360,7 +360,7 @@ void MemPage(std::string& out, const Figures& f)
     Printf(out, "Total idle:\t %llu KB\n", static_cast<unsigned long long>(f.blockBytesFree / 1024));
     out += "\ncuttle:\n";
     for (const auto& figure : f.own)
-        Printf(out, "%s: %llu\n", figure.name.c_str(), static_cast<unsigned long long>(figure.value));
+        Printf(out, "%s: %llu\n", figure.name, static_cast<unsigned long long>(figure.value));
     for (const auto& c : f.blockClasses)
         Printf(out, "blocks_%zu: %zu in use, %zu free, %zu free in the arena\n", c.size, c.inUse, c.free,
                c.arenaFree);

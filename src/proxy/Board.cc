@@ -18,6 +18,12 @@ void Proxy::Board::Share::add(const Share& other)
     cacheInFlight += other.cacheInFlight;
     cacheHits += other.cacheHits;
     cacheEvictions += other.cacheEvictions;
+    if (own.empty()) {
+        own = other.own;
+        return;
+    }
+    for (size_t i = 0; i < own.size() && i < other.own.size(); ++i)
+        own[i].value += other.own[i].value;
 }
 
 void Proxy::Board::publish(unsigned number, const Share& share)

@@ -5,13 +5,13 @@
 
 /// \file Proxy::Board: what the workers know of each other (doc/design.md
 /// "Workers"): where to post a call to each, and what each last published
-/// for the cache manager. A worker publishes its own counts once a second; a
-/// manager page, served by whichever worker took the connection, adds the
-/// others' last counts to its own fresh ones, so the totals speak for the
-/// whole process (at most a second late for the other workers). A worker
-/// that erases a stored object has the others erase theirs through
-/// postToOthers(). Thread-safe: one mutex, taken once a second per worker,
-/// once per manager page and once per erasure.
+/// for the cache manager. A worker publishes its counts at the end of each
+/// loop iteration in which something was counted, and once a second
+/// besides; a manager page, served by whichever worker took the connection,
+/// adds the others' last counts to its own fresh ones, so the totals speak
+/// for the whole process. A worker that erases a stored object has the
+/// others erase theirs through postToOthers(). Thread-safe: one mutex, taken
+/// once per publication, manager page and erasure.
 #pragma once
 
 #include "mgr/Figures.h"
@@ -32,14 +32,15 @@ class Board {
 public:
     /// What one worker publishes.
     struct Share {
-        Mgr::Counters counters;       ///< its traffic counters
-        size_t clientConnections = 0; ///< client connections open
-        uint64_t cacheBudget = 0;     ///< its memory cache's cache_mem
-        uint64_t cacheBytes = 0;      ///< bytes its memory cache holds
-        size_t cacheObjects = 0;      ///< objects its memory cache holds
-        size_t cacheInFlight = 0;     ///< of those, still arriving
-        uint64_t cacheHits = 0;       ///< its memory cache's hits
-        uint64_t cacheEvictions = 0;  ///< objects its memory cache evicted
+        Mgr::Counters counters;          ///< its traffic counters
+        size_t clientConnections = 0;    ///< client connections open
+        uint64_t cacheBudget = 0;        ///< its memory cache's cache_mem
+        uint64_t cacheBytes = 0;         ///< bytes its memory cache holds
+        size_t cacheObjects = 0;         ///< objects its memory cache holds
+        size_t cacheInFlight = 0;        ///< of those, still arriving
+        uint64_t cacheHits = 0;          ///< its memory cache's hits
+        uint64_t cacheEvictions = 0;     ///< objects its memory cache evicted
+        std::vector<Mgr::OwnFigure> own; ///< cuttle's own figures (the mem page), each worker's in one order
 
         /// adds another worker's share (Mgr::Counters::add() for the counters)
         void add(const Share& other);

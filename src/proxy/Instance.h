@@ -138,6 +138,8 @@ public:
     /// 5min and 60min pages); the loop calls it every iteration, and it
     /// compares the loop's time until the minute is up. Minutes the loop
     /// slept through get the counters as they are (nothing moved meanwhile).
+    /// With several workers, it also publishes this worker's counts on the
+    /// board when something was counted since the last time.
     void sampleCounters();
 
     /// With several workers: this one is worker `number`; it publishes its
@@ -173,6 +175,9 @@ private:
     Board::Share ownShare() const;
     /// publishes ownShare() on the board, and again in a second (Manager.cc)
     void publish();
+    /// a sum of this worker's counts that changes whenever the board's
+    /// figures do, in practice (Manager.cc)
+    uint64_t activity() const;
     /// the whole process's counts: ownShare() and the other workers' last ones (Manager.cc)
     Board::Share processShare() const;
     /// destroys the finished fetches no client owns
@@ -205,6 +210,7 @@ private:
     Board* board_ = nullptr;             ///< the workers' counts; null with one worker
     unsigned workerNumber_ = 1;          ///< this worker's number (joinBoard())
     Comm::Timer publishTimer_;           ///< see publish()
+    uint64_t published_ = 0;             ///< activity() at the last publish()
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

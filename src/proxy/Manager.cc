@@ -41,9 +41,25 @@ void Proxy::Instance::joinBoard(Board& board, unsigned number)
 
 void Proxy::Instance::publish()
 {
+    published_ = activity();
     board_->publish(workerNumber_, ownShare());
-    // an idle loop publishes too: the last requests before a pause count
+    // what changes with nothing counted (evictions, a closed idle connection) goes out too
     publishTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { publish(); });
+}
+
+uint64_t Proxy::Instance::activity() const
+{
+    // grows (or changes) whenever a figure of the board does, in practice: a
+    // cheap test for the end of every loop iteration
+    const auto& client = side_.counters();
+    uint64_t sum = client.requests + client.bytesIn + client.bytesOut + side_.acceptCount() +
+                   side_.connectionCount() + cache_.objectCount();
+    if (forwarding_)
+        sum += forwarding_->requests + forwarding_->bytesIn + forwarding_->retries +
+               forwarding_->connectionsOpened + forwarding_->splicedReplies;
+    if (peers_)
+        sum += peers_->icpCounters().packetsSent + peers_->icpCounters().packetsReceived;
+    return sum;
 }
 
 Proxy::Board::Share Proxy::Instance::processShare() const
@@ -51,6 +67,14 @@ Proxy::Board::Share Proxy::Instance::processShare() const
     auto share = ownShare();
     if (board_)
         share.add(board_->others(workerNumber_));
+    // the process's own figures, the same in every worker
+    share.counters.sampleTime = WallClock();
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) == 0) {
+        share.counters.pageFaults = static_cast<uint64_t>(usage.ru_majflt);
+        share.counters.cpuTime = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                                 static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    }
     return share;
 }
 
@@ -66,13 +90,37 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
     share.cacheInFlight = index.inFlight;
     share.cacheHits = index.hits;
     share.cacheEvictions = index.evictions;
+    const auto pool = Sbuf::DefaultPool().stats();
+    const auto& copies = Sbuf::DefaultPool().copyStats();
+    share.own = {
+        {"client_connections", side_.connectionCount(), false},
+        {"blocks_in_use", pool.total.blocksInUse, false},
+        {"bytes_in_use", pool.total.bytesInUse, false},
+        {"blocks_free", pool.total.blocksFree, false},
+        {"bytes_free", pool.total.bytesFree, false},
+        {"arena_bytes", pool.arenaBytes, false},
+        {"arena_carved_bytes", pool.arenaCarvedBytes, false},
+        {"arena_free_bytes", pool.arenaFreeBytes, false},
+        {"page_reserve_bytes", pool.reserveBytes, false},
+        {"page_reserve_ready_bytes", pool.reserveReadyBytes, false},
+        {"page_reserve_chunks_made", pool.reserve.chunksMade, true},
+        {"page_reserve_chunks_taken", pool.reserve.chunksTaken, true},
+        {"page_reserve_takes_missed", pool.reserve.takesMissed, true},
+        {"page_reserve_chunks_dropped", pool.reserve.chunksDropped, true},
+        {"body_copies", copies.bodyCopies, true},
+        {"body_bytes_copied", copies.bodyBytesCopied, true},
+        {"origin_connections_idle", pool_.idleCount(), false},
+        {"origin_connections_opened", forwarding_ ? forwarding_->connectionsOpened : 0, true},
+        {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
+        {"spliced_replies", forwarding_ ? forwarding_->splicedReplies : 0, true},
+        {"bytes_spliced", forwarding_ ? forwarding_->bytesSpliced : 0, true},
+    };
     return share;
 }
 
 Mgr::Counters Proxy::Instance::ownCounters() const
 {
     Mgr::Counters c;
-    c.sampleTime = WallClock();
     const auto& client = side_.counters();
     c.clientRequests = client.requests;
     c.clientHits = client.hits;
@@ -108,17 +156,13 @@ Mgr::Counters Proxy::Instance::ownCounters() const
     }
     c.selectLoops = loop_.iterations();
     c.acceptedConnections = side_.acceptCount();
-    rusage usage{};
-    if (::getrusage(RUSAGE_SELF, &usage) == 0) {
-        c.pageFaults = static_cast<uint64_t>(usage.ru_majflt);
-        c.cpuTime = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-    }
     return c;
 }
 
 void Proxy::Instance::sampleCounters()
 {
+    if (board_ && activity() != published_)
+        publish();
     const auto now = loop_.now();
     if (now < nextSample_)
         return;
@@ -270,30 +314,7 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     }
     f.blockBytesInUse = pool.total.bytesInUse;
     f.blockBytesFree = pool.total.bytesFree;
-    const auto& copies = Sbuf::DefaultPool().copyStats();
-    f.own = {
-        {"client_connections", side_.connectionCount(), false},
-        {"blocks_in_use", pool.total.blocksInUse, false},
-        {"bytes_in_use", pool.total.bytesInUse, false},
-        {"blocks_free", pool.total.blocksFree, false},
-        {"bytes_free", pool.total.bytesFree, false},
-        {"arena_bytes", pool.arenaBytes, false},
-        {"arena_carved_bytes", pool.arenaCarvedBytes, false},
-        {"arena_free_bytes", pool.arenaFreeBytes, false},
-        {"page_reserve_bytes", pool.reserveBytes, false},
-        {"page_reserve_ready_bytes", pool.reserveReadyBytes, false},
-        {"page_reserve_chunks_made", pool.reserve.chunksMade, true},
-        {"page_reserve_chunks_taken", pool.reserve.chunksTaken, true},
-        {"page_reserve_takes_missed", pool.reserve.takesMissed, true},
-        {"page_reserve_chunks_dropped", pool.reserve.chunksDropped, true},
-        {"body_copies", copies.bodyCopies, true},
-        {"body_bytes_copied", copies.bodyBytesCopied, true},
-        {"origin_connections_idle", pool_.idleCount(), false},
-        {"origin_connections_opened", forwarding_ ? forwarding_->connectionsOpened : 0, true},
-        {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
-        {"spliced_replies", forwarding_ ? forwarding_->splicedReplies : 0, true},
-        {"bytes_spliced", forwarding_ ? forwarding_->bytesSpliced : 0, true},
-    };
+    f.own = all.own;
     if (forwarding_) {
         for (size_t k = 0; k < forwarding_->readsBySize.size(); ++k)
             if (forwarding_->readsBySize[k])
