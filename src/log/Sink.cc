@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
@@ -282,6 +283,14 @@ private:
             rotationDue_ = true;
         }
         wake_.notify_one();
+        if (rotation >= 0) {
+            // the files are renamed before this returns: a worker that
+            // reopens the same path next (doc/design.md "Workers") must not
+            // find the old file still there; a thread stuck on a full disk
+            // is not waited for long
+            std::unique_lock<std::mutex> lock(mutex_);
+            done_.wait_for(lock, std::chrono::seconds(2), [this] { return !rotationDue_ && !isWriting_; });
+        }
         return error().empty();
     }
     void run()
@@ -305,6 +314,7 @@ private:
             isWriting_ = false;
             isOutcomeNew_ = true;
             threadError_ = ok ? std::string() : why;
+            done_.notify_all();
             if (stop && queue_.empty())
                 return;
         }
@@ -316,6 +326,7 @@ private:
     std::string pending_;            ///< loop side: lines not handed over
     mutable std::mutex mutex_;       ///< guards what follows
     std::condition_variable wake_;   ///< the thread waits on it
+    std::condition_variable done_;   ///< the thread finished a batch (a rotation waits on it)
     std::string queue_;              ///< bytes for the thread
     std::string threadError_;        ///< the thread's last failure, "" after a success
     int rotation_ = 0;               ///< the rotation asked for (-1: reopen)
