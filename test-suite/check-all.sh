@@ -1,9 +1,15 @@
 #!/bin/sh
-# cuttle: build three times and run every test; the README's test command and CI run this.
+# cuttle: build four times and run every test; the README's test command and CI run this.
 #
-# Pass 1: an optimised build (-O2) runs `make check` (unit and system tests).
+# Pass 1: an optimised build (-O2) runs `make check` (unit and system tests),
+#         then `make check-workers`: the system tests again with `workers 2`,
+#         but those test-suite/workers-skip.txt names (they need what the
+#         workers do not share yet).
 # Pass 2: an ASan+UBSan build runs `make check` too (every unit and system test).
-# Pass 3: a clang build of the libFuzzer harnesses (src/fuzz) runs `make check-fuzz`:
+# Pass 3: a ThreadSanitizer build runs `make check-threads`: the daemon tests
+#         with `workers 2` (a concurrent load on `workers 4` among them) and
+#         the unit tests of what the workers' threads touch; a data race fails.
+# Pass 4: a clang build of the libFuzzer harnesses (src/fuzz) runs `make check-fuzz`:
 #         each harness replays its regressions and corpus, then fuzzes for 10 s
 #         (FUZZ_SMOKE_SECONDS); one test a harness. Without clang++-14 (which
 #         ./bootstrap.sh --install-test-deps installs) its build fails: one failure.
@@ -28,7 +34,6 @@ tally() {
 pass() {
     name=$1; args=$2; target=$3; mult=$4; build=${5:-all}
     dir="$top/build/$name"
-    log="$top/build/$name.check.log"
     mkdir -p "$dir"
     echo "=== $name: configure $args && make $build"
     if ! (cd "$dir" && "$top/configure" -q $args && make -j"$jobs" -s $build) >"$top/build/$name.build.log" 2>&1; then
@@ -37,7 +42,14 @@ pass() {
         failed=$((failed + 1)); status=1
         return
     fi
-    echo "=== $name: make $target"
+    run "$name" "$target" "$mult" "$name"
+}
+
+# run BUILD_NAME MAKE_TARGET TIMEOUT_MULT LOG_NAME: one `make TARGET` in a build, tallied
+run() {
+    dir="$top/build/$1"; target=$2; mult=$3
+    log="$top/build/$4.check.log"
+    echo "=== $1: make $target"
     (cd "$dir" && make -j"$jobs" $target TIMEOUT_MULT=$mult) >"$log" 2>&1
     rc=$?
     grep -E '^(PASS|FAIL|XPASS|XFAIL|SKIP|ERROR|# )' "$log"
@@ -58,7 +70,12 @@ if [ -f config.status ]; then
     make -s distclean >/dev/null 2>&1 || rm -f config.status
 fi
 pass release "CXXFLAGS=-O2" check 1
+[ -f "$top/build/release/Makefile" ] && run release check-workers 2 workers
 pass sanitizers "--enable-sanitizers CXXFLAGS=-O1" check 4
+# a data race makes cuttle exit 66 and print its report (the tests fail on it)
+TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=0 exitcode=66"}
+export TSAN_OPTIONS
+pass tsan "--enable-tsan CXXFLAGS=-O1" check-threads 4
 pass fuzzers "--enable-fuzzers CXX=${FUZZ_CXX:-clang++-14} CXXFLAGS=-O1" check-fuzz 1 fuzzers
 
 echo "$passed passed, $failed failed"

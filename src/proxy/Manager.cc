@@ -53,7 +53,7 @@ uint64_t Proxy::Instance::activity() const
     // cheap test for the end of every loop iteration
     const auto& client = side_.counters();
     uint64_t sum = client.requests + client.bytesIn + client.bytesOut + side_.acceptCount() +
-                   side_.connectionCount() + cache_.objectCount();
+                   side_.connectionCount() + cache_.objectCount() + pool_.idleCount();
     if (forwarding_)
         sum += forwarding_->requests + forwarding_->bytesIn + forwarding_->retries +
                forwarding_->connectionsOpened + forwarding_->splicedReplies;

@@ -134,6 +134,7 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$CUTTLE" -N -f "$nobody_d
     > "$T/stdout" 2> "$T/stderr" &
 CUTTLE_PID=$!
 wait_until 10 grep -q 'Accepting HTTP Socket' "$nobody_dir/cache.log" || fail "no start as nobody: $(cat "$T/stderr")"
+wait_until 10 grep -q 'Running as nobody' "$nobody_dir/cache.log" || fail "cuttle did not say it runs as nobody"
 nuid=$(id -u nobody)
 [ "$(status_field Uid)" = "$nuid $nuid $nuid $nuid" ] || fail "as nobody: Uid $(status_field Uid)"
 [ "$(status_field CapEff)" = 0000000000000000 ] || fail "as nobody: CapEff $(status_field CapEff)"

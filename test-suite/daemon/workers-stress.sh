@@ -102,11 +102,18 @@ load=$!
 total=$((CLIENTS * REQUESTS))
 # the signals go at a fifth, two fifths... of the load, however fast it runs
 answered() { [ "$(wc -l < "$T/progress")" -ge "$1" ] || is_stopped "$load"; }
+# each signal is sent once the last one was handled: two of a kind pending
+# at once would be delivered as one
+handled() { [ "$(cat "$T"/cache.log* | grep -c "$1")" -ge "$2" ]; }
 step=0
 for signal in HUP USR1 HUP USR1; do
     step=$((step + 1))
     wait_until 30 answered $((total * step / 5)) || fail "the clients are stuck: $(wc -l < "$T/progress") answers"
     kill -"$signal" "$CUTTLE_PID" || fail "cannot send SIG$signal"
+    case $signal in
+    HUP) wait_until 30 handled '| Reconfigured$' $(((step + 1) / 2)) || fail "SIGHUP $step was not handled" ;;
+    USR1) wait_until 30 handled '| Rotating logs$' $((step / 2)) || fail "SIGUSR1 $step was not handled" ;;
+    esac
 done
 wait_until 60 is_stopped "$load" || fail "the clients did not finish: $(tail -n 3 "$T/clients.out")"
 wait "$load"
