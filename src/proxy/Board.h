@@ -5,9 +5,9 @@
 
 /// \file Proxy::Board: what the workers know of each other (doc/design.md
 /// "Workers"): where to post a call to each, and what each last published
-/// for the cache manager. A worker publishes its counts at the end of each
-/// loop iteration in which something was counted, and once a second
-/// besides; a manager page, served by whichever worker took the connection,
+/// for the cache manager. A worker publishes its counts 10 ms after
+/// something was counted (at most a hundred times a second), and once a
+/// second besides; a manager page, served by whichever worker took the connection,
 /// adds the others' last counts to its own fresh ones, so the totals speak
 /// for the whole process. A worker that erases a stored object has the
 /// others erase theirs through postToOthers(). Thread-safe: one mutex, taken

@@ -138,8 +138,8 @@ public:
     /// 5min and 60min pages); the loop calls it every iteration, and it
     /// compares the loop's time until the minute is up. Minutes the loop
     /// slept through get the counters as they are (nothing moved meanwhile).
-    /// With several workers, it also publishes this worker's counts on the
-    /// board when something was counted since the last time.
+    /// With several workers, it also has this worker's counts published on
+    /// the board soon when something was counted since the last time.
     void sampleCounters();
 
     /// With several workers: this one is worker `number`; it publishes its
@@ -175,6 +175,11 @@ private:
     Board::Share ownShare() const;
     /// publishes ownShare() on the board, and again in a second (Manager.cc)
     void publish();
+    /// publishes within PublishDelay when something was counted since the
+    /// last publish() (Manager.cc)
+    void notePublishable();
+    /// how late another worker's manager page may see this worker's counts
+    static constexpr Comm::Milliseconds PublishDelay{10};
     /// a sum of this worker's counts that changes whenever the board's
     /// figures do, in practice (Manager.cc)
     uint64_t activity() const;
@@ -211,6 +216,7 @@ private:
     unsigned workerNumber_ = 1;          ///< this worker's number (joinBoard())
     Comm::Timer publishTimer_;           ///< see publish()
     uint64_t published_ = 0;             ///< activity() at the last publish()
+    Comm::Clock::time_point publishDue_; ///< when publishTimer_ fires
     /// helpers a reconfigure removed, shut down but kept: a connection may
     /// still hold a Helper::Ticket of theirs (its callback runs with a failure)
     std::vector<std::unique_ptr<Auth::Basic>> retiredAuth_;

@@ -44,7 +44,21 @@ void Proxy::Instance::publish()
     published_ = activity();
     board_->publish(workerNumber_, ownShare());
     // what changes with nothing counted (evictions, a closed idle connection) goes out too
+    publishDue_ = loop_.now() + std::chrono::seconds(1);
     publishTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { publish(); });
+}
+
+void Proxy::Instance::notePublishable()
+{
+    // a publication costs about as much as a small request: at most one
+    // every PublishDelay, PublishDelay after the first count it carries
+    if (activity() == published_)
+        return;
+    const auto soon = loop_.now() + PublishDelay;
+    if (publishTimer_.isPending() && publishDue_ <= soon)
+        return;
+    publishDue_ = soon;
+    publishTimer_ = loop_.schedule(PublishDelay, [this] { publish(); });
 }
 
 uint64_t Proxy::Instance::activity() const
@@ -161,8 +175,8 @@ Mgr::Counters Proxy::Instance::ownCounters() const
 
 void Proxy::Instance::sampleCounters()
 {
-    if (board_ && activity() != published_)
-        publish();
+    if (board_)
+        notePublishable();
     const auto now = loop_.now();
     if (now < nextSample_)
         return;
