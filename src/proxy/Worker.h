@@ -10,13 +10,14 @@
 /// which also owns the signals):
 ///
 ///     made and configured on its thread (as root: ports bound, logs open)
-///       -> waits until the main thread has left root
+///       -> waits until the main thread has left root, follows the drop
 ///       -> startHelpers(), run(): its loop until shutdown ends it
 ///       -> finish(): closes what is left, flushes the logs
-///       -> destroyed on its thread (its blocks go back to that thread's pool)
+///       -> once every worker has finished, destroyed on its thread (its
+///          blocks go back to that thread's pool)
 ///
 /// Another thread reaches a worker only through post(): reconfigure, log
-/// rotation and shutdown arrive as posted calls.
+/// rotation, shutdown and other workers' erasures arrive as posted calls.
 #pragma once
 
 #include "comm/Loop.h"
