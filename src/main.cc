@@ -506,10 +506,7 @@ public:
     /// until every worker has finished (Proxy::Board::postToOthers()).
     Sbuf::CopyStats waitFinished()
     {
-        if (!went_) {
-            went_ = true;
-            go_.set_value(std::nullopt);
-        }
+        holdBack();
         return finished_.get_future().get();
     }
 
@@ -517,28 +514,27 @@ public:
     /// worker, or when the start failed), and ends the thread
     void join()
     {
-        if (!went_) {
-            went_ = true;
-            go_.set_value(std::nullopt);
-        }
+        holdBack();
         release_.set_value();
         thread_.join();
     }
 
 private:
+    /// a worker not let go() yet ends without serving
+    void holdBack()
+    {
+        if (!went_) {
+            went_ = true;
+            go_.set_value(std::nullopt);
+        }
+    }
+
     void body(unsigned number, std::shared_ptr<const Config::Settings> settings, Proxy::Board& board)
     {
         Log::cacheLog().setKidLabel("kid" + std::to_string(number));
         try {
             Privileges::PrepareThread(); // before the main thread leaves root
-        } catch (const std::exception& e) {
-            configured_.set_value(e.what());
-            finished_.set_value(Sbuf::CopyStats());
-            release_.get_future().wait();
-            return;
-        }
-        PinWorker(*settings, number);
-        try {
+            PinWorker(*settings, number);
             worker_ = std::make_unique<Proxy::Worker>(number);
             worker_->proxy().joinBoard(board, number);
             worker_->proxy().configure(std::move(settings), true);
