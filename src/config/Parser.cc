@@ -17,19 +17,26 @@
 
 namespace {
 
-/// Levenshtein distance, for "did you mean".
-size_t Distance(const std::string& a, const std::string& b)
+/// Levenshtein distance of a and b, for "did you mean": the distance when
+/// it is below bound, else bound (a row whose every cell reached bound ends
+/// the work, so an unknown word costs a few rows per directive name)
+size_t Distance(const std::string& a, const std::string& b, size_t bound)
 {
     std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j)
         prev[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
+        size_t rowMin = cur[0];
+        for (size_t j = 1; j <= b.size(); ++j) {
             cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            rowMin = std::min(rowMin, cur[j]);
+        }
+        if (rowMin >= bound)
+            return bound;
         std::swap(prev, cur);
     }
-    return prev[b.size()];
+    return std::min(prev[b.size()], bound);
 }
 
 std::string CurrentDirectory()
@@ -237,7 +244,7 @@ std::string Config::Parser::suggest(const std::string& word) const
             word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
         if (gap >= bestDistance)
             return;
-        const size_t d = Distance(word, candidate);
+        const size_t d = Distance(word, candidate, bestDistance);
         if (d < bestDistance) {
             bestDistance = d;
             best = candidate;
