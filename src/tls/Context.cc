@@ -31,6 +31,8 @@ Tls::CtxPtr Tls::NewContext(const SSL_METHOD* method, uint64_t setOptions, uint6
     SSL_CTX_set_options(ctx.get(), setOptions | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_clear_options(ctx.get(), clearOptions);
     SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(ctx.get(), 1);
+    SSL_CTX_set_default_read_buffer_len(ctx.get(), 65536);
     if (!SSL_CTX_set_min_proto_version(ctx.get(), minVersion)) {
         why = std::string(versionName) + ": " + LastError("not supported");
         return nullptr;

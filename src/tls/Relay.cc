@@ -93,7 +93,7 @@ void Tls::Relay::pump()
 bool Tls::Relay::moveDown()
 {
     bool moved = false;
-    if (down_.isEmpty() && !clientEnded_) {
+    if (down_.isEmpty() && !clientEnded_ && tlsReadable_) {
         size_t n = 0;
         ERR_clear_error();
         const int r = SSL_read_ex(ssl_.get(), down_.bytes.data(), down_.bytes.size(), &n);
@@ -103,6 +103,8 @@ bool Tls::Relay::moveDown()
             moved = true;
         } else {
             const int e = SSL_get_error(ssl_.get(), r);
+            if (e == SSL_ERROR_WANT_READ)
+                tlsReadable_ = false;
             if (e == SSL_ERROR_ZERO_RETURN) {
                 clientEnded_ = true;
                 moved = true;
@@ -133,12 +135,14 @@ bool Tls::Relay::moveDown()
 bool Tls::Relay::moveUp()
 {
     bool moved = false;
-    if (up_.isEmpty()) {
+    if (up_.isEmpty() && plainReadable_) {
         const ssize_t n = ::recv(plainFd_.get(), up_.bytes.data(), up_.bytes.size(), 0);
         if (n > 0) {
             up_.start = 0;
             up_.end = size_t(n);
             moved = true;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            plainReadable_ = false;
         } else if (n == 0) {
             end("the connection closed");
             return false;

@@ -56,10 +56,16 @@ public:
 private:
     /// the events of one of the two sockets
     struct Side : Comm::IoHandler {
-        explicit Side(Relay& r) : relay(r) {}
-        void handleIo(const Comm::IoEvents&) override { relay.pump(); }
+        Side(Relay& r, bool& ready) : relay(r), readable(ready) {}
+        void handleIo(const Comm::IoEvents& events) override
+        {
+            if (events.readable || events.hangup || events.error)
+                readable = true;
+            relay.pump();
+        }
         void handleBug(const std::exception&) noexcept override { relay.end("internal error"); }
         Relay& relay;
+        bool& readable; ///< the relay's flag of this socket (tlsReadable_ or plainReadable_)
     };
     /// bytes read and not written yet
     struct Buffer {
@@ -78,8 +84,15 @@ private:
     Comm::Descriptor tlsFd_;
     Comm::Descriptor plainFd_;
     SslPtr ssl_;
-    Side tlsSide_{*this};
-    Side plainSide_{*this};
+    /// whether a read of the socket may find bytes: set by a readable event,
+    /// cleared by a read that found none (SSL_ERROR_WANT_READ, EAGAIN; not
+    /// by a short read, which may have left an EOF), so that a relay moving
+    /// bytes one way does not ask the idle way at every pass (edge-triggered:
+    /// a new byte brings a new event)
+    bool tlsReadable_ = true;
+    bool plainReadable_ = true; ///< likewise for the socketpair end
+    Side tlsSide_{*this, tlsReadable_};
+    Side plainSide_{*this, plainReadable_};
     Comm::Registration tlsWatch_;   ///< after the descriptors: cancelled before they close
     Comm::Registration plainWatch_; ///< likewise
     Comm::Timer timer_;             ///< the handshake's bound

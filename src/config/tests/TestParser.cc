@@ -393,11 +393,14 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'zzzzzz'"), errors("zzzzzz 1\n").at(0));
         // two edits away is suggested, three are not (the search stops a
         // name at the first row of its table whose every cell reached 3)
-        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'htp_acess' (did you mean 'http_access'?)"),
-                             errors("htp_acess allow all\n").at(0));
-        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'htp_aces'"), errors("htp_aces allow all\n").at(0));
-        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'xhttp_acces' (did you mean 'http_access'?)"),
-                             errors("xhttp_acces allow all\n").at(0));
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("t.conf:1: unknown directive 'htp_acess' (did you mean 'http_access'?)"),
+            errors("htp_acess allow all\n").at(0));
+        CPPUNIT_ASSERT_EQUAL(std::string("t.conf:1: unknown directive 'htp_aces'"),
+                             errors("htp_aces allow all\n").at(0));
+        CPPUNIT_ASSERT_EQUAL(
+            std::string("t.conf:1: unknown directive 'xhttp_acces' (did you mean 'http_access'?)"),
+            errors("xhttp_acces allow all\n").at(0));
     }
 
     void hugeUnknownWordsAreQuickAndShortened()
