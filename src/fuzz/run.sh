@@ -117,6 +117,9 @@ fuzz)
             -artifact_prefix="$artifacts/" "$work" "$src/src/fuzz/corpus/$name" >"$log" 2>&1; then
             line=$(summary "$name" "$log")
         else
+            status=$?
+            # a signal libFuzzer does not catch ends it without a report
+            [ $status -gt 128 ] && echo "$name was killed by signal $((status - 128)) ($(kill -l $((status - 128))))"
             report "$log" "$artifacts"
             line="$(summary "$name" "$log")  FAILED"
             failed=1
