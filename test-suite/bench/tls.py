@@ -20,9 +20,9 @@ One run, every target alternated round robin in each round:
 The client trusts only the CA it should meet: the bump CA through a bump,
 the origin CA when spliced or direct, so a proxy that splices where it
 should bump (or the reverse) fails the row instead of measuring the wrong
-thing. cuttle does not bump yet: while `cuttle -k parse` refuses the
-bump configuration, its bump rows are not measured and its CONNECT and
-https:// rows run with a plain configuration.
+thing. Should `cuttle -k parse` refuse the bump configuration (a cuttle
+older than its SSL bump), its bump rows are not measured and its CONNECT
+and https:// rows run with a plain configuration.
 
 Rows: a big object bumped, spliced (CONNECT) and fetched as an https://
 URL by a plain-HTTP client (MB/s, CPU-s/GB of the proxy with its
