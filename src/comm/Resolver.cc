@@ -522,8 +522,26 @@ struct Comm::Resolver::Query {
     std::optional<Address> reverse; ///< a reverse query: the address whose names are asked
 };
 
-Comm::Resolver::Resolver(Loop& loop, const Options& options)
+void Comm::Resolver::Stats::add(const Stats& other)
+{
+    lookups += other.lookups;
+    literals += other.literals;
+    fromHostsFile += other.fromHostsFile;
+    dnsQueries += other.dnsQueries;
+    fromDns += other.fromDns;
+    notFound += other.notFound;
+    failures += other.failures;
+    timeouts += other.timeouts;
+    addressLookups += other.addressLookups;
+    nameCacheHits += other.nameCacheHits;
+    negativeNameHits += other.negativeNameHits;
+    addressCacheHits += other.addressCacheHits;
+    negativeAddressHits += other.negativeAddressHits;
+}
+
+Comm::Resolver::Resolver(Loop& loop, const Options& options, std::shared_ptr<DnsCache> cache)
     : loop_(loop), options_(options), hosts_(LoadHostsFile(options.hostsFile)),
+      cache_(cache ? std::move(cache) : std::make_shared<DnsCache>()),
       channel_(std::make_unique<Channel>(loop, options))
 {}
 
@@ -572,10 +590,9 @@ Comm::Lookup Comm::Resolver::resolve(const std::string& host, uint16_t port, Cal
         return handle;
     }
 
-    if (const auto cached = addresses_.find(key);
-        cached != addresses_.end() && cached->second.expires > loop_.now()) {
+    if (auto cached = cache_->find(DnsCache::Kind::Addresses, key, loop_.now())) {
         ++stats_.addressCacheHits;
-        Answer a = cached->second.answer;
+        Answer a = std::move(*cached);
         if (a.addresses.empty())
             ++stats_.negativeAddressHits;
         for (auto& address : a.addresses)
@@ -608,12 +625,10 @@ void Comm::Resolver::forEachCachedName(
     const std::function<void(const std::string&, const std::vector<std::string>&, const std::string&,
                              Milliseconds)>& visit) const
 {
-    const auto now = loop_.now();
-    for (const auto& [address, cached] : names_) {
-        if (cached.expires > now)
-            visit(address, cached.answer.names, cached.answer.error,
-                  std::chrono::duration_cast<Milliseconds>(cached.expires - now));
-    }
+    cache_->forEach(DnsCache::Kind::Names, loop_.now(),
+                    [&](const std::string& address, const Answer& answer, Milliseconds left) {
+                        visit(address, answer.names, answer.error, left);
+                    });
 }
 
 std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& address)
@@ -623,12 +638,11 @@ std::optional<Comm::Resolver::Answer> Comm::Resolver::knownNames(const Address& 
     if (const auto found = hosts_.byAddress.find(text); found != hosts_.byAddress.end()) {
         ++stats_.fromHostsFile;
         a.names = found->second;
-    } else if (const auto cached = names_.find(text);
-               cached != names_.end() && cached->second.expires > loop_.now()) {
+    } else if (auto cached = cache_->find(DnsCache::Kind::Names, text, loop_.now())) {
         ++stats_.nameCacheHits;
-        if (cached->second.answer.names.empty())
+        if (cached->names.empty())
             ++stats_.negativeNameHits;
-        a = cached->second.answer;
+        a = std::move(*cached);
         a.addresses.clear();
     } else {
         return std::nullopt;
@@ -773,38 +787,21 @@ void Comm::Resolver::answerReverse(Query& query, int status, const ::hostent* re
     answerWaiters(query, base);
 }
 
-void Comm::Resolver::Remember(std::unordered_map<std::string, Cached>& cache, size_t limit,
-                              const std::string& key, const Answer& answer, Clock::time_point now,
-                              Milliseconds ttl)
-{
-    if (limit == 0)
-        return;
-    if (cache.size() >= limit && !cache.count(key)) {
-        // full: drop what expired, else one entry (Squid's caches drop their least recently used)
-        for (auto it = cache.begin(); it != cache.end();)
-            it = it->second.expires <= now ? cache.erase(it) : std::next(it);
-        if (cache.size() >= limit)
-            cache.erase(cache.begin());
-    }
-    cache[key] = Cached{answer, now + ttl};
-}
-
 void Comm::Resolver::rememberNames(const std::string& key, const Answer& answer)
 {
-    Remember(names_, options_.nameCacheSize, key, answer, loop_.now(),
-             answer.names.empty() ? options_.negativeTtl : options_.positiveTtl);
+    cache_->remember(DnsCache::Kind::Names, key, answer, loop_.now(),
+                     answer.names.empty() ? options_.negativeTtl : options_.positiveTtl,
+                     options_.nameCacheSize);
 }
 
 void Comm::Resolver::forEachCachedAddress(
     const std::function<void(const std::string&, const std::vector<Address>&, const std::string&,
                              Milliseconds)>& visit) const
 {
-    const auto now = loop_.now();
-    for (const auto& [name, cached] : addresses_) {
-        if (cached.expires > now)
-            visit(name, cached.answer.addresses, cached.answer.error,
-                  std::chrono::duration_cast<Milliseconds>(cached.expires - now));
-    }
+    cache_->forEach(DnsCache::Kind::Addresses, loop_.now(),
+                    [&](const std::string& name, const Answer& answer, Milliseconds left) {
+                        visit(name, answer.addresses, answer.error, left);
+                    });
 }
 
 void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* result)
@@ -827,7 +824,8 @@ void Comm::Resolver::answerQuery(Query& query, int status, ::ares_addrinfo* resu
     // positive_dns_ttl and at least negative_dns_ttl; a failure negative_dns_ttl
     ttl = base.addresses.empty() ? options_.negativeTtl : std::max(ttl, options_.negativeTtl);
     if (status != ARES_ECANCELLED && status != ARES_EDESTRUCTION)
-        Remember(addresses_, options_.addressCacheSize, query.name, base, loop_.now(), ttl);
+        cache_->remember(DnsCache::Kind::Addresses, query.name, base, loop_.now(), ttl,
+                         options_.addressCacheSize);
     debugs(DebugSection, 3,
            query.name << ": " << base.addresses.size() << " addresses" << (base.error.empty() ? "" : ", ")
                       << base.error);
@@ -876,8 +874,7 @@ void Comm::Resolver::reconfigure(const Options& options)
     HostsTable hosts = LoadHostsFile(options.hostsFile);
     options_ = options;
     hosts_ = std::move(hosts);
-    names_.clear(); // Squid purges its fqdncache and ipcache on reconfigure too
-    addresses_.clear();
+    cache_->clear(); // Squid purges its fqdncache and ipcache on reconfigure too
     auto old = std::move(channel_);
     channel_ = std::move(fresh);
     // ares_destroy() ends each query in flight with ARES_EDESTRUCTION, and

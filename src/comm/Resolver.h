@@ -33,11 +33,13 @@
 ///   Registrations and every Timer; a Lookup owns nothing but its claim on
 ///   the callback. The Loop must outlive the Resolver, and the Resolver must
 ///   outlive its Lookups (as the Loop outlives its handles).
-/// - Threads: one Resolver per Loop, used from the loop's thread only.
+/// - Threads: one Resolver per Loop, used from the loop's thread only; its
+///   caches (Comm::DnsCache) may be shared by every worker's resolver.
 
 #pragma once
 
 #include "comm/Address.h"
+#include "comm/DnsCache.h"
 #include "comm/Loop.h"
 
 #include <cstdint>
@@ -107,17 +109,7 @@ public:
     };
 
     /// the outcome of one lookup
-    struct Answer {
-        /// IPv4 and IPv6 addresses, each with the port asked for; empty on error
-        std::vector<Address> addresses;
-        /// why there are no addresses ("Name not found", "DNS server timed out", ...)
-        std::string error;
-        /// the name does not exist or has no address (NXDOMAIN, NODATA)
-        bool isNotFound = false;
-        /// resolveAddress(): the address's names, the canonical one first
-        /// (empty on error); addresses then holds the address asked about
-        std::vector<std::string> names;
-    };
+    using Answer = DnsAnswer;
 
     /// receives the answer of a lookup, from the loop
     using Callback = std::function<void(const Answer&)>;
@@ -137,12 +129,18 @@ public:
         uint64_t negativeNameHits = 0;    ///< of those, with a kept failure (no name)
         uint64_t addressCacheHits = 0;    ///< resolve() calls answered from the address cache
         uint64_t negativeAddressHits = 0; ///< of them, with a kept failure (no address)
+
+        /// adds another resolver's counts (workers N: the manager's pages
+        /// speak for the process)
+        void add(const Stats& other);
     };
 
-    /// Starts c-ares with the options and reads the hosts file. Throws
-    /// TextException when c-ares cannot start or a nameserver is not an IP
-    /// address (an unreadable hosts file is only logged, as Squid does).
-    Resolver(Loop& loop, const Options& options);
+    /// Starts c-ares with the options and reads the hosts file; keeps its
+    /// answers in cache (shared with other workers' resolvers), or in one
+    /// of its own when cache is null. Throws TextException when c-ares
+    /// cannot start or a nameserver is not an IP address (an unreadable
+    /// hosts file is only logged, as Squid does).
+    Resolver(Loop& loop, const Options& options, std::shared_ptr<DnsCache> cache = nullptr);
     /// cancels every lookup (no callback runs) and closes c-ares's sockets
     ~Resolver();
     Resolver(const Resolver&) = delete;
@@ -189,9 +187,9 @@ public:
     /// how many names the hosts file gave
     size_t hostsFileNames() const { return hosts_.byName.size(); }
     /// addresses whose names the name cache holds
-    size_t cachedNames() const { return names_.size(); }
+    size_t cachedNames() const { return cache_->size(DnsCache::Kind::Names); }
     /// names whose addresses the address cache holds
-    size_t cachedAddresses() const { return addresses_.size(); }
+    size_t cachedAddresses() const { return cache_->size(DnsCache::Kind::Addresses); }
 
     /// what a hosts file says, both ways
     struct HostsTable {
@@ -223,13 +221,6 @@ private:
         Timer timer; ///< the deadline, then the delivery
     };
 
-    /// an entry of the name or address cache: an address's names or a
-    /// name's addresses (port 0), or why there are none
-    struct Cached {
-        Answer answer; ///< names or addresses, or error and isNotFound
-        Clock::time_point expires;
-    };
-
     /// c-ares's ares_getaddrinfo() callback; arg is the Query
     static void OnAddrInfo(void* arg, int status, int timeouts, ::ares_addrinfo* result);
     /// c-ares's ares_gethostbyaddr() callback; arg is the Query
@@ -246,9 +237,6 @@ private:
     void answerWaiters(Query& query, const Answer& base);
     /// registers lookup `id` as a waiter of the query under key, starting it if new
     void join(const std::string& key, const Address* reverse, uint64_t id);
-    /// keeps answer under key in cache for ttl, making room within limit (0: keeps nothing)
-    static void Remember(std::unordered_map<std::string, Cached>& cache, size_t limit, const std::string& key,
-                         const Answer& answer, Clock::time_point now, Milliseconds ttl);
     /// keeps answer for the address text `key` in the name cache
     void rememberNames(const std::string& key, const Answer& answer);
     /// asks c-ares (the current channel) about query's name
@@ -266,10 +254,9 @@ private:
 
     Loop& loop_;
     Options options_;
-    HostsTable hosts_;                                  ///< hosts_file, port 0
-    std::unordered_map<std::string, Cached> names_;     ///< the name cache, by address text
-    std::unordered_map<std::string, Cached> addresses_; ///< the address cache, by lowercase name
-    std::unordered_map<uint64_t, Pending> lookups_;     ///< by Lookup id
+    HostsTable hosts_;                              ///< hosts_file, port 0
+    std::shared_ptr<DnsCache> cache_;               ///< the name and address caches (shared by the workers)
+    std::unordered_map<uint64_t, Pending> lookups_; ///< by Lookup id
     std::unordered_map<std::string, std::unique_ptr<Query>> queries_; ///< by lowercase name
     std::unique_ptr<Channel> channel_; ///< after queries_: destroyed (ending its queries) before them
     uint64_t nextId_ = 1;

@@ -18,6 +18,7 @@ void Proxy::Board::Share::add(const Share& other)
     cacheInFlight += other.cacheInFlight;
     cacheHits += other.cacheHits;
     cacheEvictions += other.cacheEvictions;
+    dns.add(other.dns);
     if (own.empty()) {
         own = other.own;
         return;

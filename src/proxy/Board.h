@@ -11,14 +11,19 @@
 /// adds the others' last counts to its own fresh ones, so the totals speak
 /// for the whole process. A worker that erases a stored object has the
 /// others erase theirs through postToOthers(). Thread-safe: one mutex, taken
-/// once per publication, manager page and erasure.
+/// once per publication, manager page and erasure. The board also holds
+/// what the workers share outright: the DNS cache (Comm::DnsCache, which
+/// has its own mutex).
 #pragma once
 
+#include "comm/DnsCache.h"
+#include "comm/Resolver.h"
 #include "mgr/Figures.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -40,6 +45,7 @@ public:
         size_t cacheInFlight = 0;        ///< of those, still arriving
         uint64_t cacheHits = 0;          ///< its memory cache's hits
         uint64_t cacheEvictions = 0;     ///< objects its memory cache evicted
+        Comm::Resolver::Stats dns;       ///< its resolver's counts (the ipcache and fqdncache pages)
         std::vector<Mgr::OwnFigure> own; ///< cuttle's own figures (the mem page), each worker's in one order
 
         /// adds another worker's share (Mgr::Counters::add() for the counters)
@@ -59,11 +65,14 @@ public:
     void publish(unsigned number, const Share& share);
     /// the sum of the last shares of every worker but `number`
     Share others(unsigned number) const;
+    /// the DNS cache every worker's resolver uses
+    const std::shared_ptr<Comm::DnsCache>& dnsCache() const { return dnsCache_; }
 
 private:
     mutable std::mutex mutex_;     ///< guards what follows
     std::vector<Share> shares_;    ///< by worker number - 1
     std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
+    const std::shared_ptr<Comm::DnsCache> dnsCache_ = std::make_shared<Comm::DnsCache>(); ///< see dnsCache()
 };
 
 } // namespace Proxy

@@ -103,7 +103,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     const auto dns = DnsOptions(settings);
     try {
         if (!resolver_)
-            resolver_ = std::make_unique<Comm::Resolver>(loop_, dns);
+            resolver_ = std::make_unique<Comm::Resolver>(loop_, dns, board_ ? board_->dnsCache() : nullptr);
         else
             resolver_->reconfigure(dns);
     } catch (const std::exception& e) {

@@ -104,6 +104,8 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
     share.cacheInFlight = index.inFlight;
     share.cacheHits = index.hits;
     share.cacheEvictions = index.evictions;
+    if (resolver_)
+        share.dns = resolver_->stats();
     const auto pool = Sbuf::DefaultPool().stats();
     const auto& copies = Sbuf::DefaultPool().copyStats();
     share.own = {
@@ -268,7 +270,10 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     }
 
     if (resolver_) {
-        const auto& dns = resolver_->stats();
+        // the counts of every worker; the caches are one (Board::dnsCache())
+        auto dns = resolver_->stats();
+        if (board_)
+            dns.add(board_->others(workerNumber_).dns);
         f.dnsLookups = dns.lookups;
         f.dnsLiterals = dns.literals;
         f.dnsHostsFile = dns.fromHostsFile;

@@ -65,6 +65,7 @@ class TestResolver : public CppUnit::TestFixture {
     CPPUNIT_TEST(addressesAreKeptTheirTtlCapped);
     CPPUNIT_TEST(nameNotFoundIsKeptNegativeTtl);
     CPPUNIT_TEST(addressCacheIsBounded);
+    CPPUNIT_TEST(resolversSharingACacheShareAnswers);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -93,6 +94,7 @@ public:
     void addressWithoutNameIsCachedBriefly();
     void nameCacheIsBounded();
     void addressesAreKeptTheirTtlCapped();
+    void resolversSharingACacheShareAnswers();
     void nameNotFoundIsKeptNegativeTtl();
     void addressCacheIsBounded();
 };
@@ -1164,6 +1166,43 @@ void TestResolver::addressesAreKeptTheirTtlCapped()
     auto l3 = resolver.resolve("kept.test", 80, later.callback());
     CPPUNIT_ASSERT(RunUntil(loop, [&] { return later.calls > 0; }));
     CPPUNIT_ASSERT(dns.queries() > asked); // positive_dns_ttl passed: asked again
+}
+
+/// workers N: two loops' resolvers on one DnsCache; what one asked DNS
+/// (addresses, and an address's names) the other answers from the cache,
+/// and a reconfigure of either empties it for both
+void TestResolver::resolversSharingACacheShareAnswers()
+{
+    FakeDns dns;
+    CPPUNIT_ASSERT(dns.isListening());
+    dns.add("shared.test", "192.0.2.7");
+    dns.addPtr("9.2.0.192.in-addr.arpa", "nine.test");
+    auto o = OptionsFor(dns);
+    o.addressCacheSize = 16; // OptionsFor() keeps no addresses
+    const auto cache = std::make_shared<Comm::DnsCache>();
+    Comm::Loop loop1, loop2;
+    Comm::Resolver one(loop1, o, cache), two(loop2, o, cache);
+    Result first, second, names1, names2;
+    auto l1 = one.resolve("shared.test", 80, first.callback());
+    CPPUNIT_ASSERT(RunUntil(loop1, [&] { return first.calls > 0; }));
+    auto n1 = one.resolveAddress(*Comm::Address::Parse("192.0.2.9", 0), names1.callback());
+    CPPUNIT_ASSERT(RunUntil(loop1, [&] { return names1.calls > 0; }));
+    const size_t asked = dns.queries();
+    auto l2 = two.resolve("shared.test", 443, second.callback());
+    CPPUNIT_ASSERT(RunUntil(loop2, [&] { return second.calls > 0; }));
+    auto n2 = two.resolveAddress(*Comm::Address::Parse("192.0.2.9", 0), names2.callback());
+    CPPUNIT_ASSERT(RunUntil(loop2, [&] { return names2.calls > 0; }));
+    CPPUNIT_ASSERT_EQUAL(asked, dns.queries());
+    CPPUNIT_ASSERT(Hosts(first.answer) == Hosts(second.answer));
+    CPPUNIT_ASSERT_EQUAL(uint16_t(443), second.answer.addresses.at(0).port());
+    CPPUNIT_ASSERT(names2.answer.names == std::vector<std::string>{"nine.test"});
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), two.stats().addressCacheHits);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), two.stats().nameCacheHits);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), one.cachedAddresses());
+    CPPUNIT_ASSERT_EQUAL(size_t(1), one.cachedNames());
+    two.reconfigure(o);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), one.cachedAddresses());
+    CPPUNIT_ASSERT_EQUAL(size_t(0), one.cachedNames());
 }
 
 void TestResolver::nameNotFoundIsKeptNegativeTtl()
