@@ -15,6 +15,8 @@ void Client::Counters::count(const Log::AccessRecord& record)
     if (hit) {
         ++hits;
         hitBytesOut += record.bytesSent;
+        memHits += record.resultCode == "TCP_MEM_HIT" ? 1 : 0;
+        diskHits += record.resultCode == "TCP_HIT" ? 1 : 0;
     }
     if (record.httpStatus >= 400)
         ++errors;

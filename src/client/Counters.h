@@ -32,6 +32,8 @@ struct Counters {
 
     uint64_t requests = 0;    ///< transactions logged (client_http.requests)
     uint64_t hits = 0;        ///< of those, answered from the cache (a result code with HIT)
+    uint64_t memHits = 0;     ///< of the hits, TCP_MEM_HIT (a memory cache hit)
+    uint64_t diskHits = 0;    ///< of the hits, TCP_HIT (a cache_dir hit)
     uint64_t errors = 0;      ///< of those, answered with a status of 400 or more
     uint64_t bytesIn = 0;     ///< request head bytes consumed
     uint64_t bytesOut = 0;    ///< bytes written to clients (%<st)

@@ -28,6 +28,8 @@ struct Counters {
     double sampleTime = 0;              ///< when they were read, seconds since the epoch
     uint64_t clientRequests = 0;        ///< client_http.requests: transactions logged
     uint64_t clientHits = 0;            ///< client_http.hits: of those, answered from the cache
+    uint64_t clientMemHits = 0;         ///< client_http.mem_hits: of the hits, from the memory cache
+    uint64_t clientDiskHits = 0;        ///< client_http.disk_hits: of the hits, from a cache_dir
     uint64_t clientErrors = 0;          ///< client_http.errors: answered with a status of 400 or more
     uint64_t clientBytesIn = 0;         ///< client_http.kbytes_in, in bytes: request heads read
     uint64_t clientBytesOut = 0;        ///< client_http.kbytes_out, in bytes: reply bytes written

@@ -289,18 +289,31 @@ void InfoPage(std::string& out, const Figures& f, const Mgr::History& history)
     Printf(out, "\tHits as %% of bytes sent:\t5min: %3.1f%%, 60min: %3.1f%%\n",
            ratio(5, &Counters::clientHitBytesOut, &Counters::clientBytesOut),
            ratio(60, &Counters::clientHitBytesOut, &Counters::clientBytesOut));
-    // every hit is a memory hit: cuttle has no disk cache
-    const double memHits5 = ratio(5, &Counters::clientHits, &Counters::clientHits);
-    const double memHits60 = ratio(60, &Counters::clientHits, &Counters::clientHits);
-    Printf(out, "\tMemory hits as %% of hit requests:\t5min: %3.1f%%, 60min: %3.1f%%\n", memHits5, memHits60);
-    out += "\tDisk hits as % of hit requests:\t5min: 0.0%, 60min: 0.0%\n";
-    out += "\tStorage Swap size:\t0 KB\n\tStorage Swap capacity:\t 0.0% used,  0.0% free\n";
+    Printf(out, "\tMemory hits as %% of hit requests:\t5min: %3.1f%%, 60min: %3.1f%%\n",
+           ratio(5, &Counters::clientMemHits, &Counters::clientHits),
+           ratio(60, &Counters::clientMemHits, &Counters::clientHits));
+    Printf(out, "\tDisk hits as %% of hit requests:\t5min: %3.1f%%, 60min: %3.1f%%\n",
+           ratio(5, &Counters::clientDiskHits, &Counters::clientHits),
+           ratio(60, &Counters::clientDiskHits, &Counters::clientHits));
+    uint64_t swapBytes = 0;
+    uint64_t swapMax = 0;
+    for (const auto& dir : f.storeDirs) {
+        swapBytes += dir.usedBytes;
+        swapMax += dir.maxBytes;
+    }
+    Printf(out, "\tStorage Swap size:\t%llu KB\n", static_cast<unsigned long long>(swapBytes / 1024));
+    const double swapUsed = Percent(static_cast<double>(swapBytes), static_cast<double>(swapMax));
+    Printf(out, "\tStorage Swap capacity:\t%4.1f%% used, %4.1f%% free\n", swapUsed,
+           swapMax ? 100.0 - swapUsed : 0.0);
     Printf(out, "\tStorage Mem size:\t%llu KB\n", static_cast<unsigned long long>(f.cacheBytes / 1024));
     const double used = Percent(static_cast<double>(f.cacheBytes), static_cast<double>(f.cacheBudget));
     Printf(out, "\tStorage Mem capacity:\t%4.1f%% used, %4.1f%% free\n", used,
            f.cacheBudget ? 100.0 - used : 0.0);
+    // Squid's is the cache_dirs' (the memory cache's without any)
     Printf(out, "\tMean Object Size:\t%0.2f KB\n",
-           f.cacheObjects ? Kb(f.cacheBytes) / static_cast<double>(f.cacheObjects) : 0.0);
+           f.diskObjects    ? Kb(swapBytes) / static_cast<double>(f.diskObjects)
+           : f.cacheObjects ? Kb(f.cacheBytes) / static_cast<double>(f.cacheObjects)
+                            : 0.0);
     out += "\tRequests given to unlinkd:\t0\n";
     out += "Median Service Times (seconds)  5 min    60 min:\n";
     for (const char* name : {"HTTP Requests (All):", "Cache Misses:", "Cache Hits:", "Near Hits:",
@@ -551,6 +564,8 @@ void Mgr::Counters::add(const Counters& o)
 {
     for (auto [mine, theirs] : {std::pair{&clientRequests, o.clientRequests},
                                 {&clientHits, o.clientHits},
+                                {&clientMemHits, o.clientMemHits},
+                                {&clientDiskHits, o.clientDiskHits},
                                 {&clientErrors, o.clientErrors},
                                 {&clientBytesIn, o.clientBytesIn},
                                 {&clientBytesOut, o.clientBytesOut},

@@ -140,6 +140,8 @@ Mgr::Counters Proxy::Instance::ownCounters() const
     const auto& client = side_.counters();
     c.clientRequests = client.requests;
     c.clientHits = client.hits;
+    c.clientMemHits = client.memHits;
+    c.clientDiskHits = client.diskHits;
     c.clientErrors = client.errors;
     c.clientBytesIn = client.bytesIn;
     c.clientBytesOut = client.bytesOut;

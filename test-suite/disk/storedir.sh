@@ -39,5 +39,18 @@ for regex in '^Store Directory Statistics:$' '^Store Entries          : [1-9][0-
     body_has storedir "$regex"
 done
 pass_if_ok "mgr:storedir lists each cache_dir in Squid 5.7's format"
+
+# mgr:info speaks of the same store: its size, capacity and mean object size
+# (the 3 MB object), and a disk hit counted as one
+get big
+expect "the disk hit" "$CODE" 200
+mark
+mgr info
+expect "info" "$MCODE" 200
+for regex in '^	Storage Swap size:	[1-9][0-9]* KB$' '^	Storage Swap capacity:	 *[0-9]+\.[0-9]% used, *[0-9]+\.[0-9]% free$' \
+    '^	Mean Object Size:	29[0-9][0-9]\.[0-9]{2} KB$'; do
+    body_has info "$regex"
+done
+pass_if_ok "mgr:info counts the cache_dirs: swap size, capacity, mean object size"
 cache_stop
 checks_done

@@ -58,6 +58,7 @@ class TestPages : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TestPages);
     CPPUNIT_TEST(countersHaveSquidsNamesInSquidsOrder);
     CPPUNIT_TEST(averagesHaveSquidsNamesInSquidsOrder);
+    CPPUNIT_TEST(infoCountsTheDiskStoreAndItsHits);
     CPPUNIT_TEST(averagesAreRatesBetweenSamples);
     CPPUNIT_TEST(menuLinesAreSquids);
     CPPUNIT_TEST(infoHasSquidsFields);
@@ -188,6 +189,36 @@ public:
               "\tUP Time:\t120.000 seconds\n", "\tMaximum number of file descriptors:   ",
               "\t     2 StoreEntries\n", "\t     0 on-disk objects\n"})
             CPPUNIT_ASSERT_MESSAGE(field, Has(page, field));
+    }
+
+    /// the cache_dirs' size and objects, and the hits split memory / disk
+    /// (the page had 0 KB and 0% disk hits, as before there was a disk store)
+    void infoCountsTheDiskStoreAndItsHits()
+    {
+        auto f = SomeFigures();
+        Mgr::StoreDir dir;
+        dir.maxBytes = 100 * 1024 * 1024;
+        dir.usedBytes = 25 * 1024 * 1024;
+        f.storeDirs.push_back(dir);
+        f.diskObjects = 100;
+        Mgr::History history;
+        Mgr::Counters older;
+        older.sampleTime = 1000;
+        history.sample(older);
+        Mgr::Counters now;
+        now.sampleTime = 1060;
+        now.clientRequests = 10;
+        now.clientHits = 8;
+        now.clientMemHits = 2;
+        now.clientDiskHits = 6;
+        history.sample(now);
+        const auto page = *Mgr::RenderPage("info", f, history, settings_);
+        for (const char* field :
+             {"\tMemory hits as % of hit requests:\t5min: 25.0%, 60min: 25.0%\n",
+              "\tDisk hits as % of hit requests:\t5min: 75.0%, 60min: 75.0%\n",
+              "\tStorage Swap size:\t25600 KB\n", "\tStorage Swap capacity:\t25.0% used, 75.0% free\n",
+              "\tMean Object Size:\t256.00 KB\n"})
+            CPPUNIT_ASSERT_MESSAGE(page, Has(page, field));
     }
 
     void listsShowTheirEntries()
