@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "disk/Cache.h"
+#include "base/Heap.h"
 #include "base/TextException.h"
 #include "log/CacheLog.h"
 #include "http/ReplyParser.h"
@@ -210,6 +211,7 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
         debugs(47, 1,
                "cache_dir " << dir.config.path << ": removed " << result.removed
                             << " temporary or torn files");
+    std::vector<ScannedObject>().swap(result.objects); // before the heap goes back, below
     if (--dir.scanning)
         return;
     dir.index.orderByFileNumber(); // the scans' order is no order of use (doc/design.md "Rebuild")
@@ -217,6 +219,10 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
            "cache_dir " << dir.config.path << ": rebuilt its index: " << dir.index.objectCount()
                         << " objects, " << dir.index.diskBytes() / 1024 << " KB");
     evict(dir);
+    // the scans' keys and lists, as big as the index, are free now but kept
+    // by the allocator: hand them back once every cache_dir is rebuilt
+    if (std::none_of(dirs_.begin(), dirs_.end(), [](const auto& d) { return d->scanning != 0; }))
+        Base::ReleaseFreeHeap();
 }
 
 Disk::Cache::~Cache()
