@@ -281,6 +281,18 @@ bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, st
     // the writer needs the body from its first byte
     if (!entry->reply() || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0)
         return false;
+    const size_t backlog = pool_.stats().pending;
+    behind_ = behind_ || backlog >= MaxBacklog / 4;
+    if (backlog >= MaxBacklog) {
+        ++counters_.busy;
+        if (loop_.now() >= nextBusyWarning_) {
+            debugs(47, 1,
+                   "WARNING: the disk store is "
+                       << MaxBacklog << " jobs behind: new objects are not stored until it catches up");
+            nextBusyWarning_ = loop_.now() + std::chrono::minutes(1);
+        }
+        return false;
+    }
     Dir* dir = pick(size);
     if (!dir)
         return false;
@@ -359,8 +371,15 @@ void Disk::Cache::release(Writer& writer)
                                      [gone](const Writing& each) { return each.writer.get() == gone; });
         if (it != writers_.end())
             writers_.erase(it);
-        if (writers_.empty())
+        if (writers_.empty()) {
             keepBlocksForWriters(false);
+            // what a long backlog held (blocks, entries, writers) is free
+            // now but kept by the allocator: hand it back once per burst
+            if (behind_) {
+                behind_ = false;
+                Base::ReleaseFreeHeap();
+            }
+        }
     });
 }
 

@@ -32,7 +32,13 @@
 ///                        (Index::orderByFileNumber())
 ///
 /// A full disk (ENOSPC, EDQUOT) stops storing in that cache_dir, said once
-/// in cache.log; hits go on.
+/// in cache.log; hits go on. A disk slower than the objects arriving sheds
+/// them: while the I/O threads are MaxBacklog jobs behind, store() refuses
+/// new objects (as Squid's aufs does past its queue's limit), so that a
+/// burst of small misses, each holding its blocks until written, cannot
+/// grow memory without bound; after a burst that put them MaxBacklog / 4
+/// behind, the allocator's free pages go back to the kernel once no object
+/// is being written (Base::ReleaseFreeHeap()).
 ///
 /// Threading: the loop; the I/O threads run only the jobs.
 
@@ -100,6 +106,7 @@ struct CacheStats {
     uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
     uint64_t bodiesRead = 0;    ///< bodies read for memory (readBody())
     uint64_t warmed = 0;        ///< cold ranges of hits read ahead of sendfile() (warm())
+    uint64_t busy = 0;          ///< objects not stored: the I/O threads were MaxBacklog jobs behind
 };
 
 /// The disk store; see the file comment.
@@ -118,6 +125,10 @@ public:
     /// picks among those that take an object of size (nullopt: unknown
     /// until it ends); false when none does.
     bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override;
+    /// jobs the I/O threads may be behind (submitted, not finished) before
+    /// store() refuses new objects (a small object holds about 20 KB until
+    /// written: some 5 MB)
+    static constexpr size_t MaxBacklog = 1024;
     /// whether some cache_dir would take an object of size (store() would start)
     bool admits(std::optional<uint64_t> size) const override;
     /// open() as a Store::DiskObject: the reply head parsed into a complete
@@ -211,12 +222,14 @@ private:
     /// the block pool's cap on free mapped bytes before writers_ raised it
     /// (keepBlocksForWriters()); empty: not raised
     std::optional<size_t> poolFreeCapBefore_;
-    uint64_t maximumObjectSize_;    ///< maximum_object_size
-    unsigned swapLow_;              ///< cache_swap_low
-    unsigned swapHigh_;             ///< cache_swap_high
-    Config::StoreDirSelect select_; ///< store_dir_select_algorithm
-    size_t nextDir_ = 0;            ///< round-robin's next
-    CacheStats counters_;           ///< the counters of stats()
+    uint64_t maximumObjectSize_;                ///< maximum_object_size
+    unsigned swapLow_;                          ///< cache_swap_low
+    unsigned swapHigh_;                         ///< cache_swap_high
+    Config::StoreDirSelect select_;             ///< store_dir_select_algorithm
+    size_t nextDir_ = 0;                        ///< round-robin's next
+    CacheStats counters_;                       ///< the counters of stats()
+    Comm::Clock::time_point nextBusyWarning_{}; ///< store() says it refuses at most once a minute
+    bool behind_ = false; ///< the I/O threads fell MaxBacklog / 4 jobs behind since the writers last ran out
     /// MakeKey() -> its variants on disk (Vary replies only), made again
     /// from the keys at each start
     std::unordered_map<std::string, Variants> variants_;

@@ -117,6 +117,7 @@ class TestWriter : public CppUnit::TestFixture {
     CPPUNIT_TEST(writtenBlocksAreReadIntoAgain);
     CPPUNIT_TEST(failedFetchLeavesNoFile);
     CPPUNIT_TEST(fullDiskStopsStoring);
+    CPPUNIT_TEST(backlogRefusesNewObjects);
     CPPUNIT_TEST(tornFileIsNeverServed);
     CPPUNIT_TEST(limitsPickTheDirectory);
     CPPUNIT_TEST(restartFindsWholeFilesOnly);
@@ -365,6 +366,33 @@ public:
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), s.abandoned);
         CPPUNIT_ASSERT(!cache.admits(1000));
         CPPUNIT_ASSERT(!cache.store("GET http://example.com/other", MakeEntry(), 1000));
+    }
+
+    /// objects arriving faster than the I/O threads write them: once they
+    /// are MaxBacklog jobs behind (no job finished: the loop does not turn),
+    /// store() refuses, and stores again once they caught up
+    void backlogRefusesNewObjects()
+    {
+        TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain(); // the start-up scan
+        std::vector<Store::EntryRef> entries;
+        size_t stored = 0;
+        for (size_t i = 0; i <= Disk::Cache::MaxBacklog; ++i) {
+            auto entry = MakeEntry();
+            if (!cache.store(Key + std::to_string(i), entry, 1000))
+                break;
+            ++stored;
+            AppendBody(*entry, 1000);
+            entry->complete();
+            entries.push_back(entry);
+        }
+        CPPUNIT_ASSERT_EQUAL(Disk::Cache::MaxBacklog, stored);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), cache.stats().busy);
+        cache.drain();
+        CPPUNIT_ASSERT(cache.contains(Key + "0"));
+        CPPUNIT_ASSERT(cache.store("GET http://example.com/later", MakeEntry(), 1000));
     }
 
     void tornFileIsNeverServed()
