@@ -6,15 +6,16 @@
 /// \file Proxy::Instance: the composition root. One running proxy on one
 /// event loop: it owns every loop-wide service, applies configurations to
 /// them, and hands the client side only Client::Services. With `workers N`
-/// each worker (Proxy::Worker) has one, on its own thread, sharing nothing
-/// with the others (doc/design.md "Workers").
+/// each worker (Proxy::Worker) has one, on its own thread, sharing with the
+/// others only what the Proxy::Board holds (doc/design.md "Workers").
 ///
 /// What it owns, and what each is to become once the workers share the
 /// cache (doc/design.md "Not built yet"):
 ///
 /// - per loop: side_ (http_port listeners and client connections), pool_,
 ///   forwarding_ and limits_ (idle origin connections, the forwarders'
-///   context and knobs), resolver_ (a c-ares channel), finishing_ and
+///   context and knobs), resolver_ (a c-ares channel; its caches are the
+///   board's Comm::DnsCache with several workers), finishing_ and
 ///   detached_ (fetches no client owns), accessLog_ (each worker writes the
 ///   files with O_APPEND);
 /// - shared: cache_, disk_ and inFlight_ (the memory cache, the disk store
