@@ -127,7 +127,7 @@ public:
     bool store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size) override;
     /// jobs the I/O threads may be behind (submitted, not finished) before
     /// store() refuses new objects (a small object holds about 20 KB until
-    /// written: some 5 MB)
+    /// written: some 20 MB)
     static constexpr size_t MaxBacklog = 1024;
     /// whether some cache_dir would take an object of size (store() would start)
     bool admits(std::optional<uint64_t> size) const override;
