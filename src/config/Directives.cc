@@ -902,9 +902,10 @@ const std::vector<Directive> Table = {
     {"workers", "COUNT", "1", nullptr, "workers",
      "How many event-loop threads serve requests (Squid's worker processes, as threads of one process): "
      "each accepts on its own socket of every http_port (SO_REUSEPORT: the kernel spreads new connections "
-     "among them) and keeps its own origin connections, DNS resolver, helpers and, for now, its own memory "
-     "cache of cache_mem (Squid's `memory_cache_shared off`), so a hit needs the object in the worker "
-     "that took the connection. Each worker reads squid.conf with ${process_number} set to its number "
+     "among them) and keeps its own origin connections, DNS resolver (the ipcache and fqdncache are one "
+     "for all), helpers and, for now, its own memory cache of cache_mem (Squid's `memory_cache_shared "
+     "off`), so a hit needs the object in the worker that took the connection. Each worker reads squid.conf "
+     "with ${process_number} set to its number "
      "(from 1) and ${kid_count} to COUNT, so `if ${process_number} = 1` blocks and per-worker paths work "
      "as in Squid; two workers may not share a cache_dir (put ${process_number} in its path). cache.log "
      "lines carry the worker's kidN label. From 1 to 128; 0 (Squid's no-daemon mode) runs one. Read at "
