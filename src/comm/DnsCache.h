@@ -70,18 +70,20 @@ public:
     size_t size(Kind kind) const;
 
 private:
+    /// one entry: an answer and when it expires
     struct Kept {
-        DnsAnswer answer;
-        Clock::time_point expires;
+        DnsAnswer answer;          ///< names or addresses, or error and isNotFound
+        Clock::time_point expires; ///< now + ttl when remembered
     };
+    /// one of the two caches, by key
     using Map = std::unordered_map<std::string, Kept>;
 
     Map& map(Kind kind) { return kind == Kind::Names ? names_ : addresses_; }
     const Map& map(Kind kind) const { return kind == Kind::Names ? names_ : addresses_; }
 
     mutable std::mutex mutex_; ///< guards what follows
-    Map addresses_;
-    Map names_;
+    Map addresses_;            ///< Kind::Addresses
+    Map names_;                ///< Kind::Names
 };
 
 } // namespace Comm
