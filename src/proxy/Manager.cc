@@ -272,10 +272,8 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     }
 
     if (resolver_) {
-        // the counts of every worker; the caches are one (Board::dnsCache())
-        auto dns = resolver_->stats();
-        if (board_)
-            dns.add(board_->others(workerNumber_).dns);
+        // the counts of every worker (processShare()); the caches are one (Board::dnsCache())
+        const auto& dns = all.dns;
         f.dnsLookups = dns.lookups;
         f.dnsLiterals = dns.literals;
         f.dnsHostsFile = dns.fromHostsFile;
