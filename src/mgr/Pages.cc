@@ -273,28 +273,24 @@ void InfoPage(std::string& out, const Figures& f, const Mgr::History& history)
     Printf(out, "\tSelect loop called: %llu times, %.3f ms avg\n",
            static_cast<unsigned long long>(c.selectLoops),
            c.selectLoops ? 1000.0 * up / static_cast<double>(c.selectLoops) : 0.0);
-    // hit ratios over the windows the samples cover, as Squid's
-    const auto ratio = [&](size_t minutes, uint64_t Counters::*part, uint64_t Counters::*whole) {
-        const Counters* newer = history.minutesAgo(0);
-        const Counters* older = history.minutesAgo(minutes);
-        if (!newer || !older)
-            return 0.0;
-        return Percent(static_cast<double>(newer->*part - older->*part),
-                       static_cast<double>(newer->*whole - older->*whole));
+    // a hit ratio line: part of whole over the windows the samples cover, as Squid's
+    const auto ratioLine = [&](const char* label, uint64_t Counters::*part, uint64_t Counters::*whole) {
+        double percent[2] = {0.0, 0.0};
+        const size_t windows[2] = {5, 60};
+        for (size_t i = 0; i < 2; ++i) {
+            const Counters* newer = history.minutesAgo(0);
+            const Counters* older = history.minutesAgo(windows[i]);
+            if (newer && older)
+                percent[i] = Percent(static_cast<double>(newer->*part - older->*part),
+                                     static_cast<double>(newer->*whole - older->*whole));
+        }
+        Printf(out, "\t%s:\t5min: %3.1f%%, 60min: %3.1f%%\n", label, percent[0], percent[1]);
     };
     out += "Cache information for squid:\n";
-    Printf(out, "\tHits as %% of all requests:\t5min: %3.1f%%, 60min: %3.1f%%\n",
-           ratio(5, &Counters::clientHits, &Counters::clientRequests),
-           ratio(60, &Counters::clientHits, &Counters::clientRequests));
-    Printf(out, "\tHits as %% of bytes sent:\t5min: %3.1f%%, 60min: %3.1f%%\n",
-           ratio(5, &Counters::clientHitBytesOut, &Counters::clientBytesOut),
-           ratio(60, &Counters::clientHitBytesOut, &Counters::clientBytesOut));
-    Printf(out, "\tMemory hits as %% of hit requests:\t5min: %3.1f%%, 60min: %3.1f%%\n",
-           ratio(5, &Counters::clientMemHits, &Counters::clientHits),
-           ratio(60, &Counters::clientMemHits, &Counters::clientHits));
-    Printf(out, "\tDisk hits as %% of hit requests:\t5min: %3.1f%%, 60min: %3.1f%%\n",
-           ratio(5, &Counters::clientDiskHits, &Counters::clientHits),
-           ratio(60, &Counters::clientDiskHits, &Counters::clientHits));
+    ratioLine("Hits as % of all requests", &Counters::clientHits, &Counters::clientRequests);
+    ratioLine("Hits as % of bytes sent", &Counters::clientHitBytesOut, &Counters::clientBytesOut);
+    ratioLine("Memory hits as % of hit requests", &Counters::clientMemHits, &Counters::clientHits);
+    ratioLine("Disk hits as % of hit requests", &Counters::clientDiskHits, &Counters::clientHits);
     uint64_t swapBytes = 0;
     uint64_t swapMax = 0;
     for (const auto& dir : f.storeDirs) {
