@@ -463,7 +463,7 @@ bool Client::Connection::joinedRevalidationIsUsable()
         break;
     }
     case Store::Revalidated::Modified:
-        if (tx.reply->isKept() && cache.findVariant(tx.cacheKey, fields).entry == tx.reply) {
+        if (tx.reply->isKept() && cache.selects(tx.cacheKey, fields, *tx.reply)) {
             // the new reply replaced the stored object (and is what this
             // request selects from it): read it as it arrives
             tx.resultCode = "TCP_CF_REFRESH_MODIFIED";

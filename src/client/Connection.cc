@@ -1139,8 +1139,10 @@ void Client::Connection::stopForwarding()
                            (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
         services_.adoptFinishing(std::move(tx_->forwarder));
     // a small stored object leaves its read block for one that fits it
-    if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders() && tx_->reply->compactIfSmall())
-        services_.cache().update(tx_->storedKey, *tx_->reply);
+    if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders()) {
+        auto& reply = *tx_->reply;
+        (void)services_.cache().change(tx_->storedKey, reply, [&reply] { (void)reply.compactIfSmall(); });
+    }
     if (tx_->body) {
         if (readingBody_)
             endRequestBody(false);

@@ -376,6 +376,13 @@ const std::vector<Directive> Table = {
      "is kept in memory too (its body read once by an I/O thread). Objects too large for memory go to "
      "the cache_dirs whatever the mode.",
      MemoryCacheModeHandler, false},
+    {"memory_cache_shared", "on|off", "on", nullptr, "memoryCacheShared",
+     "With several workers, whether they store in one memory cache of cache_mem (on, Squid's default "
+     "for workers) or each in its own of cache_mem (off). Shared, an object one worker stored is a hit "
+     "in every worker: in the worker that stored it, served from its blocks; in another, from a copy "
+     "made for the hit (counted in mgr:mem as worker_copies). Collapsed forwarding joins fetches within "
+     "a worker either way. Read at start only.",
+     OnOffHandler<&Settings::memoryCacheShared>, false},
     {"memory_replacement_policy", "lru|heap GDSF|heap LFUDA|heap LRU", "lru", nullptr,
      "memoryReplacementPolicy",
      "Which objects the memory cache evicts first when cache_mem is full: lru, the least recently used; heap "
@@ -903,8 +910,8 @@ const std::vector<Directive> Table = {
      "How many event-loop threads serve requests (Squid's worker processes, as threads of one process): "
      "each accepts on its own socket of every http_port (SO_REUSEPORT: the kernel spreads new connections "
      "among them) and keeps its own origin connections, DNS resolver (the ipcache and fqdncache are one "
-     "for all), helpers and, for now, its own memory cache of cache_mem (Squid's `memory_cache_shared "
-     "off`), so a hit needs the object in the worker that took the connection. Each worker reads squid.conf "
+     "for all) and helpers; the memory cache is one for all (memory_cache_shared), a cache_dir is one "
+     "worker's. Each worker reads squid.conf "
      "with ${process_number} set to its number "
      "(from 1) and ${kid_count} to COUNT, so `if ${process_number} = 1` blocks and per-worker paths work "
      "as in Squid; two workers may not share a cache_dir (put ${process_number} in its path). cache.log "

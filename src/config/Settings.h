@@ -334,12 +334,13 @@ struct Settings {
     uint64_t requestHeaderMaxSize = 0;           ///< bytes
     uint64_t replyHeaderMaxSize = 0;             ///< bytes
 
-    std::vector<CacheDir> cacheDirs;                                    ///< `cache_dir` lines in order
-    StoreDirSelect storeDirSelect = StoreDirSelect::LeastLoad;          ///< store_dir_select_algorithm
-    uint64_t maximumObjectSize = 0;                                     ///< maximum_object_size, bytes
-    unsigned cacheSwapLow = 90;                                         ///< cache_swap_low, percent
-    unsigned cacheSwapHigh = 95;                                        ///< cache_swap_high, percent
-    MemoryCacheMode memoryCacheMode = MemoryCacheMode::Always;          ///< memory_cache_mode
+    std::vector<CacheDir> cacheDirs;                           ///< `cache_dir` lines in order
+    StoreDirSelect storeDirSelect = StoreDirSelect::LeastLoad; ///< store_dir_select_algorithm
+    uint64_t maximumObjectSize = 0;                            ///< maximum_object_size, bytes
+    unsigned cacheSwapLow = 90;                                ///< cache_swap_low, percent
+    unsigned cacheSwapHigh = 95;                               ///< cache_swap_high, percent
+    MemoryCacheMode memoryCacheMode = MemoryCacheMode::Always; ///< memory_cache_mode
+    bool memoryCacheShared = true; ///< memory_cache_shared: the workers store in one memory cache
     std::vector<RefreshPattern> refreshPatterns;                        ///< `refresh_pattern` lines in order
     uint64_t minimumObjectSize = 0;                                     ///< minimum_object_size, bytes
     ReplacementPolicy memoryReplacementPolicy = ReplacementPolicy::Lru; ///< memory_replacement_policy

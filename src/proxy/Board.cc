@@ -7,17 +7,12 @@
 
 #include "proxy/Board.h"
 #include "proxy/Worker.h"
+#include "store/Policy.h"
 
 void Proxy::Board::Share::add(const Share& other)
 {
     counters.add(other.counters);
     clientConnections += other.clientConnections;
-    cacheBudget += other.cacheBudget;
-    cacheBytes += other.cacheBytes;
-    cacheObjects += other.cacheObjects;
-    cacheInFlight += other.cacheInFlight;
-    cacheHits += other.cacheHits;
-    cacheEvictions += other.cacheEvictions;
     dns.add(other.dns);
     if (own.empty()) {
         own = other.own;
@@ -25,6 +20,14 @@ void Proxy::Board::Share::add(const Share& other)
     }
     for (size_t i = 0; i < own.size() && i < other.own.size(); ++i)
         own[i].value += other.own[i].value;
+}
+
+std::shared_ptr<Store::Index> Proxy::Board::MakeSharedCache()
+{
+    // each worker's configure sets the policy and cache_mem (the same ones)
+    auto cache = std::make_shared<Store::Index>(Store::MakePolicy("lru"), 0);
+    cache->setShared();
+    return cache;
 }
 
 void Proxy::Board::publish(unsigned number, const Share& share)

@@ -19,6 +19,7 @@
 #include "comm/DnsCache.h"
 #include "comm/Resolver.h"
 #include "mgr/Figures.h"
+#include "store/Index.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -39,12 +40,6 @@ public:
     struct Share {
         Mgr::Counters counters;          ///< its traffic counters
         size_t clientConnections = 0;    ///< client connections open
-        uint64_t cacheBudget = 0;        ///< its memory cache's cache_mem
-        uint64_t cacheBytes = 0;         ///< bytes its memory cache holds
-        size_t cacheObjects = 0;         ///< objects its memory cache holds
-        size_t cacheInFlight = 0;        ///< of those, still arriving
-        uint64_t cacheHits = 0;          ///< its memory cache's hits
-        uint64_t cacheEvictions = 0;     ///< objects its memory cache evicted
         Comm::Resolver::Stats dns;       ///< its resolver's counts (the ipcache and fqdncache pages)
         std::vector<Mgr::OwnFigure> own; ///< cuttle's own figures (the mem page), each worker's in one order
 
@@ -65,6 +60,8 @@ public:
     void publish(unsigned number, const Share& share);
     /// the sum of the last shares of every worker but `number`
     Share others(unsigned number) const;
+    /// the memory cache every worker stores in (Store::Index::setShared())
+    const std::shared_ptr<Store::Index>& cache() const { return cache_; }
     /// the DNS cache every worker's resolver uses
     const std::shared_ptr<Comm::DnsCache>& dnsCache() const { return dnsCache_; }
 
@@ -73,6 +70,9 @@ private:
     std::vector<Share> shares_;    ///< by worker number - 1
     std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
     const std::shared_ptr<Comm::DnsCache> dnsCache_ = std::make_shared<Comm::DnsCache>(); ///< see dnsCache()
+    const std::shared_ptr<Store::Index> cache_ = MakeSharedCache();                       ///< see cache()
+
+    static std::shared_ptr<Store::Index> MakeSharedCache();
 };
 
 } // namespace Proxy

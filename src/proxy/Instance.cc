@@ -57,16 +57,21 @@ Errors::CatalogSources ErrorPageSources(const Config::Settings& settings)
 } // namespace
 
 Proxy::Instance::Instance(Comm::Loop& loop)
-    : loop_(loop), pool_(loop), cache_(Store::MakePolicy("lru"), 0), startTime_(WallClock()),
-      nextSample_(loop.now() + std::chrono::minutes(1)), accessLog_(std::make_unique<Log::AccessLog>()),
-      side_(loop, *this)
+    : loop_(loop), pool_(loop), cache_{std::make_shared<Store::Index>(Store::MakePolicy("lru"), 0)},
+      startTime_(WallClock()), nextSample_(loop.now() + std::chrono::minutes(1)),
+      accessLog_(std::make_unique<Log::AccessLog>()), side_(loop, *this)
 {
     // Squid's first sample is the start: 5min and 60min show zeros until a minute passed
     Mgr::Counters start;
     start.sampleTime = startTime_;
     history_.sample(start);
     // cache_store_log: a stored object let go (the index tells before it forgets it)
-    cache_.setReleaseObserver([this](std::string_view fullKey, const Store::Entry& entry) {
+    observeReleases();
+}
+
+void Proxy::Instance::observeReleases()
+{
+    cache_.index->setReleaseObserver([this](std::string_view fullKey, const Store::Entry& entry) {
         logStored("RELEASE", fullKey, entry);
     });
 }
@@ -142,24 +147,34 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     limits_.spareDelay = Comm::Milliseconds(settings.happyEyeballsConnectTimeout);
     limits_.persistent = settings.serverPersistentConnections;
 
+    // memory_cache_shared: the board's one memory cache, from the start (read at start only)
+    if (board_ && isStartup && settings.memoryCacheShared && !cache().isShared()) {
+        cache().setReleaseObserver(nullptr);
+        cache_.index = board_->cache();
+        observeReleases();
+    } else if (board_ && !isStartup && settings.memoryCacheShared != cache().isShared() &&
+               workerNumber_ == 1) {
+        debugs(20, 0, "WARNING: a change of memory_cache_shared takes effect at the next start");
+    }
     auto policy = Store::MakePolicy<Store::PolicyNode>(Disk::PolicyKindOf(settings.memoryReplacementPolicy));
-    if (cache_.policyName() != policy->name())
-        cache_.setPolicy(std::move(policy));
-    cache_.setBudget(settings.cacheMem);
+    if (cache().policyName() != policy->name())
+        cache().setPolicy(std::move(policy));
+    cache().setBudget(settings.cacheMem);
 }
 
-size_t Proxy::Instance::eraseHere(const std::string& key)
+size_t Proxy::Instance::eraseFromDisk(const std::string& key)
 {
-    // an object is in memory or on disk (Store::Admit() erases the disk copy
-    // of what memory takes); both are asked
-    return cache_.erase(key) + ((disk_ && disk_->erase(key)) ? 1 : 0);
+    return (disk_ && disk_->erase(key)) ? 1 : 0;
 }
 
 size_t Proxy::Instance::eraseStored(const std::string& key)
 {
+    // an object is in memory or on disk (Store::Admit() erases the disk copy
+    // of what memory takes); both are asked: the memory cache is the
+    // process's, each disk store a worker's (told later, by its loop)
     if (board_)
-        board_->postToOthers(workerNumber_, [key](Instance& other) { (void)other.eraseHere(key); });
-    return eraseHere(key);
+        board_->postToOthers(workerNumber_, [key](Instance& other) { (void)other.eraseFromDisk(key); });
+    return cache().erase(key) + eraseFromDisk(key);
 }
 
 void Proxy::Instance::adoptFinishing(Server::ForwarderPtr&& forwarder)

@@ -18,9 +18,9 @@
 ///   board's Comm::DnsCache with several workers), finishing_ and
 ///   detached_ (fetches no client owns), accessLog_ (each worker writes the
 ///   files with O_APPEND);
-/// - shared: cache_, disk_ and inFlight_ (the memory cache, the disk store
-///   and the joinable fetches; Store::Index is built for one mutex),
-///   settings_, errorPages_
+/// - shared: cache_ (the memory cache: the board's Store::Index with
+///   several workers); to be shared: disk_ and inFlight_ (the disk store
+///   and the joinable fetches); immutable: settings_, errorPages_
 ///   and visibleHostname_ (immutable between reconfigures).
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
@@ -97,6 +97,8 @@ public:
     Comm::Loop& loop() override { return loop_; }
     Log::AccessLog& accessLog() override { return *accessLog_; }
     void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) override;
+    /// sets this thread's release observer of the memory cache (store.log)
+    void observeReleases();
     /// writes the cache_store_log line of action on the stored object
     /// under fullKey (a disk object's: in cache_dir dir, file fileNumber)
     void logStored(std::string_view action, std::string_view fullKey, const Store::Entry& entry, int dir = -1,
@@ -106,15 +108,15 @@ public:
     const std::string& viaName() const override { return viaName_; }
     Server::Context& forwarding() override { return *forwarding_; }
     const Server::Limits& forwardLimits() const override { return limits_; }
-    Store::Index& cache() override { return cache_; }
+    Store::Index& cache() override { return *cache_.index; }
     Store::DiskTier* disk() override { return disk_.get(); }
     /// the disk store, or null without cache_dir (the cache manager's storedir page)
     const Disk::Cache* diskCache() const { return disk_.get(); }
     Store::InFlight& inFlight() override { return inFlight_; }
     size_t eraseStored(const std::string& key) override;
-    /// erases the object stored under `key` from this worker's memory cache
-    /// and disk store; returns how many copies were there
-    size_t eraseHere(const std::string& key);
+    /// erases the object stored under `key` from this worker's disk store;
+    /// returns how many copies were there (0 or 1)
+    size_t eraseFromDisk(const std::string& key);
     void adoptFinishing(Server::ForwarderPtr&& forwarder) override;
     void startDetached(std::unique_ptr<Client::DetachedFetch>&& fetch) override;
     void release(Client::Connection& connection) override { side_.release(connection); }
@@ -192,12 +194,22 @@ private:
     void reapSoon();
 
     Comm::Loop& loop_;
-    Server::Pool pool_;                                            ///< idle origin connections
-    std::unique_ptr<Comm::Resolver> resolver_;                     ///< DNS (c-ares)
-    std::unique_ptr<Server::Context> forwarding_;                  ///< shared by every forwarder
-    std::unique_ptr<Server::Peers> peers_;                         ///< cache_peer parents and their state
-    Server::Limits limits_;                                        ///< from the configuration in force
-    Store::Index cache_;                                           ///< the memory cache (cache_mem)
+    Server::Pool pool_;                           ///< idle origin connections
+    std::unique_ptr<Comm::Resolver> resolver_;    ///< DNS (c-ares)
+    std::unique_ptr<Server::Context> forwarding_; ///< shared by every forwarder
+    std::unique_ptr<Server::Peers> peers_;        ///< cache_peer parents and their state
+    Server::Limits limits_;                       ///< from the configuration in force
+    /// the memory cache (cache_mem): the worker's own, or with several
+    /// workers the board's, which it leaves when it goes (after what is
+    /// declared below, which may still store)
+    struct CacheHandle {
+        std::shared_ptr<Store::Index> index;
+        ~CacheHandle()
+        {
+            if (index && index->isShared())
+                index->leave();
+        }
+    } cache_;
     std::unique_ptr<Disk::Cache> disk_;                            ///< the cache_dirs, made at start-up
     Store::InFlight inFlight_;                                     ///< joinable fetches
     std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()

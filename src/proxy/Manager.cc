@@ -43,6 +43,7 @@ void Proxy::Instance::publish()
 {
     published_ = activity();
     board_->publish(workerNumber_, ownShare());
+    cache_.index->reap(); // what other workers evicted of this one's, even when it is idle
     // what changes with nothing counted (evictions, a closed idle connection) goes out too
     publishDue_ = loop_.now() + std::chrono::seconds(1);
     publishTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { publish(); });
@@ -67,7 +68,7 @@ uint64_t Proxy::Instance::activity() const
     // cheap test for the end of every loop iteration
     const auto& client = side_.counters();
     uint64_t sum = client.requests + client.bytesIn + client.bytesOut + side_.acceptCount() +
-                   side_.connectionCount() + cache_.objectCount() + pool_.idleCount();
+                   side_.connectionCount() + cache_.index->objectCount() + pool_.idleCount();
     if (forwarding_)
         sum += forwarding_->requests + forwarding_->bytesIn + forwarding_->retries +
                forwarding_->connectionsOpened + forwarding_->splicedReplies;
@@ -97,13 +98,6 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
     Board::Share share;
     share.counters = ownCounters();
     share.clientConnections = side_.connectionCount();
-    const auto index = cache_.stats();
-    share.cacheBudget = index.budget;
-    share.cacheBytes = index.bytesHeld;
-    share.cacheObjects = index.objects;
-    share.cacheInFlight = index.inFlight;
-    share.cacheHits = index.hits;
-    share.cacheEvictions = index.evictions;
     if (resolver_)
         share.dns = resolver_->stats();
     const auto pool = Sbuf::DefaultPool().stats();
@@ -125,6 +119,8 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
         {"page_reserve_chunks_dropped", pool.reserve.chunksDropped, true},
         {"body_copies", copies.bodyCopies, true},
         {"body_bytes_copied", copies.bodyBytesCopied, true},
+        {"worker_copies", copies.workerCopies, true},
+        {"worker_bytes_copied", copies.workerBytesCopied, true},
         {"origin_connections_idle", pool_.idleCount(), false},
         {"origin_connections_opened", forwarding_ ? forwarding_->connectionsOpened : 0, true},
         {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
@@ -224,20 +220,23 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         f.fdInUse = f.fdInUse ? f.fdInUse - 1 : 0; // the directory's own descriptor
     }
 
-    f.cacheBudget = all.cacheBudget;
-    f.cacheBytes = all.cacheBytes;
-    f.cacheObjects = all.cacheObjects;
-    f.cacheInFlight = all.cacheInFlight;
-    f.cacheHits = all.cacheHits;
-    f.cacheEvictions = all.cacheEvictions;
-    f.cachePolicy = std::string(cache_.policyName());
-    cache_.forEachObject([&f](std::string_view key, const Store::Entry& entry) {
+    // the memory cache is the process's, shared by the workers
+    const auto& cache = *cache_.index;
+    const auto index = cache.stats();
+    f.cacheBudget = index.budget;
+    f.cacheBytes = index.bytesHeld;
+    f.cacheObjects = index.objects;
+    f.cacheInFlight = index.inFlight;
+    f.cacheHits = index.hits;
+    f.cacheEvictions = index.evictions;
+    f.cachePolicy = std::string(cache.policyName());
+    cache.forEachObject([&f](std::string_view key, const Store::Entry& entry, bool own) {
         Mgr::StoredObject o;
         o.key = std::string(key);
         o.keyDigest = Store::KeyDigest(key);
         o.complete = entry.isComplete();
         o.bytes = entry.body().endOffset();
-        o.readers = entry.readerCount();
+        o.readers = own ? entry.readerCount() : 0; // another worker's readers are its own to count
         f.objects.push_back(std::move(o));
     });
     if (disk_) {

@@ -43,16 +43,24 @@ namespace Sbuf {
 /// there by MemBlob::append or MakeCopy, not by a read); the tunnel counts
 /// its fallback copies. Tests assert the count stays 0 on the plain paths.
 struct CopyStats {
-    uint64_t bodyCopies = 0;      ///< writes (or tunnel copies) that carried copied body bytes
-    uint64_t bodyBytesCopied = 0; ///< the copied body bytes they carried
-    uint64_t compactions = 0;     ///< the one permitted copy: a small kept body compacted once
-    uint64_t compactedBytes = 0;  ///< bytes those compactions copied
+    uint64_t bodyCopies = 0;        ///< writes (or tunnel copies) that carried copied body bytes
+    uint64_t bodyBytesCopied = 0;   ///< the copied body bytes they carried
+    uint64_t compactions = 0;       ///< the one permitted copy: a small kept body compacted once
+    uint64_t compactedBytes = 0;    ///< bytes those compactions copied
+    uint64_t workerCopies = 0;      ///< hits on another worker's object, copied (Store::Entry::CopyOf())
+    uint64_t workerBytesCopied = 0; ///< the head and body bytes those copies made
 
     /// records one user-space copy of n body bytes
     void countBodyCopy(size_t n)
     {
         ++bodyCopies;
         bodyBytesCopied += n;
+    }
+    /// records one copy of another worker's object of n bytes
+    void countWorkerCopy(size_t n)
+    {
+        ++workerCopies;
+        workerBytesCopied += n;
     }
     /// records one compaction of a small kept body of n bytes
     void countCompaction(size_t n)

@@ -93,14 +93,14 @@ std::optional<Store::Charge> Store::Admit(Index& index, const AdmissionLimits& l
         debugs(20, 3, "not storing " << spec.cacheKey << ": its size is outside the object size limits");
         return std::nullopt;
     }
+    if (isNegative) // before it is stored: another worker may copy it from then on
+        entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
     auto fullKey = index.insert(spec.cacheKey, entry, parser.fields());
     if (!fullKey)
         return std::nullopt;
     debugs(20, 3, "storing " << spec.cacheKey << " as " << *fullKey);
     if (disk)
         disk->erase(*fullKey); // an older copy on disk must not come back after an eviction
-    if (isNegative)
-        entry->setNegativeUntil(reply.responseTime + limits.negativeTtl);
     Charge charge(index, std::move(*fullKey), limits, reply.contentLength ? nullptr : disk);
     charge.update(*entry);
     return charge;

@@ -68,7 +68,7 @@ void Store::Entry::complete()
 {
     if (state_ != State::Streaming)
         return;
-    state_ = State::Complete;
+    state_.store(State::Complete, std::memory_order_release);
     notifyReaders();
     dropIdleFlow();
 }
@@ -77,7 +77,7 @@ void Store::Entry::fail(const std::string& why)
 {
     if (state_ != State::Streaming)
         return;
-    state_ = State::Failed;
+    state_.store(State::Failed, std::memory_order_release);
     flow().failure = why;
     notifyReaders();
     dropIdleFlow();
@@ -240,6 +240,48 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     if (bodySize)
         body_.append(Sbuf::Slice(blob, headSize, bodySize));
     return true;
+}
+
+Store::EntryRef Store::Entry::CopyOf(const Entry& stored)
+{
+    Must(stored.state_ == State::Complete && stored.hasReply_ && stored.body_.startOffset() == 0);
+    const Reply& from = stored.reply_;
+    auto& pool = Sbuf::DefaultPool(); // this thread's
+    const auto head = Sbuf::MemBlob::MakeCopy(pool, from.head);
+
+    // member by member: `Reply reply = from` would take a reference to
+    // from.block, a count that stored's thread changes
+    auto reply = std::make_unique<Reply>();
+    reply->block = head;
+    reply->head = head->view();
+    reply->fieldIndex = from.fieldIndex; // offsets into the head: the same in the copy
+    reply->contentLength = from.contentLength;
+    reply->requestTime = from.requestTime;
+    reply->responseTime = from.responseTime;
+    reply->negativeUntil = from.negativeUntil;
+    reply->status = from.status;
+    reply->reasonOffset = from.reasonOffset;
+    reply->reasonLength = from.reasonLength;
+    reply->versionMajor = from.versionMajor;
+    reply->versionMinor = from.versionMinor;
+    reply->hasBody = from.hasBody;
+
+    auto copy = MakeRef<Entry>(1);
+    copy->copy_ = true;
+    copy->setReply(std::move(reply));
+    const uint64_t bodySize = stored.body_.length();
+    for (uint64_t offset = 0; offset < bodySize;) {
+        const size_t want = size_t(std::min<uint64_t>(bodySize - offset, Sbuf::BlockPool::MaxBlockSize));
+        auto block = Sbuf::MemBlob::Make(pool, want);
+        const size_t copied = stored.body_.copyOut(offset, block->reserveSpace().first(want));
+        Must(copied == want);
+        block->commit(copied);
+        copy->append(Sbuf::Slice(block, 0, copied));
+        offset += copied;
+    }
+    pool.copyStats().countWorkerCopy(from.head.size() + bodySize);
+    copy->complete();
+    return copy;
 }
 
 void Store::Entry::noteConsumed()

@@ -71,6 +71,7 @@
 #include "sbuf/SliceSequence.h"
 #include "store/forward.h"
 
+#include <atomic>
 #include <cstdint>
 #include <ctime>
 #include <memory>
@@ -210,7 +211,7 @@ public:
     /// whether exactly one reader is attached and it takesPipe()
     bool soleReaderTakesPipe() const;
     /// the state now
-    State state() const { return state_; }
+    State state() const { return state_.load(std::memory_order_acquire); }
     /// whether complete() was called
     bool isComplete() const { return state_ == State::Complete; }
     /// whether fail() was called
@@ -260,6 +261,18 @@ public:
     /// object is at most maxBytes; returns whether it was done.
     bool compactIfSmall(size_t maxBytes = 4096);
 
+    /// A private copy of a complete object that another worker's thread
+    /// stored (doc/design.md "Workers"), in this thread's blocks, complete
+    /// and not kept,
+    /// counted as a worker copy (Sbuf::CopyStats). It reads stored's reply
+    /// and body and nothing else: no reference count, flow or flag of
+    /// stored's changes, so its own thread may serve it meanwhile; what
+    /// could change them (compaction, a 304's head) runs under the
+    /// Store::Index mutex that the caller holds.
+    static EntryRef CopyOf(const Entry& stored);
+    /// whether CopyOf() made this entry
+    bool isCopy() const { return copy_; }
+
     /// negative_ttl: a stored error reply is fresh until this time (0: not a negatively cached reply)
     time_t negativeUntil() const { return hasReply_ ? reply_.negativeUntil : 0; }
     /// marks a stored error reply as negatively cached until `until`
@@ -292,12 +305,16 @@ private:
 
     // the small members first: they fill RefCountable's tail padding (a
     // cached object's Entry is one of its few allocations)
-    State state_ = State::Streaming;
+    /// atomic: another worker's thread may ask whether a stored entry is
+    /// complete (Store::Index), and then read its reply and body, which
+    /// complete() published (release)
+    std::atomic<State> state_ = State::Streaming;
+    bool hasReply_ = false;          ///< whether reply_ was set (not a bit field: others' threads read it)
     bool kept_ : 1 = false;          ///< see isKept()
     bool notifying_ : 1 = false;     ///< inside notifyReaders(): a reader removed then is skipped
     bool held_ : 1 = false;          ///< a NotificationHold is in force
     bool toldWhileHeld_ : 1 = false; ///< notifyReaders() was called under the hold
-    bool hasReply_ : 1 = false;      ///< whether reply_ was set
+    bool copy_ : 1 = false;          ///< see isCopy()
     Reply reply_;                    ///< the head (held here: one allocation less per cached object)
     Sbuf::SliceSequence body_;       ///< the bytes held
     std::unique_ptr<Flow> flow_;     ///< see Flow; null while the entry is at rest

@@ -10,6 +10,7 @@
 #include "store/Key.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -45,6 +46,7 @@ struct Store::Index::Slot {
     uint32_t variantIndex = 0; ///< a variant: its place in its marker's variants
     Kind kind = Kind::Object;  ///< what the record is
     Where where = Where::Out;  ///< an object: where its bytes are counted
+    uint16_t owner = 0;        ///< an object: the thread that stored it (ThisThread())
 
     /// the first byte after the whole record (where the key is)
     const char* tail() const;
@@ -90,6 +92,43 @@ void Store::Index::SlotDeleter::operator()(Slot* slot) const
     ::operator delete(memory);
 }
 
+/// Holds the mutex of a shared index for one public method; made with
+/// reaping, it also takes this thread's objects that other threads dropped
+/// (clearing their isKept() under the mutex) and lets their references go
+/// after it, so that no entry is freed under the mutex.
+class Store::Index::Guard {
+public:
+    explicit Guard(const Index& index) : lock_(index.mutex_, std::defer_lock)
+    {
+        if (index.shared_)
+            lock_.lock();
+    }
+    Guard(Index& index, bool reaping) : Guard(std::as_const(index))
+    {
+        if (reaping && index.shared_)
+            index.takeDropped(dead_);
+    }
+    ~Guard()
+    {
+        if (lock_.owns_lock())
+            lock_.unlock();
+        dead_.clear();
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+private:
+    std::unique_lock<std::mutex> lock_;
+    std::vector<EntryRef> dead_; ///< released after the mutex
+};
+
+uint16_t Store::Index::ThisThread()
+{
+    static std::atomic<uint16_t> last{0};
+    thread_local const uint16_t number = uint16_t(last.fetch_add(1, std::memory_order_relaxed) + 1);
+    return number;
+}
+
 Store::Index::Index(std::unique_ptr<Policy>&& policy, uint64_t budget)
     : policy_(std::move(policy)), buckets_(std::make_unique<SlotPtr[]>(InitialBuckets)),
       bucketCount_(InitialBuckets), budget_(budget)
@@ -99,8 +138,90 @@ Store::Index::Index(std::unique_ptr<Policy>&& policy, uint64_t budget)
 
 Store::Index::~Index()
 {
-    releaseObserver_ = nullptr;
-    clear();
+    releaseObservers_.clear();
+    clearLocked();
+}
+
+void Store::Index::setShared()
+{
+    Must(slots_ == 0);
+    shared_ = true;
+}
+
+bool Store::Index::isForeign(const Slot& slot) const
+{
+    return shared_ && slot.owner != ThisThread();
+}
+
+void Store::Index::takeDropped(std::vector<EntryRef>& out)
+{
+    const auto self = ThisThread();
+    for (auto it = dropped_.begin(); it != dropped_.end(); ++it) {
+        if (it->first != self)
+            continue;
+        for (auto& entry : it->second) {
+            entry->setKept(false); // readers attached go on; what is behind them is released
+            out.push_back(std::move(entry));
+        }
+        dropped_.erase(it);
+        return;
+    }
+}
+
+std::vector<Store::EntryRef>& Store::Index::droppedOf(uint16_t owner)
+{
+    for (auto& [number, entries] : dropped_) {
+        if (number == owner)
+            return entries;
+    }
+    return dropped_.emplace_back(owner, std::vector<EntryRef>()).second;
+}
+
+void Store::Index::reap()
+{
+    Guard guard(*this, true);
+}
+
+void Store::Index::setReleaseObserver(ReleaseObserver observer)
+{
+    Guard guard(*this);
+    const auto self = ThisThread();
+    const auto it = std::find_if(releaseObservers_.begin(), releaseObservers_.end(),
+                                 [self](const auto& o) { return o.first == self; });
+    if (it != releaseObservers_.end())
+        releaseObservers_.erase(it);
+    if (observer)
+        releaseObservers_.emplace_back(self, std::move(observer));
+}
+
+void Store::Index::tellReleased(std::string_view fullKey, const Entry& entry) const
+{
+    const auto self = ThisThread();
+    for (const auto& [owner, observer] : releaseObservers_) {
+        if (owner == self) {
+            observer(fullKey, entry);
+            return;
+        }
+    }
+}
+
+void Store::Index::leave()
+{
+    Guard guard(*this, true);
+    const auto self = ThisThread();
+    const auto mine = std::find_if(releaseObservers_.begin(), releaseObservers_.end(),
+                                   [self](const auto& o) { return o.first == self; });
+    if (mine != releaseObservers_.end())
+        releaseObservers_.erase(mine);
+    std::vector<ObjectRecord*> own;
+    for (size_t i = 0; i < bucketCount_; ++i) {
+        for (Slot* slot = buckets_[i].get(); slot; slot = slot->chain.get()) {
+            if (slot->kind != Kind::Marker && slot->owner == self)
+                own.push_back(static_cast<ObjectRecord*>(slot));
+        }
+    }
+    for (auto* record : own)
+        dropObject(*record, Drop::Clear);
 }
 
 size_t Store::Index::RecordBytes(size_t keyLength)
@@ -224,41 +345,75 @@ Store::Index::MarkerRecord& Store::Index::newMarker(std::string_view key, std::s
     return *marker;
 }
 
-Store::EntryRef Store::Index::find(std::string_view key) const
+Store::EntryRef Store::Index::find(std::string_view key)
 {
+    Guard guard(*this, true);
     const Slot* slot = lookup(key);
     if (!slot || slot->kind == Kind::Marker)
         return nullptr;
     const auto& record = static_cast<const ObjectRecord&>(*slot);
+    if (isForeign(record))
+        return record.entry->isComplete() ? Entry::CopyOf(*record.entry) : nullptr;
     return record.entry->hasFailed() ? nullptr : record.entry;
 }
 
-Store::Found Store::Index::findVariant(std::string_view key,
-                                       const std::vector<Http::HeaderField>& requestFields) const
+const Store::Index::ObjectRecord*
+Store::Index::variantRecord(std::string_view key, const std::vector<Http::HeaderField>& requestFields,
+                            std::string& fullKey) const
 {
     const Slot* slot = lookup(key);
     if (!slot)
-        return {};
-    std::string fullKey;
+        return nullptr;
     if (slot->kind == Kind::Marker) {
         const auto varyKey = VaryKey(static_cast<const MarkerRecord&>(*slot).names(), requestFields);
         if (!varyKey)
-            return {};
+            return nullptr;
         fullKey = MakeVariantKey(key, *varyKey);
         slot = lookup(fullKey);
         if (!slot)
-            return {};
+            return nullptr;
     } else {
         fullKey.assign(key);
     }
-    const auto& record = static_cast<const ObjectRecord&>(*slot);
-    if (record.entry->hasFailed())
+    return static_cast<const ObjectRecord*>(slot);
+}
+
+Store::Found Store::Index::findVariant(std::string_view key,
+                                       const std::vector<Http::HeaderField>& requestFields)
+{
+    Guard guard(*this, true);
+    std::string fullKey;
+    const auto* record = variantRecord(key, requestFields, fullKey);
+    if (!record)
         return {};
-    return {record.entry, std::move(fullKey)};
+    if (!isForeign(*record)) {
+        if (record->entry->hasFailed())
+            return {};
+        return {record->entry, std::move(fullKey)};
+    }
+    if (!record->entry->isComplete())
+        return {}; // in flight (or failed) in another worker
+    auto copy = Entry::CopyOf(*record->entry);
+    ++counters_.hits;
+    if (record->where == Where::InPolicy) // else it counts when it enters the policy
+        policy_->touch(const_cast<ObjectRecord&>(*record));
+    else
+        ++const_cast<ObjectRecord*>(record)->references;
+    return {std::move(copy), std::move(fullKey), true};
+}
+
+bool Store::Index::selects(std::string_view key, const std::vector<Http::HeaderField>& requestFields,
+                           const Entry& entry) const
+{
+    Guard guard(*this);
+    std::string fullKey;
+    const auto* record = variantRecord(key, requestFields, fullKey);
+    return record && record->entry.getRaw() == &entry;
 }
 
 std::optional<std::string> Store::Index::varyNames(std::string_view key) const
 {
+    Guard guard(*this);
     const Slot* slot = lookup(key);
     if (!slot || slot->kind != Kind::Marker)
         return std::nullopt;
@@ -268,6 +423,7 @@ std::optional<std::string> Store::Index::varyNames(std::string_view key) const
 std::optional<std::string> Store::Index::insert(std::string_view key, const EntryRef& entry,
                                                 const std::vector<Http::HeaderField>& requestFields)
 {
+    Guard guard(*this, true);
     Must(entry);
     Must(key.find('\n') == std::string_view::npos); // a MakeKey(), not a variant key
     // without its head, whether the reply varies is unknown; bytes already
@@ -281,7 +437,8 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
     std::string fullKey = FullKeyOf(key, names, requestFields);
     if (const Slot* same = lookup(fullKey); same && same->kind != Kind::Marker) {
         if (static_cast<const ObjectRecord*>(same)->entry == entry)
-            return update(fullKey, *entry) ? std::optional<std::string>(std::move(fullKey)) : std::nullopt;
+            return updateLocked(fullKey, *entry) ? std::optional<std::string>(std::move(fullKey))
+                                                 : std::nullopt;
     }
     if (entry->isKept()) { // stored under another key: one record per entry
         ++counters_.refusals;
@@ -319,6 +476,7 @@ std::optional<std::string> Store::Index::insert(std::string_view key, const Entr
 std::optional<std::string> Store::Index::store(ObjectRecord& record)
 {
     ++objects_;
+    record.owner = ThisThread();
     record.entry->setKept(true);
     record.references = 1;
     record.size = ChargeOf(*record.entry);
@@ -343,6 +501,12 @@ std::optional<std::string> Store::Index::store(ObjectRecord& record)
 
 bool Store::Index::update(std::string_view fullKey, const Entry& entry)
 {
+    Guard guard(*this, true);
+    return updateLocked(fullKey, entry);
+}
+
+bool Store::Index::updateLocked(std::string_view fullKey, const Entry& entry)
+{
     Slot* slot = lookup(fullKey);
     if (!slot || slot->kind == Kind::Marker)
         return false;
@@ -354,6 +518,7 @@ bool Store::Index::update(std::string_view fullKey, const Entry& entry)
 
 bool Store::Index::touch(std::string_view fullKey, const Entry& entry)
 {
+    Guard guard(*this, true);
     Slot* slot = lookup(fullKey);
     if (!slot || slot->kind == Kind::Marker)
         return false;
@@ -366,6 +531,42 @@ bool Store::Index::touch(std::string_view fullKey, const Entry& entry)
     else
         ++record.references; // a collapsed hit on an object in flight counts when it enters the policy
     return true;
+}
+
+bool Store::Index::change(std::string_view fullKey, Entry& entry, const std::function<void()>& change)
+{
+    Guard guard(*this, true);
+    Slot* slot = lookup(fullKey);
+    if (!slot || slot->kind == Kind::Marker)
+        return false;
+    auto& record = static_cast<ObjectRecord&>(*slot);
+    if (record.entry.getRaw() != &entry || isForeign(record))
+        return false;
+    change();
+    (void)refresh(record);
+    return true;
+}
+
+bool Store::Index::adopt(std::string_view fullKey, const Entry& copy,
+                         const std::function<void(Entry&)>& change)
+{
+    Guard guard(*this, true);
+    Slot* slot = lookup(fullKey);
+    if (!copy.isCopy() || !slot || slot->kind == Kind::Marker || !isForeign(*slot) ||
+        !static_cast<ObjectRecord*>(slot)->entry->isComplete())
+        return false;
+    auto& record = static_cast<ObjectRecord&>(*slot);
+    if (record.entry->reply()->head != copy.reply()->head)
+        return false; // not the object copied (replaced since)
+    auto fresh = Entry::CopyOf(*record.entry);
+    change(*fresh);
+    droppedOf(record.owner).push_back(std::move(record.entry));
+    record.owner = ThisThread();
+    fresh->setKept(true);
+    record.entry = std::move(fresh);
+    if (record.where == Where::InPolicy)
+        policy_->touch(record);
+    return refresh(record);
 }
 
 bool Store::Index::refresh(ObjectRecord& record)
@@ -422,8 +623,8 @@ void Store::Index::dropObject(ObjectRecord& record, Drop why, bool keepEmptyMark
 {
     // complete objects only (an eviction took its victim out of the policy already)
     const bool complete = record.where == Where::InPolicy || why == Drop::Evict;
-    if (complete && why != Drop::Refuse && releaseObserver_)
-        releaseObserver_(record.key(), *record.entry);
+    if (complete && why != Drop::Refuse)
+        tellReleased(record.key(), *record.entry);
     switch (record.where) {
     case Where::InPolicy:
         policy_->remove(record);
@@ -461,8 +662,12 @@ void Store::Index::dropObject(ObjectRecord& record, Drop why, bool keepEmptyMark
     case Drop::Clear:
         break;
     }
-    // readers attached go on with their own references; what is behind them is released
-    record.entry->setKept(false);
+    // readers attached go on with their own references; what is behind them
+    // is released (by the owner, for another thread's object)
+    if (isForeign(record))
+        droppedOf(record.owner).push_back(std::move(record.entry));
+    else
+        record.entry->setKept(false);
 
     MarkerRecord* emptyMarker = nullptr;
     if (record.kind == Kind::Variant) {
@@ -498,11 +703,18 @@ size_t Store::Index::dropSlot(Slot& slot, Drop why)
 
 size_t Store::Index::erase(std::string_view key)
 {
+    Guard guard(*this, true);
     Slot* slot = lookup(key);
     return slot ? dropSlot(*slot, Drop::Erase) : 0;
 }
 
 void Store::Index::clear()
+{
+    Guard guard(*this, true);
+    clearLocked();
+}
+
+void Store::Index::clearLocked()
 {
     // bucket by bucket, without recursion down the chains
     for (size_t i = 0; i < bucketCount_; ++i) {
@@ -512,11 +724,13 @@ void Store::Index::clear()
                 continue;
             auto& record = static_cast<ObjectRecord&>(*slot);
             if (record.where == Where::InPolicy) {
-                if (releaseObserver_)
-                    releaseObserver_(record.key(), *record.entry);
+                tellReleased(record.key(), *record.entry);
                 policy_->remove(record);
             }
-            record.entry->setKept(false);
+            if (isForeign(record))
+                droppedOf(record.owner).push_back(std::move(record.entry));
+            else
+                record.entry->setKept(false);
         }
     }
     slots_ = objects_ = inFlight_ = markers_ = 0;
@@ -526,9 +740,10 @@ void Store::Index::clear()
 
 void Store::Index::setBudget(uint64_t bytes)
 {
+    Guard guard(*this, true);
     budget_ = bytes;
     if (budget_ == 0) {
-        clear(); // cache_mem 0: nothing is kept, not even an empty object
+        clearLocked(); // cache_mem 0: nothing is kept, not even an empty object
         return;
     }
     while (bytesHeld_ > budget_ && policy_->count() > 0) {
@@ -559,6 +774,7 @@ void Store::Index::setBudget(uint64_t bytes)
 
 void Store::Index::setPolicy(std::unique_ptr<Policy>&& policy)
 {
+    Guard guard(*this);
     Must(policy);
     // the old eviction order becomes the new policy's order of use (least valuable first)
     while (auto* node = policy_->victim()) {
@@ -568,13 +784,44 @@ void Store::Index::setPolicy(std::unique_ptr<Policy>&& policy)
     policy_ = std::move(policy);
 }
 
+std::string_view Store::Index::policyName() const
+{
+    Guard guard(*this);
+    return policy_->name(); // a literal of the policy's class: it outlives a setPolicy()
+}
+
+uint64_t Store::Index::budget() const
+{
+    Guard guard(*this);
+    return budget_;
+}
+
+uint64_t Store::Index::bytesHeld() const
+{
+    Guard guard(*this);
+    return bytesHeld_;
+}
+
+size_t Store::Index::objectCount() const
+{
+    Guard guard(*this);
+    return objects_;
+}
+
 size_t Store::Index::memoryFootprint() const
+{
+    Guard guard(*this);
+    return footprintLocked();
+}
+
+size_t Store::Index::footprintLocked() const
 {
     return recordBytes_ + variantListBytes_ + bucketCount_ * sizeof(SlotPtr) + policy_->memoryFootprint();
 }
 
 Store::IndexStats Store::Index::stats() const
 {
+    Guard guard(*this);
     IndexStats out = counters_;
     out.budget = budget_;
     out.bytesHeld = bytesHeld_;
@@ -582,14 +829,21 @@ Store::IndexStats Store::Index::stats() const
     out.objects = objects_;
     out.inFlight = inFlight_;
     out.markers = markers_;
-    out.memoryFootprint = memoryFootprint();
+    out.memoryFootprint = footprintLocked();
     return out;
 }
 
-void Store::Index::forEachObject(const std::function<void(std::string_view, const Entry&)>& visit) const
+void Store::Index::forEachObject(
+    const std::function<void(std::string_view, const Entry&, bool own)>& visit) const
 {
-    for (size_t b = 0; b < bucketCount_; ++b)
-        for (const Slot* slot = buckets_[b].get(); slot; slot = slot->chain.get())
-            if (slot->kind != Kind::Marker)
-                visit(slot->key(), *static_cast<const ObjectRecord*>(slot)->entry);
+    Guard guard(*this);
+    for (size_t b = 0; b < bucketCount_; ++b) {
+        for (const Slot* slot = buckets_[b].get(); slot; slot = slot->chain.get()) {
+            if (slot->kind == Kind::Marker)
+                continue;
+            const bool own = !isForeign(*slot);
+            if (own || static_cast<const ObjectRecord*>(slot)->entry->isComplete())
+                visit(slot->key(), *static_cast<const ObjectRecord*>(slot)->entry, own);
+        }
+    }
 }

@@ -74,11 +74,27 @@
 /// makes the index forget an entry (erase, replace, evict, abandon, failure,
 /// clear, destruction) clears it.
 ///
-/// Threading: one event loop, no lock. Every public method is one complete
-/// operation that returns values (EntryRef, strings, a stats copy), never a
-/// pointer into the index, so a mutex taken at the top of each public method
-/// is all that `workers N` sharing one index needs (with
-/// CUTTLE_ATOMIC_REFCOUNT, and Entry::setKept() made atomic).
+/// Threading: an index is one event loop's, with no lock, until setShared()
+/// makes it the one memory cache of every worker (doc/design.md "Workers").
+/// Then every public method is one operation under a mutex, returning values
+/// (EntryRef, strings, a stats copy), never a pointer into the index, and
+/// each record remembers the thread that stored it, its owner
+/// (ThisThread()). Only the owner's thread touches an entry's reference
+/// count, flags, flow or body while it is stored:
+/// - a lookup from another thread (find(), findVariant()) answers only a
+///   complete object (one in the policy), with Entry::CopyOf(), made under
+///   the mutex; another thread's object in flight is not found (collapsed
+///   forwarding stays within a worker), and the policy counts the hit;
+/// - an object another thread drops (evicts, replaces, erases) moves, with
+///   the index's reference, to its owner's list of the dropped; the owner
+///   clears its isKept() and lets the reference go at its next call (every
+///   public method begins with it) or reap();
+/// - what changes a stored complete entry does it through change(), under
+///   the mutex (compactIfSmall(), a 304's head);
+/// - forEachObject() shows another thread's objects only when complete;
+/// - each thread has its own ReleaseObserver (its store.log), told of what
+///   that thread's calls let go;
+/// - a worker that ends calls leave(), which drops what it owns.
 
 #pragma once
 
@@ -91,6 +107,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,6 +139,9 @@ struct IndexStats {
 struct Found {
     EntryRef entry;  ///< the object that answers the request; null when none does
     std::string key; ///< its full key (the key, or a variant key), for touch() and update()
+    /// whether entry is a copy of another worker's object (see Index's
+    /// threading), its hit counted already
+    bool copied = false;
     /// whether an object was found
     explicit operator bool() const { return bool(entry); }
 };
@@ -139,12 +159,16 @@ public:
 
     /// the object stored under exactly this key (an object's key or a variant
     /// key), without counting a hit; null when none, when key holds a Vary
-    /// marker, or when the entry failed
-    EntryRef find(std::string_view key) const;
+    /// marker, or when the entry failed; another worker's, a copy
+    EntryRef find(std::string_view key);
     /// the object that answers a request with requestFields for key: the
     /// object stored under key, or, when key holds a Vary marker, the variant
-    /// the request's fields select (RFC 9111 section 4.1); no hit is counted
-    Found findVariant(std::string_view key, const std::vector<Http::HeaderField>& requestFields) const;
+    /// the request's fields select (RFC 9111 section 4.1); no hit is
+    /// counted, but for a copy of another worker's object
+    Found findVariant(std::string_view key, const std::vector<Http::HeaderField>& requestFields);
+    /// whether the object findVariant() would find is entry itself (no copy is made)
+    bool selects(std::string_view key, const std::vector<Http::HeaderField>& requestFields,
+                 const Entry& entry) const;
     /// the normalised Vary names of the marker under key, or nullopt when key holds none
     std::optional<std::string> varyNames(std::string_view key) const;
 
@@ -170,6 +194,18 @@ public:
     /// A hit on the object stored under fullKey: update(), then one more
     /// reference to it in the policy. Returns whether fullKey holds entry.
     bool touch(std::string_view fullKey, const Entry& entry);
+    /// Runs change() under the mutex when fullKey holds entry (this thread's
+    /// own), then update(); returns whether it ran. What changes a stored
+    /// complete entry goes through here (see the threading above).
+    bool change(std::string_view fullKey, Entry& entry, const std::function<void()>& change);
+    /// When fullKey holds another worker's object of which copy is a copy
+    /// (Entry::CopyOf(), the same head), makes a new whole copy of it, runs
+    /// change() on that, and puts it in the object's place (this thread's
+    /// from now on, at the object's place in the policy); returns whether it
+    /// did. A 304 to a copy's revalidation (Store::Revalidate()) freshens
+    /// the stored object so. (The copy itself may have released what its
+    /// readers passed.)
+    bool adopt(std::string_view fullKey, const Entry& copy, const std::function<void(Entry&)>& change);
     /// Forgets the object under key, or the marker under key with all its
     /// variants (a variant key erases that variant only). Returns the
     /// objects erased.
@@ -183,29 +219,44 @@ public:
     /// before its isKept() is cleared (Squid's store.log RELEASE); it must
     /// not change the index
     using ReleaseObserver = std::function<void(std::string_view fullKey, const Entry& entry)>;
-    /// sets (or, with an empty one, removes) the ReleaseObserver
-    void setReleaseObserver(ReleaseObserver observer) { releaseObserver_ = std::move(observer); }
+    /// sets (or, with an empty one, removes) the ReleaseObserver of this thread
+    void setReleaseObserver(ReleaseObserver observer);
+
+    /// makes the index the memory cache of several threads (see the
+    /// threading above); before anything is stored
+    void setShared();
+    /// whether setShared() was called
+    bool isShared() const { return shared_; }
+    /// lets go of what other threads dropped of this thread's objects
+    void reap();
+    /// drops every object this thread stored (without telling the
+    /// observers), reaps, and removes this thread's observer: a worker ends
+    void leave();
+    /// the owner number of the calling thread (1, 2, ... in the order the
+    /// threads first asked)
+    static uint16_t ThisThread();
 
     /// sets cache_mem: evicts complete objects, then abandons in-flight ones
     /// (largest first), until bytesHeld() <= bytes; 0 forgets everything
     void setBudget(uint64_t bytes);
     /// cache_mem in bytes
-    uint64_t budget() const { return budget_; }
+    uint64_t budget() const;
     /// bytes charged to the stored objects, in flight or complete
-    uint64_t bytesHeld() const { return bytesHeld_; }
+    uint64_t bytesHeld() const;
     /// objects stored (variants included, markers not)
-    size_t objectCount() const { return objects_; }
+    size_t objectCount() const;
     /// the gauges and counters now
     IndexStats stats() const;
-    /// calls visit(key, entry) for every stored object, variants included
-    /// (their full keys), markers not, in no particular order; visit must not
-    /// change the index
-    void forEachObject(const std::function<void(std::string_view, const Entry&)>& visit) const;
+    /// calls visit(key, entry, own) for every stored object, variants
+    /// included (their full keys), markers not, in no particular order;
+    /// another thread's (own false) only when complete, and then visit may
+    /// read its reply and body only; visit must not change the index
+    void forEachObject(const std::function<void(std::string_view, const Entry&, bool own)>& visit) const;
     /// switches to another policy (reconfigure), keeping every object and the
     /// old policy's eviction order (not its aging factor)
     void setPolicy(std::unique_ptr<Policy>&& policy);
     /// the squid.conf words of the policy in force
-    std::string_view policyName() const { return policy_->name(); }
+    std::string_view policyName() const;
     /// bytes the index itself uses: records with their keys, buckets, Vary
     /// markers' variant lists and the policy's heap (not the entries)
     size_t memoryFootprint() const;
@@ -230,7 +281,20 @@ private:
     /// what dropping an object counts as
     enum class Drop { Erase, Replace, Evict, Abandon, Refuse, Fail, Clear };
 
+    /// the mutex when the index is shared, then the caller's reaping
+    class Guard;
+
     static uint32_t HashOf(std::string_view key);
+    bool isForeign(const Slot& slot) const;
+    const ObjectRecord* variantRecord(std::string_view key,
+                                      const std::vector<Http::HeaderField>& requestFields,
+                                      std::string& fullKey) const;
+    bool updateLocked(std::string_view fullKey, const Entry& entry);
+    void clearLocked();
+    size_t footprintLocked() const;
+    void takeDropped(std::vector<EntryRef>& out);
+    std::vector<EntryRef>& droppedOf(uint16_t owner);
+    void tellReleased(std::string_view fullKey, const Entry& entry) const;
     const Slot* lookup(std::string_view key) const;
     Slot* lookup(std::string_view key);
     void link(SlotPtr&& slot);
@@ -258,7 +322,13 @@ private:
     size_t recordBytes_ = 0;             ///< bytes of every record with its key (and names)
     size_t variantListBytes_ = 0;        ///< capacity of the markers' variant lists, in bytes
     IndexStats counters_;                ///< the counters of stats() (gauges are computed)
-    ReleaseObserver releaseObserver_;    ///< see setReleaseObserver()
+    /// see setReleaseObserver(): by owner number (ThisThread())
+    std::vector<std::pair<uint16_t, ReleaseObserver>> releaseObservers_;
+    /// other threads' objects that this thread's calls dropped, by owner
+    /// number, each waiting for its owner's next call
+    std::vector<std::pair<uint16_t, std::vector<EntryRef>>> dropped_;
+    bool shared_ = false;      ///< see setShared()
+    mutable std::mutex mutex_; ///< guards everything when shared_
 };
 
 } // namespace Store

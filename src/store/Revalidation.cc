@@ -71,11 +71,16 @@ Store::Revalidated Store::Revalidate(Index& index, const std::string& staleKey, 
         // a requester that joined finds the stored head freshened already by
         // the one that asked, unless that one left before the 304 came
         if (!reply.appliedToStored) {
-            FreshenStored(stale, reply);
-            if (disk)
+            if (disk) {
+                FreshenStored(stale, reply);
                 disk->freshen(staleKey, *stale.reply()); // RFC 9111 4.3.4: the head, not the body
-            else
+            } else if (index.change(staleKey, stale, [&] { FreshenStored(stale, reply); })) {
                 index.touch(staleKey, stale);
+            } else {
+                // no longer stored, or a copy of another worker's object: that one is freshened too
+                (void)index.adopt(staleKey, stale, [&reply](Entry& copy) { FreshenStored(copy, reply); });
+                FreshenStored(stale, reply);
+            }
             reply.appliedToStored = true;
         }
         return Revalidated::Unmodified;
