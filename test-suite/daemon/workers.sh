@@ -3,8 +3,10 @@
 # each reading squid.conf with its own ${process_number}, each with its own
 # socket of the same port. Checked: both workers of `workers 2` bind the port
 # and both serve (each writes its own access log, chosen by an `if
-# ${process_number}` block); the cache manager sums them; a PURGE reaches
-# both workers' caches; a reconfigure reaches both (every request after
+# ${process_number}` block); the cache manager sums them; they share one
+# memory cache (one miss; hits in the other worker are copies), which a
+# PURGE through either erases, and with memory_cache_shared off each has its
+# own (a miss in each); a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
 # and the process exits 0; every thread holds the same privileges after the
 # drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread; two workers
@@ -185,6 +187,26 @@ grep -q "kid1| Accepting ICP messages on .*:$icp$" "$T/cache.log" ||
 ! grep -q "ERROR.*ICP" "$T/cache.log" || fail "ICP errors: $(grep ICP "$T/cache.log")"
 cuttle_stop
 pass "worker 1 answers on icp_port, worker 2 queries from a port of its own"
+
+# memory_cache_shared off: each worker stores in a memory cache of its own
+workers_conf
+echo "memory_cache_shared off" >> "$T/squid.conf"
+rm -f "$T/access1.log" "$T/access2.log"
+cuttle_start
+url="http://127.0.0.1:$OPORT/own-cache?s=100&cc=max-age=600"
+logged="/own-cache?"
+i=0
+while [ $i -lt 40 ] && ! { grep -qF "$logged" "$T/access1.log" && grep -qF "$logged" "$T/access2.log"; }; do
+    curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+    i=$((i + 1))
+done
+sleep 0.5
+for n in 1 2; do
+    misses=$(grep -F "$logged" "$T/access$n.log" | grep -c TCP_MISS/)
+    [ "$misses" = 1 ] || fail "memory_cache_shared off: worker $n missed $misses times (1: a cache of its own)"
+done
+cuttle_stop
+pass "memory_cache_shared off: each worker stores in a memory cache of its own (one miss in each)"
 
 # -k parse: a shared cache_dir, and bad values
 workers_conf
