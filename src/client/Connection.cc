@@ -1139,7 +1139,7 @@ void Client::Connection::stopForwarding()
                            (!tx_->forwarder->isDone() && tx_->fetch && tx_->fetch->hasReaders())))
         services_.adoptFinishing(std::move(tx_->forwarder));
     // a small stored object leaves its read block for one that fits it
-    if (tx_->reply && !tx_->storedKey.empty() && !tx_->reply->hasReaders()) {
+    if (tx_->reply && !tx_->storedKey.empty() && tx_->reply->isCompactable()) {
         auto& reply = *tx_->reply;
         (void)services_.cache().change(tx_->storedKey, reply, [&reply] { (void)reply.compactIfSmall(); });
     }

@@ -202,17 +202,14 @@ void Store::Entry::dropIdleFlow()
         flow_.reset();
 }
 
-bool Store::Entry::compactIfSmall(size_t maxBytes)
+bool Store::Entry::isCompactable(size_t maxBytes) const
 {
     if (state_ != State::Complete || !kept_ || !hasReply_ || !reply_.block || body_.startOffset() != 0)
         return false;
     if (hasReaders())
         return false;
-    const auto oldBlock = reply_.block; // keeps the old head alive until the end
-    const std::string_view oldHead = reply_.head;
-    const size_t headSize = oldHead.size();
-    const uint64_t bodySize = body_.length();
-    const size_t total = headSize + bodySize;
+    const auto& oldBlock = reply_.block;
+    const size_t total = reply_.head.size() + body_.length();
     if (total > maxBytes || total == 0)
         return false;
     if (!oldBlock->isPooled())
@@ -220,8 +217,18 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     const uint64_t held =
         body_.blockBytes() +
         (body_.isEmpty() || body_.slice(body_.firstSequence()).blob() != oldBlock ? oldBlock->capacity() : 0);
-    if (total >= held)
-        return false; // already as small as it gets
+    return total < held; // else already as small as it gets
+}
+
+bool Store::Entry::compactIfSmall(size_t maxBytes)
+{
+    if (!isCompactable(maxBytes))
+        return false;
+    const auto oldBlock = reply_.block; // keeps the old head alive until the end
+    const std::string_view oldHead = reply_.head;
+    const size_t headSize = oldHead.size();
+    const uint64_t bodySize = body_.length();
+    const size_t total = headSize + bodySize;
     // head, body and the field index in one allocation
     auto blob = Sbuf::MemBlob::MakeExact(total, reply_.fieldIndex.memoryBytes());
     blob->append(oldHead);

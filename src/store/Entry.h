@@ -260,6 +260,10 @@ public:
     /// Done only when no reader is attached (cursors name slices) and the
     /// object is at most maxBytes; returns whether it was done.
     bool compactIfSmall(size_t maxBytes = 4096);
+    /// whether compactIfSmall(maxBytes) would compact (read only: a hit on
+    /// an object compacted already asks this before it takes the index's
+    /// mutex to compact it)
+    bool isCompactable(size_t maxBytes = 4096) const;
 
     /// A private copy of a complete object that another worker's thread
     /// stored (doc/design.md "Workers"), in this thread's blocks, complete
