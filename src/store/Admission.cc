@@ -127,7 +127,7 @@ void Store::Promote(Index& index, const AdmissionLimits& limits, DiskTier& disk,
         entry->complete();
         Http::RequestParser parser(request.size() + 1);
         parser.parse(request);
-        if (index.findVariant(key, parser.fields()))
+        if (index.holds(key, parser.fields()))
             return; // memory took one meanwhile (a miss stored, another promotion)
         if (auto fullKey = index.insert(key, entry, parser.fields())) {
             debugs(20, 3, "keeping the disk hit " << *fullKey << " in memory too");

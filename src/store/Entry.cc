@@ -251,7 +251,7 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
 
 Store::EntryRef Store::Entry::CopyOf(const Entry& stored)
 {
-    Must(stored.state_ == State::Complete && stored.hasReply_ && stored.body_.startOffset() == 0);
+    Must(IsCopyable(stored) && stored.hasReply_);
     const Reply& from = stored.reply_;
     auto& pool = Sbuf::DefaultPool(); // this thread's
     const auto head = Sbuf::MemBlob::MakeCopy(pool, from.head);

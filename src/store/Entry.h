@@ -274,6 +274,12 @@ public:
     /// could change them (compaction, a 304's head) runs under the
     /// Store::Index mutex that the caller holds.
     static EntryRef CopyOf(const Entry& stored);
+    /// whether CopyOf() takes stored: complete, with its body from its first
+    /// byte (what another thread may ask of a stored entry)
+    static bool IsCopyable(const Entry& stored)
+    {
+        return stored.isComplete() && stored.body_.startOffset() == 0;
+    }
     /// whether CopyOf() made this entry
     bool isCopy() const { return copy_; }
 

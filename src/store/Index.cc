@@ -353,7 +353,7 @@ Store::EntryRef Store::Index::find(std::string_view key)
         return nullptr;
     const auto& record = static_cast<const ObjectRecord&>(*slot);
     if (isForeign(record))
-        return record.entry->isComplete() ? Entry::CopyOf(*record.entry) : nullptr;
+        return Entry::IsCopyable(*record.entry) ? Entry::CopyOf(*record.entry) : nullptr;
     return record.entry->hasFailed() ? nullptr : record.entry;
 }
 
@@ -391,7 +391,7 @@ Store::Found Store::Index::findVariant(std::string_view key,
             return {};
         return {record->entry, std::move(fullKey)};
     }
-    if (!record->entry->isComplete())
+    if (!Entry::IsCopyable(*record->entry))
         return {}; // in flight (or failed) in another worker
     auto copy = Entry::CopyOf(*record->entry);
     ++counters_.hits;
@@ -409,6 +409,13 @@ bool Store::Index::selects(std::string_view key, const std::vector<Http::HeaderF
     std::string fullKey;
     const auto* record = variantRecord(key, requestFields, fullKey);
     return record && record->entry.getRaw() == &entry;
+}
+
+bool Store::Index::holds(std::string_view key, const std::vector<Http::HeaderField>& requestFields) const
+{
+    Guard guard(*this);
+    std::string fullKey;
+    return variantRecord(key, requestFields, fullKey) != nullptr;
 }
 
 std::optional<std::string> Store::Index::varyNames(std::string_view key) const
@@ -552,10 +559,11 @@ bool Store::Index::adopt(std::string_view fullKey, const Entry& copy,
 {
     Guard guard(*this, true);
     Slot* slot = lookup(fullKey);
-    if (!copy.isCopy() || !slot || slot->kind == Kind::Marker || !isForeign(*slot) ||
-        !static_cast<ObjectRecord*>(slot)->entry->isComplete())
+    if (!copy.isCopy() || !slot || slot->kind == Kind::Marker || !isForeign(*slot))
         return false;
     auto& record = static_cast<ObjectRecord&>(*slot);
+    if (!Entry::IsCopyable(*record.entry))
+        return false;
     if (record.entry->reply()->head != copy.reply()->head)
         return false; // not the object copied (replaced since)
     auto fresh = Entry::CopyOf(*record.entry);

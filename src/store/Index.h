@@ -169,6 +169,9 @@ public:
     /// whether the object findVariant() would find is entry itself (no copy is made)
     bool selects(std::string_view key, const std::vector<Http::HeaderField>& requestFields,
                  const Entry& entry) const;
+    /// whether an object (any worker's, in flight or not) is stored where
+    /// findVariant() looks (no copy is made)
+    bool holds(std::string_view key, const std::vector<Http::HeaderField>& requestFields) const;
     /// the normalised Vary names of the marker under key, or nullopt when key holds none
     std::optional<std::string> varyNames(std::string_view key) const;
 
