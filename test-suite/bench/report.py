@@ -218,8 +218,8 @@ def cache_section(d, w, not_measured, pngs):
         w(
             "`wrk -t 1 -c 50 -d %ds` through each proxy with a Lua script that puts the absolute URL in the request line, for one "
             "cached object (a scripted URL of the origin, `/s/ID`), fetched first on fresh connections until 16 in a row reached "
-            "the origin no more: the origin must have been asked once, and once per worker for cuttle with `workers N` (each worker "
-            "has a memory cache of its own, and SO_REUSEPORT hands each connection to one of them); "
+            "the origin no more: the origin must have been asked once (cuttle's workers share one memory cache: SO_REUSEPORT "
+            "hands each connection to one of them, and a worker that did not store the object serves a copy of it); "
             "medians of %d round(s), the targets alternated. \"Origin requests\" counts what the origin received for the URL during "
             "the runs (its `/_seen/ID` log): 0 means every request was a hit. Client connections per event loop: as in section 4. "
             "wrk has one core of the two: a proxy CPU busy well "
