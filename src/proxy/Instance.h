@@ -20,8 +20,8 @@
 ///   files with O_APPEND);
 /// - shared: cache_ (the memory cache: the board's Store::Index with
 ///   several workers); to be shared: disk_ and inFlight_ (the disk store
-///   and the joinable fetches); immutable: settings_, errorPages_
-///   and visibleHostname_ (immutable between reconfigures).
+///   and the joinable fetches); immutable between reconfigures: settings_,
+///   errorPages_ and visibleHostname_.
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
 /// Instance only sizes its arena and page reserve (configureMemory()).

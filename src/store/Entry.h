@@ -59,7 +59,10 @@
 /// while the entry is in use, and a small object's head, body and field
 /// index share one exact allocation after compactIfSmall().
 ///
-/// Threading: one event loop, like the blocks.
+/// Threading: one event loop, like the blocks. In a memory cache shared by
+/// workers (Store::Index's threading) another thread may, under the index's
+/// mutex, ask state() (atomic) and copy a complete entry (CopyOf()), and
+/// nothing else.
 #pragma once
 
 #include "base/RefCount.h"

@@ -94,8 +94,8 @@ void Store::Index::SlotDeleter::operator()(Slot* slot) const
 
 /// Holds the mutex of a shared index for one public method; made with
 /// reaping, it also takes this thread's objects that other threads dropped
-/// (clearing their isKept() under the mutex) and lets their references go
-/// after it, so that no entry is freed under the mutex.
+/// (clearing their isKept() under the mutex) and lets those references go
+/// after the mutex.
 class Store::Index::Guard {
 public:
     explicit Guard(const Index& index) : lock_(index.mutex_, std::defer_lock)
