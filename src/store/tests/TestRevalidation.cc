@@ -9,6 +9,7 @@
 #include "store/Index.h"
 #include "store/Policy.h"
 #include "store/tests/FakeDisk.h"
+#include "store/tests/OwnerThread.h"
 #include "store/tests/Replies.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -33,6 +34,7 @@ class TestRevalidation : public CppUnit::TestFixture {
     CPPUNIT_TEST(notModifiedFreshensTheStoredHeadOnce);
     CPPUNIT_TEST(notModifiedKeepsTheStoredFraming);
     CPPUNIT_TEST(notModifiedFreshensADiskObjectOnDisk);
+    CPPUNIT_TEST(notModifiedToACopyFreshensTheStoredObject);
     CPPUNIT_TEST(serverErrorIsStaleOrErrorAsAllowed);
     CPPUNIT_TEST(anythingElseIsModified);
     CPPUNIT_TEST_SUITE_END();
@@ -106,6 +108,44 @@ public:
         CPPUNIT_ASSERT(Store::Revalidate(*index_, "GET http://o/d", *onDisk, *reply, false, &disk) ==
                        Store::Revalidated::Unmodified);
         CPPUNIT_ASSERT_EQUAL(size_t(1), disk.freshened.size());
+    }
+
+    /// workers sharing the memory cache: a 304 to a revalidation of a copy
+    /// of another worker's object freshens the object stored (Index::adopt())
+    void notModifiedToACopyFreshensTheStoredObject()
+    {
+        Store::Index shared(Store::MakePolicy("lru"), 1 << 20);
+        shared.setShared();
+        TestStore::OwnerThread owner;
+        Store::EntryRef stored;
+        owner.run([&] {
+            stored = MakeRef<Store::Entry>(1 << 20);
+            stored->setReply(TestStore::MakeReply(
+                "HTTP/1.1 200 OK\r\nETag: \"a\"\r\nContent-Length: 0\r\nCache-Control: max-age=0\r\n\r\n",
+                1000));
+            stored->complete();
+            CPPUNIT_ASSERT(shared.insert("GET http://o/y", stored));
+        });
+        const auto copy = shared.findVariant("GET http://o/y", {});
+        CPPUNIT_ASSERT(copy.copied);
+        const auto reply =
+            TestStore::MakeReply("HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=60\r\n\r\n", 2000);
+        CPPUNIT_ASSERT(Store::Revalidate(shared, copy.key, *copy.entry, *reply, false) ==
+                       Store::Revalidated::Unmodified);
+        CPPUNIT_ASSERT_EQUAL(std::string("max-age=60"), FieldOf(*copy.entry, "Cache-Control"));
+        // stored now: this thread's freshened copy, which the owner copies in turn
+        const auto mine = shared.find("GET http://o/y");
+        CPPUNIT_ASSERT(mine && mine != copy.entry);
+        CPPUNIT_ASSERT_EQUAL(std::string("max-age=60"), FieldOf(*mine, "Cache-Control"));
+        CPPUNIT_ASSERT_EQUAL(time_t(2000), mine->reply()->responseTime);
+        owner.run([&] {
+            const auto seen = shared.find("GET http://o/y");
+            CPPUNIT_ASSERT(seen && seen->isCopy());
+            CPPUNIT_ASSERT_EQUAL(std::string("max-age=60"), FieldOf(*seen, "Cache-Control"));
+            CPPUNIT_ASSERT(!stored->isKept()); // dropped; that find() reaped it
+            stored = nullptr;
+        });
+        shared.clear();
     }
 
     void notModifiedKeepsTheStoredFraming()

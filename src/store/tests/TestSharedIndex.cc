@@ -11,62 +11,15 @@
 #include "store/Entry.h"
 #include "store/Key.h"
 #include "store/Policy.h"
+#include "store/tests/OwnerThread.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
-#include <condition_variable>
-#include <functional>
-#include <mutex>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
-
-/// Another worker's thread: runs the calls given to run(), one at a time,
-/// on the same thread (so Store::Index::ThisThread() is the same for all).
-class Owner {
-public:
-    Owner()
-        : thread_([this] {
-              std::unique_lock<std::mutex> lock(mutex_);
-              for (;;) {
-                  wake_.wait(lock, [this] { return bool(call_) || stop_; });
-                  if (stop_)
-                      return;
-                  call_();
-                  call_ = nullptr;
-                  done_.notify_all();
-              }
-          })
-    {}
-    ~Owner()
-    {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        thread_.join();
-    }
-    /// runs call on the owner's thread and waits for it
-    void run(const std::function<void()>& call)
-    {
-        std::unique_lock<std::mutex> lock(mutex_);
-        call_ = call;
-        wake_.notify_all();
-        done_.wait(lock, [this] { return !call_; });
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable done_;
-    std::function<void()> call_;
-    bool stop_ = false;
-    std::thread thread_; ///< last: starts once the rest is made
-};
 
 /// a reply head with one field
 constexpr std::string_view Head = "HTTP/1.1 200 OK\r\nX-Test: yes\r\n\r\n";
@@ -327,7 +280,7 @@ public:
 
 private:
     Sbuf::BlockPool pool;                ///< the owner's blocks (used on its thread only)
-    Owner owner;                         ///< the other worker's thread
+    TestStore::OwnerThread owner;        ///< the other worker's thread
     std::unique_ptr<Store::Index> index; ///< shared by this thread and owner's
 };
 
