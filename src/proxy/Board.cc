@@ -13,6 +13,12 @@ void Proxy::Board::Share::add(const Share& other)
 {
     counters.add(other.counters);
     clientConnections += other.clientConnections;
+    cache.budget += other.cache.budget;
+    cache.bytesHeld += other.cache.bytesHeld;
+    cache.objects += other.cache.objects;
+    cache.inFlight += other.cache.inFlight;
+    cache.hits += other.cache.hits;
+    cache.evictions += other.cache.evictions;
     dns.add(other.dns);
     if (own.empty()) {
         own = other.own;

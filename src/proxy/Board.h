@@ -38,8 +38,11 @@ class Board {
 public:
     /// What one worker publishes.
     struct Share {
-        Mgr::Counters counters;          ///< its traffic counters
-        size_t clientConnections = 0;    ///< client connections open
+        Mgr::Counters counters;       ///< its traffic counters
+        size_t clientConnections = 0; ///< client connections open
+        /// its memory cache's totals, with memory_cache_shared off (a
+        /// shared cache's are the process's already: none are published)
+        Store::IndexStats cache;
         Comm::Resolver::Stats dns;       ///< its resolver's counts (the ipcache and fqdncache pages)
         std::vector<Mgr::OwnFigure> own; ///< cuttle's own figures (the mem page), each worker's in one order
 

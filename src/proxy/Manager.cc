@@ -68,7 +68,9 @@ uint64_t Proxy::Instance::activity() const
     // cheap test for the end of every loop iteration
     const auto& client = side_.counters();
     uint64_t sum = client.requests + client.bytesIn + client.bytesOut + side_.acceptCount() +
-                   side_.connectionCount() + cache_.index->objectCount() + pool_.idleCount();
+                   side_.connectionCount() + pool_.idleCount();
+    if (!cache_.index->isShared()) // a shared cache's figures are not published (and its count takes a mutex)
+        sum += cache_.index->objectCount();
     if (forwarding_)
         sum += forwarding_->requests + forwarding_->bytesIn + forwarding_->retries +
                forwarding_->connectionsOpened + forwarding_->splicedReplies;
@@ -98,6 +100,8 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
     Board::Share share;
     share.counters = ownCounters();
     share.clientConnections = side_.connectionCount();
+    if (!cache_.index->isShared())
+        share.cache = cache_.index->stats();
     if (resolver_)
         share.dns = resolver_->stats();
     const auto pool = Sbuf::DefaultPool().stats();
@@ -220,9 +224,9 @@ Mgr::Figures Proxy::Instance::managerFigures() const
         f.fdInUse = f.fdInUse ? f.fdInUse - 1 : 0; // the directory's own descriptor
     }
 
-    // the memory cache is the process's, shared by the workers
+    // a shared memory cache is the process's; else each worker's are summed
     const auto& cache = *cache_.index;
-    const auto index = cache.stats();
+    const auto index = cache.isShared() ? cache.stats() : all.cache;
     f.cacheBudget = index.budget;
     f.cacheBytes = index.bytesHeld;
     f.cacheObjects = index.objects;

@@ -205,8 +205,12 @@ for n in 1 2; do
     misses=$(grep -F "$logged" "$T/access$n.log" | grep -c TCP_MISS/)
     [ "$misses" = 1 ] || fail "memory_cache_shared off: worker $n missed $misses times (1: a cache of its own)"
 done
+sleep 1.2 # the other worker's totals reach the page within a second
+entries=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/info" |
+    sed -n 's/^[[:space:]]*\([0-9]*\) StoreEntries$/\1/p')
+[ "$entries" = 2 ] || fail "memory_cache_shared off: mgr:info counts '$entries' StoreEntries (one in each worker: 2)"
 cuttle_stop
-pass "memory_cache_shared off: each worker stores in a memory cache of its own (one miss in each)"
+pass "memory_cache_shared off: each worker stores in a memory cache of its own (one miss in each, mgr:info sums them)"
 
 # -k parse: a shared cache_dir, and bad values
 workers_conf
