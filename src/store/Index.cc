@@ -798,12 +798,6 @@ std::string_view Store::Index::policyName() const
     return policy_->name(); // a literal of the policy's class: it outlives a setPolicy()
 }
 
-uint64_t Store::Index::budget() const
-{
-    Guard guard(*this);
-    return budget_;
-}
-
 uint64_t Store::Index::bytesHeld() const
 {
     Guard guard(*this);

@@ -106,6 +106,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -242,8 +243,8 @@ public:
     /// sets cache_mem: evicts complete objects, then abandons in-flight ones
     /// (largest first), until bytesHeld() <= bytes; 0 forgets everything
     void setBudget(uint64_t bytes);
-    /// cache_mem in bytes
-    uint64_t budget() const;
+    /// cache_mem in bytes (no mutex taken)
+    uint64_t budget() const { return budget_.load(std::memory_order_relaxed); }
     /// bytes charged to the stored objects, in flight or complete
     uint64_t bytesHeld() const;
     /// objects stored (variants included, markers not)
@@ -315,16 +316,18 @@ private:
     std::unique_ptr<SlotPtr[]> buckets_; ///< the hash table
     size_t bucketCount_ = 0;             ///< a power of two
     size_t slots_ = 0;                   ///< records in the table (objects and markers)
-    uint64_t budget_;                    ///< cache_mem
-    uint64_t bytesHeld_ = 0;             ///< sum of the objects' charges
-    uint64_t policyBytes_ = 0;           ///< of those, the complete objects' (the evictable bytes)
-    uint64_t inFlightBytes_ = 0;         ///< of those, the in-flight objects'
-    size_t objects_ = 0;                 ///< object records
-    size_t inFlight_ = 0;                ///< of those, in flight
-    size_t markers_ = 0;                 ///< marker records
-    size_t recordBytes_ = 0;             ///< bytes of every record with its key (and names)
-    size_t variantListBytes_ = 0;        ///< capacity of the markers' variant lists, in bytes
-    IndexStats counters_;                ///< the counters of stats() (gauges are computed)
+    /// cache_mem; atomic: budget() reads it without the mutex (every
+    /// request asks it), setBudget() writes it under the mutex
+    std::atomic<uint64_t> budget_;
+    uint64_t bytesHeld_ = 0;      ///< sum of the objects' charges
+    uint64_t policyBytes_ = 0;    ///< of those, the complete objects' (the evictable bytes)
+    uint64_t inFlightBytes_ = 0;  ///< of those, the in-flight objects'
+    size_t objects_ = 0;          ///< object records
+    size_t inFlight_ = 0;         ///< of those, in flight
+    size_t markers_ = 0;          ///< marker records
+    size_t recordBytes_ = 0;      ///< bytes of every record with its key (and names)
+    size_t variantListBytes_ = 0; ///< capacity of the markers' variant lists, in bytes
+    IndexStats counters_;         ///< the counters of stats() (gauges are computed)
     /// see setReleaseObserver(): by owner number (ThisThread())
     std::vector<std::pair<uint16_t, ReleaseObserver>> releaseObservers_;
     /// other threads' objects that this thread's calls dropped, by owner
