@@ -88,7 +88,9 @@ namespace Store {
 /// into `block`, which the Reply keeps alive (the first body slice usually
 /// shares that block, right after the head).
 struct Reply {
-    // (ordered so that the small members share one word: a cached object keeps one Reply)
+    // (ordered so that the small members share one word: a cached object
+    // keeps one Reply; Entry::CopyOf() copies them one by one: a new member
+    // goes there too)
     Sbuf::MemBlobRef block;                ///< holds the head bytes
     std::string_view head;                 ///< the whole head, in block
     Http::FieldIndex fieldIndex;           ///< every field as received, as offsets into head
