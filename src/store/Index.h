@@ -82,9 +82,11 @@
 /// (ThisThread()). Only the owner's thread touches an entry's reference
 /// count, flags, flow or body while it is stored:
 /// - a lookup from another thread (find(), findVariant()) answers only a
-///   complete object (one in the policy), with Entry::CopyOf(), made under
-///   the mutex; another thread's object in flight is not found (collapsed
-///   forwarding stays within a worker), and the policy counts the hit;
+///   complete object (Entry::IsCopyable(): its state() is atomic, complete
+///   as soon as its producer completed it), with Entry::CopyOf(), made
+///   under the mutex; another thread's object in flight is not found
+///   (collapsed forwarding stays within a worker); findVariant() counts
+///   the hit;
 /// - an object another thread drops (evicts, replaces, erases) moves, with
 ///   the index's reference, to its owner's list of the dropped; the owner
 ///   clears its isKept() and lets the reference go at its next call (every
