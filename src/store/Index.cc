@@ -185,13 +185,18 @@ void Store::Index::reap()
 void Store::Index::setReleaseObserver(ReleaseObserver observer)
 {
     Guard guard(*this);
+    forgetObserver();
+    if (observer)
+        releaseObservers_.emplace_back(ThisThread(), std::move(observer));
+}
+
+void Store::Index::forgetObserver()
+{
     const auto self = ThisThread();
     const auto it = std::find_if(releaseObservers_.begin(), releaseObservers_.end(),
                                  [self](const auto& o) { return o.first == self; });
     if (it != releaseObservers_.end())
         releaseObservers_.erase(it);
-    if (observer)
-        releaseObservers_.emplace_back(self, std::move(observer));
 }
 
 void Store::Index::tellReleased(std::string_view fullKey, const Entry& entry) const
@@ -208,11 +213,8 @@ void Store::Index::tellReleased(std::string_view fullKey, const Entry& entry) co
 void Store::Index::leave()
 {
     Guard guard(*this, true);
+    forgetObserver();
     const auto self = ThisThread();
-    const auto mine = std::find_if(releaseObservers_.begin(), releaseObservers_.end(),
-                                   [self](const auto& o) { return o.first == self; });
-    if (mine != releaseObservers_.end())
-        releaseObservers_.erase(mine);
     std::vector<ObjectRecord*> own;
     for (size_t i = 0; i < bucketCount_; ++i) {
         for (Slot* slot = buckets_[i].get(); slot; slot = slot->chain.get()) {
@@ -345,13 +347,25 @@ Store::Index::MarkerRecord& Store::Index::newMarker(std::string_view key, std::s
     return *marker;
 }
 
+Store::Index::ObjectRecord* Store::Index::objectAt(std::string_view key)
+{
+    Slot* slot = lookup(key);
+    return slot && slot->kind != Kind::Marker ? static_cast<ObjectRecord*>(slot) : nullptr;
+}
+
+Store::Index::ObjectRecord* Store::Index::ownRecord(std::string_view fullKey, const Entry& entry)
+{
+    auto* record = objectAt(fullKey);
+    return record && record->entry.getRaw() == &entry && !isForeign(*record) ? record : nullptr;
+}
+
 Store::EntryRef Store::Index::find(std::string_view key)
 {
     Guard guard(*this, true);
-    const Slot* slot = lookup(key);
-    if (!slot || slot->kind == Kind::Marker)
+    const auto* found = objectAt(key);
+    if (!found)
         return nullptr;
-    const auto& record = static_cast<const ObjectRecord&>(*slot);
+    const auto& record = *found;
     if (isForeign(record))
         return Entry::IsCopyable(*record.entry) ? Entry::CopyOf(*record.entry) : nullptr;
     return record.entry->hasFailed() ? nullptr : record.entry;
@@ -514,24 +528,17 @@ bool Store::Index::update(std::string_view fullKey, const Entry& entry)
 
 bool Store::Index::updateLocked(std::string_view fullKey, const Entry& entry)
 {
-    Slot* slot = lookup(fullKey);
-    if (!slot || slot->kind == Kind::Marker)
-        return false;
-    auto& record = static_cast<ObjectRecord&>(*slot);
-    if (record.entry.getRaw() != &entry)
-        return false;
-    return refresh(record);
+    auto* record = ownRecord(fullKey, entry);
+    return record && refresh(*record);
 }
 
 bool Store::Index::touch(std::string_view fullKey, const Entry& entry)
 {
     Guard guard(*this, true);
-    Slot* slot = lookup(fullKey);
-    if (!slot || slot->kind == Kind::Marker)
+    auto* found = ownRecord(fullKey, entry);
+    if (!found || !refresh(*found))
         return false;
-    auto& record = static_cast<ObjectRecord&>(*slot);
-    if (record.entry.getRaw() != &entry || !refresh(record))
-        return false;
+    auto& record = *found;
     ++counters_.hits;
     if (record.where == Where::InPolicy)
         policy_->touch(record);
@@ -543,14 +550,11 @@ bool Store::Index::touch(std::string_view fullKey, const Entry& entry)
 bool Store::Index::change(std::string_view fullKey, Entry& entry, const std::function<void()>& change)
 {
     Guard guard(*this, true);
-    Slot* slot = lookup(fullKey);
-    if (!slot || slot->kind == Kind::Marker)
-        return false;
-    auto& record = static_cast<ObjectRecord&>(*slot);
-    if (record.entry.getRaw() != &entry || isForeign(record))
+    auto* record = ownRecord(fullKey, entry);
+    if (!record)
         return false;
     change();
-    (void)refresh(record);
+    (void)refresh(*record);
     return true;
 }
 
@@ -558,12 +562,10 @@ bool Store::Index::adopt(std::string_view fullKey, const Entry& copy,
                          const std::function<void(Entry&)>& change)
 {
     Guard guard(*this, true);
-    Slot* slot = lookup(fullKey);
-    if (!copy.isCopy() || !slot || slot->kind == Kind::Marker || !isForeign(*slot))
+    auto* found = objectAt(fullKey);
+    if (!copy.isCopy() || !found || !isForeign(*found) || !Entry::IsCopyable(*found->entry))
         return false;
-    auto& record = static_cast<ObjectRecord&>(*slot);
-    if (!Entry::IsCopyable(*record.entry))
-        return false;
+    auto& record = *found;
     if (record.entry->reply()->head != copy.reply()->head)
         return false; // not the object copied (replaced since)
     auto fresh = Entry::CopyOf(*record.entry);

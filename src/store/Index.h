@@ -292,6 +292,12 @@ private:
 
     static uint32_t HashOf(std::string_view key);
     bool isForeign(const Slot& slot) const;
+    /// the object record under key (not a marker), or null
+    ObjectRecord* objectAt(std::string_view key);
+    /// the record under fullKey when it holds entry and is this thread's, or null
+    ObjectRecord* ownRecord(std::string_view fullKey, const Entry& entry);
+    /// removes this thread's ReleaseObserver (under the mutex)
+    void forgetObserver();
     const ObjectRecord* variantRecord(std::string_view key,
                                       const std::vector<Http::HeaderField>& requestFields,
                                       std::string& fullKey) const;
