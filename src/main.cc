@@ -11,6 +11,7 @@
 #include "base/Heap.h"
 #include "base/Privileges.h"
 #include "disk/Layout.h"
+#include "disk/Shelf.h"
 #include "base/TextException.h"
 #include "proxy/Worker.h"
 #include "sbuf/BlockPool.h"
@@ -187,17 +188,21 @@ WorkerSettings ParseWorkers(const Options& options, std::unique_ptr<Config::Sett
     }
     if (failed)
         return {};
-    // a disk store belongs to one loop (doc/design.md "Workers")
+    // workers share a cache_dir only with the same cache_dir lines: one
+    // Disk::Shelf (doc/design.md "Workers")
     for (size_t a = 0; a < all.size(); ++a) {
         for (size_t b = a + 1; b < all.size(); ++b) {
+            if (Disk::Shelf::KeyOf(all[a]->cacheDirs) == Disk::Shelf::KeyOf(all[b]->cacheDirs))
+                continue;
             for (const auto& dir : all[a]->cacheDirs) {
                 for (const auto& other : all[b]->cacheDirs) {
                     if (dir.path != other.path)
                         continue;
                     report("cache_dir " + dir.path + " is used by workers " + std::to_string(a + 1) +
                                " and " + std::to_string(b + 1) +
-                               ": two workers cannot share a cache_dir (put ${process_number} in its path, "
-                               "or give it to one worker inside `if ${process_number} = N`)",
+                               " with other cache_dir lines beside it: workers share cache_dirs only "
+                               "when they have the same cache_dir lines (or put ${process_number} in "
+                               "its path, or give it to one worker inside `if ${process_number} = N`)",
                            true);
                     failed = true;
                 }

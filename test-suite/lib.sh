@@ -100,16 +100,14 @@ kid_label_re() {
 
 # cuttle_conf LINE... : writes $T/squid.conf listening on 127.0.0.1:0 with
 # the logs and pid file in $T, then the given lines (http_access etc.), then
-# cuttle_workers_line. With several workers a LINE of cache_dir goes to
-# worker 1 (`if ${process_number} = 1`): two workers cannot share one, and
-# the tests look for its files at its path. A test that gives its own
-# `workers` line gets none of this.
+# cuttle_workers_line. With several workers, the workers share the
+# cache_dir lines (doc/design.md "Workers"). A test that gives its own
+# `workers` line gets no `workers` line from here.
 cuttle_conf() {
-    local own="" wrap="" line
+    local own="" line
     for line in "$@"; do
         case "$line" in "workers "*) own=1 ;; esac
     done
-    [ -n "$own" ] || [ "$CUTTLE_TEST_WORKERS" = 1 ] || wrap=1
     {
         echo "http_port 127.0.0.1:0"
         echo "access_log stdio:$T/access.log"
@@ -119,10 +117,7 @@ cuttle_conf() {
         [ -z "$CUTTLE_ERRORS" ] || echo "error_directory $CUTTLE_ERRORS"
         echo "shutdown_lifetime 1 second"
         for line in "$@"; do
-            case "$wrap:$line" in
-            1:"cache_dir "*) printf 'if ${process_number} = 1\n%s\nendif\n' "$line" ;;
-            *) echo "$line" ;;
-            esac
+            echo "$line"
         done
         # last: the test's lines keep their numbers
         [ -n "$own" ] || cuttle_workers_line

@@ -910,11 +910,12 @@ const std::vector<Directive> Table = {
      "How many event-loop threads serve requests (Squid's worker processes, as threads of one process): "
      "each accepts on its own socket of every http_port (SO_REUSEPORT: the kernel spreads new connections "
      "among them) and keeps its own origin connections, DNS resolver (the ipcache and fqdncache are one "
-     "for all) and helpers; the memory cache is one for all (memory_cache_shared), a cache_dir is one "
-     "worker's. Each worker reads squid.conf "
+     "for all) and helpers; the memory cache is one for all (memory_cache_shared), and so is each "
+     "cache_dir of workers that have the same cache_dir lines. Each worker reads squid.conf "
      "with ${process_number} set to its number "
      "(from 1) and ${kid_count} to COUNT, so `if ${process_number} = 1` blocks and per-worker paths work "
-     "as in Squid; two workers may not share a cache_dir (put ${process_number} in its path). cache.log "
+     "as in Squid; a cache_dir that two workers name with other cache_dir lines beside it is refused. "
+     "cache.log "
      "lines carry the worker's kidN label. From 1 to 128; 0 (Squid's no-daemon mode) runs one. Read at "
      "start only: doc/tuning.md \"Workers\" says how many to run.",
      WorkersHandler, false},

@@ -164,25 +164,29 @@ Store::PolicyKind Disk::PolicyKindOf(Config::ReplacementPolicy policy)
     return Store::PolicyKind::Lru;
 }
 
-Disk::Cache::Dir::Dir(const Config::CacheDir& line)
-    : config(line), layout(line), index(PolicyKindOf(line.policy))
-{}
-
-Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads)
+Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, std::shared_ptr<Shelf> shelf,
+                   unsigned threads)
     : loop_(loop),
       pool_(loop,
             threads ? threads : std::max<unsigned>(2, static_cast<unsigned>(settings.cacheDirs.size()))),
+      shelf_(shelf ? std::move(shelf) : std::make_shared<Shelf>()),
       maximumObjectSize_(settings.maximumObjectSize), swapLow_(settings.cacheSwapLow),
       swapHigh_(settings.cacheSwapHigh), select_(settings.storeDirSelect)
 {
+    const Shelf::Guard guard(*shelf_);
+    if (shelf_->made)
+        return; // another worker's Cache made the cache_dirs and rebuilds their indexes
+    std::vector<std::unique_ptr<Dir>> dirs;
     for (const auto& config : settings.cacheDirs) {
         auto dir = std::make_unique<Dir>(config);
         if (const auto unusable = dir->layout.check(!config.noStore); !unusable.empty())
             Throw("cache_dir " + unusable + " (" + config.origin + ")");
-        dirs_.push_back(std::move(dir));
+        dirs.push_back(std::move(dir));
     }
+    shelf_->dirs = std::move(dirs);
+    shelf_->made = true;
     // the indexes are rebuilt from the files, off the loop (Disk/Rebuild.h)
-    for (auto& dir : dirs_) {
+    for (auto& dir : shelf_->dirs) {
         dir->scanning = dir->layout.l1();
         Dir* scanned = dir.get();
         for (unsigned a = 0; a < dir->layout.l1(); ++a) {
@@ -195,6 +199,7 @@ Disk::Cache::Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned 
 
 void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
 {
+    const Shelf::Guard guard(*shelf_);
     for (auto& found : result.objects) {
         dir.nextFile = std::max(dir.nextFile, found.where.fileNumber + 1);
         // two files of one key (a replacement a stop interrupted): the later one stays
@@ -221,7 +226,8 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
     evict(dir);
     // the scans' keys and lists, as big as the index, are free now but kept
     // by the allocator: hand them back once every cache_dir is rebuilt
-    if (std::none_of(dirs_.begin(), dirs_.end(), [](const auto& d) { return d->scanning != 0; }))
+    const auto& dirs = shelf_->dirs;
+    if (std::none_of(dirs.begin(), dirs.end(), [](const auto& d) { return d->scanning != 0; }))
         Base::ReleaseFreeHeap();
 }
 
@@ -245,16 +251,19 @@ bool Disk::Cache::takes(const Dir& dir, std::optional<uint64_t> size) const
 
 bool Disk::Cache::admits(std::optional<uint64_t> size) const
 {
-    return std::any_of(dirs_.begin(), dirs_.end(), [&](const auto& dir) { return takes(*dir, size); });
+    const Shelf::Guard guard(*shelf_);
+    const auto& dirs = shelf_->dirs;
+    return std::any_of(dirs.begin(), dirs.end(), [&](const auto& dir) { return takes(*dir, size); });
 }
 
 Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
 {
-    if (dirs_.empty())
+    auto& dirs = shelf_->dirs;
+    if (dirs.empty())
         return nullptr;
     if (select_ == Config::StoreDirSelect::RoundRobin) {
-        for (size_t tried = 0; tried < dirs_.size(); ++tried) {
-            Dir& dir = *dirs_[nextDir_++ % dirs_.size()];
+        for (size_t tried = 0; tried < dirs.size(); ++tried) {
+            Dir& dir = *dirs[shelf_->nextDir++ % dirs.size()];
             if (takes(dir, size))
                 return &dir;
         }
@@ -263,7 +272,7 @@ Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
     // least-load: the most room left, objects being written counted
     Dir* best = nullptr;
     int64_t bestRoom = 0;
-    for (auto& dir : dirs_) {
+    for (auto& dir : dirs) {
         if (!takes(*dir, size))
             continue;
         const int64_t room =
@@ -284,7 +293,10 @@ bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, st
     const size_t backlog = pool_.stats().pending;
     behind_ = behind_ || backlog >= MaxBacklog / 4;
     if (backlog >= MaxBacklog) {
-        ++counters_.busy;
+        {
+            const Shelf::Guard guard(*shelf_);
+            ++shelf_->counters.busy;
+        }
         if (loop_.now() >= nextBusyWarning_) {
             debugs(47, 1,
                    "WARNING: the disk store is "
@@ -293,14 +305,21 @@ bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, st
         }
         return false;
     }
-    Dir* dir = pick(size);
-    if (!dir)
-        return false;
-    const uint32_t number = dir->nextFile++;
+    Dir* dir = nullptr;
+    uint32_t number = 0;
+    {
+        const Shelf::Guard guard(*shelf_);
+        dir = pick(size);
+        if (!dir)
+            return false;
+        number = dir->nextFile++;
+        dir->writingBytes += size.value_or(0);
+        ++shelf_->counters.writing;
+    }
+    // a Dir's config and layout never change once made
     const uint64_t limit = std::min(maximumObjectSize_, dir->config.maxSize.value_or(maximumObjectSize_));
     auto writer = std::make_unique<Writer>(*this, pool_, entry, key, number, dir->layout.tempPathOf(number),
                                            dir->layout.pathOf(number), limit);
-    dir->writingBytes += size.value_or(0);
     writers_.push_back(Writing{std::move(writer), dir});
     keepBlocksForWriters(true);
     debugs(20, 3, "storing " << key << " in " << dir->layout.pathOf(number));
@@ -320,13 +339,14 @@ void Disk::Cache::noteCommitted(Writer& writer)
 {
     auto& w = writingOf(writer);
     Dir& dir = *w.dir;
-    ++counters_.stored;
+    const Shelf::Guard guard(*shelf_);
+    ++shelf_->counters.stored;
     const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
                          writer.slotsLength(), writer.bodyLength()};
     if (const auto replaced = dir.index.insert(writer.key(), where))
         removeFile(dir, writer.key(), replaced->fileNumber);
     // another cache_dir may hold an older copy
-    for (auto& other : dirs_) {
+    for (auto& other : shelf_->dirs) {
         if (other.get() != &dir) {
             if (const auto old = other->index.erase(writer.key()))
                 removeFile(*other, writer.key(), old->fileNumber);
@@ -342,7 +362,8 @@ void Disk::Cache::noteCommitted(Writer& writer)
 void Disk::Cache::noteAbandoned(Writer& writer, int error)
 {
     auto& w = writingOf(writer);
-    ++counters_.abandoned;
+    const Shelf::Guard guard(*shelf_);
+    ++shelf_->counters.abandoned;
     if ((error == ENOSPC || error == EDQUOT) && !w.dir->full) {
         w.dir->full = true;
         debugs(47, 0,
@@ -360,7 +381,8 @@ void Disk::Cache::noteAbandoned(Writer& writer, int error)
 void Disk::Cache::release(Writer& writer)
 {
     auto& w = writingOf(writer);
-    counters_.bytesWritten += writer.written();
+    shelf_->counters.bytesWritten += writer.written();
+    --shelf_->counters.writing;
     // the expected size store() counted (0 when unknown)
     const auto entrySize = writer.bodyLength();
     w.dir->writingBytes -= std::min(w.dir->writingBytes, entrySize);
@@ -401,8 +423,9 @@ void Disk::Cache::keepBlocksForWriters(bool writing)
 
 int Disk::Cache::placeOf(const Dir& dir) const
 {
-    for (size_t i = 0; i < dirs_.size(); ++i) {
-        if (dirs_[i].get() == &dir)
+    const auto& dirs = shelf_->dirs;
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        if (dirs[i].get() == &dir)
             return static_cast<int>(i);
     }
     return -1;
@@ -429,21 +452,39 @@ void Disk::Cache::evict(Dir& dir)
         const auto evicted = dir.index.evict();
         if (!evicted)
             break;
-        ++counters_.evictions;
+        ++shelf_->counters.evictions;
         removeFile(dir, key, evicted->fileNumber);
     }
 }
 
 bool Disk::Cache::contains(const std::string& key) const
 {
-    return std::any_of(dirs_.begin(), dirs_.end(),
-                       [&](const auto& dir) { return bool(dir->index.find(key)); });
+    const Shelf::Guard guard(*shelf_);
+    const auto& dirs = shelf_->dirs;
+    return std::any_of(dirs.begin(), dirs.end(), [&](const auto& dir) { return bool(dir->index.find(key)); });
+}
+
+bool Disk::Cache::Holds(const Dir& dir, const std::string& key, uint32_t number)
+{
+    const auto where = dir.index.find(key);
+    return where && where->fileNumber == number;
 }
 
 std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
 {
-    for (auto& dir : dirs_) {
-        const auto where = dir->index.find(key);
+    // the index is asked under the Guard, the file read outside it: another
+    // worker may replace, evict or purge the object meanwhile (its file is
+    // then removed, or a new one named), which the second look tells
+    for (size_t place = 0;; ++place) {
+        Dir* dir = nullptr;
+        std::optional<Location> where;
+        {
+            const Shelf::Guard guard(*shelf_);
+            if (place >= shelf_->dirs.size())
+                return std::nullopt;
+            dir = shelf_->dirs[place].get();
+            where = dir->index.find(key);
+        }
         if (!where)
             continue;
         const auto path = dir->layout.pathOf(where->fileNumber);
@@ -468,15 +509,18 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
             if (read == CachedRead::Read)
                 meta = DecodeHeader(front);
         }
-        if (!meta || ::fstat(hit.file.get(), &st) != 0 || uint64_t(st.st_size) != meta->fileSize() ||
-            meta->bodyLength != where->bodyLength || !FrontMatches(*meta, front) ||
-            KeyIn(*meta, front) != key) {
-            if (dir->rewriting.count(where->fileNumber))
-                return std::nullopt; // read while its head was being replaced: a miss, the file stays
+        const bool whole =
+            meta && ::fstat(hit.file.get(), &st) == 0 && uint64_t(st.st_size) == meta->fileSize() &&
+            meta->bodyLength == where->bodyLength && FrontMatches(*meta, front) && KeyIn(*meta, front) == key;
+        const Shelf::Guard guard(*shelf_);
+        if (!whole) {
+            if (!Holds(*dir, key, where->fileNumber) || dir->rewriting.count(where->fileNumber))
+                return std::nullopt; // replaced or removed meanwhile, or read while its head was being
+                                     // replaced
             debugs(47, 1,
                    "WARNING: cache_dir " << dir->config.path << ": " << path << " is torn, partial or not "
                                          << key << "; removed");
-            ++counters_.refused;
+            ++shelf_->counters.refused;
             dir->index.erase(key);
             forgetVariant(key);
             removeFile(*dir, key, where->fileNumber);
@@ -486,16 +530,17 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
         hit.meta = *meta;
         hit.bodyOffset = meta->bodyOffset();
         hit.bodyLength = meta->bodyLength;
-        dir->index.touch(key);
-        ++counters_.hits;
+        if (Holds(*dir, key, where->fileNumber))
+            dir->index.touch(key);
+        ++shelf_->counters.hits;
         return hit;
     }
-    return std::nullopt;
 }
 
 void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
 {
-    for (auto& dir : dirs_) {
+    const Shelf::Guard guard(*shelf_);
+    for (auto& dir : shelf_->dirs) {
         const auto where = dir->index.find(key);
         if (!where)
             continue;
@@ -509,9 +554,12 @@ void Disk::Cache::freshen(const std::string& key, const Store::Reply& reply)
         pool_.submit(std::make_unique<HeadJob>(
             in->layout.pathOf(number), key, std::string(reply.head), reply.requestTime, reply.responseTime,
             [this, in, number, key](Rewrite result, int error) {
-                in->rewriting.erase(number);
-                if (result == Rewrite::Done)
-                    ++counters_.freshened;
+                {
+                    const Shelf::Guard later(*shelf_);
+                    in->rewriting.erase(number);
+                    if (result == Rewrite::Done)
+                        ++shelf_->counters.freshened;
+                }
                 debugs(20, 3,
                        "freshening " << key << " on disk: "
                                      << (result == Rewrite::Done         ? "done"
@@ -535,21 +583,27 @@ void Disk::Cache::readBody(const Store::StoredFileRef& file,
         parts.push_back(ReadJob::Part{std::move(blob), space.first(n)});
         left -= n;
     }
-    ++counters_.bodiesRead;
+    {
+        const Shelf::Guard guard(*shelf_);
+        ++shelf_->counters.bodiesRead;
+    }
     pool_.submit(std::make_unique<ReadJob>(file, std::move(parts), std::move(done)));
 }
 
 void Disk::Cache::warm(const Store::StoredFileRef& file, uint64_t offset, uint64_t length,
                        std::function<void()> done)
 {
-    ++counters_.warmed;
+    {
+        const Shelf::Guard guard(*shelf_);
+        ++shelf_->counters.warmed;
+    }
     pool_.submit(std::make_unique<WarmJob>(file, offset, length, std::move(done)));
 }
 
 bool Disk::Cache::eraseExact(const std::string& key)
 {
     bool erased = false;
-    for (auto& dir : dirs_) {
+    for (auto& dir : shelf_->dirs) {
         if (const auto where = dir->index.erase(key)) {
             removeFile(*dir, key, where->fileNumber);
             erased = true;
@@ -560,14 +614,21 @@ bool Disk::Cache::eraseExact(const std::string& key)
 
 bool Disk::Cache::erase(const std::string& key)
 {
+    const Shelf::Guard guard(*shelf_);
+    return eraseLocked(key);
+}
+
+bool Disk::Cache::eraseLocked(const std::string& key)
+{
+    auto& variants = shelf_->variants;
     bool erased = eraseExact(key);
     if (Store::BaseKey(key) != key) {
         forgetVariant(key);
         return erased;
     }
-    if (const auto it = variants_.find(key); it != variants_.end()) {
+    if (const auto it = variants.find(key); it != variants.end()) {
         const auto keys = std::move(it->second.keys);
-        variants_.erase(it);
+        variants.erase(it);
         for (const auto& variant : keys)
             erased = eraseExact(variant) || erased;
     }
@@ -580,16 +641,16 @@ void Disk::Cache::noteStored(const std::string& key)
     const std::string base(Store::BaseKey(key));
     if (base == key) {
         // a plain object replaces the variants
-        if (const auto it = variants_.find(key); it != variants_.end()) {
+        if (const auto it = shelf_->variants.find(key); it != shelf_->variants.end()) {
             const auto keys = std::move(it->second.keys);
-            variants_.erase(it);
+            shelf_->variants.erase(it);
             for (const auto& variant : keys)
                 eraseExact(variant);
         }
         return;
     }
     auto names = Store::VaryNamesOfVariantKey(key);
-    auto& variants = variants_[base];
+    auto& variants = shelf_->variants[base];
     if (variants.names != names) {
         // other Vary names replace the variants (and the plain object)
         const auto keys = std::move(variants.keys);
@@ -608,19 +669,22 @@ void Disk::Cache::forgetVariant(std::string_view key)
     const auto base = Store::BaseKey(key);
     if (base == key)
         return;
-    const auto it = variants_.find(std::string(base));
-    if (it == variants_.end())
+    auto& variants = shelf_->variants;
+    const auto it = variants.find(std::string(base));
+    if (it == variants.end())
         return;
     auto& keys = it->second.keys;
     keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
     if (keys.empty())
-        variants_.erase(it);
+        variants.erase(it);
 }
 
 std::optional<std::string> Disk::Cache::varyNames(const std::string& key) const
 {
-    const auto it = variants_.find(key);
-    return it == variants_.end() ? std::nullopt : std::optional<std::string>(it->second.names);
+    const Shelf::Guard guard(*shelf_);
+    const auto& variants = shelf_->variants;
+    const auto it = variants.find(key);
+    return it == variants.end() ? std::nullopt : std::optional<std::string>(it->second.names);
 }
 
 std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool mayWait)
@@ -660,9 +724,9 @@ std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool 
 
 Disk::CacheStats Disk::Cache::stats() const
 {
-    auto s = counters_;
-    s.writing = writers_.size();
-    for (const auto& dir : dirs_) {
+    const Shelf::Guard guard(*shelf_);
+    auto s = shelf_->counters;
+    for (const auto& dir : shelf_->dirs) {
         s.dirs.push_back(DirStats{dir->config.path, dir->config.type, dir->config.maxBytes,
                                   dir->index.diskBytes(), dir->index.objectCount(), dir->full,
                                   dir->scanning != 0, std::string(dir->index.policyName())});

@@ -8,7 +8,9 @@
 /// (doc/design.md "The disk store", doc/caching.md "The disk cache").
 ///
 ///     Cache
-///       dirs_[i]: Layout (paths), Index (key -> file), bytes, full flag
+///       shelf_: Shelf (Disk/Shelf.h), shared with other workers' Caches of
+///               the same cache_dir lines: dirs[i]: Layout (paths), Index
+///               (key -> file), bytes, full flag; the variants; the figures
 ///       pool_: IoPool (the I/O threads)
 ///       writers_: one Writer per object being stored (a reader of its entry)
 ///
@@ -17,7 +19,7 @@
 ///     writer committed   Index::insert (the old file of the key is removed),
 ///                        then cache_swap_high evicts down to cache_swap_low in
 ///                        the order of the cache_dir's cache_replacement_policy
-///     Vary replies       stored under their variant keys; variants_ keeps, per
+///     Vary replies       stored under their variant keys; the shelf keeps, per
 ///                        MakeKey(), their Vary names and keys (find() of the variant
 ///                        a request selects); a plain object replaces its variants,
 ///                        a variant replaces the plain object and variants of other names
@@ -26,7 +28,8 @@
 ///     freshen(key, head) a 304's merged head replaces the stored one on an I/O
 ///                        thread (Disk::RewriteHead(); the body is not rewritten)
 ///     at start           each cache_dir's index is rebuilt by ScanJobs on the
-///                        I/O threads (Disk/Rebuild.h); until its scans end, a
+///                        I/O threads (Disk/Rebuild.h) of the Cache that made
+///                        the shelf; until its scans end, a
 ///                        cache_dir stores nothing and finds what is scanned so far;
 ///                        then its policy's order starts from the order of storing
 ///                        (Index::orderByFileNumber())
@@ -40,7 +43,9 @@
 /// behind, the allocator's free pages go back to the kernel once no object
 /// is being written (Base::ReleaseFreeHeap()).
 ///
-/// Threading: the loop; the I/O threads run only the jobs.
+/// Threading: the loop; the I/O threads run only the jobs. The shelf's
+/// state is read and changed under Shelf::Guard (a mutex when shared), never
+/// across a file's reading or a Writer's making.
 
 #pragma once
 
@@ -50,6 +55,7 @@
 #include "disk/IoPool.h"
 #include "disk/Layout.h"
 #include "disk/Rebuild.h"
+#include "disk/Shelf.h"
 #include "disk/Writer.h"
 #include "store/DiskTier.h"
 
@@ -58,8 +64,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace Disk {
@@ -81,40 +85,15 @@ struct Hit {
     uint64_t bodyLength = 0; ///< its bytes
 };
 
-/// One cache_dir's figures, for the cache manager.
-struct DirStats {
-    std::string path;        ///< the directory
-    std::string type;        ///< as squid.conf says
-    uint64_t maxBytes = 0;   ///< MBYTES
-    uint64_t usedBytes = 0;  ///< what its objects take (whole 4 KB blocks)
-    size_t objects = 0;      ///< objects stored
-    bool full = false;       ///< storing stopped: the disk is full
-    bool rebuilding = false; ///< its index is being rebuilt from its files
-    std::string policy;      ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
-};
-
-/// Counters of a Cache.
-struct CacheStats {
-    std::vector<DirStats> dirs; ///< each cache_dir
-    size_t writing = 0;         ///< objects being written
-    uint64_t stored = 0;        ///< objects committed
-    uint64_t abandoned = 0;     ///< objects given up
-    uint64_t bytesWritten = 0;  ///< bytes the I/O threads wrote
-    uint64_t evictions = 0;     ///< objects removed for room
-    uint64_t hits = 0;          ///< objects opened for a hit
-    uint64_t refused = 0;       ///< files refused by open() (torn, partial, mismatched)
-    uint64_t freshened = 0;     ///< heads replaced after a 304 (freshen())
-    uint64_t bodiesRead = 0;    ///< bodies read for memory (readBody())
-    uint64_t warmed = 0;        ///< cold ranges of hits read ahead of sendfile() (warm())
-    uint64_t busy = 0;          ///< objects not stored: the I/O threads were MaxBacklog jobs behind
-};
-
 /// The disk store; see the file comment.
 class Cache final : public Store::DiskTier, public WriterOwner {
 public:
-    /// the cache_dirs of settings (checked: Layout::check()), with
-    /// `threads` I/O threads (0: one per cache_dir, at least 2)
-    Cache(Comm::Loop& loop, const Config::Settings& settings, unsigned threads = 0);
+    /// the cache_dirs of settings, with `threads` I/O threads (0: one per
+    /// cache_dir, at least 2), on shelf (null: a shelf of its own). The
+    /// first Cache on a shelf makes its cache_dirs (checked: Layout::check())
+    /// and rebuilds their indexes; the others join them.
+    Cache(Comm::Loop& loop, const Config::Settings& settings, std::shared_ptr<Shelf> shelf = nullptr,
+          unsigned threads = 0);
     /// abandons the objects being written and waits for the I/O threads
     ~Cache() override;
     Cache(const Cache&) = delete;
@@ -166,26 +145,16 @@ public:
     void setStoreObserver(StoreObserver observer) { storeObserver_ = std::move(observer); }
     /// waits for every job and finishes it (shutdown, tests)
     void drain() { pool_.drain(); }
-    /// the figures now
+    /// the figures now (of every Cache on the shelf)
     CacheStats stats() const;
+    /// the shelf it stores on
+    const Shelf& shelf() const { return *shelf_; }
 
     void noteCommitted(Writer& writer) override;
     void noteAbandoned(Writer& writer, int error) override;
 
 private:
-    /// One cache_dir.
-    struct Dir {
-        Config::CacheDir config;   ///< its squid.conf line
-        Layout layout;             ///< its paths
-        Index index;               ///< its objects
-        uint32_t nextFile = 0;     ///< the next file number
-        uint64_t writingBytes = 0; ///< expected bytes of its objects being written
-        bool full = false;         ///< the disk said ENOSPC: no more storing
-        unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
-        std::unordered_set<uint32_t> rewriting; ///< files whose head a job is replacing (freshen())
-
-        explicit Dir(const Config::CacheDir& line);
-    };
+    using Dir = Shelf::Dir;
 
     /// an object being written and its cache_dir
     struct Writing {
@@ -193,22 +162,22 @@ private:
         Dir* dir;                       ///< where it writes
     };
 
-    /// the variants stored under one MakeKey(): their Vary names and keys
-    struct Variants {
-        std::string names;             ///< Store::VaryNames()
-        std::vector<std::string> keys; ///< their variant keys
-    };
-
+    // under the shelf's Guard
     bool takes(const Dir& dir, std::optional<uint64_t> size) const;
     bool eraseExact(const std::string& key);
     void noteStored(const std::string& key);
     void forgetVariant(std::string_view key);
     Dir* pick(std::optional<uint64_t> size);
-    Writing& writingOf(const Writer& writer);
     void removeFile(Dir& dir, std::string_view key, uint32_t fileNumber);
     int placeOf(const Dir& dir) const;
     void evict(Dir& dir);
     void release(Writer& writer);
+    bool eraseLocked(const std::string& key);
+    /// whether dir's index still holds key in file number (nothing replaced
+    /// or removed it since a lookup outside the Guard)
+    static bool Holds(const Dir& dir, const std::string& key, uint32_t number);
+
+    Writing& writingOf(const Writer& writer);
     /// raises the block pool's cap on free mapped bytes while objects are
     /// being written (writing), puts it back when none is (doc/design.md
     /// "The disk store")
@@ -217,8 +186,8 @@ private:
 
     Comm::Loop& loop_;
     IoPool pool_;
-    std::vector<std::unique_ptr<Dir>> dirs_;
-    std::vector<Writing> writers_; ///< every object being written
+    const std::shared_ptr<Shelf> shelf_; ///< the cache_dirs, perhaps other workers' too
+    std::vector<Writing> writers_;       ///< every object this Cache is writing
     /// the block pool's cap on free mapped bytes before writers_ raised it
     /// (keepBlocksForWriters()); empty: not raised
     std::optional<size_t> poolFreeCapBefore_;
@@ -226,13 +195,8 @@ private:
     unsigned swapLow_;                          ///< cache_swap_low
     unsigned swapHigh_;                         ///< cache_swap_high
     Config::StoreDirSelect select_;             ///< store_dir_select_algorithm
-    size_t nextDir_ = 0;                        ///< round-robin's next
-    CacheStats counters_;                       ///< the counters of stats()
     Comm::Clock::time_point nextBusyWarning_{}; ///< store() says it refuses at most once a minute
     bool behind_ = false; ///< the I/O threads fell MaxBacklog / 4 jobs behind since the writers last ran out
-    /// MakeKey() -> its variants on disk (Vary replies only), made again
-    /// from the keys at each start
-    std::unordered_map<std::string, Variants> variants_;
     StoreObserver storeObserver_; ///< cache_store_log, or empty
 };
 

@@ -32,7 +32,8 @@
 /// objects), within the budget of 100 (doc/design.md "Budgets").
 /// The reply head stays on disk; a hit reads it from the file.
 ///
-/// Threading: the event loop only; the I/O threads never see it.
+/// Threading: the event loops of the Caches on its Shelf, under the
+/// shelf's Guard (Disk/Shelf.h); the I/O threads never see it.
 
 #pragma once
 

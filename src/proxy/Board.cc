@@ -36,6 +36,15 @@ std::shared_ptr<Store::Index> Proxy::Board::MakeSharedCache()
     return cache;
 }
 
+std::shared_ptr<Disk::Shelf> Proxy::Board::diskShelf(const std::string& key)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto& shelf = diskShelves_[key];
+    if (!shelf)
+        shelf = std::make_shared<Disk::Shelf>(true);
+    return shelf;
+}
+
 void Proxy::Board::publish(unsigned number, const Share& share)
 {
     const std::lock_guard<std::mutex> lock(mutex_);

@@ -12,20 +12,24 @@
 /// for the whole process. A worker that erases a stored object has the
 /// others erase theirs through postToOthers(). Thread-safe: one mutex, taken
 /// once per publication, manager page and erasure. The board also holds
-/// what the workers share outright: the DNS cache (Comm::DnsCache, which
-/// has its own mutex).
+/// what the workers share outright, each with its own mutex: the DNS cache
+/// (Comm::DnsCache), the memory cache (Store::Index) and the disk stores'
+/// shelves (Disk::Shelf).
 #pragma once
 
 #include "comm/DnsCache.h"
 #include "comm/Resolver.h"
+#include "disk/Shelf.h"
 #include "mgr/Figures.h"
 #include "store/Index.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace Proxy {
@@ -67,11 +71,16 @@ public:
     const std::shared_ptr<Store::Index>& cache() const { return cache_; }
     /// the DNS cache every worker's resolver uses
     const std::shared_ptr<Comm::DnsCache>& dnsCache() const { return dnsCache_; }
+    /// the shelf of the cache_dir lines `key` (Disk::Shelf::KeyOf()), made
+    /// shared and empty for the first worker that asks (its Disk::Cache
+    /// fills it), the same one for the others
+    std::shared_ptr<Disk::Shelf> diskShelf(const std::string& key);
 
 private:
     mutable std::mutex mutex_;     ///< guards what follows
     std::vector<Share> shares_;    ///< by worker number - 1
     std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
+    std::map<std::string, std::shared_ptr<Disk::Shelf>> diskShelves_;                     ///< see diskShelf()
     const std::shared_ptr<Comm::DnsCache> dnsCache_ = std::make_shared<Comm::DnsCache>(); ///< see dnsCache()
     const std::shared_ptr<Store::Index> cache_ = MakeSharedCache();                       ///< see cache()
 

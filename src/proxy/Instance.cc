@@ -171,9 +171,15 @@ size_t Proxy::Instance::eraseStored(const std::string& key)
 {
     // an object is in memory or on disk (Store::Admit() erases the disk copy
     // of what memory takes); both are asked: the memory cache is the
-    // process's, each disk store a worker's (told later, by its loop)
-    if (board_)
-        board_->postToOthers(workerNumber_, [key](Instance& other) { (void)other.eraseFromDisk(key); });
+    // process's, a disk store's shelf the workers' of its cache_dir lines
+    // (the others are told later, by their loops)
+    if (board_) {
+        const Disk::Shelf* shelf = disk_ ? &disk_->shelf() : nullptr;
+        board_->postToOthers(workerNumber_, [key, shelf](Instance& other) {
+            if (other.disk_ && &other.disk_->shelf() != shelf)
+                (void)other.eraseFromDisk(key);
+        });
+    }
     return cache().erase(key) + eraseFromDisk(key);
 }
 
@@ -241,7 +247,9 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
     }
 
     if (isStartup && !settings->cacheDirs.empty()) {
-        disk_ = std::make_unique<Disk::Cache>(loop_, *settings); // checks every cache_dir
+        // workers with the same cache_dir lines share their state (doc/design.md "Workers")
+        auto shelf = board_ ? board_->diskShelf(Disk::Shelf::KeyOf(settings->cacheDirs)) : nullptr;
+        disk_ = std::make_unique<Disk::Cache>(loop_, *settings, std::move(shelf)); // checks every cache_dir
         // cache_store_log: SWAPOUT and RELEASE of disk objects, as Squid 5.7 (no SWAPIN line)
         disk_->setStoreObserver(
             [this](std::string_view action, std::string_view fullKey, int dir, uint32_t file,

@@ -19,9 +19,10 @@
 ///   detached_ (fetches no client owns), accessLog_ (each worker writes the
 ///   files with O_APPEND);
 /// - shared: cache_ (the memory cache: the board's Store::Index with
-///   several workers); to be shared: disk_ and inFlight_ (the disk store
-///   and the joinable fetches); immutable between reconfigures: settings_,
-///   errorPages_ and visibleHostname_.
+///   several workers) and disk_'s shelf (the cache_dirs' state, the board's
+///   Disk::Shelf for the workers with the same cache_dir lines); to be
+///   shared: inFlight_ (the joinable fetches); immutable between
+///   reconfigures: settings_, errorPages_ and visibleHostname_.
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
 /// Instance only sizes its arena and page reserve (configureMemory()).

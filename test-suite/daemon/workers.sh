@@ -9,9 +9,11 @@
 # own (a miss in each); a reconfigure reaches both (every request after
 # it is denied); -k rotate rotates each worker's log once; shutdown ends both
 # and the process exits 0; every thread holds the same privileges after the
-# drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread; two workers
-# sharing a cache_dir, and bad workers or cpu_affinity_map values, are
-# refused by -k parse; -z makes every worker's cache_dir.
+# drop of root; icp_port is worker 1's; cpu_affinity_map pins each thread;
+# one cache_dir is one disk store for both (one miss, disk hits in both,
+# PURGE, mgr:storedir); workers naming a cache_dir with other cache_dir lines
+# beside it, and bad workers or cpu_affinity_map values, are refused by -k
+# parse; -z makes every worker's cache_dir.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 cuttle_setup
@@ -79,6 +81,25 @@ while [ $i -lt 6 ]; do
 done
 pass "mgr:counters counts the requests of both workers (6 pages from either)"
 
+# purge_then_miss [DIR] : PURGEs $url through either worker, checks that
+# the cache_dir DIR (if given) holds no file any more, and that the next
+# fetch of $url, by either worker, is a miss
+purge_then_miss() {
+    curl -s -o /dev/null -X PURGE -x "127.0.0.1:$PORT" "$url"
+    sleep 0.3
+    [ -z "${1:-}" ] || [ -z "$(find "$1" -type f)" ] || fail "the PURGE left the file: $(find "$1" -type f)"
+    before1=$(lines "$T/access1.log")
+    before2=$(lines "$T/access2.log")
+    curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+    sleep 0.5
+    first=$({ tail -n +"$((before1 + 1))" "$T/access1.log"; tail -n +"$((before2 + 1))" "$T/access2.log"; } |
+        grep -F " GET " | grep -F "$logged")
+    case $first in
+    *TCP_MISS/200*) ;;
+    *) fail "the first fetch after the PURGE was not a miss: $first" ;;
+    esac
+}
+
 # the workers share one memory cache: an object one stored is a hit in the
 # other, and a PURGE through either erases it for both
 url="http://127.0.0.1:$OPORT/purge-me?s=100&cc=max-age=600"
@@ -97,18 +118,7 @@ sleep 1.2 # the other worker's counts reach the page within a second
 copies=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/mem" |
     sed -n 's/^worker_copies: //p')
 [ -n "$copies" ] && [ "$copies" -ge 1 ] || fail "mgr:mem says worker_copies '$copies' after hits in the other worker"
-curl -s -o /dev/null -X PURGE -x "127.0.0.1:$PORT" "$url"
-sleep 0.3
-before1=$(lines "$T/access1.log")
-before2=$(lines "$T/access2.log")
-curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
-sleep 0.5
-first=$({ tail -n +"$((before1 + 1))" "$T/access1.log"; tail -n +"$((before2 + 1))" "$T/access2.log"; } |
-    grep -F " GET " | grep -F "$logged")
-case $first in
-*TCP_MISS/200*) ;;
-*) fail "the first fetch after the PURGE was not a miss: $first" ;;
-esac
+purge_then_miss
 pass "both workers hit one stored object (1 miss), and a PURGE erases it for both"
 
 # capabilities, their bounding set and no_new_privs are each thread's own:
@@ -212,14 +222,55 @@ entries=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-intern
 cuttle_stop
 pass "memory_cache_shared off: each worker stores in a memory cache of its own (one miss in each, mgr:info sums them)"
 
-# -k parse: a shared cache_dir, and bad values
+# one cache_dir for both workers: one disk store (Disk::Shelf). An object
+# too large for memory is stored once and is a disk hit in either worker; a
+# PURGE through either erases it for both; mgr:storedir counts it once
 workers_conf
-echo "cache_dir ufs $T/cache 10 4 4" >> "$T/squid.conf"
+cat >> "$T/squid.conf" <<EOF
+cache_dir ufs $T/cache 10 4 4
+maximum_object_size_in_memory 1 KB
+EOF
+"$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1 || fail "one cache_dir for two workers refused: $(cat "$T/parse.out")"
+"$CUTTLE" -z -f "$T/squid.conf" > "$T/z.out" 2>&1 || fail "-z failed: $(cat "$T/z.out")"
+rm -f "$T/access1.log" "$T/access2.log"
+cuttle_start
+wait_until 10 grep -q 'rebuilt its index' "$T/cache.log" || fail "the cache_dir was not rebuilt"
+[ "$(grep -c 'rebuilt its index' "$T/cache.log")" = 1 ] || fail "the cache_dir was scanned more than once: $(grep 'rebuilt' "$T/cache.log")"
+url="http://127.0.0.1:$OPORT/on-disk?s=50000&cc=max-age=600"
+logged="/on-disk?"
+disk_hit_in() { grep -F "$logged" "$T/access$1.log" 2> /dev/null | grep -q 'TCP_HIT/200'; }
+i=0
+while [ $i -lt 60 ] && ! { disk_hit_in 1 && disk_hit_in 2; }; do
+    curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+    i=$((i + 1))
+    sleep 0.05 # the object is committed
+done
+disk_hit_in 1 && disk_hit_in 2 ||
+    fail "no disk hit in each worker in 60 tries: $(cat "$T/access1.log" "$T/access2.log" | grep -F "$logged")"
+sleep 0.5
+misses=$(cat "$T/access1.log" "$T/access2.log" | grep -F "$logged" | grep -c TCP_MISS/)
+[ "$misses" = 1 ] || fail "$misses misses of one object in the two workers (one disk store: 1)"
+objects=$(curl -s --max-time "$(scaled 10)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir" |
+    sed -n 's/^Store Entries *: *//p')
+[ "$objects" = 1 ] || fail "mgr:storedir counts '$objects' Store Entries (one object on the shared disk: 1)"
+purge_then_miss "$T/cache"
+cuttle_stop
+pass "two workers share one cache_dir: 1 miss, disk hits in both, one object in mgr:storedir, a PURGE erases it for both"
+
+# -k parse: workers with other cache_dir lines beside a shared one, and bad values
+workers_conf
+cat >> "$T/squid.conf" <<EOF
+cache_dir ufs $T/cache 10 4 4
+if \${process_number} = 2
+cache_dir ufs $T/other 10 4 4
+endif
+EOF
 if "$CUTTLE" -k parse -f "$T/squid.conf" > "$T/parse.out" 2>&1; then
-    fail "-k parse took one cache_dir for two workers"
+    fail "-k parse took one cache_dir for two workers with other cache_dir lines"
 fi
-grep -q "cache_dir $T/cache is used by workers 1 and 2" "$T/parse.out" || fail "no reason: $(cat "$T/parse.out")"
-pass "two workers sharing a cache_dir are refused"
+grep -q "cache_dir $T/cache is used by workers 1 and 2 with other cache_dir lines" "$T/parse.out" ||
+    fail "no reason: $(cat "$T/parse.out")"
+pass "workers sharing a cache_dir with other cache_dir lines beside it are refused"
 
 workers_conf
 echo "cache_dir ufs $T/cache\${process_number} 10 4 4" >> "$T/squid.conf"
