@@ -45,6 +45,41 @@ std::shared_ptr<Disk::Shelf> Proxy::Board::diskShelf(const std::string& key)
     return shelf;
 }
 
+bool Proxy::Board::postTo(unsigned number, std::function<void(Instance&)> call)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (number < 1 || number > workers_.size() || !workers_[number - 1])
+        return false;
+    auto* worker = workers_[number - 1];
+    worker->post([worker, call = std::move(call)] { call(worker->proxy()); });
+    return true;
+}
+
+void Proxy::Board::notePendingMiss(const std::string& key, unsigned number)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    pendingMisses_[key] = number;
+}
+
+void Proxy::Board::forgetPendingMiss(const std::string& key, unsigned number)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (const auto it = pendingMisses_.find(key); it != pendingMisses_.end() && it->second == number)
+        pendingMisses_.erase(it);
+}
+
+bool Proxy::Board::postToPendingMiss(const std::string& key, unsigned number,
+                                     std::function<void(Instance&)> call)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = pendingMisses_.find(key);
+    if (it == pendingMisses_.end() || it->second == number || !workers_[it->second - 1])
+        return false;
+    auto* worker = workers_[it->second - 1];
+    worker->post([worker, call = std::move(call)] { call(worker->proxy()); });
+    return true;
+}
+
 void Proxy::Board::publish(unsigned number, const Share& share)
 {
     const std::lock_guard<std::mutex> lock(mutex_);

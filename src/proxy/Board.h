@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace Proxy {
@@ -62,6 +63,17 @@ public:
     void enroll(unsigned number, Worker* worker);
     /// posts call(that worker's proxy) to every enrolled worker but `number`
     void postToOthers(unsigned number, const std::function<void(Instance&)>& call);
+    /// posts call(that worker's proxy) to worker `number`, when enrolled; whether it was
+    bool postTo(unsigned number, std::function<void(Instance&)> call);
+
+    /// worker `number` has a pending miss for key (Store::InFlight), which
+    /// the other workers may join (Proxy::Collapsing)
+    void notePendingMiss(const std::string& key, unsigned number);
+    /// worker `number`'s pending miss for key is forgotten
+    void forgetPendingMiss(const std::string& key, unsigned number);
+    /// posts call(its proxy) to the worker other than `number` that has a
+    /// pending miss for key, when one has; whether one had
+    bool postToPendingMiss(const std::string& key, unsigned number, std::function<void(Instance&)> call);
 
     /// worker `number` publishes its share (replacing the last one)
     void publish(unsigned number, const Share& share);
@@ -80,7 +92,8 @@ private:
     mutable std::mutex mutex_;     ///< guards what follows
     std::vector<Share> shares_;    ///< by worker number - 1
     std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
-    std::map<std::string, std::shared_ptr<Disk::Shelf>> diskShelves_;                     ///< see diskShelf()
+    std::map<std::string, std::shared_ptr<Disk::Shelf>> diskShelves_; ///< see diskShelf()
+    std::unordered_map<std::string, unsigned> pendingMisses_; ///< key -> worker number (notePendingMiss())
     const std::shared_ptr<Comm::DnsCache> dnsCache_ = std::make_shared<Comm::DnsCache>(); ///< see dnsCache()
     const std::shared_ptr<Store::Index> cache_ = MakeSharedCache();                       ///< see cache()
 

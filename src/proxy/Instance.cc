@@ -101,7 +101,12 @@ void Proxy::Instance::noteReleased(std::string_view method, std::string_view url
 }
 
 // the members go in reverse order (see the header)
-Proxy::Instance::~Instance() = default;
+Proxy::Instance::~Instance()
+{
+    // before the connections and fetches, which may still forget pending misses
+    inFlight_.setRemote(nullptr);
+    collapsing_.reset();
+}
 
 void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool isStartup)
 {

@@ -20,9 +20,11 @@
 ///   files with O_APPEND);
 /// - shared: cache_ (the memory cache: the board's Store::Index with
 ///   several workers) and disk_'s shelf (the cache_dirs' state, the board's
-///   Disk::Shelf for the workers with the same cache_dir lines); to be
-///   shared: inFlight_ (the joinable fetches); immutable between
-///   reconfigures: settings_, errorPages_ and visibleHostname_.
+///   Disk::Shelf for the workers with the same cache_dir lines); inFlight_
+///   (the joinable fetches) is each worker's, its pending misses announced
+///   on the board and joined by the other workers through collapsing_;
+///   immutable between reconfigures: settings_, errorPages_ and
+///   visibleHostname_.
 ///
 /// The block pool (Sbuf::DefaultPool()) is the thread's own already; the
 /// Instance only sizes its arena and page reserve (configureMemory()).
@@ -47,6 +49,7 @@
 #include "log/AccessLog.h"
 #include "mgr/Figures.h"
 #include "proxy/Board.h"
+#include "proxy/Collapsing.h"
 #include "server/Forwarder.h"
 #include "server/Peers.h"
 #include "server/Pool.h"
@@ -114,6 +117,8 @@ public:
     /// the disk store, or null without cache_dir (the cache manager's storedir page)
     const Disk::Cache* diskCache() const { return disk_.get(); }
     Store::InFlight& inFlight() override { return inFlight_; }
+    /// collapsed forwarding across workers, or null with one worker
+    Collapsing* collapsing() { return collapsing_.get(); }
     size_t eraseStored(const std::string& key) override;
     /// erases the object stored under `key` from this worker's disk store;
     /// returns how many copies were there (0 or 1)
@@ -211,8 +216,10 @@ private:
                 index->leave();
         }
     } cache_;
-    std::unique_ptr<Disk::Cache> disk_;                            ///< the cache_dirs, made at start-up
-    Store::InFlight inFlight_;                                     ///< joinable fetches
+    std::unique_ptr<Disk::Cache> disk_; ///< the cache_dirs, made at start-up
+    Store::InFlight inFlight_;          ///< joinable fetches
+    std::unique_ptr<Collapsing>
+        collapsing_; ///< with several workers (joinBoard()); let go of first (~Instance())
     std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()
     std::vector<std::unique_ptr<Client::DetachedFetch>> detached_; ///< see startDetached()
     Comm::Timer reapTimer_;                                        ///< see reapSoon()

@@ -36,6 +36,8 @@ void Proxy::Instance::joinBoard(Board& board, unsigned number)
 {
     board_ = &board;
     workerNumber_ = number;
+    collapsing_ = std::make_unique<Collapsing>(*this, board, number);
+    inFlight_.setRemote(collapsing_.get());
     publish();
 }
 

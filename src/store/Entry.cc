@@ -249,33 +249,35 @@ bool Store::Entry::compactIfSmall(size_t maxBytes)
     return true;
 }
 
+std::unique_ptr<Store::Reply> Store::Reply::copyOnto(Sbuf::MemBlobRef bytesBlock,
+                                                     std::string_view bytes) const
+{
+    auto reply = std::make_unique<Reply>();
+    reply->block = std::move(bytesBlock);
+    reply->head = bytes;
+    reply->fieldIndex = fieldIndex; // offsets into the head: the same in the copy
+    reply->contentLength = contentLength;
+    reply->requestTime = requestTime;
+    reply->responseTime = responseTime;
+    reply->negativeUntil = negativeUntil;
+    reply->status = status;
+    reply->reasonOffset = reasonOffset;
+    reply->reasonLength = reasonLength;
+    reply->versionMajor = versionMajor;
+    reply->versionMinor = versionMinor;
+    reply->hasBody = hasBody;
+    return reply;
+}
+
 Store::EntryRef Store::Entry::CopyOf(const Entry& stored)
 {
     Must(IsCopyable(stored) && stored.hasReply_);
     const Reply& from = stored.reply_;
     auto& pool = Sbuf::DefaultPool(); // this thread's
     const auto head = Sbuf::MemBlob::MakeCopy(pool, from.head);
-
-    // member by member: `Reply reply = from` would take a reference to
-    // from.block, a count that stored's thread changes
-    auto reply = std::make_unique<Reply>();
-    reply->block = head;
-    reply->head = head->view();
-    reply->fieldIndex = from.fieldIndex; // offsets into the head: the same in the copy
-    reply->contentLength = from.contentLength;
-    reply->requestTime = from.requestTime;
-    reply->responseTime = from.responseTime;
-    reply->negativeUntil = from.negativeUntil;
-    reply->status = from.status;
-    reply->reasonOffset = from.reasonOffset;
-    reply->reasonLength = from.reasonLength;
-    reply->versionMajor = from.versionMajor;
-    reply->versionMinor = from.versionMinor;
-    reply->hasBody = from.hasBody;
-
     auto copy = MakeRef<Entry>(1);
     copy->copy_ = true;
-    copy->setReply(std::move(reply));
+    copy->setReply(from.copyOnto(head, head->view()));
     const uint64_t bodySize = stored.body_.length();
     for (uint64_t offset = 0; offset < bodySize;) {
         const size_t want = size_t(std::min<uint64_t>(bodySize - offset, Sbuf::BlockPool::MaxBlockSize));

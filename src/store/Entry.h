@@ -89,8 +89,8 @@ namespace Store {
 /// shares that block, right after the head).
 struct Reply {
     // (ordered so that the small members share one word: a cached object
-    // keeps one Reply; Entry::CopyOf() copies them one by one: a new member
-    // goes there too)
+    // keeps one Reply; copyOnto() copies them one by one: a new member goes
+    // there too)
     Sbuf::MemBlobRef block;                ///< holds the head bytes
     std::string_view head;                 ///< the whole head, in block
     Http::FieldIndex fieldIndex;           ///< every field as received, as offsets into head
@@ -121,6 +121,11 @@ struct Reply {
     }
     /// the value of the first field with this name (case-insensitive)
     std::optional<std::string_view> findField(std::string_view name) const { return fields().find(name); }
+    /// A copy whose head is `bytes` (the same as head's), held by block (or,
+    /// when block is null, by the caller for the copy's life). Member by
+    /// member: copying block would take a reference to it, a count that
+    /// its own thread changes (Entry::CopyOf(), Proxy::Collapsing).
+    std::unique_ptr<Reply> copyOnto(Sbuf::MemBlobRef bytesBlock, std::string_view bytes) const;
 };
 
 /// The side that fills an entry (the origin reader, or a client's request body reader).

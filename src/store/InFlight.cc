@@ -14,9 +14,19 @@ Store::EntryRef Store::InFlight::pendingMiss(const std::string& key) const
     return it == misses_.end() || it->second->hasFailed() ? EntryRef() : it->second;
 }
 
+Store::EntryRef Store::InFlight::joinableMiss(const std::string& key) const
+{
+    auto entry = pendingMiss(key);
+    if (!entry && remote_)
+        entry = remote_->mirror(key);
+    return entry;
+}
+
 void Store::InFlight::setPendingMiss(const std::string& key, const EntryRef& entry)
 {
     misses_[key] = entry;
+    if (remote_)
+        remote_->notePending(key, entry);
 }
 
 namespace {
@@ -57,8 +67,11 @@ void Store::InFlight::forget(const EntryRef& fetch, const std::string& cacheKey,
 {
     if (!fetch)
         return;
-    if (const auto it = misses_.find(cacheKey); it != misses_.end() && it->second == fetch)
+    if (const auto it = misses_.find(cacheKey); it != misses_.end() && it->second == fetch) {
         misses_.erase(it);
+        if (remote_)
+            remote_->noteForgotten(cacheKey);
+    }
     if (const auto it = revalidations_.find(staleKey);
         it != revalidations_.end() && it->second.reply == fetch)
         revalidations_.erase(it);
@@ -82,6 +95,10 @@ void Store::InFlight::forgetDetached(const std::string& cacheKey)
 
 void Store::InFlight::clear()
 {
+    if (remote_) {
+        for (const auto& [key, entry] : misses_)
+            remote_->noteForgotten(key);
+    }
     misses_.clear();
     revalidations_.clear();
     detached_.clear();

@@ -18,6 +18,12 @@
 ///
 /// Ownership: it holds references to the entries only; whoever started the
 /// fetch forgets it (forget()) when its head arrived or it ended.
+///
+/// With several workers, pending misses are joined across them too
+/// (RemoteMisses, which Proxy::Collapsing implements): this worker's are
+/// announced, and a miss no local fetch serves may join another worker's
+/// through a local mirror entry that the other worker feeds
+/// (doc/design.md "Workers").
 
 #pragma once
 
@@ -28,9 +34,30 @@
 
 namespace Store {
 
+/// What the workers share of their pending misses (see the file comment).
+class RemoteMisses {
+public:
+    virtual ~RemoteMisses() = default;
+    /// this worker registered entry as its pending miss for key
+    virtual void notePending(const std::string& key, const EntryRef& entry) = 0;
+    /// this worker's pending miss for key is forgotten (its head arrived, or it ended)
+    virtual void noteForgotten(const std::string& key) = 0;
+    /// a local entry that another worker's pending miss for key will feed
+    /// (registered here as the pending miss for key), or null when no other
+    /// worker has one
+    virtual EntryRef mirror(const std::string& key) = 0;
+};
+
 /// The fetches in flight that other requests may join (see the file comment).
 class InFlight {
 public:
+    /// announces this worker's pending misses to remote, which may mirror
+    /// other workers' (null: none; one worker)
+    void setRemote(RemoteMisses* remote) { remote_ = remote; }
+    /// the in-flight miss for key, this worker's or (a mirror of) another's,
+    /// whose reply head has not arrived yet, or null
+    EntryRef joinableMiss(const std::string& key) const;
+
     /// the in-flight miss for key whose reply head has not arrived yet, or null
     EntryRef pendingMiss(const std::string& key) const;
     /// registers entry as the in-flight miss for key
@@ -70,6 +97,7 @@ private:
     std::unordered_map<std::string, Revalidation> revalidations_; ///< see pendingRevalidation()
     std::unordered_map<std::string, size_t> detached_;            ///< see isDetached(): how many per key
     size_t detachedCount_ = 0;                                    ///< the sum of detached_'s counts
+    RemoteMisses* remote_ = nullptr;                              ///< see setRemote()
 };
 
 } // namespace Store

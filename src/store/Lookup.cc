@@ -34,7 +34,7 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
 
     const auto nothingStored = [&]() {
         if (mayJoin)
-            answer.entry = inFlight.pendingMiss(cacheKey);
+            answer.entry = inFlight.joinableMiss(cacheKey);
         if (answer.entry) {
             answer.kind = Kind::Join;
             return std::move(answer);

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -28,6 +29,22 @@ void GiveHead(Store::Entry& e)
     e.setReply(std::move(reply));
 }
 
+/// what the other workers would see: the keys announced, and a mirror to give
+struct FakeRemote : Store::RemoteMisses {
+    void notePending(const std::string& key, const Store::EntryRef&) override { announced.push_back(key); }
+    void noteForgotten(const std::string& key) override { forgotten.push_back(key); }
+    Store::EntryRef mirror(const std::string& key) override
+    {
+        asked.push_back(key);
+        return mirrorToGive;
+    }
+
+    std::vector<std::string> announced;
+    std::vector<std::string> forgotten;
+    std::vector<std::string> asked;
+    Store::EntryRef mirrorToGive;
+};
+
 } // namespace
 
 /// Tests of Store::InFlight: which fetches a new request may join.
@@ -37,9 +54,36 @@ class TestInFlight : public CppUnit::TestFixture {
     CPPUNIT_TEST(revalidationIsOfferedForItsStaleObjectUntilItsHeadArrives);
     CPPUNIT_TEST(forgetRemovesOnlyThatFetch);
     CPPUNIT_TEST(detachedFetchesAreCountedPerKey);
+    CPPUNIT_TEST(pendingMissesAreAnnouncedAndOthersMirrored);
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    /// with workers: a pending miss is announced until it is forgotten; a
+    /// key with no local fetch is asked of the others, a local one is not
+    void pendingMissesAreAnnouncedAndOthersMirrored()
+    {
+        Store::InFlight f;
+        FakeRemote remote;
+        f.setRemote(&remote);
+        const auto fetch = NewEntry();
+        f.setPendingMiss("k", fetch);
+        CPPUNIT_ASSERT(remote.announced == std::vector<std::string>{"k"});
+        CPPUNIT_ASSERT(f.joinableMiss("k") == fetch);
+        CPPUNIT_ASSERT(remote.asked.empty()); // a local fetch is joined locally
+        remote.mirrorToGive = NewEntry();
+        CPPUNIT_ASSERT(f.joinableMiss("other") == remote.mirrorToGive);
+        CPPUNIT_ASSERT(remote.asked == std::vector<std::string>{"other"});
+        remote.mirrorToGive = nullptr;
+        CPPUNIT_ASSERT(!f.joinableMiss("none"));
+        f.forget(NewEntry(), "k", ""); // another fetch: k stays
+        CPPUNIT_ASSERT(remote.forgotten.empty());
+        f.forget(fetch, "k", "");
+        CPPUNIT_ASSERT(remote.forgotten == std::vector<std::string>{"k"});
+        f.setPendingMiss("j", NewEntry());
+        f.clear();
+        CPPUNIT_ASSERT(remote.forgotten == (std::vector<std::string>{"k", "j"}));
+    }
+
     void missIsOfferedUntilItFails()
     {
         Store::InFlight f;
