@@ -213,6 +213,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
         return true;
     case Store::Lookup::Kind::Validate:
         tx.stale = std::move(found.entry); // forward() asks the origin whether it changed
+        tx.stalePin = Store::EntryPin(tx.stale);
         tx.staleKey = std::move(found.fullKey);
         tx.staleFile = std::move(found.file); // a disk object: its body is served from the file
         joinable = std::move(found.revalidation);

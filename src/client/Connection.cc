@@ -660,9 +660,11 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
     // `Content-Length: 0` is framing the origin may insist on (a POST without it can get 411)
     spec.hasZeroLength = !parser_.hasBody() && parser_.contentLength().has_value();
     if (const auto* stored = tx_->stale ? tx_->stale->reply() : nullptr) {
-        AddValidators(spec, *stored); // RFC 9111 4.3.1
-        if (spec.extraFields.empty())
-            tx_->stale = nullptr; // nothing to validate with: an ordinary miss
+        AddValidators(spec, *stored);   // RFC 9111 4.3.1
+        if (spec.extraFields.empty()) { // nothing to validate with: an ordinary miss
+            tx_->stale = nullptr;
+            tx_->stalePin = Store::EntryPin();
+        }
     }
     request.head = BuildOriginRequest(spec);
     editRequestHead(request.head);

@@ -492,6 +492,7 @@ private:
             false; ///< the reply may be stored (cache rules allow, no request no-store; a POST's: 9.3.3)
         std::string requestHead;   ///< a copy of the request head (Vary selects on its fields later)
         Store::EntryRef stale;     ///< a stored object being revalidated, or null
+        Store::EntryPin stalePin;  ///< keeps stale's body whole until it is served
         Store::StoredFileRef file; ///< a disk hit: the body's file (tx.reply has no body bytes)
         /// set while an I/O thread warms the file's next bytes (warmFile());
         /// its callback holds it weakly, so it outlives neither

@@ -437,8 +437,8 @@ const std::vector<Directive> Table = {
      "Whether concurrent requests for the same cachable URL share one origin fetch while it is in flight "
      "(a late request joins only while the start of the body is still held), and concurrent requests that "
      "find the same stale object share one revalidation (logged TCP_CF_REFRESH_*). With several workers, "
-     "a request joins another worker's fetch until its reply head arrives; a revalidation is shared "
-     "within a worker. Off, as in Squid, forwards each request on its own.",
+     "a request joins another worker's fetch or revalidation as well. Off, as in Squid, forwards each "
+     "request on its own.",
      OnOffHandler<&Settings::collapsedForwarding>, false},
     {"quick_abort_min", "SIZE", "16 KB", nullptr, "quickAbortMin",
      "When every client of a fetch that is being cached has gone, the fetch goes on if less than this is "

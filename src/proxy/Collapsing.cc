@@ -16,15 +16,17 @@
 #include <optional>
 
 struct Proxy::Collapsing::Pipe {
-    Pipe(std::string k, unsigned m) : key(std::move(k)), mirrorWorker(m) {}
+    Pipe(std::string k, bool r, unsigned m) : key(std::move(k)), revalidation(r), mirrorWorker(m) {}
 
-    const std::string key;       ///< the cache key of the fetch
+    const std::string key;       ///< the remote key of the fetch (Store::InFlight)
+    const bool revalidation;     ///< a revalidation's (any reply is shared), else a miss's
     const unsigned mirrorWorker; ///< the mirror's worker
 
     std::mutex mutex;                    ///< guards what follows, to relay and feed
     unsigned ownerWorker = 0;            ///< the owner's worker, once relay() ran there
     std::string headBytes;               ///< the reply head, once sent
     std::unique_ptr<Store::Reply> reply; ///< its fields (head in headBytes); taken by drain()
+    bool kept = false;                   ///< the owner stores the reply
     std::vector<std::string> chunks;     ///< body bytes sent, not drained
     size_t queued = 0;                   ///< their bytes
     std::optional<std::string> failure;  ///< the fetch failed (or cannot be shared): why
@@ -83,9 +85,9 @@ public:
             return;
         }
         if (!headSent_ && entry_->reply()) {
-            // shared as within a worker: only a reply that is stored
-            // (Client::Connection::joinedReplyIsUsable())
-            if (!entry_->isKept())
+            // a miss is shared as within a worker: only a reply that is
+            // stored (Client::Connection::joinedReplyIsUsable())
+            if (!entry_->isKept() && !pipe_->revalidation)
                 failure = "the reply is not stored";
             else
                 head = entry_->reply();
@@ -119,6 +121,7 @@ public:
             if (head) {
                 pipe_->headBytes = std::string(head->head);
                 pipe_->reply = head->copyOnto(nullptr, pipe_->headBytes);
+                pipe_->kept = entry_->isKept();
             }
             for (auto& chunk : chunks)
                 pipe_->chunks.push_back(std::move(chunk));
@@ -161,8 +164,10 @@ private:
 /// the owner sent.
 class Proxy::Collapsing::Feed final : public Store::Producer {
 public:
-    Feed(Collapsing& owner, const Store::EntryRef& mirror, std::shared_ptr<Pipe> pipe)
-        : owner_(owner), mirror_(mirror), pipe_(std::move(pipe))
+    Feed(Collapsing& owner, const Store::EntryRef& mirror, std::shared_ptr<Pipe> pipe, std::string cacheKey,
+         std::string staleKey)
+        : owner_(owner), mirror_(mirror), pipe_(std::move(pipe)), cacheKey_(std::move(cacheKey)),
+          staleKey_(std::move(staleKey))
     {
         pipe_->feed = this;
         mirror_->setProducer(this);
@@ -195,12 +200,14 @@ public:
         std::unique_ptr<Store::Reply> reply;
         std::vector<std::string> chunks;
         std::optional<std::string> failure;
+        bool kept = false;
         bool ended = false;
         bool resume = false;
         unsigned ownerWorker = 0;
         {
             const std::lock_guard<std::mutex> lock(pipe_->mutex);
             reply = std::move(pipe_->reply);
+            kept = pipe_->kept;
             chunks.swap(pipe_->chunks);
             pipe_->queued = 0;
             failure = pipe_->failure;
@@ -214,8 +221,8 @@ public:
         const Store::EntryRef mirror = mirror_; // the appends below may end the feed
         if (reply) {
             // kept first: a joiner that sees the head asks whether it is stored
-            mirror->setKept(true);
-            owner_.instance_.inFlight().forget(mirror, pipe_->key, std::string());
+            mirror->setKept(kept);
+            owner_.instance_.inFlight().forget(mirror, cacheKey_, staleKey_);
             const auto block = Sbuf::MemBlob::MakeCopy(pool, reply->head);
             mirror->setReply(reply->copyOnto(block, block->view()));
         }
@@ -268,7 +275,7 @@ private:
     {
         const Store::EntryRef mirror = std::move(mirror_);
         mirror->setProducer(nullptr);
-        owner_.instance_.inFlight().forget(mirror, pipe_->key, std::string());
+        owner_.instance_.inFlight().forget(mirror, cacheKey_, staleKey_);
         if (!mirror->hasFailed() && !mirror->isComplete())
             mirror->fail(why);
         owner_.sweepSoon();
@@ -277,6 +284,8 @@ private:
     Collapsing& owner_;
     Store::EntryRef mirror_; ///< the mirror; null once done
     std::shared_ptr<Pipe> pipe_;
+    const std::string cacheKey_; ///< where Store::InFlight has the mirror: a miss's cache key
+    const std::string staleKey_; ///< or a revalidation's stale object's full key
 };
 
 Proxy::Collapsing::Collapsing(Instance& instance, Board& board, unsigned number)
@@ -289,32 +298,31 @@ Proxy::Collapsing::~Collapsing()
     relaying_.clear();
 }
 
-void Proxy::Collapsing::notePending(const std::string& key, const Store::EntryRef&)
+void Proxy::Collapsing::notePending(const std::string& remoteKey)
 {
-    if (!registeringMirror_) // a mirror is not this worker's fetch to offer
-        board_.notePendingMiss(key, number_);
+    board_.notePendingMiss(remoteKey, number_);
 }
 
-void Proxy::Collapsing::noteForgotten(const std::string& key)
+void Proxy::Collapsing::noteForgotten(const std::string& remoteKey)
 {
-    board_.forgetPendingMiss(key, number_);
+    board_.forgetPendingMiss(remoteKey, number_);
 }
 
-Store::EntryRef Proxy::Collapsing::mirror(const std::string& key)
+Store::EntryRef Proxy::Collapsing::mirror(const std::string& remoteKey, const std::string& cacheKey,
+                                          const std::string& staleKey)
 {
-    auto pipe = std::make_shared<Pipe>(key, number_);
-    const bool posted = board_.postToPendingMiss(key, number_, [pipe](Instance& owner) {
+    auto pipe = std::make_shared<Pipe>(remoteKey, !staleKey.empty(), number_);
+    const bool posted = board_.postToPendingMiss(remoteKey, number_, [pipe](Instance& owner) {
         if (auto* collapsing = owner.collapsing())
             collapsing->relay(pipe);
     });
     if (!posted)
         return nullptr;
     auto entry = MakeRef<Store::Entry>(instance_.settings().readAheadGap);
-    feeding_.push_back(std::make_unique<Feed>(*this, entry, pipe));
-    registeringMirror_ = true;
-    instance_.inFlight().setPendingMiss(key, entry);
-    registeringMirror_ = false;
-    debugs(20, 3, "collapsed onto another worker's fetch of " << key);
+    feeding_.push_back(std::make_unique<Feed>(*this, entry, pipe, cacheKey, staleKey));
+    debugs(20, 3,
+           "collapsed onto another worker's "
+               << (staleKey.empty() ? "fetch of " + cacheKey : "revalidation of " + staleKey));
     return entry;
 }
 
@@ -328,7 +336,7 @@ void Proxy::Collapsing::relay(const std::shared_ptr<Pipe>& pipe)
     }
     if (cancelled)
         return;
-    const auto entry = instance_.inFlight().pendingMiss(pipe->key);
+    const auto entry = instance_.inFlight().offered(pipe->key);
     if (!entry || entry->body().startOffset() != 0) {
         // its head arrived (or it ended) since the mirror asked: the
         // mirror's clients fetch on their own

@@ -4,12 +4,13 @@
  */
 
 /// \file Proxy::Collapsing: collapsed forwarding across workers
-/// (doc/design.md "Workers"). A worker's pending miss (a fetch whose reply
-/// head has not arrived, Store::InFlight) is announced on the Proxy::Board;
-/// another worker that gets a request for the same key, and has no fetch of
-/// its own to join, joins it through a mirror: a local entry, registered as
-/// its own pending miss (so its later requests join the mirror), that the
-/// owner's worker feeds.
+/// (doc/design.md "Workers"). A worker's pending fetch (a miss or a
+/// revalidation whose reply head has not arrived, Store::InFlight) is
+/// announced on the Proxy::Board under its remote key; another worker that
+/// gets a request for it, and has no fetch of its own to join, joins it
+/// through a mirror: a local entry, registered in its Store::InFlight as a
+/// pending fetch (so its later requests join the mirror), that the owner's
+/// worker feeds.
 ///
 ///     worker A (owner)                              worker B (mirror)
 ///     fetch's entry <- Relay (a Store::Reader)      mirror entry <- Feed (its Store::Producer)
@@ -17,10 +18,12 @@
 ///        into the Pipe, at most PipeBytes queued                      B's blocks, appends, completes
 ///        resume() <-- posted when B drained what stopped A, or B's clients left
 ///
-/// Only a reply the owner stores (its entry kept) is shared, as within a
-/// worker; otherwise, or when the owner's fetch failed or was gone before
-/// the mirror asked, the mirror fails before its head and its clients fetch
-/// on their own (Client::Connection::fetchAlone()). Blocks never cross
+/// A miss shares only a reply the owner stores (its entry kept), as within
+/// a worker; a revalidation's reply goes over whatever it is, kept or not,
+/// for its joiners to judge (Client::Connection::joinedRevalidationIsUsable()).
+/// An unstored miss, or an owner's fetch that failed or was gone before the
+/// mirror asked, fails the mirror before its head and its clients fetch on
+/// their own (Client::Connection::fetchAlone()). Blocks never cross
 /// threads: each side copies into or out of its own, and only strings and
 /// flags cross, under the Pipe's mutex; calls cross by Board::postTo().
 ///
@@ -48,7 +51,7 @@ class Board;
 class Instance;
 
 /// Collapsed forwarding across workers; see the file comment.
-class Collapsing final : public Store::RemoteMisses {
+class Collapsing final : public Store::RemoteFetches {
 public:
     /// What an owner's fetch sends to a mirror; see the file comment.
     struct Pipe;
@@ -63,11 +66,12 @@ public:
     Collapsing(const Collapsing&) = delete;
     Collapsing& operator=(const Collapsing&) = delete;
 
-    void notePending(const std::string& key, const Store::EntryRef& entry) override;
-    void noteForgotten(const std::string& key) override;
-    Store::EntryRef mirror(const std::string& key) override;
+    void notePending(const std::string& remoteKey) override;
+    void noteForgotten(const std::string& remoteKey) override;
+    Store::EntryRef mirror(const std::string& remoteKey, const std::string& cacheKey,
+                           const std::string& staleKey) override;
 
-    /// (the owner's loop) a mirror asks for this worker's pending miss of pipe's key
+    /// (the owner's loop) a mirror asks for the fetch this worker offers under pipe's key
     void relay(const std::shared_ptr<Pipe>& pipe);
     /// (the mirror's loop) the owner sent something
     void drain(const std::shared_ptr<Pipe>& pipe);
@@ -88,7 +92,6 @@ private:
     const unsigned number_;
     std::vector<std::unique_ptr<Relay>> relaying_; ///< this worker's fetches other workers joined
     std::vector<std::unique_ptr<Feed>> feeding_;   ///< this worker's mirrors of other workers' fetches
-    bool registeringMirror_ = false;               ///< inside mirror(): notePending() is about a mirror
     bool sweepPending_ = false;                    ///< a sweep is scheduled
 };
 

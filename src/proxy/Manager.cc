@@ -46,6 +46,7 @@ void Proxy::Instance::publish()
     published_ = activity();
     board_->publish(workerNumber_, ownShare());
     cache_.index->reap(); // what other workers evicted of this one's, even when it is idle
+    inFlight_.sweepOffered();
     // what changes with nothing counted (evictions, a closed idle connection) goes out too
     publishDue_ = loop_.now() + std::chrono::seconds(1);
     publishTimer_ = loop_.schedule(std::chrono::seconds(1), [this] { publish(); });

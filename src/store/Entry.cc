@@ -198,8 +198,16 @@ Store::Entry::Flow& Store::Entry::flow()
 
 void Store::Entry::dropIdleFlow()
 {
-    if (flow_ && state_ == State::Complete && !notifying_ && !flow_->producer && flow_->readers.empty())
+    if (flow_ && state_ == State::Complete && !notifying_ && !flow_->producer && flow_->readers.empty() &&
+        !flow_->pins)
         flow_.reset();
+}
+
+void Store::Entry::unpin()
+{
+    if (flow_ && flow_->pins)
+        --flow_->pins;
+    dropIdleFlow();
 }
 
 bool Store::Entry::isCompactable(size_t maxBytes) const
@@ -297,7 +305,7 @@ void Store::Entry::noteConsumed()
 {
     if (!flow_)
         return;
-    if (!kept_ && !flow_->readers.empty())
+    if (!kept_ && !flow_->pins && !flow_->readers.empty())
         body_.releaseBefore(slowestOffset());
     if (flow_ && flow_->producer && state_ == State::Streaming && canProduce())
         flow_->producer->resumeProducing();

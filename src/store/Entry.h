@@ -256,8 +256,16 @@ public:
     /// removed during a notification no longer counts)
     bool hasReaders() const;
     /// a reader moved its cursor forward: release what no reader needs (when
-    /// not kept) and resume the producer when room appeared
+    /// not kept, nor pinned) and resume the producer when room appeared
     void noteConsumed();
+    /// Someone will read the whole body later (a revalidation's stale
+    /// object, served after a 304: Client::Connection::switchToStale()):
+    /// while pinned, an entry that is not kept (one the index dropped
+    /// meanwhile, replaced or freshened by another worker's copy) releases
+    /// nothing behind its readers. EntryPin pins and unpins.
+    void pin() { ++flow().pins; }
+    /// undoes a pin()
+    void unpin();
     /// the offset of the slowest reader (end offset when there is none)
     uint64_t slowestOffset() const;
 
@@ -315,6 +323,7 @@ private:
         uint64_t readAheadGap = 1;        ///< read_ahead_gap in bytes (at least 1)
         std::string failure;              ///< why the entry failed
         std::unique_ptr<Sbuf::Pipe> pipe; ///< see setPipe(); null: the body is all slices
+        unsigned pins = 0;                ///< see pin()
     };
 
     /// flow_, made when missing
@@ -338,6 +347,37 @@ private:
     Reply reply_;                    ///< the head (held here: one allocation less per cached object)
     Sbuf::SliceSequence body_;       ///< the bytes held
     std::unique_ptr<Flow> flow_;     ///< see Flow; null while the entry is at rest
+};
+
+/// Holds an entry pinned (Entry::pin()) for its life; empty or moved-from: none.
+class EntryPin {
+public:
+    EntryPin() = default;
+    explicit EntryPin(EntryRef entry) : entry_(std::move(entry))
+    {
+        if (entry_)
+            entry_->pin();
+    }
+    ~EntryPin()
+    {
+        if (entry_)
+            entry_->unpin();
+    }
+    EntryPin(EntryPin&& other) noexcept = default;
+    EntryPin& operator=(EntryPin&& other) noexcept
+    {
+        if (this != &other) {
+            if (entry_)
+                entry_->unpin();
+            entry_ = std::move(other.entry_);
+        }
+        return *this;
+    }
+    EntryPin(const EntryPin&) = delete;
+    EntryPin& operator=(const EntryPin&) = delete;
+
+private:
+    EntryRef entry_;
 };
 
 } // namespace Store

@@ -14,31 +14,58 @@ Store::EntryRef Store::InFlight::pendingMiss(const std::string& key) const
     return it == misses_.end() || it->second->hasFailed() ? EntryRef() : it->second;
 }
 
-Store::EntryRef Store::InFlight::joinableMiss(const std::string& key) const
+Store::EntryRef Store::InFlight::joinableMiss(const std::string& key)
 {
     auto entry = pendingMiss(key);
-    if (!entry && remote_)
-        entry = remote_->mirror(key);
+    if (!entry && remote_) {
+        entry = remote_->mirror(key, key, std::string());
+        if (entry)
+            misses_[key] = entry; // a mirror is not offered again
+    }
     return entry;
 }
 
 void Store::InFlight::setPendingMiss(const std::string& key, const EntryRef& entry)
 {
     misses_[key] = entry;
-    if (remote_)
-        remote_->notePending(key, entry);
+    offer(key, entry);
+}
+
+void Store::InFlight::offer(const std::string& remoteKey, const EntryRef& fetch)
+{
+    if (!remote_)
+        return;
+    offered_[remoteKey] = fetch;
+    remote_->notePending(remoteKey);
+}
+
+Store::EntryRef Store::InFlight::offered(const std::string& remoteKey) const
+{
+    const auto it = offered_.find(remoteKey);
+    return it == offered_.end() || !IsOffered(*it->second) ? EntryRef() : it->second;
+}
+
+std::string Store::InFlight::RevalidationKey(const std::string& fullKey, const Entry& stale)
+{
+    const auto* reply = stale.reply();
+    return fullKey + '\n' + std::to_string(reply ? reply->requestTime : 0) + ' ' +
+           std::to_string(reply ? reply->responseTime : 0);
 }
 
 namespace {
 
 /// whether a and b are one stored object: the same entry, or two entries
-/// the disk store made of one file (each lookup of a disk object makes its
-/// own, with the file's head and times and no body bytes in memory)
+/// made of one: the disk store's of one file (each lookup of a disk object
+/// makes its own, with the file's head and times and no body bytes in
+/// memory), or copies of another worker's memory object (Entry::CopyOf(),
+/// one per lookup) and that object
 bool SameStoredObject(const Store::EntryRef& a, const Store::EntryRef& b)
 {
     if (a == b)
         return true;
-    if (!a || !b || !a->reply() || !b->reply() || a->body().endOffset() != 0 || b->body().endOffset() != 0)
+    if (!a || !b || !a->reply() || !b->reply() || a->body().endOffset() != b->body().endOffset())
+        return false;
+    if (a->body().endOffset() != 0 && !a->isCopy() && !b->isCopy())
         return false;
     const auto& x = *a->reply();
     const auto& y = *b->reply();
@@ -57,24 +84,61 @@ Store::EntryRef Store::InFlight::pendingRevalidation(const std::string& fullKey,
     return reply->hasFailed() || reply->reply() ? EntryRef() : reply;
 }
 
+Store::EntryRef Store::InFlight::joinableRevalidation(const std::string& fullKey, const EntryRef& stale)
+{
+    auto entry = pendingRevalidation(fullKey, stale);
+    if (!entry && remote_ && stale) {
+        entry = remote_->mirror(RevalidationKey(fullKey, *stale), std::string(), fullKey);
+        if (entry)
+            revalidations_[fullKey] = Revalidation{stale, entry}; // a mirror is not offered again
+    }
+    return entry;
+}
+
 void Store::InFlight::setPendingRevalidation(const std::string& fullKey, const EntryRef& stale,
                                              const EntryRef& reply)
 {
     revalidations_[fullKey] = Revalidation{stale, reply};
+    offer(RevalidationKey(fullKey, *stale), reply);
 }
 
 void Store::InFlight::forget(const EntryRef& fetch, const std::string& cacheKey, const std::string& staleKey)
 {
     if (!fetch)
         return;
-    if (const auto it = misses_.find(cacheKey); it != misses_.end() && it->second == fetch) {
+    // what is offered to other workers stays offered while a stored reply
+    // arrives (offered(), sweepOffered())
+    if (const auto it = misses_.find(cacheKey); it != misses_.end() && it->second == fetch)
         misses_.erase(it);
-        if (remote_)
-            remote_->noteForgotten(cacheKey);
-    }
     if (const auto it = revalidations_.find(staleKey);
         it != revalidations_.end() && it->second.reply == fetch)
         revalidations_.erase(it);
+}
+
+void Store::InFlight::sweepOffered()
+{
+    if (!remote_)
+        return;
+    for (auto it = offered_.begin(); it != offered_.end();) {
+        if (IsOffered(*it->second)) {
+            ++it;
+            continue;
+        }
+        remote_->noteForgotten(it->first);
+        it = offered_.erase(it);
+    }
+}
+
+bool Store::InFlight::IsOffered(const Entry& fetch)
+{
+    // before its head; then while a stored reply arrives whole from its
+    // first byte (a mirror reads it from there: Proxy::Collapsing)
+    if (fetch.hasFailed())
+        return false;
+    if (!fetch.reply())
+        return true;
+    return fetch.isKept() && !fetch.isComplete() && fetch.body().startOffset() == 0 &&
+           fetch.body().firstSequence() == 0;
 }
 
 void Store::InFlight::addDetached(const std::string& cacheKey)
@@ -96,9 +160,10 @@ void Store::InFlight::forgetDetached(const std::string& cacheKey)
 void Store::InFlight::clear()
 {
     if (remote_) {
-        for (const auto& [key, entry] : misses_)
+        for (const auto& [key, fetch] : offered_)
             remote_->noteForgotten(key);
     }
+    offered_.clear();
     misses_.clear();
     revalidations_.clear();
     detached_.clear();

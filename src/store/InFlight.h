@@ -19,11 +19,13 @@
 /// Ownership: it holds references to the entries only; whoever started the
 /// fetch forgets it (forget()) when its head arrived or it ended.
 ///
-/// With several workers, pending misses are joined across them too
-/// (RemoteMisses, which Proxy::Collapsing implements): this worker's are
-/// announced, and a miss no local fetch serves may join another worker's
-/// through a local mirror entry that the other worker feeds
-/// (doc/design.md "Workers").
+/// With several workers, pending misses and revalidations are joined across
+/// them too (RemoteFetches, which Proxy::Collapsing implements): this
+/// worker's are announced under a remote key (a miss's cache key; a
+/// revalidation's RevalidationKey()), and a request no local fetch serves
+/// may join another worker's through a local mirror entry, registered here
+/// as any pending fetch, that the other worker feeds (doc/design.md
+/// "Workers").
 
 #pragma once
 
@@ -34,29 +36,47 @@
 
 namespace Store {
 
-/// What the workers share of their pending misses (see the file comment).
-class RemoteMisses {
+/// What the workers share of their pending fetches (see the file comment).
+class RemoteFetches {
 public:
-    virtual ~RemoteMisses() = default;
-    /// this worker registered entry as its pending miss for key
-    virtual void notePending(const std::string& key, const EntryRef& entry) = 0;
-    /// this worker's pending miss for key is forgotten (its head arrived, or it ended)
-    virtual void noteForgotten(const std::string& key) = 0;
-    /// a local entry that another worker's pending miss for key will feed
-    /// (registered here as the pending miss for key), or null when no other
-    /// worker has one
-    virtual EntryRef mirror(const std::string& key) = 0;
+    virtual ~RemoteFetches() = default;
+    /// this worker offers a pending fetch under remoteKey
+    virtual void notePending(const std::string& remoteKey) = 0;
+    /// this worker's fetch under remoteKey is no longer offered (it ended,
+    /// or its reply is not stored)
+    virtual void noteForgotten(const std::string& remoteKey) = 0;
+    /// a new local entry that another worker's fetch offered under
+    /// remoteKey will feed, or null when no other worker offers one; the
+    /// mirror forgets itself here (InFlight::forget()) under the cache key
+    /// (a miss) or the stale object's full key (a revalidation)
+    virtual EntryRef mirror(const std::string& remoteKey, const std::string& cacheKey,
+                            const std::string& staleKey) = 0;
 };
 
 /// The fetches in flight that other requests may join (see the file comment).
 class InFlight {
 public:
-    /// announces this worker's pending misses to remote, which may mirror
+    /// announces this worker's pending fetches to remote, which may mirror
     /// other workers' (null: none; one worker)
-    void setRemote(RemoteMisses* remote) { remote_ = remote; }
-    /// the in-flight miss for key, this worker's or (a mirror of) another's,
-    /// whose reply head has not arrived yet, or null
-    EntryRef joinableMiss(const std::string& key) const;
+    void setRemote(RemoteFetches* remote) { remote_ = remote; }
+    /// pendingMiss(), else a mirror of another worker's (registered as the
+    /// pending miss for key)
+    EntryRef joinableMiss(const std::string& key);
+    /// pendingRevalidation(), else a mirror of another worker's conditional
+    /// request about the same stored object (registered as the pending
+    /// revalidation of stale)
+    EntryRef joinableRevalidation(const std::string& fullKey, const EntryRef& stale);
+    /// the fetch this worker offers under remoteKey, or null (what a mirror
+    /// of another worker asks for): one whose reply head has not arrived,
+    /// or whose stored reply is arriving, held whole from its first byte
+    EntryRef offered(const std::string& remoteKey) const;
+    /// withdraws the offers of fetches that ended or are not stored (each
+    /// worker once a second: Proxy::Instance::publish())
+    void sweepOffered();
+    /// the remote key of a revalidation of stale, stored under fullKey: the
+    /// key and the stored reply's times (each worker's lookup of one stored
+    /// object, a copy or a disk object's entry, has the same)
+    static std::string RevalidationKey(const std::string& fullKey, const Entry& stale);
 
     /// the in-flight miss for key whose reply head has not arrived yet, or null
     EntryRef pendingMiss(const std::string& key) const;
@@ -97,7 +117,13 @@ private:
     std::unordered_map<std::string, Revalidation> revalidations_; ///< see pendingRevalidation()
     std::unordered_map<std::string, size_t> detached_;            ///< see isDetached(): how many per key
     size_t detachedCount_ = 0;                                    ///< the sum of detached_'s counts
-    RemoteMisses* remote_ = nullptr;                              ///< see setRemote()
+    /// the fetches announced to remote_, by remote key
+    std::unordered_map<std::string, EntryRef> offered_;
+    RemoteFetches* remote_ = nullptr; ///< see setRemote()
+
+    void offer(const std::string& remoteKey, const EntryRef& fetch);
+    /// whether fetch is still offered (see offered())
+    static bool IsOffered(const Entry& fetch);
 };
 
 } // namespace Store

@@ -422,7 +422,16 @@ bool Store::Index::selects(std::string_view key, const std::vector<Http::HeaderF
     Guard guard(*this);
     std::string fullKey;
     const auto* record = variantRecord(key, requestFields, fullKey);
-    return record && record->entry.getRaw() == &entry;
+    if (!record)
+        return false;
+    if (record->entry.getRaw() == &entry)
+        return true;
+    // another worker's mirror of the stored entry (Proxy::Collapsing): the
+    // same reply; a stored reply changes only under the mutex (change())
+    const auto* stored = record->entry->reply();
+    const auto* mine = entry.reply();
+    return stored && mine && stored->requestTime == mine->requestTime &&
+           stored->responseTime == mine->responseTime && stored->head == mine->head;
 }
 
 bool Store::Index::holds(std::string_view key, const std::vector<Http::HeaderField>& requestFields) const

@@ -169,7 +169,8 @@ public:
     /// the request's fields select (RFC 9111 section 4.1); no hit is
     /// counted, but for a copy of another worker's object
     Found findVariant(std::string_view key, const std::vector<Http::HeaderField>& requestFields);
-    /// whether the object findVariant() would find is entry itself (no copy is made)
+    /// whether the object findVariant() would find is entry itself (no copy
+    /// is made), or has its reply (another worker's mirror of it)
     bool selects(std::string_view key, const std::vector<Http::HeaderField>& requestFields,
                  const Entry& entry) const;
     /// whether an object (any worker's, in flight or not) is stored where

@@ -24,7 +24,7 @@ Store::Lookup OriginOrUnavailable(Store::Lookup&& lookup, const Store::RequestFa
 
 } // namespace
 
-Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::string& cacheKey,
+Store::Lookup Store::LookUp(Index& index, InFlight& inFlight, const std::string& cacheKey,
                             const std::vector<Http::HeaderField>& fields, const RequestFacts& facts,
                             const RefreshRule& rule, const LookupOptions& options, DiskTier* disk)
 {
@@ -72,7 +72,7 @@ Store::Lookup Store::LookUp(Index& index, const InFlight& inFlight, const std::s
         } else {
             answer.kind = Kind::Validate;
             if (mayJoin)
-                answer.revalidation = inFlight.pendingRevalidation(key, entry);
+                answer.revalidation = inFlight.joinableRevalidation(key, entry);
             return OriginOrUnavailable(std::move(answer), facts);
         }
         if (!answer.file)

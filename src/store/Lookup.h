@@ -89,9 +89,10 @@ struct Lookup {
 /// What the cache can do for a GET or HEAD with cacheKey (Store::MakeKey()),
 /// the request's fields (Vary selects on them) and caching directives, and
 /// the refresh_pattern rule that matches its URL (see the file comment).
-/// Touches a hit in index; erases an expired negative_ttl object. disk, when
-/// given, is asked when index has nothing under cacheKey.
-Lookup LookUp(Index& index, const InFlight& inFlight, const std::string& cacheKey,
+/// Touches a hit in index; erases an expired negative_ttl object; may make
+/// a mirror of another worker's fetch to join (InFlight::joinableMiss()).
+/// disk, when given, is asked when index has nothing under cacheKey.
+Lookup LookUp(Index& index, InFlight& inFlight, const std::string& cacheKey,
               const std::vector<Http::HeaderField>& fields, const RequestFacts& facts,
               const RefreshRule& rule, const LookupOptions& options, DiskTier* disk = nullptr);
 

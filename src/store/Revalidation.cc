@@ -82,6 +82,10 @@ Store::Revalidated Store::Revalidate(Index& index, const std::string& staleKey, 
                 FreshenStored(stale, reply);
             }
             reply.appliedToStored = true;
+        } else if (disk || stale.isCopy()) {
+            // this requester's own entry of the stored object (a disk
+            // object's, a copy of another worker's) gets the merged head too
+            FreshenStored(stale, reply);
         }
         return Revalidated::Unmodified;
     }

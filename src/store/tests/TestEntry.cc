@@ -68,6 +68,7 @@ class TestEntry : public CppUnit::TestFixture {
     CPPUNIT_TEST(producerStopsAtGapAndResumesWhenSlowestCatchesUp);
     CPPUNIT_TEST(slowReaderHoldsAtMostGapPlusOneBlock);
     CPPUNIT_TEST(keptEntryReleasesNothing);
+    CPPUNIT_TEST(pinnedEntryReleasesNothingUntilUnpinned);
     CPPUNIT_TEST(lastReaderGoneTellsProducer);
     CPPUNIT_TEST(readerRemovedWhileNotifiedIsSkipped);
     CPPUNIT_TEST(replacedReaderKeepsItsPlace);
@@ -159,6 +160,35 @@ public:
         r.consume(4000);
         CPPUNIT_ASSERT_EQUAL(uint64_t(0), e->body().startOffset());
         CPPUNIT_ASSERT_EQUAL(uint64_t(4000), e->body().length());
+        e->removeReader(r);
+    }
+
+    /// a revalidation's stale object, dropped by the index (not kept) while
+    /// the 304 was awaited, keeps its body for the requester that will read
+    /// it after a reader read all of it
+    void pinnedEntryReleasesNothingUntilUnpinned()
+    {
+        Sbuf::BlockPool pool;
+        auto e = MakeRef<Store::Entry>(1 << 20);
+        for (int i = 0; i < 4; ++i)
+            appendBlock(pool, *e, 1000, 'p');
+        e->complete();
+        {
+            const Store::EntryPin pin(e);
+            TestReader first(*e);
+            e->addReader(first);
+            first.consume(4000);
+            CPPUNIT_ASSERT_EQUAL(uint64_t(0), e->body().startOffset()); // pinned: kept whole
+            TestReader later(*e);
+            e->addReader(later);
+            CPPUNIT_ASSERT_EQUAL(size_t(4000), later.consume(4000).size());
+            e->removeReader(later);
+            e->removeReader(first);
+        }
+        TestReader r(*e);
+        e->addReader(r);
+        r.consume(4000);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(4000), e->body().startOffset()); // unpinned: released behind the reader
         e->removeReader(r);
     }
 

@@ -7,6 +7,8 @@
 
 #include "store/InFlight.h"
 #include "store/Entry.h"
+#include "sbuf/BlockPool.h"
+#include "sbuf/MemBlob.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -29,13 +31,13 @@ void GiveHead(Store::Entry& e)
     e.setReply(std::move(reply));
 }
 
-/// what the other workers would see: the keys announced, and a mirror to give
-struct FakeRemote : Store::RemoteMisses {
-    void notePending(const std::string& key, const Store::EntryRef&) override { announced.push_back(key); }
-    void noteForgotten(const std::string& key) override { forgotten.push_back(key); }
-    Store::EntryRef mirror(const std::string& key) override
+/// what the other workers would see: the remote keys offered, and a mirror to give
+struct FakeRemote : Store::RemoteFetches {
+    void notePending(const std::string& remoteKey) override { announced.push_back(remoteKey); }
+    void noteForgotten(const std::string& remoteKey) override { forgotten.push_back(remoteKey); }
+    Store::EntryRef mirror(const std::string& remoteKey, const std::string&, const std::string&) override
     {
-        asked.push_back(key);
+        asked.push_back(remoteKey);
         return mirrorToGive;
     }
 
@@ -54,13 +56,15 @@ class TestInFlight : public CppUnit::TestFixture {
     CPPUNIT_TEST(revalidationIsOfferedForItsStaleObjectUntilItsHeadArrives);
     CPPUNIT_TEST(forgetRemovesOnlyThatFetch);
     CPPUNIT_TEST(detachedFetchesAreCountedPerKey);
-    CPPUNIT_TEST(pendingMissesAreAnnouncedAndOthersMirrored);
+    CPPUNIT_TEST(pendingFetchesAreOfferedAndOthersMirrored);
+    CPPUNIT_TEST(copiesOfOneObjectShareItsRevalidation);
     CPPUNIT_TEST_SUITE_END();
 
 public:
-    /// with workers: a pending miss is announced until it is forgotten; a
-    /// key with no local fetch is asked of the others, a local one is not
-    void pendingMissesAreAnnouncedAndOthersMirrored()
+    /// with workers: a pending miss or revalidation is offered until it is
+    /// forgotten (or its head arrives); a fetch with no local one to join is
+    /// asked of the others, and the mirror is joined locally from then on
+    void pendingFetchesAreOfferedAndOthersMirrored()
     {
         Store::InFlight f;
         FakeRemote remote;
@@ -68,20 +72,76 @@ public:
         const auto fetch = NewEntry();
         f.setPendingMiss("k", fetch);
         CPPUNIT_ASSERT(remote.announced == std::vector<std::string>{"k"});
+        CPPUNIT_ASSERT(f.offered("k") == fetch);
         CPPUNIT_ASSERT(f.joinableMiss("k") == fetch);
         CPPUNIT_ASSERT(remote.asked.empty()); // a local fetch is joined locally
-        remote.mirrorToGive = NewEntry();
-        CPPUNIT_ASSERT(f.joinableMiss("other") == remote.mirrorToGive);
+        const auto mirror = NewEntry();
+        remote.mirrorToGive = mirror;
+        CPPUNIT_ASSERT(f.joinableMiss("other") == mirror);
         CPPUNIT_ASSERT(remote.asked == std::vector<std::string>{"other"});
         remote.mirrorToGive = nullptr;
+        CPPUNIT_ASSERT(f.joinableMiss("other") == mirror); // joined locally now
+        CPPUNIT_ASSERT(!f.offered("other"));               // and not offered again
+        CPPUNIT_ASSERT(remote.announced.size() == 1);
         CPPUNIT_ASSERT(!f.joinableMiss("none"));
         f.forget(NewEntry(), "k", ""); // another fetch: k stays
+        f.sweepOffered();
         CPPUNIT_ASSERT(remote.forgotten.empty());
+        // its head arrived, stored: still offered (a mirror reads it from its first byte) until complete
+        GiveHead(*fetch);
+        fetch->setKept(true);
         f.forget(fetch, "k", "");
+        f.sweepOffered();
+        CPPUNIT_ASSERT(f.offered("k") == fetch);
+        CPPUNIT_ASSERT(remote.forgotten.empty());
+        fetch->complete();
+        CPPUNIT_ASSERT(!f.offered("k"));
+        f.sweepOffered();
         CPPUNIT_ASSERT(remote.forgotten == std::vector<std::string>{"k"});
+        // a reply that is not stored is not offered
+        const auto unstored = NewEntry();
+        f.setPendingMiss("u", unstored);
+        GiveHead(*unstored);
+        CPPUNIT_ASSERT(!f.offered("u"));
+        f.sweepOffered();
+        CPPUNIT_ASSERT(remote.forgotten.back() == "u");
+
+        const auto stale = NewEntry();
+        GiveHead(*stale);
+        const auto conditional = NewEntry();
+        f.setPendingRevalidation("full", stale, conditional);
+        const auto key = Store::InFlight::RevalidationKey("full", *stale);
+        CPPUNIT_ASSERT(remote.announced.back() == key);
+        CPPUNIT_ASSERT(f.offered(key) == conditional);
         f.setPendingMiss("j", NewEntry());
         f.clear();
-        CPPUNIT_ASSERT(remote.forgotten == (std::vector<std::string>{"k", "j"}));
+        CPPUNIT_ASSERT(remote.forgotten.size() == 4);
+        CPPUNIT_ASSERT(!f.offered(key));
+    }
+
+    /// two lookups of another worker's memory object make two copies
+    /// (Entry::CopyOf()): a revalidation about one serves the other
+    void copiesOfOneObjectShareItsRevalidation()
+    {
+        Store::InFlight f;
+        const auto stored = NewEntry();
+        auto reply = std::make_unique<Store::Reply>();
+        reply->status = 200;
+        reply->responseTime = 1000;
+        stored->setReply(std::move(reply));
+        const std::string body(100, 'x');
+        stored->append(Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), body), 0, body.size()));
+        stored->complete();
+        const auto one = Store::Entry::CopyOf(*stored);
+        const auto two = Store::Entry::CopyOf(*stored);
+        const auto conditional = NewEntry();
+        f.setPendingRevalidation("full", one, conditional);
+        CPPUNIT_ASSERT(f.pendingRevalidation("full", two) == conditional);
+        CPPUNIT_ASSERT(f.pendingRevalidation("full", stored) == conditional);
+        const auto other = NewEntry(); // another object, with another body
+        other->setReply(std::make_unique<Store::Reply>(*stored->reply()));
+        other->complete();
+        CPPUNIT_ASSERT(!f.pendingRevalidation("full", other));
     }
 
     void missIsOfferedUntilItFails()
