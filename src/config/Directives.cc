@@ -305,8 +305,9 @@ const std::vector<Directive> Table = {
      "into pages that are already there, so a large miss that is kept runs as fast as one that is not (fresh "
      "pages cost a fault and a zeroing each, and on a virtual machine often a fault in the host). Locking "
      "needs a large enough RLIMIT_MEMLOCK (LimitMEMLOCK= in a systemd unit) or CAP_IPC_LOCK; when it fails "
-     "cuttle does not start. A change takes effect at the next start. Off, as in Squid, takes memory as "
-     "objects arrive.",
+     "cuttle does not start. With workers sharing the memory cache, each locks an equal share of cache_mem "
+     "for the objects it stores (what one stores past its share is not locked). A change takes effect at "
+     "the next start. Off, as in Squid, takes memory as objects arrive.",
      OnOffHandler<&Settings::sharedMemoryLocking>, false},
     {"memory_populate_ahead", "auto|SIZE", "auto", nullptr, "memoryPopulateAhead",
      "cuttle's own: how much memory a helper thread keeps mapped and populated ahead of need, so that a "

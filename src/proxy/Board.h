@@ -57,6 +57,8 @@ public:
 
     /// a board for `workers` workers, numbered from 1
     explicit Board(unsigned workers) : shares_(workers), workers_(workers, nullptr) {}
+    /// how many workers it is for
+    unsigned workerCount() const { return static_cast<unsigned>(shares_.size()); }
 
     /// worker `number` can take calls from now on (nullptr: no longer).
     /// A worker leaves only once no worker's loop runs any more (main.cc).

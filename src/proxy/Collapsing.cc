@@ -374,11 +374,9 @@ void Proxy::Collapsing::resume(const std::shared_ptr<Pipe>& pipe)
 
 void Proxy::Collapsing::sweepSoon()
 {
-    if (sweepPending_)
+    if (sweep_.isPending())
         return;
-    sweepPending_ = true;
-    instance_.loop().callSoon([this] {
-        sweepPending_ = false;
+    sweep_ = instance_.loop().defer([this] {
         std::erase_if(relaying_, [](const auto& relay) { return relay->isDone(); });
         std::erase_if(feeding_, [](const auto& feed) { return feed->isDone(); });
     });

@@ -36,6 +36,7 @@
 
 #pragma once
 
+#include "comm/Loop.h"
 #include "store/InFlight.h"
 
 #include <cstddef>
@@ -92,7 +93,7 @@ private:
     const unsigned number_;
     std::vector<std::unique_ptr<Relay>> relaying_; ///< this worker's fetches other workers joined
     std::vector<std::unique_ptr<Feed>> feeding_;   ///< this worker's mirrors of other workers' fetches
-    bool sweepPending_ = false;                    ///< a sweep is scheduled
+    Comm::Timer sweep_;                            ///< the sweep to come (cancelled with this)
 };
 
 } // namespace Proxy

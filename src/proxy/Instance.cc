@@ -407,13 +407,17 @@ uint64_t Proxy::Instance::PopulateAhead(const Config::Settings& settings)
 void Proxy::Instance::configureMemory(const Config::Settings& settings, bool isStartup)
 {
     auto& pool = Sbuf::DefaultPool();
+    // the workers' shared memory cache holds cache_mem in all: each worker
+    // locks its share, which the objects it stores are carved from (an
+    // object past it takes blocks that are not locked)
+    const unsigned sharers = board_ && cache().isShared() ? board_->workerCount() : 1;
+    const uint64_t arena = settings.cacheMem / sharers;
     if (isStartup) {
-        if (settings.sharedMemoryLocking && settings.cacheMem > 0) {
-            pool.reserveArena(settings.cacheMem, true);
+        if (settings.sharedMemoryLocking && arena > 0) {
+            pool.reserveArena(arena, true);
             debugs(20, 1,
-                   "Locked " << pool.arenaBytes()
-                             << " bytes of memory for cache_mem "
-                                "(shared_memory_locking)");
+                   "Locked " << pool.arenaBytes() << " bytes of memory for cache_mem"
+                             << (sharers > 1 ? ", this worker's share" : "") << " (shared_memory_locking)");
         }
     }
     // a locked arena was populated whole at start: nothing to populate ahead
@@ -422,8 +426,8 @@ void Proxy::Instance::configureMemory(const Config::Settings& settings, bool isS
         return;
     // the arena is made once: mapping and locking a new one under objects in
     // use would need both at once (Squid's shared memory also waits for a restart)
-    const bool wanted = settings.sharedMemoryLocking && settings.cacheMem > 0;
-    if (wanted != (pool.arenaBytes() > 0) || (wanted && settings.cacheMem > pool.arenaBytes()))
+    const bool wanted = settings.sharedMemoryLocking && arena > 0;
+    if (wanted != (pool.arenaBytes() > 0) || (wanted && arena > pool.arenaBytes()))
         debugs(20, 1,
                "WARNING: a change of shared_memory_locking or of the cache_mem it locks takes effect "
                "at the next start");
