@@ -55,25 +55,24 @@ bool Proxy::Board::postTo(unsigned number, std::function<void(Instance&)> call)
     return true;
 }
 
-void Proxy::Board::notePendingMiss(const std::string& key, unsigned number)
+void Proxy::Board::offerFetch(const std::string& key, unsigned number)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
-    pendingMisses_[key] = number;
+    offers_[key] = number;
 }
 
-void Proxy::Board::forgetPendingMiss(const std::string& key, unsigned number)
+void Proxy::Board::withdrawFetch(const std::string& key, unsigned number)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (const auto it = pendingMisses_.find(key); it != pendingMisses_.end() && it->second == number)
-        pendingMisses_.erase(it);
+    if (const auto it = offers_.find(key); it != offers_.end() && it->second == number)
+        offers_.erase(it);
 }
 
-bool Proxy::Board::postToPendingMiss(const std::string& key, unsigned number,
-                                     std::function<void(Instance&)> call)
+bool Proxy::Board::postToOfferer(const std::string& key, unsigned number, std::function<void(Instance&)> call)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = pendingMisses_.find(key);
-    if (it == pendingMisses_.end() || it->second == number || !workers_[it->second - 1])
+    const auto it = offers_.find(key);
+    if (it == offers_.end() || it->second == number || !workers_[it->second - 1])
         return false;
     auto* worker = workers_[it->second - 1];
     worker->post([worker, call = std::move(call)] { call(worker->proxy()); });

@@ -68,14 +68,14 @@ public:
     /// posts call(that worker's proxy) to worker `number`, when enrolled; whether it was
     bool postTo(unsigned number, std::function<void(Instance&)> call);
 
-    /// worker `number` has a pending miss for key (Store::InFlight), which
-    /// the other workers may join (Proxy::Collapsing)
-    void notePendingMiss(const std::string& key, unsigned number);
-    /// worker `number`'s pending miss for key is forgotten
-    void forgetPendingMiss(const std::string& key, unsigned number);
-    /// posts call(its proxy) to the worker other than `number` that has a
-    /// pending miss for key, when one has; whether one had
-    bool postToPendingMiss(const std::string& key, unsigned number, std::function<void(Instance&)> call);
+    /// worker `number` offers a fetch under the remote key `key`
+    /// (Store::InFlight), which the other workers may join (Proxy::Collapsing)
+    void offerFetch(const std::string& key, unsigned number);
+    /// worker `number` no longer offers a fetch under key
+    void withdrawFetch(const std::string& key, unsigned number);
+    /// posts call(its proxy) to the worker other than `number` that offers
+    /// a fetch under key, when one does; whether one did
+    bool postToOfferer(const std::string& key, unsigned number, std::function<void(Instance&)> call);
 
     /// worker `number` publishes its share (replacing the last one)
     void publish(unsigned number, const Share& share);
@@ -95,7 +95,7 @@ private:
     std::vector<Share> shares_;    ///< by worker number - 1
     std::vector<Worker*> workers_; ///< by worker number - 1; null: not enrolled
     std::map<std::string, std::shared_ptr<Disk::Shelf>> diskShelves_; ///< see diskShelf()
-    std::unordered_map<std::string, unsigned> pendingMisses_; ///< key -> worker number (notePendingMiss())
+    std::unordered_map<std::string, unsigned> offers_;                ///< key -> worker number (offerFetch())
     const std::shared_ptr<Comm::DnsCache> dnsCache_ = std::make_shared<Comm::DnsCache>(); ///< see dnsCache()
     const std::shared_ptr<Store::Index> cache_ = MakeSharedCache();                       ///< see cache()
 

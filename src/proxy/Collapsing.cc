@@ -183,7 +183,14 @@ public:
     Feed(const Feed&) = delete;
     Feed& operator=(const Feed&) = delete;
 
-    void resumeProducing() override {}
+    /// the mirror's readers made room under read_ahead_gap: the owner may send again
+    void resumeProducing() override
+    {
+        if (resumeOwed_ && mirror_ && mirror_->canProduce()) {
+            resumeOwed_ = false;
+            postResume(ownerWorker_);
+        }
+    }
     void noteReadersGone() override
     {
         cancel();
@@ -203,7 +210,6 @@ public:
         bool kept = false;
         bool ended = false;
         bool resume = false;
-        unsigned ownerWorker = 0;
         {
             const std::lock_guard<std::mutex> lock(pipe_->mutex);
             reply = std::move(pipe_->reply);
@@ -215,7 +221,7 @@ public:
             pipe_->drainPosted = false;
             resume = pipe_->stalled;
             pipe_->stalled = false;
-            ownerWorker = pipe_->ownerWorker;
+            ownerWorker_ = pipe_->ownerWorker;
         }
         auto& pool = Sbuf::DefaultPool();       // this thread's
         const Store::EntryRef mirror = mirror_; // the appends below may end the feed
@@ -245,8 +251,12 @@ public:
             owner_.sweepSoon();
             return;
         }
-        if (resume)
-            postResume(ownerWorker);
+        // the owner waits while the mirror's readers are read_ahead_gap
+        // behind (a kept mirror holds its whole body anyway, as the owner's entry does)
+        if (resume && !mirror_->isKept() && !mirror_->canProduce())
+            resumeOwed_ = true;
+        else if (resume)
+            postResume(ownerWorker_);
     }
 
 private:
@@ -286,6 +296,8 @@ private:
     std::shared_ptr<Pipe> pipe_;
     const std::string cacheKey_; ///< where Store::InFlight has the mirror: a miss's cache key
     const std::string staleKey_; ///< or a revalidation's stale object's full key
+    unsigned ownerWorker_ = 0;   ///< the owner's worker, as the last drain() saw it
+    bool resumeOwed_ = false;    ///< the owner stopped, and waits for room in the mirror
 };
 
 Proxy::Collapsing::Collapsing(Instance& instance, Board& board, unsigned number)
@@ -300,19 +312,19 @@ Proxy::Collapsing::~Collapsing()
 
 void Proxy::Collapsing::notePending(const std::string& remoteKey)
 {
-    board_.notePendingMiss(remoteKey, number_);
+    board_.offerFetch(remoteKey, number_);
 }
 
 void Proxy::Collapsing::noteForgotten(const std::string& remoteKey)
 {
-    board_.forgetPendingMiss(remoteKey, number_);
+    board_.withdrawFetch(remoteKey, number_);
 }
 
 Store::EntryRef Proxy::Collapsing::mirror(const std::string& remoteKey, const std::string& cacheKey,
                                           const std::string& staleKey)
 {
     auto pipe = std::make_shared<Pipe>(remoteKey, !staleKey.empty(), number_);
-    const bool posted = board_.postToPendingMiss(remoteKey, number_, [pipe](Instance& owner) {
+    const bool posted = board_.postToOfferer(remoteKey, number_, [pipe](Instance& owner) {
         if (auto* collapsing = owner.collapsing())
             collapsing->relay(pipe);
     });

@@ -21,7 +21,7 @@
 /// - shared: cache_ (the memory cache: the board's Store::Index with
 ///   several workers) and disk_'s shelf (the cache_dirs' state, the board's
 ///   Disk::Shelf for the workers with the same cache_dir lines); inFlight_
-///   (the joinable fetches) is each worker's, its pending misses announced
+///   (the joinable fetches) is each worker's, its pending fetches offered
 ///   on the board and joined by the other workers through collapsing_;
 ///   immutable between reconfigures: settings_, errorPages_ and
 ///   visibleHostname_.

@@ -702,8 +702,8 @@ def workers_section(d, w):
     w("")
     w(
         "cuttle with `workers N` runs N event loops on threads of one process, each accepting on a socket of its own of the same "
-        "`http_port` (SO_REUSEPORT: the kernel hands each new connection to one of them by a hash of its addresses) and, for now, "
-        "with a memory cache of its own (Squid's `memory_cache_shared off`). Its requests/s with the default `workers 1` and with "
+        "`http_port` (SO_REUSEPORT: the kernel hands each new connection to one of them by a hash of its addresses), all of them "
+        "sharing one memory cache (`memory_cache_shared on`, the default). Its requests/s with the default `workers 1` and with "
         "%s, from the runs of sections 4 and 6 (the same wrk runs, medians of their rounds); CPU is the whole process's, every "
         "thread summed. This machine has **%s cores** (`os.cpu_count()`), which wrk (one thread), the origin and the proxy share: "
         "more workers than the cores left to the proxy can only take CPU from wrk and the origin. \"CPU busy by thread\" is the "

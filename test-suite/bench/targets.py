@@ -785,7 +785,7 @@ class Cuttle(Target):
     rules (acl and http_access lines) go before "http_access allow localhost";
     port_options follow the http_port line's address (ssl-bump ...);
     workers above 1 adds a `workers` line (event-loop threads, each with
-    its own SO_REUSEPORT listener and, for now, its own memory cache)."""
+    its own SO_REUSEPORT listener, sharing the memory cache)."""
 
     def __init__(self, tmp, binary, buffer=None, gap=None, key="cuttle", label=None, extra=None, rules=None, port_options="", workers=1):
         super().__init__(tmp)
