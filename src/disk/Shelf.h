@@ -25,8 +25,10 @@
 ///
 /// Threading: a shared shelf (made with shared = true, by Proxy::Board)
 /// is read and changed only under its mutex (Shelf::Guard); an unshared
-/// one (one worker, tests) takes no lock. No system call is made under it
-/// but the I/O pool's submit.
+/// one (one worker, tests) takes no lock. Once the workers run, no file is
+/// read or written under it but store.log's lines (a hit's file is read
+/// outside it, and files are written and removed by the I/O threads); the
+/// first Cache checks its directories under it at start.
 
 #pragma once
 

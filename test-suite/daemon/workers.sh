@@ -239,11 +239,14 @@ wait_until 10 grep -q 'rebuilt its index' "$T/cache.log" || fail "the cache_dir 
 url="http://127.0.0.1:$OPORT/on-disk?s=50000&cc=max-age=600"
 logged="/on-disk?"
 disk_hit_in() { grep -F "$logged" "$T/access$1.log" 2> /dev/null | grep -q 'TCP_HIT/200'; }
+committed() { [ -n "$(find "$T/cache" -type f ! -name '*.tmp')" ]; }
+curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
+wait_until 10 committed || fail "the miss was not stored in the cache_dir"
+sleep 0.2 # the index takes the file on the loop, after the I/O thread renamed it
 i=0
 while [ $i -lt 60 ] && ! { disk_hit_in 1 && disk_hit_in 2; }; do
     curl -s -o /dev/null -x "127.0.0.1:$PORT" "$url"
     i=$((i + 1))
-    sleep 0.05 # the object is committed
 done
 disk_hit_in 1 && disk_hit_in 2 ||
     fail "no disk hit in each worker in 60 tries: $(cat "$T/access1.log" "$T/access2.log" | grep -F "$logged")"
