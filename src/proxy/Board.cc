@@ -48,6 +48,11 @@ std::shared_ptr<Disk::Shelf> Proxy::Board::diskShelf(const std::string& key)
 bool Proxy::Board::postTo(unsigned number, std::function<void(Instance&)> call)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
+    return postLocked(number, std::move(call));
+}
+
+bool Proxy::Board::postLocked(unsigned number, std::function<void(Instance&)> call)
+{
     if (number < 1 || number > workers_.size() || !workers_[number - 1])
         return false;
     auto* worker = workers_[number - 1];
@@ -72,11 +77,7 @@ bool Proxy::Board::postToOfferer(const std::string& key, unsigned number, std::f
 {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = offers_.find(key);
-    if (it == offers_.end() || it->second == number || !workers_[it->second - 1])
-        return false;
-    auto* worker = workers_[it->second - 1];
-    worker->post([worker, call = std::move(call)] { call(worker->proxy()); });
-    return true;
+    return it != offers_.end() && it->second != number && postLocked(it->second, std::move(call));
 }
 
 void Proxy::Board::publish(unsigned number, const Share& share)
@@ -107,10 +108,8 @@ void Proxy::Board::enroll(unsigned number, Worker* worker)
 void Proxy::Board::postToOthers(unsigned number, const std::function<void(Instance&)>& call)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < workers_.size(); ++i) {
-        if (i + 1 == number || !workers_[i])
-            continue;
-        auto* worker = workers_[i];
-        worker->post([worker, call] { call(worker->proxy()); });
+    for (unsigned other = 1; other <= workers_.size(); ++other) {
+        if (other != number)
+            (void)postLocked(other, call);
     }
 }

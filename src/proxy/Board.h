@@ -100,6 +100,8 @@ private:
     const std::shared_ptr<Store::Index> cache_ = MakeSharedCache();                       ///< see cache()
 
     static std::shared_ptr<Store::Index> MakeSharedCache();
+    /// postTo() with mutex_ held
+    bool postLocked(unsigned number, std::function<void(Instance&)> call);
 };
 
 } // namespace Proxy

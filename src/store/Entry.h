@@ -126,6 +126,14 @@ struct Reply {
     /// member: copying block would take a reference to it, a count that
     /// its own thread changes (Entry::CopyOf(), Proxy::Collapsing).
     std::unique_ptr<Reply> copyOnto(Sbuf::MemBlobRef bytesBlock, std::string_view bytes) const;
+    /// whether other is this reply again: the same head, times and length
+    /// (a copy of it, another worker's mirror of it, or the disk store's
+    /// entry of one file made at each lookup)
+    bool isSameAs(const Reply& other) const
+    {
+        return requestTime == other.requestTime && responseTime == other.responseTime &&
+               contentLength == other.contentLength && head == other.head;
+    }
 };
 
 /// The side that fills an entry (the origin reader, or a client's request body reader).

@@ -67,10 +67,7 @@ bool SameStoredObject(const Store::EntryRef& a, const Store::EntryRef& b)
         return false;
     if (a->body().endOffset() != 0 && !a->isCopy() && !b->isCopy())
         return false;
-    const auto& x = *a->reply();
-    const auto& y = *b->reply();
-    return x.requestTime == y.requestTime && x.responseTime == y.responseTime &&
-           x.contentLength == y.contentLength && x.head == y.head;
+    return a->reply()->isSameAs(*b->reply());
 }
 
 } // namespace

@@ -430,8 +430,7 @@ bool Store::Index::selects(std::string_view key, const std::vector<Http::HeaderF
     // same reply; a stored reply changes only under the mutex (change())
     const auto* stored = record->entry->reply();
     const auto* mine = entry.reply();
-    return stored && mine && stored->requestTime == mine->requestTime &&
-           stored->responseTime == mine->responseTime && stored->head == mine->head;
+    return stored && mine && stored->isSameAs(*mine);
 }
 
 bool Store::Index::holds(std::string_view key, const std::vector<Http::HeaderField>& requestFields) const
