@@ -73,11 +73,11 @@ void Proxy::Board::withdrawFetch(const std::string& key, unsigned number)
         offers_.erase(it);
 }
 
-bool Proxy::Board::postToOfferer(const std::string& key, unsigned number, std::function<void(Instance&)> call)
+unsigned Proxy::Board::offerer(const std::string& key, unsigned number) const
 {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = offers_.find(key);
-    return it != offers_.end() && it->second != number && postLocked(it->second, std::move(call));
+    return it == offers_.end() || it->second == number ? 0 : it->second;
 }
 
 void Proxy::Board::publish(unsigned number, const Share& share)

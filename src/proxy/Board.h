@@ -73,9 +73,9 @@ public:
     void offerFetch(const std::string& key, unsigned number);
     /// worker `number` no longer offers a fetch under key
     void withdrawFetch(const std::string& key, unsigned number);
-    /// posts call(its proxy) to the worker other than `number` that offers
-    /// a fetch under key, when one does; whether one did
-    bool postToOfferer(const std::string& key, unsigned number, std::function<void(Instance&)> call);
+    /// the worker other than `number` that offers a fetch under key (when
+    /// its relay is asked, the fetch may be gone: Collapsing::relay()), or 0
+    unsigned offerer(const std::string& key, unsigned number) const;
 
     /// worker `number` publishes its share (replacing the last one)
     void publish(unsigned number, const Share& share);

@@ -323,9 +323,13 @@ void Proxy::Collapsing::noteForgotten(const std::string& remoteKey)
 Store::EntryRef Proxy::Collapsing::mirror(const std::string& remoteKey, const std::string& cacheKey,
                                           const std::string& staleKey)
 {
+    // most misses find no offer: one look at the board, nothing made
+    const unsigned owner = board_.offerer(remoteKey, number_);
+    if (!owner)
+        return nullptr;
     auto pipe = std::make_shared<Pipe>(remoteKey, !staleKey.empty(), number_);
-    const bool posted = board_.postToOfferer(remoteKey, number_, [pipe](Instance& owner) {
-        if (auto* collapsing = owner.collapsing())
+    const bool posted = board_.postTo(owner, [pipe](Instance& offerer) {
+        if (auto* collapsing = offerer.collapsing())
             collapsing->relay(pipe);
     });
     if (!posted)
