@@ -15,14 +15,20 @@ origin_start
 CLIENTS=5
 # the origin's delay (t=1s, longer under TIMEOUT_MULT): every client starts within it
 SLOW=$(scaled 1)
-# parallel_get ID : $CLIENTS concurrent requests for /s/ID through the proxy;
-# client I's status, head and body in $T/par.I.code, .head, .body
+# parallel_get ID : $CLIENTS concurrent requests for /s/ID through the proxy,
+# the others sent once the first reached the origin (with workers, two
+# requests that start in two workers at the same instant both find nothing
+# offered yet); client I's status, head and body in $T/par.I.code, .head, .body
+# reached_origin ID N : more than N requests for /s/ID reached the origin
+reached_origin() { [ "$(seen_count "$1")" -gt "$2" ]; }
 parallel_get() {
-    local i=1 pids=""
+    local i=1 pids="" before
+    before=$(seen_count "$1")
     while [ $i -le $CLIENTS ]; do
         curl -s -D "$T/par.$i.head" -o "$T/par.$i.body" -w '%{http_code}' --max-time "$(scaled 20)" \
             -x "127.0.0.1:$PORT" "$(url "$1")" > "$T/par.$i.code" &
         pids="$pids $!"
+        [ $i != 1 ] || wait_until 5 reached_origin "$1" "$before" || true
         i=$((i + 1))
     done
     for p in $pids; do
