@@ -67,10 +67,14 @@ pass "an object cached in cuttle is an ICP_HIT and Squid 5.7 fetches it from cut
 icp_counter() {
     curl -s --max-time 5 "http://127.0.0.1:$CPORT/squid-internal-mgr/counters" | sed -n "s/^icp\.$1 = //p"
 }
-for c in queries_sent replies_recv queries_recv replies_sent; do
-    [ "$(icp_counter "$c")" -ge 2 ] 2>/dev/null || fail "icp.$c is not counted: $(icp_counter "$c")"
-done
-[ "$(icp_counter times_used)" = 1 ] || fail "icp.times_used: $(icp_counter times_used)"
+# (with workers, another worker's figures reach the page within 10 ms of its count: Board)
+icp_counted() {
+    for c in queries_sent replies_recv queries_recv replies_sent; do
+        [ "$(icp_counter "$c")" -ge 2 ] 2>/dev/null || return 1
+    done
+    [ "$(icp_counter times_used)" = 1 ]
+}
+wait_until 2 icp_counted || fail "icp.* is not counted: $(curl -s "http://127.0.0.1:$CPORT/squid-internal-mgr/counters" | grep '^icp')"
 [ "$(icp_counter q_kbytes_sent)" = 0 ] || fail "icp.q_kbytes_sent: $(icp_counter q_kbytes_sent)"
 pass "mgr:counters counts the ICP queries and replies, both ways, and the one selection they made"
 
@@ -123,8 +127,11 @@ ms=$(( (end - start) / 1000000 ))
 [ "$ms" -ge 290 ] || fail "the request did not wait for the ICP timeout: ${ms} ms"
 wait_until 5 access_log_has "/ok\? - TIMEOUT_HIER_DIRECT/127\.0\.0\.1 " || fail "not direct: $(cat "$T/access.log")"
 echo "# a silent sibling with icp_query_timeout 300: the request took ${ms} ms"
-[ "$(curl -s --max-time 5 "http://127.0.0.1:$PORT/squid-internal-mgr/counters" | sed -n 's/^icp\.query_timeouts = //p')" = 1 ] ||
-    fail "icp.query_timeouts is not 1"
+query_timeouts() {
+    curl -s --max-time 5 "http://127.0.0.1:$PORT/squid-internal-mgr/counters" | sed -n 's/^icp\.query_timeouts = //p'
+}
+one_query_timeout() { [ "$(query_timeouts)" = 1 ]; }
+wait_until 2 one_query_timeout || fail "icp.query_timeouts is not 1: $(query_timeouts)"
 pass "a sibling that does not answer: the timeout, then direct"
 cuttle_stop
 
