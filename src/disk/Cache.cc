@@ -205,11 +205,11 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
         // two files of one key (a replacement a stop interrupted): the later one stays
         if (const auto other = dir.index.find(found.key);
             other && other->fileNumber > found.where.fileNumber) {
-            removeFile(dir, found.key, found.where.fileNumber);
+            removeFile(dir, Store::HashKey(found.key), found.where.fileNumber);
             continue;
         }
         if (const auto replaced = dir.index.insert(found.key, found.where))
-            removeFile(dir, found.key, replaced->fileNumber);
+            removeFile(dir, Store::HashKey(found.key), replaced->fileNumber);
         noteStored(found.key);
     }
     if (result.removed)
@@ -344,17 +344,18 @@ void Disk::Cache::noteCommitted(Writer& writer)
     const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
                          writer.slotsLength(), writer.bodyLength()};
     if (const auto replaced = dir.index.insert(writer.key(), where))
-        removeFile(dir, writer.key(), replaced->fileNumber);
+        removeFile(dir, Store::HashKey(writer.key()), replaced->fileNumber);
     // another cache_dir may hold an older copy
     for (auto& other : shelf_->dirs) {
         if (other.get() != &dir) {
             if (const auto old = other->index.erase(writer.key()))
-                removeFile(*other, writer.key(), old->fileNumber);
+                removeFile(*other, Store::HashKey(writer.key()), old->fileNumber);
         }
     }
     noteStored(writer.key());
     if (storeObserver_ && writer.entry())
-        storeObserver_("SWAPOUT", writer.key(), placeOf(dir), writer.fileNumber(), *writer.entry());
+        storeObserver_("SWAPOUT", Store::HashKey(writer.key()), writer.key(), placeOf(dir),
+                       writer.fileNumber(), *writer.entry());
     evict(dir);
     release(writer);
 }
@@ -431,11 +432,11 @@ int Disk::Cache::placeOf(const Dir& dir) const
     return -1;
 }
 
-void Disk::Cache::removeFile(Dir& dir, std::string_view key, uint32_t fileNumber)
+void Disk::Cache::removeFile(Dir& dir, const Store::KeyHash& hash, uint32_t fileNumber)
 {
     if (storeObserver_) {
         const auto released = MakeRef<Store::Entry>(1); // no reply: its head is on disk
-        storeObserver_("RELEASE", key, placeOf(dir), fileNumber, *released);
+        storeObserver_("RELEASE", hash, "", placeOf(dir), fileNumber, *released);
     }
     pool_.submit(std::make_unique<RemoveJob>(dir.layout.pathOf(fileNumber)));
 }
@@ -447,13 +448,13 @@ void Disk::Cache::evict(Dir& dir)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
     while (dir.index.diskBytes() > low) {
-        const std::string key(dir.index.victimKey());
-        forgetVariant(key);
         const auto evicted = dir.index.evict();
         if (!evicted)
             break;
+        if (!evicted->variantKey.empty())
+            forgetVariant(evicted->variantKey);
         ++shelf_->counters.evictions;
-        removeFile(dir, key, evicted->fileNumber);
+        removeFile(dir, evicted->hash, evicted->where.fileNumber);
     }
 }
 
@@ -509,21 +510,26 @@ std::optional<Disk::Hit> Disk::Cache::open(const std::string& key, bool mayWait)
             if (read == CachedRead::Read)
                 meta = DecodeHeader(front);
         }
-        const bool whole =
-            meta && ::fstat(hit.file.get(), &st) == 0 && uint64_t(st.st_size) == meta->fileSize() &&
-            meta->bodyLength == where->bodyLength && FrontMatches(*meta, front) && KeyIn(*meta, front) == key;
+        const bool whole = meta && ::fstat(hit.file.get(), &st) == 0 &&
+                           uint64_t(st.st_size) == meta->fileSize() &&
+                           meta->bodyLength == where->bodyLength && FrontMatches(*meta, front);
+        if (whole && KeyIn(*meta, front) != key) {
+            debugs(47, 2,
+                   "cache_dir " << dir->config.path << ": " << path << " holds another key of the same hash");
+            continue; // a key sharing the hash of key (Index.h): key is not stored
+        }
         const Shelf::Guard guard(*shelf_);
         if (!whole) {
             if (!Holds(*dir, key, where->fileNumber) || dir->rewriting.count(where->fileNumber))
                 return std::nullopt; // replaced or removed meanwhile, or read while its head was being
                                      // replaced
             debugs(47, 1,
-                   "WARNING: cache_dir " << dir->config.path << ": " << path << " is torn, partial or not "
-                                         << key << "; removed");
+                   "WARNING: cache_dir " << dir->config.path << ": " << path
+                                         << " is torn or partial; removed");
             ++shelf_->counters.refused;
             dir->index.erase(key);
             forgetVariant(key);
-            removeFile(*dir, key, where->fileNumber);
+            removeFile(*dir, Store::HashKey(key), where->fileNumber);
             return std::nullopt;
         }
         hit.head = std::string(HeadIn(*meta, front));
@@ -605,7 +611,7 @@ bool Disk::Cache::eraseExact(const std::string& key)
     bool erased = false;
     for (auto& dir : shelf_->dirs) {
         if (const auto where = dir->index.erase(key)) {
-            removeFile(*dir, key, where->fileNumber);
+            removeFile(*dir, Store::HashKey(key), where->fileNumber);
             erased = true;
         }
     }

@@ -136,11 +136,14 @@ public:
               std::function<void()> done) override;
     /// what cache_store_log hears: an action (SWAPOUT when an object is
     /// committed, RELEASE when one is removed, evicted or replaced) on the
-    /// object under fullKey, in cache_dir dir (its place in squid.conf) and
-    /// file fileNumber; entry is its reply (no reply for a RELEASE: the head
-    /// is on disk)
-    using StoreObserver = std::function<void(std::string_view action, std::string_view fullKey, int dir,
-                                             uint32_t fileNumber, const Store::Entry& entry)>;
+    /// object whose key has that hash, in cache_dir dir (its place in
+    /// squid.conf) and file fileNumber; entry is its reply. A SWAPOUT tells
+    /// the key (fullKey); a RELEASE has neither key nor reply (the index
+    /// keeps the hash, the head is on disk), as Squid's lines for an entry
+    /// without its memory object.
+    using StoreObserver =
+        std::function<void(std::string_view action, const Store::KeyHash& hash, std::string_view fullKey,
+                           int dir, uint32_t fileNumber, const Store::Entry& entry)>;
     /// sets the StoreObserver
     void setStoreObserver(StoreObserver observer) { storeObserver_ = std::move(observer); }
     /// waits for every job and finishes it (shutdown, tests)
@@ -168,7 +171,7 @@ private:
     void noteStored(const std::string& key);
     void forgetVariant(std::string_view key);
     Dir* pick(std::optional<uint64_t> size);
-    void removeFile(Dir& dir, std::string_view key, uint32_t fileNumber);
+    void removeFile(Dir& dir, const Store::KeyHash& hash, uint32_t fileNumber);
     int placeOf(const Dir& dir) const;
     void evict(Dir& dir);
     void release(Writer& writer);

@@ -8,9 +8,9 @@
 #include "base/TextException.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <new>
 #include <utility>
 #include <vector>
@@ -20,18 +20,34 @@ struct Disk::Index::Record {
     Store::PolicyLinks<Record> links{}; ///< owned by the policy
     uint64_t lastReference = 0;         ///< the policy's clock at the last use
     uint64_t bodyLength = 0;            ///< Location::bodyLength
-    uint32_t keyLength = 0;             ///< bytes of the key, right after the record
+    Store::KeyHash hash;                ///< Store::HashKey() of the key
+    uint32_t keyLength : 31 = 0;        ///< Location::keyLength
+    uint32_t keyKept : 1 = 0;           ///< whether the key follows the record (a variant's)
     uint32_t slotsLength = 0;           ///< Location::slotsLength
     uint32_t fileNumber = 0;            ///< Location::fileNumber
     uint32_t references = 1;            ///< uses: the store, then one per touch()
 
-    /// the key, stored right after the record
-    std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), keyLength}; }
+    /// the key of a variant, "" for any other
+    std::string_view variantKey() const
+    {
+        return keyKept ? std::string_view(reinterpret_cast<const char*>(this + 1), keyLength)
+                       : std::string_view();
+    }
     /// where the object is
     Location location() const { return Location{fileNumber, keyLength, slotsLength, bodyLength}; }
     /// the size heap GDSF divides by: the file's, as Squid's swap_file_sz
     uint64_t policySize() const { return location().fileSize(); }
 };
+
+namespace {
+
+/// whether the record of key keeps it (Disk::Cache forgets an evicted variant by its key)
+bool KeepsKey(std::string_view key)
+{
+    return Store::BaseKey(key).size() != key.size();
+}
+
+} // namespace
 
 void Disk::Index::RecordDeleter::operator()(Record* record) const
 {
@@ -39,9 +55,9 @@ void Disk::Index::RecordDeleter::operator()(Record* record) const
     std::free(record);
 }
 
-size_t Disk::Index::RecordBytes(size_t keyLength)
+size_t Disk::Index::RecordBytes(std::string_view key)
 {
-    return sizeof(Record) + keyLength;
+    return sizeof(Record) + (KeepsKey(key) ? key.size() : 0);
 }
 
 Disk::Index::Index(Store::PolicyKind kind) : policy_(Store::MakePolicy<Record>(kind))
@@ -59,22 +75,22 @@ Disk::Index::~Index()
     }
 }
 
-size_t Disk::Index::HashOf(std::string_view key)
+Disk::Index::RecordPtr& Disk::Index::bucketOf(const Store::KeyHash& hash) const
 {
-    return std::hash<std::string_view>{}(key);
+    return buckets_[hash.a >> bucketShift_];
 }
 
-Disk::Index::RecordPtr* Disk::Index::slotOf(std::string_view key) const
+Disk::Index::RecordPtr* Disk::Index::slotOf(const Store::KeyHash& hash) const
 {
-    RecordPtr* slot = &buckets_[HashOf(key) & (bucketCount_ - 1)];
-    while (*slot && (*slot)->key() != key)
+    RecordPtr* slot = &bucketOf(hash);
+    while (*slot && !((*slot)->hash == hash))
         slot = &(*slot)->next;
     return slot;
 }
 
 std::optional<Disk::Location> Disk::Index::find(std::string_view key) const
 {
-    const auto* slot = slotOf(key);
+    const auto* slot = slotOf(Store::HashKey(key));
     if (!*slot)
         return std::nullopt;
     return (*slot)->location();
@@ -82,7 +98,7 @@ std::optional<Disk::Location> Disk::Index::find(std::string_view key) const
 
 bool Disk::Index::touch(std::string_view key)
 {
-    auto* slot = slotOf(key);
+    auto* slot = slotOf(Store::HashKey(key));
     if (!*slot)
         return false;
     policy_->touch(**slot);
@@ -94,18 +110,22 @@ std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Lo
     auto replaced = erase(key);
     if (objects_ + 1 > bucketCount_)
         rehash(bucketCount_ * 2);
-    const size_t bytes = RecordBytes(key.size());
+    const size_t bytes = RecordBytes(key);
     void* memory = std::malloc(bytes);
     if (!memory)
         throw std::bad_alloc();
     RecordPtr record(new (memory) Record);
     record->bodyLength = where.bodyLength;
+    record->hash = Store::HashKey(key);
     record->keyLength = static_cast<uint32_t>(key.size());
     record->slotsLength = where.slotsLength;
     record->fileNumber = where.fileNumber;
-    std::memcpy(static_cast<char*>(memory) + sizeof(Record), key.data(), key.size());
+    if (KeepsKey(key)) {
+        record->keyKept = 1;
+        std::memcpy(static_cast<char*>(memory) + sizeof(Record), key.data(), key.size());
+    }
     policy_->add(*record);
-    auto& head = buckets_[HashOf(key) & (bucketCount_ - 1)];
+    auto& head = bucketOf(record->hash);
     record->next = std::move(head);
     head = std::move(record);
     ++objects_;
@@ -120,32 +140,28 @@ Disk::Location Disk::Index::take(RecordPtr* slot)
     *slot = std::move(record->next);
     const auto where = record->location();
     --objects_;
-    recordBytes_ -= RecordBytes(record->keyLength);
+    recordBytes_ -= sizeof(Record) + record->variantKey().size();
     diskBytes_ -= where.diskBytes();
     return where;
 }
 
 std::optional<Disk::Location> Disk::Index::erase(std::string_view key)
 {
-    auto* slot = slotOf(key);
+    auto* slot = slotOf(Store::HashKey(key));
     if (!*slot)
         return std::nullopt;
     policy_->remove(**slot);
     return take(slot);
 }
 
-std::string_view Disk::Index::victimKey() const
-{
-    const auto* victim = policy_->victim();
-    return victim ? victim->key() : std::string_view();
-}
-
-std::optional<Disk::Location> Disk::Index::evict()
+std::optional<Disk::Index::Evicted> Disk::Index::evict()
 {
     auto* victim = policy_->evict();
     if (!victim)
         return std::nullopt;
-    return take(slotOf(victim->key()));
+    Evicted evicted{victim->hash, std::string(victim->variantKey()), {}};
+    evicted.where = take(slotOf(evicted.hash));
+    return evicted;
 }
 
 void Disk::Index::orderByFileNumber()
@@ -168,18 +184,20 @@ void Disk::Index::orderByFileNumber()
 
 void Disk::Index::rehash(size_t bucketCount)
 {
-    auto fresh = std::make_unique<RecordPtr[]>(bucketCount);
-    for (size_t i = 0; i < bucketCount_; ++i) {
-        while (buckets_[i]) {
-            RecordPtr record = std::move(buckets_[i]);
-            buckets_[i] = std::move(record->next);
-            auto& head = fresh[HashOf(record->key()) & (bucketCount - 1)];
+    auto old = std::move(buckets_);
+    const size_t oldCount = bucketCount_;
+    buckets_ = std::make_unique<RecordPtr[]>(bucketCount);
+    bucketCount_ = bucketCount;
+    bucketShift_ = 64 - unsigned(std::countr_zero(bucketCount));
+    for (size_t i = 0; i < oldCount; ++i) {
+        while (old[i]) {
+            RecordPtr record = std::move(old[i]);
+            old[i] = std::move(record->next);
+            auto& head = bucketOf(record->hash);
             record->next = std::move(head);
             head = std::move(record);
         }
     }
-    buckets_ = std::move(fresh);
-    bucketCount_ = bucketCount;
 }
 
 size_t Disk::Index::memoryFootprint() const

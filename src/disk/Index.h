@@ -9,27 +9,33 @@
 ///
 /// Layout: an intrusive hash table of records chained per bucket; the
 /// replacement policy links the same records (its fields are part of each).
-/// A record is one allocation holding its fields and its key bytes:
+/// A record is one allocation; it holds its key's 128-bit Store::HashKey(),
+/// not the key (as Squid's index holds an MD5), but for a Vary variant,
+/// whose key follows the record (Disk::Cache needs it when it is evicted):
 ///
-///     +------------------------------------------------------------------+-----------+
-///     | next (8) | policy links (16) | lastReference (8) | bodyLength (8)  | key bytes |
-///     | keyLength (4) | slotsLength (4) | fileNumber (4) | references (4)  | ...       |
-///     +------------------------------------------------------------------+-----------+
-///     56 bytes, then the key
+///     +------------------------------------------------------------------+-------------+
+///     | next (8) | policy links (16) | lastReference (8) | bodyLength (8)  | variant key |
+///     | hash (16) | keyLength (4) | slotsLength (4) | fileNumber (4)      | bytes, or   |
+///     | references (4)                                                   | none        |
+///     +------------------------------------------------------------------+-------------+
+///     72 bytes
+///
+/// Two keys may share a hash: the index then holds one of them (storing one
+/// replaces the other), and whoever reads a file compares the key in it
+/// (Disk::Cache::open(), the head rewrite); a hash names the wrong file at
+/// worst, never serves it.
 ///
 /// The policy links are a list's prev/next (lru) or a heap slot's key and
 /// index (the heap policies), which also keep an array of record pointers (8
-/// bytes per object). The key's hash is not kept: a lookup compares the keys
-/// of its bucket (about one), a rehash hashes every key again.
+/// bytes per object). The bucket of a hash is its top bits (FNV-1a's low
+/// bits mix only the input's low bits).
 ///
-/// Cost per object beyond its key (TestIndex::bytesPerObject measures it
-/// with malloc's own count): the 56-byte record with malloc's header and
-/// rounding to 16 (with a 64-byte key, a 128-byte chunk: 64 bytes beyond the
-/// key, as the 48-byte record without the policy's fields took), one bucket
-/// pointer (8 bytes at a load of 1, 16 at 0.5) and, with a heap policy, its
-/// slot in the heap array (8 to 16 bytes): for 64-byte keys, 72 to 80 bytes
-/// with lru and 80 to 96 with a heap policy (77 and 90 measured with 20,000
-/// objects), within the budget of 100 (doc/design.md "Budgets").
+/// Cost per object (TestIndex::bytesPerObject measures it with malloc's own
+/// count): the 72-byte record with malloc's header and rounding to 16 (80
+/// bytes), one bucket pointer (8 bytes at a load of 1, 16 at 0.5) and, with
+/// a heap policy, its slot in the heap array (8 to 16 bytes): 88 to 96 bytes
+/// with lru and 96 to 112 with a heap policy, whatever the key's length,
+/// within the budget of 100 beyond the key (doc/design.md "Budgets").
 /// The reply head stays on disk; a hit reads it from the file.
 ///
 /// Threading: the event loops of the Caches on its Shelf, under the
@@ -38,12 +44,14 @@
 #pragma once
 
 #include "disk/Format.h"
+#include "store/Key.h"
 #include "store/Policy.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace Disk {
@@ -79,10 +87,15 @@ public:
     std::optional<Location> insert(std::string_view key, const Location& where);
     /// forgets the object under key and returns where it was
     std::optional<Location> erase(std::string_view key);
-    /// the key of the object the policy evicts next ("" when none)
-    std::string_view victimKey() const;
-    /// evicts the policy's victim (which ages GDSF and LFUDA) and returns where it was
-    std::optional<Location> evict();
+    /// an object the policy let go
+    struct Evicted {
+        Store::KeyHash hash; ///< its key's
+        std::string
+            variantKey; ///< its key when it is a Vary variant's (Store::BaseKey() is not the key), else ""
+        Location where; ///< its file
+    };
+    /// evicts the policy's victim (which ages GDSF and LFUDA); nothing when empty
+    std::optional<Evicted> evict();
     /// the squid.conf words of the policy ("lru", "heap GDSF", ...)
     std::string_view policyName() const { return policy_->name(); }
     /// Starts the policy's order again from the file numbers: every object
@@ -97,8 +110,8 @@ public:
     uint64_t diskBytes() const { return diskBytes_; }
     /// bytes the index itself uses: records with their keys, buckets, the policy's heap
     size_t memoryFootprint() const;
-    /// the bytes a record with a key of keyLength bytes allocates (before malloc's rounding)
-    static size_t RecordBytes(size_t keyLength);
+    /// the bytes the record of key allocates (before malloc's rounding)
+    static size_t RecordBytes(std::string_view key);
 
 private:
     struct Record;
@@ -108,15 +121,16 @@ private:
     };
     using RecordPtr = std::unique_ptr<Record, RecordDeleter>;
 
-    static size_t HashOf(std::string_view key);
-    RecordPtr* slotOf(std::string_view key) const;
+    RecordPtr& bucketOf(const Store::KeyHash& hash) const;
+    RecordPtr* slotOf(const Store::KeyHash& hash) const;
     Location take(RecordPtr* slot);
     void rehash(size_t bucketCount);
 
     std::unique_ptr<RecordPtr[]> buckets_;               ///< the hash table (a power of two)
     size_t bucketCount_ = 0;                             ///< its size
+    unsigned bucketShift_ = 64;                          ///< 64 - log2(bucketCount_)
     size_t objects_ = 0;                                 ///< records
-    size_t recordBytes_ = 0;                             ///< bytes of the records with their keys
+    size_t recordBytes_ = 0;                             ///< bytes of the records with their variant keys
     uint64_t diskBytes_ = 0;                             ///< sum of Location::diskBytes()
     std::unique_ptr<Store::BasicPolicy<Record>> policy_; ///< the eviction order of every record
 };

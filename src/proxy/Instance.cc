@@ -72,21 +72,21 @@ Proxy::Instance::Instance(Comm::Loop& loop)
 void Proxy::Instance::observeReleases()
 {
     cache_.index->setReleaseObserver([this](std::string_view fullKey, const Store::Entry& entry) {
-        logStored("RELEASE", fullKey, entry);
+        logStored("RELEASE", Store::HashKey(fullKey), fullKey, entry);
     });
 }
 
-void Proxy::Instance::logStored(std::string_view action, std::string_view fullKey, const Store::Entry& entry,
-                                int dir, uint32_t fileNumber)
+void Proxy::Instance::logStored(std::string_view action, const Store::KeyHash& hash, std::string_view fullKey,
+                                const Store::Entry& entry, int dir, uint32_t fileNumber)
 {
     if (!storeLog_)
         return;
-    const auto key = Store::BaseKey(fullKey); // method SP url
-    const auto space = key.find(' ');
+    const auto key = Store::BaseKey(fullKey); // method SP url, or ""
+    const auto space = std::min(key.find(' '), key.size());
     timeval now{};
     ::gettimeofday(&now, nullptr);
-    storeLog_->logLine(Store::StoreLogLine(now, action, Store::KeyDigest(fullKey), entry,
-                                           key.substr(0, space), key.substr(space + 1), dir, fileNumber));
+    storeLog_->logLine(Store::StoreLogLine(now, action, Store::KeyDigest(hash), entry, key.substr(0, space),
+                                           key.substr(std::min(space + 1, key.size())), dir, fileNumber));
 }
 
 void Proxy::Instance::noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry)
@@ -257,8 +257,9 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         disk_ = std::make_unique<Disk::Cache>(loop_, *settings, std::move(shelf)); // checks every cache_dir
         // cache_store_log: SWAPOUT and RELEASE of disk objects, as Squid 5.7 (no SWAPIN line)
         disk_->setStoreObserver(
-            [this](std::string_view action, std::string_view fullKey, int dir, uint32_t file,
-                   const Store::Entry& entry) { logStored(action, fullKey, entry, dir, file); });
+            [this](std::string_view action, const Store::KeyHash& hash, std::string_view fullKey, int dir,
+                   uint32_t file,
+                   const Store::Entry& entry) { logStored(action, hash, fullKey, entry, dir, file); });
     } else if (!isStartup && settings_ && CacheDirsChanged(*settings_, *settings))
         debugs(47, 0,
                "WARNING: cache_dir and cache_replacement_policy changes take effect at the next start");

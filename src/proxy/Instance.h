@@ -103,10 +103,12 @@ public:
     void noteReleased(std::string_view method, std::string_view url, const Store::Entry& entry) override;
     /// sets this thread's release observer of the memory cache (store.log)
     void observeReleases();
-    /// writes the cache_store_log line of action on the stored object
-    /// under fullKey (a disk object's: in cache_dir dir, file fileNumber)
-    void logStored(std::string_view action, std::string_view fullKey, const Store::Entry& entry, int dir = -1,
-                   uint32_t fileNumber = 0xFFFFFFFFu);
+    /// writes the cache_store_log line of action on the stored object whose
+    /// key has that hash, fullKey (or "" when only the hash is known: its
+    /// line names no method and URL; entry then has no reply); a disk
+    /// object's in cache_dir dir, file fileNumber
+    void logStored(std::string_view action, const Store::KeyHash& hash, std::string_view fullKey,
+                   const Store::Entry& entry, int dir = -1, uint32_t fileNumber = 0xFFFFFFFFu);
     const Errors::Catalog& errorPages() const override { return errorPages_; }
     const std::string& visibleHostname() const override { return visibleHostname_; }
     const std::string& viaName() const override { return viaName_; }

@@ -234,6 +234,16 @@ std::string_view Store::BaseKey(std::string_view key)
     return key.substr(0, key.find('\n'));
 }
 
+Store::KeyHash Store::HashKey(std::string_view key)
+{
+    KeyHash hash{14695981039346656037ULL, 1099511628211ULL * 31};
+    for (const unsigned char c : key) {
+        hash.a = (hash.a ^ c) * 1099511628211ULL;
+        hash.b = (hash.b ^ c) * 1099511628211ULL;
+    }
+    return hash;
+}
+
 std::string Store::VaryNamesOfVariantKey(std::string_view key)
 {
     const auto lf = key.find('\n');

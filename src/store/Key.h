@@ -58,6 +58,7 @@
 
 #include "http/RequestParser.h"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -82,6 +83,19 @@ std::string MakeVariantKey(std::string_view key, std::string_view varyKey);
 
 /// The part of a variant key before its vary key (the key itself when it has none).
 std::string_view BaseKey(std::string_view key);
+
+/// 128 bits that stand for a key where its bytes are not kept (Disk::Index)
+/// and where Squid prints its MD5 key (KeyDigest()): two 64-bit FNV-1a
+/// hashes with different offsets. Not a security hash: two keys may share
+/// one, so whoever finds an object by it compares the key the object holds.
+struct KeyHash {
+    uint64_t a = 0; ///< FNV-1a 64 from its standard offset
+    uint64_t b = 0; ///< FNV-1a 64 from another offset
+    bool operator==(const KeyHash&) const = default;
+};
+
+/// The KeyHash of key.
+KeyHash HashKey(std::string_view key);
 
 /// The normalised Vary names (VaryNames()) a variant key's vary key was
 /// made with: its lines' field names, in order; "" for a key without one.

@@ -15,7 +15,7 @@
 /// (PolicyLinks<Node>), `lastReference` (uint64_t), `references` (uint32_t)
 /// and `uint64_t policySize() const`, in whatever order its owner packs them.
 /// The memory cache links PolicyNode (below, 40 bytes); the disk index links
-/// its own records (Disk::Index, 56 bytes with the policy's 28).
+/// its own records (Disk::Index, 72 bytes with the policy's 28).
 ///
 ///     lru (a doubly linked list, O(1) for every operation)
 ///

@@ -25,17 +25,17 @@ long long DateOf(const Store::Reply& reply, std::string_view name)
 
 } // namespace
 
+std::string Store::KeyDigest(const KeyHash& hash)
+{
+    char text[33];
+    std::snprintf(text, sizeof(text), "%016llX%016llX", static_cast<unsigned long long>(hash.a),
+                  static_cast<unsigned long long>(hash.b));
+    return text;
+}
+
 std::string Store::KeyDigest(std::string_view key)
 {
-    uint64_t a = 14695981039346656037ULL, b = 1099511628211ULL * 31;
-    for (const unsigned char c : key) {
-        a = (a ^ c) * 1099511628211ULL;
-        b = (b ^ c) * 1099511628211ULL;
-    }
-    char text[33];
-    std::snprintf(text, sizeof(text), "%016llX%016llX", static_cast<unsigned long long>(a),
-                  static_cast<unsigned long long>(b));
-    return text;
+    return KeyDigest(HashKey(key));
 }
 
 std::string Store::StoreLogLine(const timeval& now, std::string_view action, std::string_view keyDigest,

@@ -20,6 +20,8 @@
 
 #pragma once
 
+#include "store/Key.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,9 +31,10 @@ namespace Store {
 
 class Entry;
 
-/// 32 upper-case hex digits of a cache key, where Squid prints its MD5 key:
-/// two 64-bit FNV-1a hashes with different offsets (not a security hash:
-/// it only names an object in logs and pages)
+/// 32 upper-case hex digits of a cache key's HashKey(), where Squid prints
+/// its MD5 key
+std::string KeyDigest(const KeyHash& hash);
+/// KeyDigest() of HashKey(key)
 std::string KeyDigest(std::string_view key);
 
 /// The store.log line (with its newline) of `action` (Squid's RELEASE,

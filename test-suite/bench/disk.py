@@ -38,6 +38,7 @@ import os
 import pwd
 import re
 import shutil
+import socket
 import statistics
 import time
 
@@ -65,6 +66,24 @@ from targets import (
 )
 
 co = load_script("cache_objects", "cache-objects.py")
+
+
+def store_entries(port):
+    """The objects a proxy's cache_dirs hold, from the cache manager's
+    storedir page ("Store Entries"; cuttle and Squid serve it), or None."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /squid-internal-mgr/storedir HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            data = b""
+            while True:
+                got = s.recv(65536)
+                if not got:
+                    break
+                data += got
+    except OSError:
+        return None
+    m = re.search(rb"Store Entries\s*:\s*(\d+)", data)
+    return int(m.group(1)) if m else None
 
 CACHE_MB = 5000  # each proxy's disk cache
 QUICK_CACHE_MB = 1000  # with --quick, for its smaller object
@@ -433,10 +452,16 @@ class DiskRun:
         tag = "dr%d-%s" % (self.nonce, t.key)
         paths = ["/o/%s/%d?s=1k&%s" % (tag, i, CACHEABLE) for i in range(n)]
         before = co.steady_rss(t, limit=30)
+        entries_before = store_entries(t.port)
         stats = co.fill(t.port, paths, self.origin.port, conns=4, limit=1200, progress=log)
         settle(t, quiet=1.0, limit=120)
         after = co.steady_rss(t, limit=60)
-        out = {"objects": n, "fill_seconds": stats["seconds"], "rss_before": before, "rss_after": after, "rss_per_object": (after - before) / n, "fill_status": stats["status"]}
+        entries_after = store_entries(t.port)
+        # what the cache manager says was stored (a store too busy to keep up
+        # skips objects: the RSS is theirs only); else every object filled
+        stored = entries_after - entries_before if entries_before is not None and entries_after is not None else None
+        out = {"objects": n, "stored": stored, "fill_seconds": stats["seconds"], "rss_before": before, "rss_after": after,
+               "rss_per_object": (after - before) / (stored or n), "fill_status": stats["status"]}
         port = t.port
         t.stop()
         t0 = time.monotonic()
@@ -626,7 +651,9 @@ def report_section(d, w, not_measured, pngs):
     if rs:
         w(
             "On a fresh proxy: its RSS once steady, %s distinct 1 KiB objects stored (4 keep-alive connections), the RSS again once steady "
-            "(RAM per stored object: the growth divided by the objects; the memory caches are off, so this is the disk index), a clean "
+            "(RAM per stored object: the growth divided by the objects the cache manager's storedir page says were stored, where the proxy "
+            "has one (a store that cannot keep up with the misses skips some), else by the objects filled; the memory caches are off, so "
+            "this is the disk index; \"beyond its URL\" subtracts the URL's length), a clean "
             "stop, a start on the same cache: the seconds until the port answers and until a stored object is a hit (objects spread over "
             "the fill, each asked for once, 50 ms apart; \"misses first\" counts those that were not hits yet), then how many of the next "
             "100 are hits. Last, one more object is stored, and once the proxy has been idle for half a second every process of it is "
@@ -637,13 +664,13 @@ def report_section(d, w, not_measured, pngs):
         rows = []
         for x in rs:
             if "error" in x:
-                rows.append([x["label"]] + ["n/m"] * 8 + [x["error"].splitlines()[0] if x["error"] else ""])
+                rows.append([x["label"]] + ["n/m"] * 9 + [x["error"].splitlines()[0] if x["error"] else ""])
                 continue
             kept = x.get("kill9_kept")
-            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"] if "key_bytes" in x else None),
+            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x.get("stored")) if x.get("stored") is not None else "n/m", fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"] if "key_bytes" in x else None),
                          fmt(x["port_seconds"], 2), fmt(x["first_hit_seconds"], 2), fmt(x["misses_before"]), "%d of %d" % (x["sample_hits_after"], x["sample_after"]),
                          "n/m" if kept is None else "yes" if kept else "**no**", ""])
-        w(md_table(["target", "fill (s)", "RSS per stored object (B)", "beyond its URL (B)", "port answers after (s)", "first hit after (s)", "misses first",
+        w(md_table(["target", "fill (s)", "objects stored (mgr:storedir)", "RSS per stored object (B)", "beyond its URL (B)", "port answers after (s)", "first hit after (s)", "misses first",
                     "hits after that", "kept across kill -9", "problem"], rows))
     else:
         w("Not measured: %s" % not_measured.get("disk/restart", "n/m"))
