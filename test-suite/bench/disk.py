@@ -460,6 +460,7 @@ class DiskRun:
         # what the cache manager says was stored (a store too busy to keep up
         # skips objects: the RSS is theirs only); else every object filled
         stored = entries_after - entries_before if entries_before is not None and entries_after is not None else None
+        stored = stored if stored and stored > 0 else None  # Squid's rock says 0: its entries are not StoreEntries
         out = {"objects": n, "stored": stored, "fill_seconds": stats["seconds"], "rss_before": before, "rss_after": after,
                "rss_per_object": (after - before) / (stored or n), "fill_status": stats["status"]}
         port = t.port
@@ -667,7 +668,7 @@ def report_section(d, w, not_measured, pngs):
                 rows.append([x["label"]] + ["n/m"] * 9 + [x["error"].splitlines()[0] if x["error"] else ""])
                 continue
             kept = x.get("kill9_kept")
-            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x.get("stored")) if x.get("stored") is not None else "n/m", fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"] if "key_bytes" in x else None),
+            rows.append([x["label"], fmt(x["fill_seconds"], 1), fmt(x.get("stored")) if x.get("stored") else "n/m", fmt(x["rss_per_object"]), fmt(x["rss_per_object"] - x["key_bytes"] if "key_bytes" in x else None),
                          fmt(x["port_seconds"], 2), fmt(x["first_hit_seconds"], 2), fmt(x["misses_before"]), "%d of %d" % (x["sample_hits_after"], x["sample_after"]),
                          "n/m" if kept is None else "yes" if kept else "**no**", ""])
         w(md_table(["target", "fill (s)", "objects stored (mgr:storedir)", "RSS per stored object (B)", "beyond its URL (B)", "port answers after (s)", "first hit after (s)", "misses first",

@@ -756,6 +756,59 @@ def workers_section(d, w):
         )
 
 
+def targets_19(d, w):
+    """Issue 19's targets against Traffic Server, from sections 1, 4 and 6:
+    cuttle with `workers 1` (the default) and with the most workers run."""
+    sm = [s for s in d.get("small") or [] if s.get("origin", "cuttle-origin") == "cuttle-origin"]
+    hits = (d.get("cache") or {}).get("hits") or []
+    tp = d.get("throughput") or {}
+    counts = worker_keys([s["target"] for s in sm] + [h["target"] for h in hits])
+    many = max(counts, key=counts.get) if counts else None
+
+    def field(rows, target, size, name):
+        for r in rows:
+            if r["target"] == target and r["size"] == size:
+                return r.get(name)
+        return None
+
+    def quot(a, b):
+        return a / b if a is not None and b else None
+
+    rows = []
+    for what, rs, size, name, goal, at_least in (
+        ("requests/s, 4 KiB uncached", sm, "4k", "rps", 1.3, True),
+        ("requests/s, 64 KiB uncached", sm, "64k", "rps", 1.2, True),
+        ("CPU-s per 10k 4 KiB uncached requests", sm, "4k", "cpu_s_per_10k", 0.6, False),
+        ("requests/s, 1 KiB memory hits", hits, "1k", "rps", 1.3, True),
+    ):
+        ats = field(rs, "ats", size, name)
+        one = field(rs, "cuttle", size, name)
+        row = [what, fmt(one, 3 if name.startswith("cpu") else 0), fmt(ats, 3 if name.startswith("cpu") else 0), ratio(one, ats)]
+        if many:
+            row.append(ratio(field(rs, many, size, name), ats))
+        row += ["%s %.1fx Traffic Server" % (">=" if at_least else "<=", goal), met(quot(one, ats), goal, at_least)]
+        rows.append(row)
+    gb = (tp.get("cuttle") or {}).get("cpu_s_per_gb")
+    row = ["CPU-s/GB, %s uncached download" % human_size(d["sizes"]["download"]) if "sizes" in d else "CPU-s/GB, uncached download",
+           fmt(gb, 2), fmt((tp.get("ats") or {}).get("cpu_s_per_gb"), 2), ratio(gb, (tp.get("ats") or {}).get("cpu_s_per_gb"))]
+    if many:
+        row.append(ratio((tp.get(many) or {}).get("cpu_s_per_gb"), (tp.get("ats") or {}).get("cpu_s_per_gb")))
+    row += ["<= 0.25 CPU-s/GB", met(gb, 0.25, at_least=False)]
+    rows.append(row)
+    if not any(r[1] != "n/m" for r in rows):
+        return
+    header = ["", "cuttle (workers 1)", "Traffic Server", "cuttle / Traffic Server"]
+    if many:
+        header.append("cuttle, workers %d / Traffic Server" % counts[many])
+    header += ["target", "met (workers 1)"]
+    w("")
+    w("### Against the targets of issue 19")
+    w("")
+    w(md_table(header, rows))
+    w("")
+    w("The gain of `--enable-pgo` is not measured by this benchmark (it needs a second build): doc/tuning.md \"PGO\" has its measurement.")
+
+
 def report(d, out_dir, pngs):
     """Writes OUT/benchmarks.md from bench.py's data."""
     not_measured = d.get("not_measured", {})
@@ -1020,6 +1073,7 @@ def report(d, out_dir, pngs):
     disk.report_section(d, w, not_measured, pngs)
 
     workers_section(d, w)
+    targets_19(d, w)
 
     # ratios
     sm = d.get("small")
