@@ -17,6 +17,11 @@
 # - the edge-triggered rule: the rest of a body that arrives at once, more
 #   than the pipe holds, while the origin keeps the connection open;
 # - a reply under splice_min_size is not spliced.
+# With workers (CUTTLE_TEST_WORKERS) a mem page adds the other workers'
+# figures as they published them, up to 10 ms late: a count that must go up
+# is polled; one that must stay (a small reply is not spliced) is read on a
+# mem page asked on the request's own client connection, where the serving
+# worker's figures are fresh.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/proxy/origin.sh"
 cuttle_setup
@@ -24,13 +29,41 @@ origin_start
 
 proxy_conf
 cuttle_start
-code=$(proxy_get "$OURL/x?s=1000&first=1")
+
+# get_then_mem URL [CURL ARGS] : proxy_get, then (with workers) the mem page
+# into $T/mem on the same client connection
+get_then_mem() {
+    if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+        proxy_get "$@"
+        return
+    fi
+    url=$1
+    shift
+    curl -s --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" -o "$T/body" -w '%{http_code}' "$@" "$url" \
+        --next -x "127.0.0.1:$PORT" -o "$T/mem" -w ' %{http_code} %{num_connects}' \
+        --request-target /squid-internal-mgr/mem "http://127.0.0.1:$PORT/" > "$T/get.w"
+    set -- $(cat "$T/get.w")
+    [ "${2:-}" = 200 ] && [ "${3:-}" = 0 ] || fail "no mem page on the request's connection: $(cat "$T/get.w")"
+    echo "$1"
+}
+code=$(get_then_mem "$OURL/x?s=1000&first=1")
 [ "$code" = 200 ] || fail "first request: status $code"
 
-# spliced_is WHAT N : spliced_replies went up by N since the last call
+# spliced_is WHAT N : spliced_replies went up by N since the last call (with
+# workers: for N = 0 the fresh figure of $T/mem if get_then_mem left one,
+# else polled until it went up by N)
 SPLICED=0
+spliced_up() { [ "$(mgr_counter spliced_replies)" -ge $((SPLICED + $1)) ]; }
 spliced_is() {
-    now=$(mgr_counter spliced_replies)
+    if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+        now=$(mgr_counter spliced_replies)
+    elif [ "$2" = 0 ] && [ -f "$T/mem" ]; then
+        now=$(sed -n 's/^spliced_replies: //p' "$T/mem")
+        rm -f "$T/mem"
+    else
+        wait_until 5 spliced_up "$2"
+        now=$(mgr_counter spliced_replies)
+    fi
     [ -n "$now" ] || fail "no spliced_replies on the mem page"
     [ "$((now - SPLICED))" = "$2" ] || problem "$1: spliced_replies went from $SPLICED to $now, expected +$2"
     SPLICED=$now
@@ -41,6 +74,7 @@ spliced_is "a 1000-byte reply" 0
 pattern_sha256 256m > "$T/expected" &
 hasher=$!
 bytes0=$(mgr_counter bytes_spliced)
+spliced_bytes_over() { [ $(($(mgr_counter bytes_spliced) - bytes0)) -gt "$1" ]; }
 {
     curl -sS --max-time "$(scaled 60)" -x "127.0.0.1:$PORT" -w '%{stderr}%{http_code} %{size_download}\n' \
         "$OURL/large?s=256m&cc=no-store" 2> "$T/large.w"
@@ -51,6 +85,7 @@ wait "$hasher"
 [ "$(cat "$T/large.w")" = "200 268435456" ] || problem "256 MB: status and size $(cat "$T/large.w")"
 [ "$(cat "$T/large.sha")" = "$(cat "$T/expected")" ] || problem "256 MB: the body's sha256 differs from the origin's"
 spliced_is "256 MB" 1
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || wait_until 5 spliced_bytes_over $((250 << 20))
 moved=$(($(mgr_counter bytes_spliced) - bytes0))
 [ "$moved" -gt $((250 << 20)) ] || problem "256 MB: only $moved bytes spliced"
 copies=$(mgr_counter body_bytes_copied)
@@ -71,7 +106,7 @@ spliced_is "close-delimited to an HTTP/1.0 client" 1
 checkpoint "a close-delimited reply is spliced"
 
 # under the threshold (32 KB by default): blocks
-code=$(proxy_get "$OURL/x?s=20000&cc=no-store")
+code=$(get_then_mem "$OURL/x?s=20000&cc=no-store")
 [ "$code" = 200 ] || problem "20000 bytes: status $code"
 spliced_is "20000 bytes (under splice_min_size)" 0
 checkpoint "a small reply goes through blocks"
@@ -108,8 +143,19 @@ wait_until 5 access_log_has " TCP_MISS_ABORTED/200 [0-9]+ GET $OURL/slow" ||
 checkpoint "a slow client holds the pipe and nothing more"
 
 # a client that leaves mid-body: the origin connection is closed, not pooled
+LURL=$OURL
+LPORT=$OPORT
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    # another worker may hold an idle connection to the origin, which the
+    # request would take and close: a second origin, to which no worker has
+    # a connection, makes the request open a new one (one more descriptor
+    # for baseline_check and one more idle connection if it were pooled)
+    main_url=$OURL main_port=$OPORT
+    origin_start
+    LURL=$OURL LPORT=$OPORT OURL=$main_url OPORT=$main_port
+fi
 idle0=$(mgr_counter origin_connections_idle)
-proxy_py "$PORT" "$OPORT" "$(scaled 10)" <<'PY' || problem "client leaving mid-body"
+proxy_py "$PORT" "$LPORT" "$(scaled 10)" <<'PY' || problem "client leaving mid-body"
 import sys
 from rawhttp import Conn, request, check, run
 
@@ -133,7 +179,7 @@ spliced_is "client leaving mid-body" 1
 baseline_check "client gone mid-body"
 idle=$(mgr_counter origin_connections_idle)
 [ "$idle" = "$idle0" ] || problem "client gone mid-body: origin_connections_idle went from $idle0 to $idle"
-wait_until 5 access_log_has " TCP_MISS_ABORTED/200 [0-9]+ GET $OURL/leave" ||
+wait_until 5 access_log_has " TCP_MISS_ABORTED/200 [0-9]+ GET $LURL/leave" ||
     problem "client gone mid-body: no TCP_MISS_ABORTED/200 line"
 checkpoint "a client leaving mid-body: origin connection closed, baseline back"
 
@@ -205,6 +251,7 @@ cuttle_stop
 cuttle_start
 SPLICED=0
 failures blocks
+# (the stall waited out read_timeout: every worker published its counts since)
 spliced_is "origin failures, splice_min_size 0" 0
 for f in "reset@3m" "stall@3m"; do
     a=$(cat "$T/spliced.$f.bytes")
