@@ -19,9 +19,14 @@ faults_conf "read_timeout 1 second"
 cuttle_start
 LIAR="http://127.0.0.1:$LIARPORT"
 
-# a pooled connection to each origin counts in the baseline
+# a pooled connection to each origin counts in the baseline (with workers,
+# one in each worker's pool)
 code=$(proxy_get "$OURL/x?s=1000&first=1")
 [ "$code" = 200 ] || fail "first request: status $code"
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    pool_in_every_worker "$OURL/x?s=1000&first=1" X-Origin-Conn
+    pool_in_every_worker "$LIAR/ok?first=1" X-Conn
+fi
 faults_baseline "$LIAR/ok?first=1"
 
 # a reset after 1 MB of 10 MB, and a stall after 1 MB (read_timeout 1 second)

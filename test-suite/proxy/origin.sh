@@ -157,6 +157,22 @@ idle_fds() {
     echo "$best"
 }
 
+# pool_in_every_worker URL FIELD : with workers, fetches URL (its origin
+# keeps the connection) in separate curl runs until the replies named
+# CUTTLE_TEST_WORKERS distinct origin connections (in the reply field FIELD:
+# X-Origin-Conn for the test origin); the runs go one at a time, so a worker
+# pools at most one, and now each pools one (as one run does with one worker)
+pool_in_every_worker() {
+    : > "$T/pooled"
+    for _ in $(seq 64); do
+        [ "$(sort -u "$T/pooled" | wc -l)" -lt "$CUTTLE_TEST_WORKERS" ] || return 0
+        curl -s -D - -o /dev/null --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$1" |
+            tr -d '\r' | sed -n "s/^$2: //Ip" >> "$T/pooled"
+    done
+    fail "64 runs of $1 reached the origin connections $(sort -u "$T/pooled" | tr '\n' ' ')," \
+        "not one for each of the $CUTTLE_TEST_WORKERS workers"
+}
+
 # baseline_take : records $BASE_FDS and $BASE_BLOCKS while cuttle is idle
 baseline_take() {
     BASE_BLOCKS=$(mgr_counter blocks_in_use)
