@@ -6,6 +6,9 @@
 # skipped for an IPv4 origin), 127.0.0.4 for a CONNECT; a pooled connection
 # goes only to a request that picks the same address; without a line the
 # kernel picks 127.0.0.1.
+# With workers (CUTTLE_TEST_WORKERS) the pooled connections are each
+# worker's: the four requests of the first part go from one curl run on one
+# client connection (one worker); from_run gives their results in turn.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 cuttle_setup
@@ -21,13 +24,36 @@ from() { # PATH [CURL ARGS]: the source address the origin saw, and its connecti
     curl -s -D "$T/head" --max-time 10 -x "127.0.0.1:$PORT" "$@" "http://127.0.0.1:$RAWPORT$path"
     printf ' %s' "$(tr -d '\r' < "$T/head" | sed -n 's/^X-Conn: //p' | tail -n 1)"
 }
-got=$(from /two/a)
+FIRST=from
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    FIRST=from_run
+    n=0
+    for path in /two/a /other /two/b /other2; do
+        n=$((n + 1))
+        echo "$path" >> "$T/paths"
+        [ $n = 1 ] || set -- "$@" --next
+        set -- "$@" -x "127.0.0.1:$PORT" -D "$T/head.$n" -o "$T/body.$n" -w '%{num_connects}' \
+            "http://127.0.0.1:$RAWPORT$path"
+    done
+    curl -s --max-time 10 "$@" > "$T/connects"
+    [ "$(cat "$T/connects")" = 1000 ] ||
+        fail "curl opened client connections $(cat "$T/connects") for the four requests, not one for all"
+    echo 0 > "$T/from_n"
+    from_run() { # PATH: the next result of the curl run (called in $(...), it counts in a file)
+        n=$(($(cat "$T/from_n") + 1))
+        echo "$n" > "$T/from_n"
+        [ "$(sed -n "${n}p" "$T/paths")" = "$1" ] || fail "request $n of the run is not $1"
+        cat "$T/body.$n"
+        printf ' %s' "$(tr -d '\r' < "$T/head.$n" | sed -n 's/^X-Conn: //p' | tail -n 1)"
+    }
+fi
+got=$($FIRST /two/a)
 [ "$got" = "127.0.0.2 1" ] || fail "/two/a came from '$got', not 127.0.0.2 on connection 1"
-got=$(from /other)
+got=$($FIRST /other)
 [ "$got" = "127.0.0.3 2" ] || fail "/other came from '$got', not 127.0.0.3 on a new connection 2"
-got=$(from /two/b)
+got=$($FIRST /two/b)
 [ "$got" = "127.0.0.2 1" ] || fail "/two/b came from '$got', not the pooled connection 1 from 127.0.0.2"
-got=$(from /other2)
+got=$($FIRST /other2)
 [ "$got" = "127.0.0.3 2" ] || fail "/other2 came from '$got', not the pooled connection 2 from 127.0.0.3"
 pass "the first matching line of the destination's family picks the source; pooled connections keep to it"
 
