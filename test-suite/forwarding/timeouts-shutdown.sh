@@ -4,6 +4,10 @@
 # server_idle_pconn_timeout an idle origin connection; SIGTERM lets a transfer
 # finish within shutdown_lifetime (and cuttle then exits 0), and cuts one that
 # outlasts it (cuttle still exits 0, on time).
+# With workers (CUTTLE_TEST_WORKERS) the idle origin connections are each
+# worker's: the two requests that reuse one go from one curl run on one
+# client connection (one worker); the descriptors counted are the process's
+# (every worker's).
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 cuttle_setup
@@ -64,8 +68,16 @@ mark
 # the origin connection of the request above is closed after the timeout too
 wait_until $(( $(scaled 1) + 3 )) fds_back_to "$BASE_FDS" ||
     bad "cuttle holds $(fd_count "$CUTTLE_PID") descriptors, $BASE_FDS at the start"
-first=$(origin_conn pconn1)
-second=$(origin_conn pconn2)
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+    first=$(origin_conn pconn1)
+    second=$(origin_conn pconn2)
+else
+    curl -s -D "$T/pconn.h" -o /dev/null -o /dev/null -w '%{num_connects}' --max-time "$(scaled 10)" \
+        -x "127.0.0.1:$PORT" "http://127.0.0.1:$OPORT/pconn1" "http://127.0.0.1:$OPORT/pconn2" > "$T/pconn.w"
+    [ "$(cat "$T/pconn.w")" = 10 ] || bad "curl opened client connections $(cat "$T/pconn.w") for two requests, not one"
+    first=$(tr -d '\r' < "$T/pconn.h" | sed -n 's/^X-Origin-Conn: //p' | sed -n 1p)
+    second=$(tr -d '\r' < "$T/pconn.h" | sed -n 's/^X-Origin-Conn: //p' | sed -n 2p)
+fi
 [ -n "$first" ] && [ "$first" = "$second" ] || bad "the origin connection was not reused: $first, $second"
 # cuttle holds the idle origin connection, then closes it
 [ "$(fd_count "$CUTTLE_PID")" -gt "$BASE_FDS" ] || bad "no pooled origin connection while idle"
