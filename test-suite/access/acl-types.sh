@@ -6,6 +6,11 @@
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7
 # (test-suite/cache/helpers.sh): denied requests name hosts no resolver
 # knows (an acl decides before any lookup), allowed ones the origin's address.
+# With workers (CUTTLE_TEST_WORKERS) maxconn counts the connections of the
+# worker that took the request (as in each Squid kid): replies name their
+# worker (reply_header_add X-Worker ${process_number}), and connections are
+# held until every worker holds one, so that the next request is one too
+# many whichever worker takes it.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
 cuttle_setup
@@ -16,7 +21,9 @@ printf '\\.EXE$\n' > "$T/patterns.txt"
 chmod 644 "$T/domains.txt" "$T/patterns.txt"
 O="127.0.0.1:$OPORT"
 
-cache_start \
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- 'reply_header_add X-Worker ${process_number}'
+cache_start "$@" \
     "acl blocked dstdomain -n .ads.test www.blocked.test" \
     "acl blocked dstdomain -n \"$T/domains.txt\"" \
     "acl exe url_regex -i \"$T/patterns.txt\"" \
@@ -101,6 +108,7 @@ pass_if_ok "proto, time, random, localport, myportname"
 # maxconn 1: a second connection from the same address is one too many
 mark
 expect_code "maxconn alone" 200 "http://$O/s/crowded"
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
 python3 -c "
 import socket, time
 s = socket.create_connection(('127.0.0.1', $PORT))
@@ -110,6 +118,37 @@ time.sleep($(scaled 3))
 HOLDER=$!
 wait_until 5 test -f "$T/held" || bad "the holding connection did not open"
 sleep 0.3 # the proxy accepts it
+else
+python3 - "$PORT" "$O" "$T/held" "$CUTTLE_TEST_WORKERS" "$(scaled 3)" > "$T/holder.out" 2>&1 <<'PY' &
+import socket, sys, time
+port, origin, held_file, workers, hold = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+held = {}
+for n in range(64):
+    if len(held) == workers:
+        break
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(("GET http://%s/s/held%d HTTP/1.1\r\nHost: %s\r\n\r\n" % (origin, n, origin)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        data = s.recv(65536)
+        if not data:
+            break
+        head += data
+    worker = [l.split(b":", 1)[1].strip() for l in head.split(b"\r\n") if l.lower().startswith(b"x-worker:")]
+    if not worker:
+        sys.exit("no X-Worker in %r" % head[:300])
+    if worker[0] in held:
+        s.close()
+    else:
+        held[worker[0]] = s
+if len(held) < workers:
+    sys.exit("64 connections reached the workers %s only" % sorted(held))
+open(held_file, "w").close()
+time.sleep(hold)
+PY
+HOLDER=$!
+wait_until 5 test -f "$T/held" || bad "no connection held in every worker: $(cat "$T/holder.out")"
+fi
 expect_code "maxconn with another connection open" 403 "http://$O/s/crowded"
 kill "$HOLDER" 2>/dev/null
 wait "$HOLDER" 2>/dev/null
