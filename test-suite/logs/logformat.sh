@@ -2,6 +2,9 @@
 # logformat: a format of Squid 5.7's %-codes and modifiers fills each field
 # from the real transaction; the built-in referrer, useragent and icap_squid
 # formats; log_mime_hdrs appends the heads to the squid line.
+# With workers (CUTTLE_TEST_WORKERS) %sn numbers the requests of the worker
+# that logs them: the first two requests go from one curl run on one client
+# connection (one worker), so they are 0 and 1 as with one worker.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/logs/helpers.sh"
@@ -16,10 +19,22 @@ fwd_conf "http_access allow localhost" \
     "log_mime_hdrs on"
 cuttle_start
 
-code=$(proxy_get "$OURL/a?ct=text/html;%20charset=utf-8&h=X-Rep:one" -H 'X-Tag: a b%' -H 'X-List: a=1, x=2;b=3' \
-    -A 'Agent "007"' -e 'http://ref.example/p')
-[ "$code" = 200 ] || fail "status $code"
-proxy_get "http://127.0.0.1:$(closed_port)/down" > /dev/null
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+    code=$(proxy_get "$OURL/a?ct=text/html;%20charset=utf-8&h=X-Rep:one" -H 'X-Tag: a b%' -H 'X-List: a=1, x=2;b=3' \
+        -A 'Agent "007"' -e 'http://ref.example/p')
+    [ "$code" = 200 ] || fail "status $code"
+    proxy_get "http://127.0.0.1:$(closed_port)/down" > /dev/null
+else
+    w='%{http_code} %{num_connects}\n'
+    curl -s -o "$T/body" -w "$w" --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" \
+        "$OURL/a?ct=text/html;%20charset=utf-8&h=X-Rep:one" -H 'X-Tag: a b%' -H 'X-List: a=1, x=2;b=3' \
+        -A 'Agent "007"' -e 'http://ref.example/p' \
+        --next -s -o /dev/null -w "$w" --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" \
+        "http://127.0.0.1:$(closed_port)/down" > "$T/two.w"
+    code=$(sed -n '1s/ .*//p' "$T/two.w")
+    [ "$code" = 200 ] || fail "status $code"
+    [ "$(sed -n '2s/.* //p' "$T/two.w")" = 0 ] || fail "the two requests went on two client connections: $(cat "$T/two.w")"
+fi
 wait_until 5 has_lines "$T/fields.log" 2 || fail "fields.log has $(lines "$T/fields.log") lines"
 
 first=$(sed -n 1p "$T/fields.log")
