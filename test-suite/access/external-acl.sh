@@ -8,6 +8,11 @@
 # ext_file_userip_acl works with %SRC %LOGIN behind basic_ncsa_auth.
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7.
+# With workers (CUTTLE_TEST_WORKERS) each worker runs its own helpers and
+# caches their answers (as each Squid kid does); replies name their worker
+# (access/helpers.sh WORKER_TAG): the answers to cache are asked in every
+# worker first, the restarted helper is asked in the worker whose helper
+# died, and the fast requests go to every worker while the slow one waits.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
 USERIP=/usr/lib/squid/ext_file_userip_acl
@@ -62,7 +67,9 @@ passwd_file "$T/passwd" alice:secret bob:hunter2
 echo "127.0.0.1 alice" > "$T/userip"
 chmod 644 "$T/userip"
 
-cache_start \
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- "$WORKER_TAG"
+cache_start "$@" \
     "auth_param basic program $NCSA $T/passwd" \
     "external_acl_type who ttl=60 negative_ttl=60 children-max=2 %>{X-Who} %METHOD $T/who.sh" \
     "external_acl_type conc concurrency=3 ttl=0 negative_ttl=0 %PATH /usr/bin/python3 $T/conc.py" \
@@ -110,6 +117,10 @@ grep -q "^- GET first second\$" "$T/who.log" || bad "an absent value is not sent
 pass_if_ok "OK allows, ERR denies, the request line is the format then the acl's arguments"
 
 mark
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    in_every_worker "OK in every worker" 200 "http://$O/s/who4" -H "X-Who: alice"
+    in_every_worker "ERR in every worker" 403 "http://$O/s/who5" -H "X-Who: bob"
+fi
 : > "$T/who.log"
 expect_code "cached OK" 200 "http://$O/s/who4" -H "X-Who: alice"
 expect_code "cached ERR" 403 "http://$O/s/who5" -H "X-Who: bob"
@@ -139,8 +150,22 @@ mark
 expect_code "BH denies" 403 "http://$O/s/who7" -H "X-Who: broken"
 expect_code "BH denies a negated acl too" 403 "http://$O/s/not1" -H "X-Who: broken"
 expect_code "ERR with a negated acl" 200 "http://$O/s/not2" -H "X-Who: bob"
-expect_code "a dying helper denies" 403 "http://$O/s/who8" -H "X-Who: die"
-expect_code "the helper is restarted" 200 "http://$O/s/who9" -H "X-Who: carol"
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+    expect_code "a dying helper denies" 403 "http://$O/s/who8" -H "X-Who: die"
+    expect_code "the helper is restarted" 200 "http://$O/s/who9" -H "X-Who: carol"
+else
+    ask_worker "http://$O/s/who8" -H "X-Who: die"
+    [ "$CODE" = 403 ] || bad "a dying helper denies: expected 403, got $CODE"
+    died=$WORKER
+    n=0
+    while [ $n -lt 64 ]; do
+        n=$((n + 1))
+        ask_worker "http://$O/s/who9-$n" -H "X-Who: carol"
+        [ "$CODE" = 200 ] || bad "the helper is restarted: worker $WORKER answered $CODE"
+        [ "$WORKER" != "$died" ] || break
+    done
+    [ "$WORKER" = "$died" ] || bad "64 requests did not reach worker $died, whose helper died"
+fi
 pass_if_ok "BH and a dying helper never allow"
 
 # a concurrent helper answers the slow request after the fast one
@@ -149,7 +174,12 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 10)" -x "127.
     echo "$code" > "$T/slow.code" &
 SLOW=$!
 sleep 0.3
-expect_code "concurrency: the fast ERR" 403 "http://$O/fastno"
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+    expect_code "concurrency: the fast ERR" 403 "http://$O/fastno"
+else
+    # the slow one waits in one of them
+    in_every_worker "concurrency: the fast ERR" 403 "http://$O/fastno"
+fi
 [ -s "$T/slow.code" ] && bad "the slow answer came before the fast one"
 expect_code "concurrency: a fast OK" 200 "http://$O/fastok"
 wait "$SLOW"
