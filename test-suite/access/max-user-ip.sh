@@ -34,21 +34,21 @@ cache_start "$@" \
     "http_access allow users"
 
 if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
-mark
-expect_code "alice from one address" 200 "http://$O/s/a1" --proxy-user alice:secret
-expect_code "alice from a second address" 403 "http://$O/s/a2" --proxy-user alice:secret --interface 127.0.0.2
-expect_code "alice again from the second (the list was flushed)" 200 "http://$O/s/a3" --proxy-user alice:secret --interface 127.0.0.2
-pass_if_ok "max_user_ip: a second address is denied once, then the user moved"
+    mark
+    expect_code "alice from one address" 200 "http://$O/s/a1" --proxy-user alice:secret
+    expect_code "alice from a second address" 403 "http://$O/s/a2" --proxy-user alice:secret --interface 127.0.0.2
+    expect_code "alice again from the second (the list was flushed)" 200 "http://$O/s/a3" --proxy-user alice:secret --interface 127.0.0.2
+    pass_if_ok "max_user_ip: a second address is denied once, then the user moved"
 
-mark
-expect_code "bob from one address" 200 "http://$O/s/strict1" --proxy-user bob:hunter2
-expect_code "bob from a second address" 403 "http://$O/s/strict2" --proxy-user bob:hunter2 --interface 127.0.0.2
-expect_code "bob again from the second (strict)" 403 "http://$O/s/strict3" --proxy-user bob:hunter2 --interface 127.0.0.2
-expect_code "bob from the first" 200 "http://$O/s/strict4" --proxy-user bob:hunter2
-pass_if_ok "max_user_ip -s: the second address stays denied"
-cache_stop
-checks_done
-exit
+    mark
+    expect_code "bob from one address" 200 "http://$O/s/strict1" --proxy-user bob:hunter2
+    expect_code "bob from a second address" 403 "http://$O/s/strict2" --proxy-user bob:hunter2 --interface 127.0.0.2
+    expect_code "bob again from the second (strict)" 403 "http://$O/s/strict3" --proxy-user bob:hunter2 --interface 127.0.0.2
+    expect_code "bob from the first" 200 "http://$O/s/strict4" --proxy-user bob:hunter2
+    pass_if_ok "max_user_ip -s: the second address stays denied"
+    cache_stop
+    checks_done
+    exit
 fi
 
 # workers: ask WHAT PATH USER:PASSWORD ADDRESS : one request; $CODE its
