@@ -8,6 +8,11 @@
 # auth_param's order and either scheme logs in.
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7.
+# With workers (CUTTLE_TEST_WORKERS) each worker makes and counts its own
+# nonces (as each Squid kid does): replies name their worker (access/
+# helpers.sh WORKER_TAG), fresh_nonce notes whose nonce it got, and dc asks
+# until the worker that made the nonce answers (another worker never made
+# it); curl --proxy-digest answers a 407 on the same connection anyway.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/access/helpers.sh"
 DIGEST=/usr/lib/squid/digest_file_auth
@@ -57,12 +62,39 @@ for line in text.split("\r\n"):
     if line.lower().startswith("proxy-authenticate: digest"):
         print("stale=" + re.search(r"stale=(\w+)", line).group(1))
         print("nonce=" + re.search(r'nonce="([^"]*)"', line).group(1))
+    if line.lower().startswith("x-worker:"):
+        print("worker=" + line.split(":", 1)[1].strip())
 PY
 dc() { python3 "$T/dc.py" "$PORT" "$1" "$2" "$3" "$4" "$5" "${6:-GET}" "$REALM" 2>&1; }
 # a fresh nonce from a 407
 fresh_nonce() { dc "$1" x x - x | sed -n 's/^nonce=//p' | head -n 1; }
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    : > "$T/nonces"
+    # fresh_nonce URL : notes "NONCE WORKER" in $T/nonces
+    fresh_nonce() {
+        dc "$1" x x - x > "$T/fresh"
+        echo "$(sed -n 's/^nonce=//p' "$T/fresh" | head -n 1) $(sed -n 's/^worker=//p' "$T/fresh")" >> "$T/nonces"
+        sed -n 's/^nonce=//p' "$T/fresh" | head -n 1
+    }
+    # dc ... : asked until the worker that made the nonce answers (at most 64 times)
+    dc() {
+        maker=$(awk -v n="$4" '$1 == n { print $2 }' "$T/nonces")
+        tries=0
+        while [ $tries -lt 64 ]; do
+            tries=$((tries + 1))
+            python3 "$T/dc.py" "$PORT" "$1" "$2" "$3" "$4" "$5" "${6:-GET}" "$REALM" > "$T/dc.out" 2>&1
+            if [ -z "$maker" ] || grep -qx "worker=$maker" "$T/dc.out"; then
+                cat "$T/dc.out"
+                return
+            fi
+        done
+        echo "64 requests did not reach worker $maker, whose nonce $4 is"
+    }
+fi
 
-cache_start \
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- "$WORKER_TAG"
+cache_start "$@" \
     "auth_param digest program $DIGEST -c $T/digest-pw" \
     "auth_param digest children 2 startup=0 idle=1" \
     "auth_param digest realm $REALM" \
@@ -156,7 +188,9 @@ cache_stop
 printf '#!/bin/sh\nwhile read line; do echo ERR; done\n' > "$T/rewriter"
 chmod 755 "$T/rewriter"
 mark
-cache_start \
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- "$WORKER_TAG"
+cache_start "$@" \
     "auth_param digest program $DIGEST -c $T/digest-pw" \
     "auth_param digest realm $REALM" \
     "url_rewrite_program $T/rewriter" \
