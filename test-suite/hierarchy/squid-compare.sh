@@ -8,6 +8,10 @@
 # requests for a loopback origin direct, so it is turned off there
 # (minimum_direct_hops 0, minimum_direct_rtt 0): cuttle has none
 # (doc/differences.md "Peers"). Skipped without /usr/sbin/squid.
+# With workers (CUTTLE_TEST_WORKERS: the cuttle child runs that many) each
+# worker takes its own round-robin turns (as each Squid kid does): the
+# cuttle child's requests go from one curl run on one client connection
+# (one worker), in the same order.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/hierarchy/helpers.sh"
@@ -32,6 +36,23 @@ CU=$PEER_PORT
 for child in sq cu; do
     port=$SQ
     [ $child = cu ] && port=$CU
+    if [ $child = cu ] && [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+        set --
+        for u in a/1 a/2 a/3 b/1 a/4 n/1 b/2 a/5 a/6 a/7; do
+            set -- "$@" --next -x "127.0.0.1:$port" -o /dev/null -w '%{num_connects}' "http://127.0.0.1:$OPORT/$u?via=$child"
+        done
+        set -- "$@" --next -x "127.0.0.1:$port" -o /dev/null -w '%{num_connects}' -d x=1 \
+            "http://127.0.0.1:$OPORT/post/1?via=$child"
+        set -- "$@" --next -x "127.0.0.1:$port" -o /dev/null -w '%{num_connects}' -d x=1 \
+            "http://127.0.0.1:$OPORT/n/post?via=$child"
+        set -- "$@" --next -x "127.0.0.1:$port" -o /dev/null -w '%{num_connects}' -H "Authorization: Basic eDp5" \
+            "http://127.0.0.1:$OPORT/auth/1?via=$child"
+        shift
+        curl -s --max-time 10 "$@" > "$T/connects"
+        [ "$(cat "$T/connects")" = 1000000000000 ] ||
+            fail "the cuttle child's 13 requests went on more than one client connection: $(cat "$T/connects")"
+        continue
+    fi
     for u in a/1 a/2 a/3 b/1 a/4 n/1 b/2 a/5 a/6 a/7; do
         curl -s -o /dev/null --max-time 10 -x "127.0.0.1:$port" "http://127.0.0.1:$OPORT/$u?via=$child"
     done
