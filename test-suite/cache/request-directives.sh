@@ -11,11 +11,19 @@
 # client issued a no-cache pragma"); Squid 5.7 itself logs TCP_MISS there,
 # as its identifyStoreObject() skips the lookup for a no-cache request
 # (checked with CACHE_TEST_SQUID).
+#
+# With workers (CUTTLE_TEST_WORKERS) only the worker that fetches an object
+# has it in flight (another joins it with collapsed_forwarding on only):
+# replies name their worker (reply_header_add X-Worker ${process_number}),
+# and the only-if-cached request is asked until the fetching worker answers
+# it; another worker answers 504 while the fetch is in flight.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
 origin_start
-cache_start
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- 'reply_header_add X-Worker ${process_number}'
+cache_start "$@"
 
 # http_date SECONDS_AGO : an HTTP-date that long ago, percent-encoded for a script line
 http_date() {
@@ -123,13 +131,37 @@ pass_if_ok "only-if-cached with a stale object gets 504 without asking the origi
 # only-if-cached while the object is still arriving (collapsed_forwarding is
 # off): read from the fetch in flight, as Squid 5.7 does; the origin is asked once
 mark
-script oic3 "cc=max-age=60&s=200k&rate=200k"
-curl -s -o "$T/oic3.first" --max-time "$(scaled 20)" -x "127.0.0.1:$PORT" "$(url oic3)" &
-first=$!
 origin_has_oic3() { [ "$(seen_count oic3)" -ge 1 ]; }
-wait_until 5 origin_has_oic3 || bad "only-if-cached, in flight: the first request never reached the origin"
-sleep 0.2 # the head is on its way back: the object is stored and in flight
-get oic3 -H 'Cache-Control: only-if-cached'
+if [ "$CUTTLE_TEST_WORKERS" = 1 ]; then
+    script oic3 "cc=max-age=60&s=200k&rate=200k"
+    curl -s -o "$T/oic3.first" --max-time "$(scaled 20)" -x "127.0.0.1:$PORT" "$(url oic3)" &
+    first=$!
+    wait_until 5 origin_has_oic3 || bad "only-if-cached, in flight: the first request never reached the origin"
+    sleep 0.2 # the head is on its way back: the object is stored and in flight
+    get oic3 -H 'Cache-Control: only-if-cached'
+else
+    # 4 s in flight; the first client's head names the worker that fetches
+    script oic3 "cc=max-age=60&s=200k&rate=50k"
+    rm -f "$T/oic3.done"
+    { curl -s -D "$T/oic3.head" -o "$T/oic3.first" --max-time "$(scaled 20)" -x "127.0.0.1:$PORT" "$(url oic3)"
+      touch "$T/oic3.done"; } &
+    first=$!
+    wait_until 5 origin_has_oic3 || bad "only-if-cached, in flight: the first request never reached the origin"
+    wait_until 5 grep -qi '^X-Worker:' "$T/oic3.head" || bad "only-if-cached, in flight: no head for the first client"
+    fetcher=$(tr -d '\r' < "$T/oic3.head" | sed -n 's/^X-Worker: //Ip')
+    n=0
+    while [ $n -lt 64 ]; do
+        n=$((n + 1))
+        in_flight=yes
+        [ ! -f "$T/oic3.done" ] || in_flight=""
+        get oic3 -H 'Cache-Control: only-if-cached'
+        worker=$(header X-Worker)
+        [ "$worker" != "$fetcher" ] || break
+        # another worker, asked while the fetch was in flight: not stored there yet
+        [ -z "$in_flight" ] || expect "only-if-cached, in flight, worker $worker (not the fetching one): status" "$CODE" 504
+    done
+    expect "only-if-cached, in flight: the fetching worker answered" "$worker" "$fetcher"
+fi
 wait $first
 expect "only-if-cached, in flight: status" "$CODE" 200
 expect "only-if-cached, in flight: body" "$(body_sha)" "$(pattern_sha 200k)"
