@@ -6,18 +6,50 @@
 #
 # CACHE_TEST_SQUID=/usr/sbin/squid runs the same checks against Squid 5.7
 # (but config, which crashes Squid 5.7, and metrics, which is cuttle's).
+# With workers (CUTTLE_TEST_WORKERS) a page sums the workers' counts, but
+# its lists (clients, requests in progress) and some figures are those of
+# the worker that serves it: replies name their worker (access/helpers.sh
+# WORKER_TAG), and the traffic goes on until every worker served a miss and
+# a hit, so that whichever worker serves a page has them.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/mgr/helpers.sh"
 cuttle_setup
 origin_start
 
-cache_start "$MGR_RULES" "cachemgr_passwd none all"
+set --
+[ "$CUTTLE_TEST_WORKERS" = 1 ] || set -- "$WORKER_TAG"
+cache_start "$@" "$MGR_RULES" "cachemgr_passwd none all"
 script obj1 "cc=max-age=600&s=5000"
 get obj1
 expect "a miss" "$CODE" 200
 get obj1
 expect "a hit" "$CODE" 200
 wait_until 5 has_log_lines obj1 2 || bad "the two requests were not logged"
+if [ "$CUTTLE_TEST_WORKERS" != 1 ]; then
+    # WHAT: "miss" or "hit"; every_worker WHAT : until every worker served one
+    every_worker() {
+        seen=""
+        n=0
+        while [ "$(echo $seen | wc -w)" -lt "$CUTTLE_TEST_WORKERS" ]; do
+            n=$((n + 1))
+            [ $n -le 64 ] || fail "64 requests reached the workers$seen only for a $1 each"
+            if [ "$1" = miss ]; then
+                script "fill$n" "cc=max-age=600&s=5000"
+                ask_worker "$(url "fill$n")"
+                want=MISS
+            else
+                ask_worker "$(url obj1)"
+                want=HIT
+            fi
+            expect "a $1 (worker $WORKER)" "$CODE" 200
+            expect "a $1 (worker $WORKER): X-Cache" "$(tr -d '\r' < "$T/worker.head" |
+                sed -n 's/^X-Cache: \([A-Z]*\) .*/\1/p')" $want
+            case " $seen " in *" $WORKER "*) ;; *) seen="$seen $WORKER" ;; esac
+        done
+    }
+    every_worker miss
+    every_worker hit
+fi
 
 # page ACTION REGEX... : fetches ACTION; each REGEX must match a line of it
 page() {
