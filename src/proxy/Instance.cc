@@ -301,6 +301,10 @@ void Proxy::Instance::configure(std::shared_ptr<const Config::Settings> settings
         configureHelpers();
     if (!side_.isShuttingDown())
         side_.bindPorts(*settings_, isStartup);
+    // what the new settings changed (a page reserve, the ports) reaches the
+    // other workers' pages now, not at the next second's publication
+    if (board_ && !isStartup)
+        publish();
 }
 
 Client::Lookups& Proxy::Instance::lookups()
