@@ -343,19 +343,19 @@ void Disk::Cache::noteCommitted(Writer& writer)
     ++shelf_->counters.stored;
     const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
                          writer.slotsLength(), writer.bodyLength()};
+    const auto hash = Store::HashKey(writer.key());
     if (const auto replaced = dir.index.insert(writer.key(), where))
-        removeFile(dir, Store::HashKey(writer.key()), replaced->fileNumber);
+        removeFile(dir, hash, replaced->fileNumber);
     // another cache_dir may hold an older copy
     for (auto& other : shelf_->dirs) {
         if (other.get() != &dir) {
             if (const auto old = other->index.erase(writer.key()))
-                removeFile(*other, Store::HashKey(writer.key()), old->fileNumber);
+                removeFile(*other, hash, old->fileNumber);
         }
     }
     noteStored(writer.key());
     if (storeObserver_ && writer.entry())
-        storeObserver_("SWAPOUT", Store::HashKey(writer.key()), writer.key(), placeOf(dir),
-                       writer.fileNumber(), *writer.entry());
+        storeObserver_("SWAPOUT", hash, writer.key(), placeOf(dir), writer.fileNumber(), *writer.entry());
     evict(dir);
     release(writer);
 }

@@ -107,7 +107,8 @@ bool Disk::Index::touch(std::string_view key)
 
 std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Location& where)
 {
-    auto replaced = erase(key);
+    const auto hash = Store::HashKey(key);
+    auto replaced = erase(hash);
     if (objects_ + 1 > bucketCount_)
         rehash(bucketCount_ * 2);
     const size_t bytes = RecordBytes(key);
@@ -116,7 +117,7 @@ std::optional<Disk::Location> Disk::Index::insert(std::string_view key, const Lo
         throw std::bad_alloc();
     RecordPtr record(new (memory) Record);
     record->bodyLength = where.bodyLength;
-    record->hash = Store::HashKey(key);
+    record->hash = hash;
     record->keyLength = static_cast<uint32_t>(key.size());
     record->slotsLength = where.slotsLength;
     record->fileNumber = where.fileNumber;
@@ -147,7 +148,12 @@ Disk::Location Disk::Index::take(RecordPtr* slot)
 
 std::optional<Disk::Location> Disk::Index::erase(std::string_view key)
 {
-    auto* slot = slotOf(Store::HashKey(key));
+    return erase(Store::HashKey(key));
+}
+
+std::optional<Disk::Location> Disk::Index::erase(const Store::KeyHash& hash)
+{
+    auto* slot = slotOf(hash);
     if (!*slot)
         return std::nullopt;
     policy_->remove(**slot);

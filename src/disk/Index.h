@@ -121,6 +121,7 @@ private:
     };
     using RecordPtr = std::unique_ptr<Record, RecordDeleter>;
 
+    std::optional<Location> erase(const Store::KeyHash& hash);
     RecordPtr& bucketOf(const Store::KeyHash& hash) const;
     RecordPtr* slotOf(const Store::KeyHash& hash) const;
     Location take(RecordPtr* slot);
