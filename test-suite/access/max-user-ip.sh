@@ -81,20 +81,23 @@ on_x() {
     fail "$1: 64 requests did not reach worker $X"
 }
 
+# first WHAT PATH USER:PASSWORD : the user's first request, from 127.0.0.1,
+# must be served; its worker is $X, and no worker saw the user from 127.0.0.2
+first() {
+    SEEN2=""
+    ask "$1" "$2" "$3" 127.0.0.1
+    [ "$CODE" = 200 ] || bad "$1: expected 200, got $CODE"
+    X=$WORKER
+}
+
 mark
-SEEN2=""
-ask "alice from one address" /s/a1 alice:secret 127.0.0.1
-[ "$CODE" = 200 ] || bad "alice from one address: expected 200, got $CODE"
-X=$WORKER
+first "alice from one address" /s/a1 alice:secret
 on_x "alice from a second address" /s/a2 alice:secret 127.0.0.2 403 200
 on_x "alice again from the second (the list was flushed)" /s/a3 alice:secret 127.0.0.2 200 200
 pass_if_ok "max_user_ip: a second address is denied once by the worker that saw the first, then the user moved"
 
 mark
-SEEN2=""
-ask "bob from one address" /s/strict1 bob:hunter2 127.0.0.1
-[ "$CODE" = 200 ] || bad "bob from one address: expected 200, got $CODE"
-X=$WORKER
+first "bob from one address" /s/strict1 bob:hunter2
 on_x "bob from a second address" /s/strict2 bob:hunter2 127.0.0.2 403 200
 on_x "bob again from the second (strict)" /s/strict3 bob:hunter2 127.0.0.2 403 200
 on_x "bob from the first" /s/strict4 bob:hunter2 127.0.0.1 200 seen
