@@ -898,10 +898,13 @@ void Server::Forwarder::finish()
         return;
     stage_ = Stage::Done;
     timer_.cancel();
+    // pooled before the reply says it is complete: the client connection,
+    // told so, may read its next request at once and ask the pool for this
+    // very connection. A half-read block is not kept for the next reply:
+    // each reply starts fresh.
+    releaseConnection(limits_.persistent && reusable_ && requestSent_ && !peerClosed_);
     reply_->complete();
     charge();
-    // a half-read block is not kept for the next reply: each reply starts fresh
-    releaseConnection(limits_.persistent && reusable_ && requestSent_ && !peerClosed_);
     noteDone();
 }
 

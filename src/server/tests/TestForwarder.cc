@@ -58,6 +58,7 @@ class TestForwarder : public CppUnit::TestFixture {
     CPPUNIT_TEST(silentOriginFailsReadTimeout);
     CPPUNIT_TEST(slowReaderStopsReadsAtGap);
     CPPUNIT_TEST(keepAliveConnectionIsReused);
+    CPPUNIT_TEST(connectionIsPooledBeforeTheReplyCompletes);
     CPPUNIT_TEST(closingOriginConnectionIsNotPooled);
     CPPUNIT_TEST(reusedConnectionClosedBeforeReplyIsRetriedForGet);
     CPPUNIT_TEST(retryHappensAtMostOnce);
@@ -93,6 +94,7 @@ public:
     void silentOriginFailsReadTimeout();
     void slowReaderStopsReadsAtGap();
     void keepAliveConnectionIsReused();
+    void connectionIsPooledBeforeTheReplyCompletes();
     void closingOriginConnectionIsNotPooled();
     void reusedConnectionClosedBeforeReplyIsRetriedForGet();
     void retryHappensAtMostOnce();
@@ -1111,6 +1113,56 @@ void TestForwarder::keepAliveConnectionIsReused()
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), rig.context.connectionsOpened);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), rig.context.retries);
     CPPUNIT_ASSERT_EQUAL(size_t(1), rig.pool.idleCount());
+}
+
+void TestForwarder::connectionIsPooledBeforeTheReplyCompletes()
+{
+    // a client connection told that its reply is complete may start its next
+    // request at once, from inside the note: the origin connection must
+    // already be in the pool then, or that request opens a second one. A
+    // spliced body is the case where no NotificationHold delays the note.
+    Rig rig;
+    rig.limits.spliceMinSize = 1;
+    struct PipeReader : TestReader {
+        PipeReader(Store::EntryRef e, Server::Pool& p) : TestReader(std::move(e), true), pool(p)
+        {
+            int fds[2];
+            CPPUNIT_ASSERT_EQUAL(0,
+                                 ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds));
+            in.reset(fds[0]);
+            out.reset(fds[1]);
+        }
+        bool takesPipe() const override { return true; }
+        void noteDataAvailable() override
+        {
+            TestReader::noteDataAvailable();
+            if (auto* pipe = entry->pipe()) {
+                while (!pipe->isEmpty() && pipe->drainTo(in.get(), pipe->size()) > 0) {
+                }
+                Rig::readSome(out.get(), piped);
+                entry->noteConsumed();
+            }
+            if (entry->isComplete() && idleAtCompletion < 0)
+                idleAtCompletion = int(pool.idleCount());
+        }
+        Server::Pool& pool;
+        Comm::Descriptor in, out; ///< the pipe drains into in; the test reads out
+        std::string piped;
+        int idleAtCompletion = -1;
+    };
+    auto reply = NewReply();
+    PipeReader reader(reply, rig.pool);
+    auto f = rig.start(rig.get("/"), reply);
+    auto origin = rig.accept();
+    rig.readRequest(origin.get());
+    rig.send(origin.get(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+    CPPUNIT_ASSERT(rig.runUntil([&] { return reply->pipe() != nullptr; }));
+    rig.send(origin.get(), "hello");
+    CPPUNIT_ASSERT(rig.runUntil([&] { return f->isDone(); }));
+    ASSERT_FAILURE(Failure::None, *f);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rig.context.splicedReplies);
+    CPPUNIT_ASSERT_EQUAL(std::string("hello"), reader.piped);
+    CPPUNIT_ASSERT_EQUAL(1, reader.idleAtCompletion);
 }
 
 void TestForwarder::closingOriginConnectionIsNotPooled()
