@@ -11,6 +11,7 @@
 
 #include "cuttle.h"
 #include "client/Bumping.h"
+#include "base/TextException.h"
 #include "client/Connection.h"
 #include "client/Services.h"
 #include "log/AccessRecord.h"
@@ -19,8 +20,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include <sys/socket.h>
+#include <sys/time.h>
 
 using Action = Config::SslBumpRule::Action;
 
@@ -165,16 +168,20 @@ bool Client::Connection::startBumping(const Http::Url& url, Server::Request& req
         endBumping(action);
         return true;
     }
-    // bump, peek and stare answer the CONNECT first: the client's TLS follows
+    // bump, peek and stare answer the CONNECT first: the client's TLS
+    // follows. An intercepted client's CONNECT was made up (fakeConnect()):
+    // its TLS is in the socket already, and nothing answers it.
     static constexpr std::string_view Established = "HTTP/1.1 200 Connection established\r\n\r\n";
-    if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
-        ssize_t(Established.size())) {
-        close();
-        return true;
+    if (!intercepted_) {
+        if (::send(fd_.get(), Established.data(), Established.size(), MSG_NOSIGNAL) !=
+            ssize_t(Established.size())) {
+            close();
+            return true;
+        }
+        if (pendingLog_)
+            pendingLog_->bytesSent = Established.size();
     }
     b.answered = true;
-    if (pendingLog_)
-        pendingLog_->bytesSent = Established.size();
     b.url = url;
     b.route = std::move(request);
     if (action == Action::Bump) {
@@ -186,6 +193,23 @@ bool Client::Connection::startBumping(const Http::Url& url, Server::Request& req
     // the ClientHello within request_timeout, as an https_port's handshake
     armTimer(services_.settings().requestTimeout);
     return true; // drive() peeks next: the hello may be in the socket already
+}
+
+void Client::Connection::fakeConnect()
+{
+    // Squid 5's ConnStateData::fakeAConnectRequest(): the CONNECT names the
+    // original destination (localHost_:localPort_ on an intercepted
+    // connection); Host verification, http_access and ssl_bump's step 1
+    // see it as any other
+    const std::string authority = Comm::Address::Parse(localHost_, localPort_)->toString();
+    const std::string head = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n";
+    makeReadSpace();
+    auto space = buffer_->reserveSpace();
+    Must(space.size() >= head.size());
+    std::memcpy(space.data(), head.data(), head.size());
+    buffer_->commit(head.size());
+    requestStarted_ = true;
+    ::gettimeofday(&requestStart_, nullptr);
 }
 
 void Client::Connection::peekHello()
@@ -368,6 +392,6 @@ void Client::Connection::handOverBumped()
     timer_.cancel();
     services_.adoptBumped(std::move(fd_), *Comm::Address::Parse(peerHost_, peerPort_),
                           *Comm::Address::Parse(localHost_, localPort_), portName_, context,
-                          std::move(bumped));
+                          std::move(bumped), intercepted_ ? &interceptPort_ : nullptr);
     close(); // logs the CONNECT; the decrypted requests are the new connection's
 }

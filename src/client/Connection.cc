@@ -97,6 +97,8 @@ void Client::Connection::start()
     (void)::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     registration_ = services_.loop().watch(fd_.get(), *this);
     armTimer(services_.settings().requestTimeout);
+    if (intercepted_ && bump_ && bump_->ca)
+        fakeConnect();
     drive();
 }
 
@@ -392,8 +394,13 @@ void Client::Connection::handleHead(std::string_view head)
                 target.find_first_of("/@") == std::string_view::npos;
     } else if (bump_ && !bump_->authority.empty() && target.substr(0, 1) == "/") {
         // a bumped connection: an origin-form request is for the CONNECT's
-        // origin, over TLS (doc/design.md "SSL bump")
-        urlOk = url.parse("https://" + bump_->authority + std::string(target));
+        // origin, over TLS (doc/design.md "SSL bump"); an intercepted one's
+        // CONNECT was made up, so its URL comes from Host as a plain
+        // intercepted request's does (and Host is verified the same way)
+        urlOk =
+            url.parse(intercepted_ ? InterceptedUrl(target, parser_.findField("Host"),
+                                                    *Comm::Address::Parse(localHost_, localPort_), "https")
+                                   : "https://" + bump_->authority + std::string(target));
     } else if (intercepted_) {
         // Squid 5.7's prepareTransparentURL(): an origin-form target gets its
         // URL from Host (or the original destination); absolute-form stays.

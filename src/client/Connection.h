@@ -343,6 +343,11 @@ private:
     /// ssl_bump's step 1 for an allowed CONNECT: false when it is spliced
     /// at once (dialTunnel() goes on); else it answered, or peeks next
     bool startBumping(const Http::Url& url, Server::Request& request, const Acl::Checklist& facts);
+    /// an intercepted connection of an `https_port ... intercept ssl-bump`:
+    /// puts a CONNECT to the original destination in the buffer, handled
+    /// as if the client had sent it (Squid's fake CONNECT); the client's
+    /// TLS stays in the socket for the peek
+    void fakeConnect();
     /// Peeking: reads the ClientHello (MSG_PEEK) and decides steps 2 and 3
     void peekHello();
     /// after peek or stare at step 2: connects to the origin and looks at its certificate
@@ -412,6 +417,7 @@ private:
     std::string portName_;         ///< the http_port's name= (myportname)
     bool intercepted_ = false;     ///< accepted on an intercept port
     bool interceptedSelf_ = false; ///< intercepted, but its original destination is this socket: no NAT
+    Comm::Address interceptPort_;  ///< intercepted: the intercept port's address (the socket's own)
     std::unique_ptr<HostCheck> hostCheck_; ///< the current request's Host verdict, once known (on the heap:
                                            ///< intercepted connections only)
     Comm::Lookup hostLookup_;              ///< resolving the current request's Host

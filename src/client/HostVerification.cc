@@ -74,13 +74,14 @@ Client::HostField Client::SplitHostField(std::string_view value)
 }
 
 std::string Client::InterceptedUrl(std::string_view target, const std::optional<std::string_view>& host,
-                                   const Comm::Address& originalDestination)
+                                   const Comm::Address& originalDestination, std::string_view scheme)
 {
     if (target.empty() || target[0] != '/')
         return std::string(target); // already absolute: used as it is, as Squid does
+    const std::string prefix = std::string(scheme) + "://";
     if (host)
-        return "http://" + std::string(*host) + std::string(target);
-    return "http://" + originalDestination.toString() + std::string(target);
+        return prefix + std::string(*host) + std::string(target);
+    return prefix + originalDestination.toString() + std::string(target);
 }
 
 Client::HostCheck Client::CheckInterceptedHost(const std::optional<std::string_view>& host,

@@ -47,11 +47,12 @@ struct HostField {
 HostField SplitHostField(std::string_view value);
 
 /// The URL of a request received on an intercept port: an origin-form
-/// target gets `http://` + Host + target, or, without a Host field,
-/// `http://` + the original destination (address and port) + target; any
+/// target gets `SCHEME://` + Host + target, or, without a Host field,
+/// `SCHEME://` + the original destination (address and port) + target; any
 /// other target (absolute-form, authority-form) is returned unchanged.
+/// The scheme is https for the requests of a bumped intercepted connection.
 std::string InterceptedUrl(std::string_view target, const std::optional<std::string_view>& host,
-                           const Comm::Address& originalDestination);
+                           const Comm::Address& originalDestination, std::string_view scheme = "http");
 
 /// What a Host check concluded.
 struct HostCheck {

@@ -19,6 +19,7 @@
 void Client::Connection::setIntercepted(const Comm::Address& self)
 {
     intercepted_ = true;
+    interceptPort_ = self;
     // a client that connected to the intercept port itself, without NAT:
     // forwarding to the "original destination" would reach this port again
     interceptedSelf_ = self.host() == localHost_ && self.port() == localPort_;

@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "client/Connection.h"
+#include "client/Bumping.h"
 #include "base/TlsErrors.h"
 #include "client/Services.h"
 #include "config/Settings.h"
@@ -14,7 +15,12 @@ void Client::Connection::aimOverTls(Server::Request& request, const Http::Url& u
                                     const Acl::Checklist& facts) const
 {
     // an intercepted request goes where the client was going, in the clear
-    request.tls = !intercepted_ && url.scheme() == "https";
+    // unless it came over bumped TLS; the origin's certificate must name
+    // the URL's host, wherever its address came from (aimAtOrigin())
+    const bool bumped = bump_ && !bump_->authority.empty();
+    request.tls = (!intercepted_ || bumped) && url.scheme() == "https";
+    if (request.tls)
+        request.tlsName = url.host();
     if (!request.tls || services_.settings().sslproxyCertError.size() == 0)
         return;
     // sslproxy_cert_error is asked during the handshake, maybe after this

@@ -118,10 +118,12 @@ public:
     virtual void release(Connection& connection) = 0;
     /// serves a bumped client (SSL bump): a Tls::Relay with context's
     /// certificate terminates its TLS on fd, and the relay's plain end is
-    /// adopted as a connection from peer to local with `bumped`
+    /// adopted as a connection from peer to local with `bumped` (an
+    /// intercepted one, local its original destination, when interceptedAt
+    /// is the intercept port's address)
     virtual void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                              const std::string& portName, SSL_CTX* context,
-                             std::unique_ptr<BumpState>&& bumped) = 0;
+                             std::unique_ptr<BumpState>&& bumped, const Comm::Address* interceptedAt) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
     /// The open client connections from the address `host` (Connection's

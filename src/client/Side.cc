@@ -50,7 +50,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                            << wanted.host << ":" << wanted.port
                            << " keeps its ssl-bump setting (the CA is read when the port opens, "
                               "as root): restart cuttle to change it");
-            if (bool(old->mode->tls) != wanted.tls) {
+            if (bool(old->mode->tls) != wanted.terminatesTls()) {
                 // the key is read when a port opens, as root: a port cannot
                 // change between http_port and https_port until a restart
                 debugs(5, 0,
@@ -74,7 +74,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         const auto mode = std::make_shared<Mode>(Mode{wanted.intercept, wanted.name, nullptr, nullptr});
         std::string problem;
         std::unique_ptr<Comm::Listener> listener;
-        if (wanted.tls) {
+        if (wanted.terminatesTls()) {
             Tls::ServerOptions options;
             options.certFile = wanted.tlsCert;
             options.keyFile = wanted.tlsKey;
@@ -122,7 +122,7 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                         if (mode->tls)
                             adoptTls(std::move(fd), peer, *mode);
                         else if (mode->intercept)
-                            adoptIntercepted(std::move(fd), peer, mode->name);
+                            adoptIntercepted(std::move(fd), peer, mode->name, mode->bump);
                         else if (mode->bump) {
                             auto bump = std::make_unique<BumpState>();
                             bump->ca = mode->bump;
@@ -145,7 +145,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
         ++connectionsSeen_;
         // Squid 5's wording, which tests and admins grep for
         debugs(5, 1,
-               "Accepting " << (wanted.intercept ? "NAT intercepted " : "") << (wanted.tls ? "HTTPS" : "HTTP")
+               "Accepting " << (wanted.intercept ? "NAT intercepted " : "")
+                            << (wanted.sslBump ? "SSL bumped " : "") << (wanted.tls ? "HTTPS" : "HTTP")
                             << " Socket connections at conn" << connectionsSeen_
                             << " local=" << listener->localAddress().toString() << " remote=[::] FD "
                             << listener->fd() << (wanted.intercept ? " flags=41" : " flags=9"));
@@ -201,18 +202,19 @@ void Client::Side::adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, co
     if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
         return; // the connection is gone already
     const auto local = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
-    relay(std::move(fd), peer, local, mode.tls->get(), mode.name, nullptr);
+    relay(std::move(fd), peer, local, mode.tls->get(), mode.name, nullptr, nullptr);
 }
 
 void Client::Side::adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                                const std::string& portName, SSL_CTX* context,
-                               std::unique_ptr<BumpState>&& bumped)
+                               std::unique_ptr<BumpState>&& bumped, const Comm::Address* interceptedAt)
 {
-    relay(std::move(fd), peer, local, context, portName, std::move(bumped));
+    relay(std::move(fd), peer, local, context, portName, std::move(bumped), interceptedAt);
 }
 
 void Client::Side::relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
-                         SSL_CTX* context, const std::string& portName, std::unique_ptr<BumpState>&& bump)
+                         SSL_CTX* context, const std::string& portName, std::unique_ptr<BumpState>&& bump,
+                         const Comm::Address* interceptedAt)
 {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -226,13 +228,13 @@ void Client::Side::relay(Comm::Descriptor&& fd, const Comm::Address& peer, const
     auto relay = std::make_unique<Tls::Relay>(loop_, context, std::move(fd), std::move(relayEnd), timeout);
     Tls::Relay* r = relay.get();
     relays_.emplace(r, std::move(relay));
-    (void)adopt(std::move(connectionEnd), peer, local, portName, nullptr, std::move(bump));
+    (void)adopt(std::move(connectionEnd), peer, local, portName, interceptedAt, std::move(bump));
     r->setDoneHandler([this, r] { loop_.callSoon([this, r] { relays_.erase(r); }); });
     r->start();
 }
 
 void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer,
-                                    const std::string& portName)
+                                    const std::string& portName, const Tls::MinterRef& bumpCa)
 {
     sockaddr_storage ss{};
     socklen_t len = sizeof(ss);
@@ -252,7 +254,14 @@ void Client::Side::adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& 
                                                                            << " remote=" << peer.toString());
         return;
     }
-    (void)adopt(std::move(fd), peer, *original, portName, &self);
+    std::unique_ptr<BumpState> bump;
+    if (bumpCa) {
+        // its TLS may be bumped: the connection makes up a CONNECT to the
+        // original destination (Connection::start())
+        bump = std::make_unique<BumpState>();
+        bump->ca = bumpCa;
+    }
+    (void)adopt(std::move(fd), peer, *original, portName, &self, std::move(bump));
 }
 
 void Client::Side::release(Connection& connection)

@@ -80,11 +80,14 @@ public:
     /// Serves a bumped client: its TLS ends in a relay with context's
     /// certificate, whose plain end is adopted with `bumped` (Services::adoptBumped())
     void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
-                     const std::string& portName, SSL_CTX* context, std::unique_ptr<BumpState>&& bumped);
+                     const std::string& portName, SSL_CTX* context, std::unique_ptr<BumpState>&& bumped,
+                     const Comm::Address* interceptedAt);
     /// Takes a connection accepted on an intercept port: looks its original
     /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
-    /// kernel has none, as Squid does.
-    void adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer, const std::string& portName);
+    /// kernel has none, as Squid does. With bumpCa (an `https_port ...
+    /// intercept ssl-bump`) its TLS may be bumped with that CA.
+    void adoptIntercepted(Comm::Descriptor&& fd, const Comm::Address& peer, const std::string& portName,
+                          const Tls::MinterRef& bumpCa);
     /// Ends a connection: it is destroyed after the current callback.
     void release(Connection& connection);
 
@@ -138,7 +141,8 @@ private:
     void adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode);
     /// a relay with context over fd, whose plain end is adopted with bump
     void relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local, SSL_CTX* context,
-               const std::string& portName, std::unique_ptr<BumpState>&& bump);
+               const std::string& portName, std::unique_ptr<BumpState>&& bump,
+               const Comm::Address* interceptedAt);
     /// whether client_ip_max_connections lets `peer` open one more connection
     bool admits(const Comm::Address& peer);
 

@@ -92,7 +92,8 @@ const std::vector<Directive> Table = {
      "as it is; tls-min-version= and options= apply to the bumped clients (doc/tls.md). Squid's other "
      "options after the address are accepted with a warning and ignored, except those that change "
      "what the port means for access control (tproxy, accel, vhost, vport, defaultsite, "
-     "require-proxy-header, ssl-bump on an intercept port), which are errors. With no http_port line "
+     "require-proxy-header, ssl-bump on an intercept port: intercepted TLS is bumped on an https_port), "
+     "which are errors. With no http_port line "
      "cuttle listens nowhere.",
      HttpPortHandler, true},
     {"https_port", "[ADDRESS:]PORT tls-cert=PEM [tls-key=PEM] [OPTION...]", nullptr, nullptr, "httpPorts",
@@ -102,9 +103,17 @@ const std::vector<Directive> Table = {
      "when the port opens, before cuttle leaves root; tls-dh= DH parameters; tls-min-version=1.0|1.1|1.2|1.3 "
      "(default 1.2); cipher= and options= as in tls_outgoing_options; clientca= asks for and requires a "
      "client certificate signed by those CAs (cafile= adds CAs that verify it). Squid's older names cert=, "
-     "key=, dhparams= are taken; intercept and ssl-bump are errors; other options are ignored with a "
-     "warning. The TLS side of each connection relays to an ordinary connection over a socketpair "
-     "(doc/design.md \"TLS\").",
+     "key=, dhparams= are taken; other options are ignored with a warning. The TLS side of each connection "
+     "relays to an ordinary connection over a socketpair (doc/design.md \"TLS\"). `https_port PORT "
+     "intercept ssl-bump tls-cert=CA.pem [tls-key=] [generate-host-certificates=] "
+     "[dynamic_cert_mem_cache_size=]` is Squid's port for TLS that iptables REDIRECT or DNAT sent to "
+     "cuttle: tls-cert= is then the bump CA, as on an http_port ssl-bump, and each connection is handled "
+     "as a CONNECT to its original destination that the client did not send (http_access and ssl_bump's "
+     "steps see it; no 200 is written; logged NONE_NONE/200 0 CONNECT ADDRESS:PORT once bumped): ssl_bump "
+     "splices it to the original destination or bumps it, and a bumped request's URL comes from Host "
+     "(https://), Host is verified against the original destination as on an intercept http_port, and "
+     "the request goes to the original destination over TLS verified for Host's name. intercept without "
+     "ssl-bump, and ssl-bump without intercept, are errors here.",
      HttpsPortHandler, true},
     {"authenticate_ip_ttl", "TIME", "1 second", nullptr, "authenticateIpTtl",
      "How long a client address counts for the user that authenticated from it, for max_user_ip acls "

@@ -248,21 +248,8 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
                 bumpOnly.push_back(opt);
             continue;
         }
-        if (!https && ParseBumpPortOption(call, opt, p, ok))
+        if (ParseBumpPortOption(call, opt, p, ok))
             continue;
-        if (https && opt == "ssl-bump") {
-            // Squid's https_port ssl-bump bumps intercepted TLS, which cuttle does not do
-            call.error(
-                "https_port option 'ssl-bump' is not implemented by cuttle and ignoring it would change "
-                "the port's access control: refusing it");
-            ok = false;
-            continue;
-        }
-        if (https && (opt == "intercept" || opt == "transparent")) {
-            call.error("https_port option '" + opt + "' is not implemented by cuttle: refusing it");
-            ok = false;
-            continue;
-        }
         // Squid 5.7 takes `transparent` as `intercept`, silently; each
         // refuses the other interception mode (cache_cf.cc parse_port_option)
         if (opt == "intercept" || opt == "transparent") {
@@ -315,14 +302,26 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
         call.error("https_port needs tls-cert=");
         ok = false;
     }
-    if (p.sslBump && p.intercept && ok) {
-        call.error("http_port: ssl-bump on an intercept port (TLS intercepted without CONNECT) is not "
-                   "implemented by cuttle: refusing it");
+    // intercepted TLS is bumped on an `https_port ... intercept ssl-bump`
+    // (doc/design.md "Interception"); Squid's other combinations are refused
+    if (https && p.sslBump && !p.intercept && ok) {
+        call.error("https_port: ssl-bump requires intercept (cuttle has no tproxy): add it, or use http_port "
+                   "ssl-bump for CONNECT");
+        ok = false;
+    }
+    if (https && p.intercept && !p.sslBump && ok) {
+        call.error("https_port: intercept without ssl-bump (intercepted TLS ended with one certificate) is "
+                   "not implemented by cuttle: refusing it");
+        ok = false;
+    }
+    if (!https && p.sslBump && p.intercept && ok) {
+        call.error("http_port: ssl-bump on an intercept port is not implemented by cuttle: refusing it "
+                   "(intercepted TLS is bumped on an https_port ... intercept ssl-bump)");
         ok = false;
     }
     if (p.sslBump && p.tlsCert.empty() && ok) {
-        call.error("http_port ssl-bump needs tls-cert= (the bump CA, or the certificate to show when "
-                   "generate-host-certificates=off)");
+        call.error(directive + " ssl-bump needs tls-cert= (the bump CA, or the certificate to show when "
+                               "generate-host-certificates=off)");
         ok = false;
     }
     if (!p.sslBump) {

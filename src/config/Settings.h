@@ -51,11 +51,17 @@ struct HttpPort {
     int tlsMinVersion = 0x0303;   ///< tls-min-version= (OpenSSL's TLS1_2_VERSION)
     uint64_t tlsSetOptions = 0;   ///< options= bits set
     uint64_t tlsClearOptions = 0; ///< options= bits cleared
-    /// `ssl-bump` (an http_port): a CONNECT's TLS may be bumped, with the
-    /// bump CA in tlsCert/tlsKey (doc/design.md "SSL bump")
+    /// `ssl-bump`: on an http_port a CONNECT's TLS may be bumped; on an
+    /// `https_port ... intercept` the intercepted TLS may (a CONNECT to the
+    /// original destination is made up for it). The bump CA is in
+    /// tlsCert/tlsKey (doc/design.md "SSL bump", "Interception").
     bool sslBump = false;
     bool generateHostCertificates = true;     ///< generate-host-certificates= (off: show tlsCert itself)
     uint64_t dynamicCertCacheBytes = 4 << 20; ///< dynamic_cert_mem_cache_size= (Squid's default: 4 MB)
+
+    /// whether cuttle ends the clients' TLS with tlsCert itself (an
+    /// https_port that does not bump)
+    bool terminatesTls() const { return tls && !sslBump; }
 };
 
 /// One `ssl_bump ACTION [!]ACL...` line.

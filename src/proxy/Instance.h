@@ -130,9 +130,9 @@ public:
     void release(Client::Connection& connection) override { side_.release(connection); }
     void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                      const std::string& portName, SSL_CTX* context,
-                     std::unique_ptr<Client::BumpState>&& bumped) override
+                     std::unique_ptr<Client::BumpState>&& bumped, const Comm::Address* interceptedAt) override
     {
-        side_.adoptBumped(std::move(fd), peer, local, portName, context, std::move(bumped));
+        side_.adoptBumped(std::move(fd), peer, local, portName, context, std::move(bumped), interceptedAt);
     }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }

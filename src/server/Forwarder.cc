@@ -180,8 +180,9 @@ std::string Server::Forwarder::poolKey() const
     // the requests that ask for the same
     if (current_.peer)
         return "peer " + current_.peer->name() + request_.outgoing.key();
-    return (request_.tls ? "https://" : "") + request_.host + ":" + std::to_string(request_.port) +
-           request_.outgoing.key();
+    // a TLS connection is for the name its certificate was verified for
+    return (request_.tls ? "https://" + request_.tlsName + "@" : "") + request_.host + ":" +
+           std::to_string(request_.port) + request_.outgoing.key();
 }
 
 void Server::Forwarder::dial()
@@ -258,8 +259,11 @@ void Server::Forwarder::startHandshake()
     }
     stage_ = Stage::Handshaking;
     // the session cache's key: the origin or peer, whatever address it resolved to
-    const std::string& name = peer ? peer->tlsName() : request_.host;
-    auto key = peer ? "peer " + peer->name() : request_.host + ":" + std::to_string(request_.port);
+    const std::string& name = peer                       ? peer->tlsName()
+                              : request_.tlsName.empty() ? request_.host
+                                                         : request_.tlsName;
+    auto key =
+        peer ? "peer " + peer->name() : name + "@" + request_.host + ":" + std::to_string(request_.port);
     connection_->startTls(std::make_unique<Tls::Connection>(context, connection_->fd(), name, std::move(key),
                                                             request_.allowCertError));
     // connect_timeout bounds the handshake as it bounds the connect (Squid's

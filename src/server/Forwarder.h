@@ -140,6 +140,10 @@ struct Request {
     Comm::Connector::Outgoing outgoing; ///< source address and TOS of its connections (tcp_outgoing_*)
     /// an https:// URL: TLS to the origin (a parent gets the URL over plain HTTP)
     bool tls = false;
+    /// with tls: the name sent as SNI and that the origin's certificate
+    /// must carry; empty: host (an intercepted bumped request goes to an
+    /// address, for a name)
+    std::string tlsName;
     /// sslproxy_cert_error: which certificate errors may pass; empty: none
     Tls::Connection::AllowError allowCertError;
 };

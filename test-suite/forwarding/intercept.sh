@@ -19,23 +19,13 @@
 # fd77::1 / fd77::9 likewise. Needs root (or user namespaces), unshare and
 # iptables (bootstrap.sh --install-test-deps installs them); skipped (77)
 # otherwise.
-if [ -z "${CUTTLE_IN_NETNS:-}" ]; then
-    command -v unshare > /dev/null 2>&1 || { echo "SKIP: no unshare"; exit 77; }
-    command -v ip > /dev/null 2>&1 || { echo "SKIP: no ip (iproute2)"; exit 77; }
-    command -v iptables > /dev/null 2>&1 || { echo "SKIP: no iptables"; exit 77; }
-    unshare -n true 2> /dev/null || { echo "SKIP: cannot make a network namespace (unshare -n)"; exit 77; }
-    unshare -n iptables -t nat -L OUTPUT > /dev/null 2>&1 ||
-        { echo "SKIP: iptables cannot use the nat table in a network namespace here"; exit 77; }
-    CUTTLE_IN_NETNS=1 exec unshare -n "$0" "$@"
-fi
+. "$top_srcdir/test-suite/netns.sh"
+netns_enter "$0" "$@"
 
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 
-ip link set lo up || fail "ip link set lo up"
-for a in 10.77.0.1 10.77.0.2 10.77.0.9; do
-    ip addr add "$a/32" dev lo || fail "ip addr add $a"
-done
+netns_addresses 10.77.0.1 10.77.0.2 10.77.0.9
 HAVE_V6=no
 if ip -6 addr add fd77::1/128 dev lo nodad 2> /dev/null && ip -6 addr add fd77::9/128 dev lo nodad 2> /dev/null &&
     command -v ip6tables > /dev/null 2>&1 && ip6tables -t nat -L OUTPUT > /dev/null 2>&1; then

@@ -41,9 +41,9 @@ tls_conf "tls_outgoing_options cafile=$T/tls/ca.pem" \
     "ssl_bump peek step1" "ssl_bump splice nobump" "ssl_bump bump all" "debug_options ALL,1 33,3"
 echo "127.0.0.1 splice.test bump.test splice2.test bump2.test" >> "$T/hosts"
 cuttle_start
-PORTS=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" | sed 's/.*://')
-FIRST=$(echo "$PORTS" | sed -n 2p)
-SECOND=$(echo "$PORTS" | sed -n 3p)
+PORTS=$(grep -o 'Accepting SSL bumped HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" | sed 's/.*://')
+FIRST=$(echo "$PORTS" | sed -n 1p)
+SECOND=$(echo "$PORTS" | sed -n 2p)
 [ -n "$FIRST" ] && [ -n "$SECOND" ] || fail "no ssl-bump ports in cache.log"
 
 # issuer PORT HOST : the issuer of the certificate a CONNECT to HOST through PORT is shown

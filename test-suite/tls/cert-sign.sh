@@ -39,7 +39,7 @@ tls_conf "tls_outgoing_options cafile=$d/ca.pem" \
     "sslproxy_cert_adapt setValidAfter adapted" "sslproxy_cert_adapt setCommonName{renamed.test} adapted"
 echo "127.0.0.1 adapt.test forced.test" >> "$T/hosts"
 cuttle_start
-BPORT=$(grep -o 'Accepting HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" | sed -n 2p | sed 's/.*://')
+BPORT=$(grep -o 'Accepting SSL bumped HTTP Socket connections at [^ ]* local=[^ ]*' "$T/cache.log" | sed -n 1p | sed 's/.*://')
 [ -n "$BPORT" ] || fail "no ssl-bump port in cache.log"
 
 # minted HOST PORT NAME : the certificate a client bumped on CONNECT

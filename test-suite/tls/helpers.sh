@@ -5,6 +5,7 @@
 #                                        # valid.pem, expired.pem, wrongname.pem, self.pem,
 #                                        # proxy.pem (proxy.test and 127.0.0.1)
 #     tls_bump_ca                        # $T/tls/bump.pem and .key: an ssl-bump CA
+#     tls_bump_setup                     # cuttle_setup, both of the above and splice.pem
 #     tls_shown_cert PORT HOST:PORT      # the certificate a CONNECT there is shown
 #     tls_origin valid [ARGS]            # an HTTPS origin serving valid.pem: $TPORT
 #     tls_conf "LINE" ...                # cuttle's squid.conf: origin.test is 127.0.0.1
@@ -27,6 +28,17 @@ tls_bump_ca() {
 }
 TPORT=""
 TSTATS=""
+
+# tls_bump_setup : cuttle_setup, the certificates (tls_certs), the bump CA
+# (tls_bump_ca) and splice.pem for splice.test, readable by cuttle; d=$T/tls
+tls_bump_setup() {
+    cuttle_setup
+    tls_certs
+    d=$T/tls
+    tls_bump_ca
+    tls_leaf splice splice.test 20200101000000Z 20991231000000Z
+    chmod -R a+rX "$d"
+}
 
 tls_certs() {
     command -v openssl > /dev/null || { echo "no openssl"; exit 77; }

@@ -3,7 +3,8 @@
 #
 #     tls-origin.py --cert CERT --key KEY --stats FILE [--max-tls 1.2] [--burst N] [--stall]
 #
-# Listens on 127.0.0.1:0 and prints "listening on 127.0.0.1:PORT" once.
+# Listens on 127.0.0.1:0 (or --listen ADDR:PORT, IPv4) and prints
+# "listening on ADDR:PORT" once.
 # FILE always holds "accepted=N handshakes=H resumed=R": the TCP connections
 # accepted, the TLS handshakes completed and how many of them resumed a session.
 # Each connection: a TLS handshake (session tickets on, so clients may
@@ -116,15 +117,17 @@ def main():
     parser.add_argument("--stall", action="store_true")
     parser.add_argument("--burst", type=int, default=-1)
     parser.add_argument("--stats", required=True)
+    parser.add_argument("--listen", default="127.0.0.1:0")
     args = parser.parse_args()
     global stats_path
     stats_path = args.stats
     count("accepted", 0)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
+    host, port = args.listen.rsplit(":", 1)
+    listener.bind((host, int(port)))
     listener.listen(64)
-    print("listening on 127.0.0.1:%d" % listener.getsockname()[1], flush=True)
+    print("listening on %s:%d" % (host, listener.getsockname()[1]), flush=True)
     context = None
     if not args.stall:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -70,6 +70,9 @@ public:
         const auto dst = Addr("10.77.0.1", 80);
         CPPUNIT_ASSERT_EQUAL(std::string("http://a.test/x?y"),
                              Client::InterceptedUrl("/x?y", std::string_view("a.test"), dst));
+        // a bumped intercepted connection's requests
+        CPPUNIT_ASSERT_EQUAL(std::string("https://a.test/x"),
+                             Client::InterceptedUrl("/x", std::string_view("a.test"), dst, "https"));
         CPPUNIT_ASSERT_EQUAL(std::string("http://a.test:8080/p"),
                              Client::InterceptedUrl("/p", std::string_view("a.test:8080"), dst));
         // the Host is the URL's authority whatever address it names
