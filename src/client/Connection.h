@@ -274,6 +274,10 @@ private:
     /// answers a manager request that http_access allowed: cachemgr_passwd
     /// (401, 404) or the page, or runs the command
     void serveManager(const Http::Url& url, Errors::PageContext& context);
+    /// the rest of serveManager() once the page is made: at once, or from
+    /// the loop (Checking until then; it writes the reply)
+    void answerManager(const std::string& action, const std::string& requestHead,
+                       std::optional<std::string> page);
     // limits on a transaction (Limits.cc)
     /// request_body_max_size against the Content-Length: answers 413 and returns true when over
     bool requestBodyIsTooBig(Errors::PageContext& context);
@@ -418,6 +422,7 @@ private:
     bool intercepted_ = false;     ///< accepted on an intercept port
     bool interceptedSelf_ = false; ///< intercepted, but its original destination is this socket: no NAT
     Comm::Address interceptPort_;  ///< intercepted: the intercept port's address (the socket's own)
+    std::shared_ptr<void> managerPage_;    ///< a manager page being put together (Services::managerPage())
     std::unique_ptr<HostCheck> hostCheck_; ///< the current request's Host verdict, once known (on the heap:
                                            ///< intercepted connections only)
     Comm::Lookup hostLookup_;              ///< resolving the current request's Host

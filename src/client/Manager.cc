@@ -106,20 +106,39 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
               {{"WWW-Authenticate", "Basic realm=\"" + request->action + "\""}});
         return;
     }
+    // a page of every worker's list comes from the loop: the connection
+    // waits (Checking) and reads nothing meanwhile
+    managerPage_ =
+        services_.managerPage(request->action, [this, action = request->action,
+                                                head = context.request](std::optional<std::string> page) {
+            answerManager(action, head, std::move(page));
+        });
+    if (managerPage_)
+        state_ = State::Checking;
+}
+
+void Client::Connection::answerManager(const std::string& action, const std::string& requestHead,
+                                       std::optional<std::string> page)
+{
+    const bool waited = managerPage_ != nullptr;
+    managerPage_.reset(); // the gathering that calls us keeps itself
+    if (waited && state_ != State::Checking)
+        return; // closing
+    const auto& settings = services_.settings();
     std::string body;
     const char* type = "text/plain;charset=utf-8";
-    if (auto page = services_.managerPage(request->action)) {
+    if (page) {
         body = std::move(*page);
-        if (request->action == "metrics")
+        if (action == "metrics")
             type = Mgr::MetricsContentType;
     } else {
         // Squid 5.7's words; the command runs from the loop (its signal's handler), after this callback
-        if (request->action == "reconfigure")
+        if (action == "reconfigure")
             body = "Reconfiguring Squid Process ....";
-        else if (request->action == "rotate")
+        else if (action == "rotate")
             body = "Rotating Squid Process Logs ....";
-        debugs(16, 1, "CacheManager: " << peerHost_ << " requested " << request->action);
-        services_.managerCommand(request->action);
+        debugs(16, 1, "CacheManager: " << peerHost_ << " requested " << action);
+        services_.managerCommand(action);
     }
     if (pendingLog_) {
         pendingLog_->httpStatus = 200;
@@ -143,13 +162,15 @@ void Client::Connection::serveManager(const Http::Url& url, Errors::PageContext&
         Http::AppendField(out_, "Via", "1.1 " + services_.viaName());
     Http::AppendField(out_, "Connection", closeAfterReply_ ? "close" : "keep-alive");
     Http::EndHead(out_);
-    editReplyHead(out_, context.request, nullptr, 200);
+    editReplyHead(out_, requestHead, nullptr, 200);
     noteReplyHead(out_);
     if (!requestIsHead_)
         out_ += body;
     outOffset_ = 0;
     state_ = State::Writing;
     armTimer(settings.readTimeout);
+    if (waited) // from the loop: the reply goes now (a throw ends this connection only)
+        services_.loop().guard(this, [this] { drive(); });
 }
 
 bool Client::Connection::describe(Mgr::ActiveRequest& out) const

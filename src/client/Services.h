@@ -23,6 +23,7 @@
 #include "server/forward.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -147,9 +148,14 @@ public:
 
     /// what the client side counts (each logged transaction)
     virtual Counters& counters() = 0;
-    /// the body of the manager page `action` (Mgr::RenderPage()), or
-    /// nullopt when the action is not a page
-    virtual std::optional<std::string> managerPage(const std::string& action) = 0;
+    /// Gives `done` the body of the manager page `action`
+    /// (Mgr::RenderPage()), or nullopt when the action is not a page: at
+    /// once, or, for a list each worker keeps of its own with several
+    /// workers (Mgr::IsPerWorkerList()), from the loop once every worker
+    /// gave its part. `done` is not called once the returned token (null
+    /// when it was called at once) is dropped.
+    using ManagerPageDone = std::function<void(std::optional<std::string>)>;
+    virtual std::shared_ptr<void> managerPage(const std::string& action, ManagerPageDone done) = 0;
     /// runs a manager command (shutdown, reconfigure, rotate) as
     /// `cuttle -k` does: by the signal it sends, handled from the loop
     virtual void managerCommand(const std::string& action) = 0;

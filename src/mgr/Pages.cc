@@ -634,6 +634,17 @@ std::string Mgr::MaskSecrets(const std::string& line)
     return out;
 }
 
+bool Mgr::IsPerWorkerList(std::string_view action)
+{
+    return action == "active_requests" || action == "client_list";
+}
+
+std::string Mgr::WorkerPart(unsigned worker, std::string_view page)
+{
+    const std::string kid = "by kid" + std::to_string(worker);
+    return kid + " {\n" + std::string(page) + "} " + kid + "\n\n";
+}
+
 std::optional<std::string> Mgr::RenderPage(std::string_view action, const Figures& figures,
                                            const History& history, const Config::Settings& settings)
 {

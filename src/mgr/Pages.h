@@ -28,6 +28,15 @@ namespace Mgr {
 std::optional<std::string> RenderPage(std::string_view action, const Figures& figures, const History& history,
                                       const Config::Settings& settings);
 
+/// Whether `action`'s page lists what each worker keeps of its own (the
+/// requests in progress, the clients): with several workers it is made of
+/// each worker's page, framed by WorkerPart() (Squid's "atomic" actions).
+bool IsPerWorkerList(std::string_view action);
+
+/// One worker's part of such a page, as a Squid 5.7 kid writes it with
+/// SMP: `by kidN {` newline, the page, `} by kidN` and an empty line.
+std::string WorkerPart(unsigned worker, std::string_view page);
+
 /// The `metrics` page: the counters and gauges in the OpenMetrics text
 /// format (HELP and TYPE lines, `# EOF` at the end), names `squid_...` for
 /// Squid's figures and `cuttle_...` for cuttle's own.

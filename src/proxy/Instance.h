@@ -142,7 +142,7 @@ public:
     Helper::Pool* storeIdHelper() override { return storeIdHelper_.get(); }
     Client::Lookups& lookups() override;
     Client::Counters& counters() override { return side_.counters(); }
-    std::optional<std::string> managerPage(const std::string& action) override;
+    std::shared_ptr<void> managerPage(const std::string& action, ManagerPageDone done) override;
     void managerCommand(const std::string& action) override;
 
     /// Once a minute, adds the counters to the manager's History (the

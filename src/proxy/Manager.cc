@@ -348,9 +348,61 @@ Mgr::Figures Proxy::Instance::managerFigures() const
     return f;
 }
 
-std::optional<std::string> Proxy::Instance::managerPage(const std::string& action)
+std::shared_ptr<void> Proxy::Instance::managerPage(const std::string& action, ManagerPageDone done)
 {
-    return Mgr::RenderPage(action, managerFigures(), history_, *settings_);
+    auto own = Mgr::RenderPage(action, managerFigures(), history_, *settings_);
+    const unsigned workers = board_ ? board_->workerCount() : 1;
+    if (!own || workers < 2 || !Mgr::IsPerWorkerList(action)) {
+        done(std::move(own));
+        return nullptr;
+    }
+    // each other worker renders its own page on its loop and posts it back
+    // to this one (doc/design.md "Workers"); the page is put together, in
+    // worker order, once the last part came. A worker that takes no call
+    // any more (shutting down) has no part.
+    struct Gathering {
+        std::vector<std::optional<std::string>> parts; ///< by worker number - 1
+        unsigned awaited = 0;
+        ManagerPageDone done;
+
+        void arrived()
+        {
+            if (--awaited > 0)
+                return;
+            std::string page;
+            for (size_t i = 0; i < parts.size(); ++i)
+                if (parts[i])
+                    page += Mgr::WorkerPart(unsigned(i + 1), *parts[i]);
+            done(std::move(page));
+        }
+    };
+    auto gathering = std::make_shared<Gathering>();
+    gathering->parts.resize(workers);
+    gathering->parts[workerNumber_ - 1] = std::move(own);
+    gathering->done = std::move(done);
+    gathering->awaited = 1; // held until every call is posted
+    Board* const board = board_;
+    const unsigned self = workerNumber_;
+    for (unsigned other = 1; other <= workers; ++other) {
+        if (other == self)
+            continue;
+        const std::weak_ptr<Gathering> weak = gathering;
+        ++gathering->awaited;
+        const bool posted = board->postTo(other, [weak, board, self, other, action](Instance& proxy) {
+            auto part = Mgr::RenderPage(action, proxy.managerFigures(), proxy.history_, *proxy.settings_);
+            // runs on the asking worker's loop: only it touches the gathering
+            (void)board->postTo(self, [weak, other, part = std::move(part)](Instance&) mutable {
+                if (const auto g = weak.lock()) {
+                    g->parts[other - 1] = std::move(part);
+                    g->arrived();
+                }
+            });
+        });
+        if (!posted)
+            --gathering->awaited;
+    }
+    gathering->arrived(); // the hold
+    return gathering->awaited > 0 ? gathering : nullptr;
 }
 
 void Proxy::Instance::managerCommand(const std::string& action)

@@ -91,6 +91,25 @@ page active_requests '^uri cache_object://127\.0\.0\.1/active_requests$' '^logTy
 page client_list '^Cache Clients:$' '^Address: 127\.0\.0\.1$' '^    HTTP Requests [1-9][0-9]*$' \
     '^        TCP_MISS +[1-9][0-9]* +[0-9]+%$' '^        TCP_MEM_HIT +[1-9][0-9]* +[0-9]+%$' \
     '^HTTP: [1-9][0-9]* Requests, [1-9][0-9]* Hits \( *[0-9]+%\)$'
+if [ "$CUTTLE_TEST_WORKERS" != 1 ] && [ -z "$CACHE_TEST_SQUID" ]; then
+    # the lists each worker keeps come from every worker, whichever serves
+    # the page, framed as Squid's kids frame them; every worker served this
+    # client, so each part lists it
+    for action in active_requests client_list; do
+        mark
+        mgr "$action"
+        expect "$action" "$MCODE" 200
+        k=1
+        while [ $k -le "$CUTTLE_TEST_WORKERS" ]; do
+            body_has "$action" "^by kid$k \{\$"
+            body_has "$action" "^\} by kid$k\$"
+            k=$((k + 1))
+        done
+        pass_if_ok "mgr:$action from every worker"
+    done
+    expect "client_list: the client in every worker's part" "$(grep -c '^Address: 127\.0\.0\.1$' "$T/mgr.body")" \
+        "$CUTTLE_TEST_WORKERS"
+fi
 page server_list '^There are no neighbors installed\.$'
 page fqdncache '^FQDN Cache Statistics:$' '^FQDNcache Requests: [0-9]+$' '^FQDN Cache Contents:$'
 page ipcache '^IP Cache Statistics:$' '^IPcache Entries Cached: +[0-9]+$' '^IPcache Requests: [0-9]+$' \

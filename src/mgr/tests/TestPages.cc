@@ -67,9 +67,22 @@ class TestPages : public CppUnit::TestFixture {
     CPPUNIT_TEST(configMasksPasswords);
     CPPUNIT_TEST(metricsAreValidOpenMetrics);
     CPPUNIT_TEST(countersOfWorkersAddUp);
+    CPPUNIT_TEST(workerPartsAreFramedAsSquidKids);
     CPPUNIT_TEST_SUITE_END();
 
 public:
+    void workerPartsAreFramedAsSquidKids()
+    {
+        // Squid 5.7's Mgr::Action::fillEntry() for an atomic action with SMP
+        CPPUNIT_ASSERT_EQUAL(std::string("by kid2 {\nCache Clients:\n} by kid2\n\n"),
+                             Mgr::WorkerPart(2, "Cache Clients:\n"));
+        CPPUNIT_ASSERT(Mgr::IsPerWorkerList("active_requests"));
+        CPPUNIT_ASSERT(Mgr::IsPerWorkerList("client_list"));
+        // summed (counters) or shared (the memory cache's objects, the DNS cache)
+        for (const char* whole : {"info", "counters", "objects", "ipcache", "fqdncache", "menu"})
+            CPPUNIT_ASSERT_MESSAGE(whole, !Mgr::IsPerWorkerList(whole));
+    }
+
     void countersOfWorkersAddUp()
     {
         Mgr::Counters mine, theirs;
