@@ -779,7 +779,9 @@ const std::vector<Directive> Table = {
      "default-ca=off or flags=NO_DEFAULT_CA; cert= and key= give a client certificate; cipher= is OpenSSL's "
      "list for TLS 1.2 and older; min-version=1.0|1.1|1.2|1.3 (default 1.2: TLS 1.0 and 1.1 are off unless "
      "asked for); options= OpenSSL's option names as Squid spells them (NO_TLSv1_3, NO_TICKET, ALL, ...; "
-     "-NAME clears one); flags=DONT_VERIFY_PEER (accept any certificate), DONT_VERIFY_DOMAIN (do not check "
+     "-NAME clears one), and cuttle's own KTLS: kernel TLS where the kernel has the tls module and the "
+     "cipher suits it (cache.log says at start whether it does; off by default, doc/tls.md); "
+     "flags=DONT_VERIFY_PEER (accept any certificate), DONT_VERIFY_DOMAIN (do not check "
      "the name), NO_DEFAULT_CA, NO_SESSION_REUSE. Several lines add up. A CA file that cannot be read or a "
      "cipher list OpenSSL refuses stops cuttle at start, and a reconfigure keeps the TLS settings in force.",
      TlsOutgoingOptionsHandler, true},

@@ -46,6 +46,8 @@ const std::pair<const char*, uint64_t> OptionNames[] = {
     {"No_Compression", SSL_OP_NO_COMPRESSION},
     {"NO_TICKET", SSL_OP_NO_TICKET},
     {"SINGLE_ECDH_USE", SSL_OP_SINGLE_ECDH_USE},
+    // cuttle's own: kernel TLS where the kernel and the cipher allow it (doc/tls.md)
+    {"KTLS", SSL_OP_ENABLE_KTLS},
 };
 
 /// min-version= and tls-min-version=: OpenSSL's version number, or 0

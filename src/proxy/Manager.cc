@@ -15,6 +15,7 @@
 #include "server/Peers.h"
 #include "disk/Cache.h"
 #include "store/StoreLog.h"
+#include "tls/Context.h"
 
 #include <algorithm>
 #include <csignal>
@@ -109,6 +110,7 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
         share.dns = resolver_->stats();
     const auto pool = Sbuf::DefaultPool().stats();
     const auto& copies = Sbuf::DefaultPool().copyStats();
+    const auto& kernelTls = Tls::ThreadKernelTls(); // this worker's thread
     share.own = {
         {"client_connections", side_.connectionCount(), false},
         {"blocks_in_use", pool.total.blocksInUse, false},
@@ -133,6 +135,9 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
         {"forward_retries", forwarding_ ? forwarding_->retries : 0, true},
         {"spliced_replies", forwarding_ ? forwarding_->splicedReplies : 0, true},
         {"bytes_spliced", forwarding_ ? forwarding_->bytesSpliced : 0, true},
+        {"tls_kernel_asked", kernelTls.asked, true},
+        {"tls_kernel_send", kernelTls.send, true},
+        {"tls_kernel_receive", kernelTls.receive, true},
     };
     return share;
 }

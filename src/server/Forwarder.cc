@@ -295,7 +295,8 @@ void Server::Forwarder::continueHandshake()
     debugs(83, 3,
            "TLS with " << (current_.peer ? "cache_peer " + current_.peer->name() : request_.host) << ":"
                        << (current_.peer ? current_.peer->config().httpPort : request_.port) << ": "
-                       << tls.version() << (tls.isResumed() ? ", session resumed" : ""));
+                       << tls.version() << (tls.isResumed() ? ", session resumed" : "") << ", "
+                       << tls.cipheredBy());
     // bytes that came with the handshake's end (the reply, even) announce
     // themselves no more: onConnected() reads at once
     onConnected(true);

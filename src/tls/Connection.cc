@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "tls/Connection.h"
+#include "tls/Context.h"
 #include "base/TextException.h"
 #include "base/TlsErrors.h"
 #include "log/CacheLog.h"
@@ -203,6 +204,7 @@ Tls::Connection::Step Tls::Connection::handshake()
     const int r = SSL_connect(ssl_.get());
     if (r == 1) {
         allowError_ = nullptr; // it may hold the transaction that started the handshake
+        cipheredBy_ = NoteKernelTls(ssl_.get());
         return Step::Done;
     }
     const int e = SSL_get_error(ssl_.get(), r);

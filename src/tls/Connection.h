@@ -85,6 +85,8 @@ public:
     bool isResumed() const;
     /// the protocol agreed ("TLSv1.3")
     const char* version() const;
+    /// who ciphers its bytes, once the handshake is done (NoteKernelTls())
+    const std::string& cipheredBy() const { return cipheredBy_; }
     /// the origin's certificate (after the handshake; a resumed session's too), or null
     X509Ptr peerCertificate() const { return X509Ptr(SSL_get1_peer_certificate(ssl_.get())); }
 
@@ -115,7 +117,8 @@ private:
     std::string sessionKey_;
     AllowError allowError_; ///< cleared once the handshake is done
     VerifyFailure failure_;
-    int pendingEnd_ = 0; ///< 0: none; -1: EOF; else the errno of a failure, for the next read()
+    std::string cipheredBy_; ///< see cipheredBy()
+    int pendingEnd_ = 0;     ///< 0: none; -1: EOF; else the errno of a failure, for the next read()
     bool readWantsWrite_ = false;
     bool writeWantsRead_ = false;
 };

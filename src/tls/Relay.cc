@@ -7,6 +7,7 @@
 #include "tls/Relay.h"
 #include "base/TextException.h"
 #include "log/CacheLog.h"
+#include "tls/Context.h"
 
 #include <cerrno>
 
@@ -74,7 +75,8 @@ void Tls::Relay::pump()
         }
         established_ = true;
         timer_.cancel();
-        debugs(83, 3, "TLS client connection: " << SSL_get_version(ssl_.get()));
+        const auto cipheredBy = NoteKernelTls(ssl_.get()); // counted whatever the debug level
+        debugs(83, 3, "TLS client connection: " << SSL_get_version(ssl_.get()) << ", " << cipheredBy);
     }
     // each pass moves what it can both ways; a full buffer emptied by a
     // write is read into again in the next pass

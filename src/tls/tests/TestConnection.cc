@@ -5,6 +5,7 @@
 
 #include "cuttle.h"
 #include "tls/Connection.h"
+#include "tls/Context.h"
 #include "base/TlsErrors.h"
 #include "tls/tests/TestPeer.h"
 
@@ -27,9 +28,11 @@ struct Trust {
     TlsTest::Identity ca = TlsTest::MakeCa();
     std::string caFile = TlsTest::WritePem(ca.cert.get());
     Tls::ClientContextRef context;
-    Trust()
+    /// with setOptions: options= bits
+    explicit Trust(uint64_t setOptions = 0)
     {
         Tls::ClientOptions options;
+        options.setOptions = setOptions;
         options.caFile = caFile;
         options.defaultCa = false;
         std::string why;
@@ -55,6 +58,7 @@ class TestConnection : public CppUnit::TestFixture {
     CPPUNIT_TEST(selfSignedCertificateIsNamed);
     CPPUNIT_TEST(secondConnectionResumes);
     CPPUNIT_TEST(sessionOfAnEndedConnectionResumes);
+    CPPUNIT_TEST(kernelTlsAskedForFallsBackToOpenSsl);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -70,6 +74,35 @@ public:
         Connection client(trust.context, server.clientFd(), "origin.test", "origin.test:443", nullptr);
         CPPUNIT_ASSERT(TlsTest::Handshake(client, server) == Connection::Step::Done);
         CPPUNIT_ASSERT_EQUAL(0, client.failure().code);
+    }
+
+    void kernelTlsAskedForFallsBackToOpenSsl()
+    {
+        // a socketpair takes no TCP upper-layer protocol, on any kernel:
+        // the connection asked, was counted, and OpenSSL ciphers it
+        for (const bool ask : {false, true}) {
+            Trust trust(ask ? SSL_OP_ENABLE_KTLS : 0);
+            const auto leaf = TlsTest::MakeLeaf("origin.test", &trust.ca);
+            const auto serverCtx = Server::ContextFor(leaf);
+            Server server(serverCtx.get());
+            Connection client(trust.context, server.clientFd(), "origin.test", "origin.test:443", nullptr);
+            const auto before = Tls::ThreadKernelTls();
+            CPPUNIT_ASSERT(TlsTest::Handshake(client, server) == Connection::Step::Done);
+            const auto& after = Tls::ThreadKernelTls();
+            CPPUNIT_ASSERT_EQUAL(before.asked + (ask ? 1 : 0), after.asked);
+            CPPUNIT_ASSERT_EQUAL(before.send, after.send);
+            CPPUNIT_ASSERT_EQUAL(before.receive, after.receive);
+            CPPUNIT_ASSERT_EQUAL(
+                std::string(ask ? "OpenSSL (kernel TLS asked for, not taken: no tls module, or "
+                                  "the cipher)"
+                                : "OpenSSL"),
+                client.cipheredBy());
+            // and the bytes go through
+            server.write("hello");
+            char buffer[16];
+            CPPUNIT_ASSERT_EQUAL(ssize_t(5), client.read(buffer, sizeof(buffer)));
+            CPPUNIT_ASSERT_EQUAL(std::string("hello"), std::string(buffer, 5));
+        }
     }
 
     void readTakesEveryRecordUntilDrained()
