@@ -103,8 +103,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
             std::string why;
             mode->bump = Tls::Minter::Make(options, why);
             if (!mode->bump)
-                problem =
-                    "http_port " + wanted.host + ":" + std::to_string(wanted.port) + " ssl-bump: " + why;
+                problem = std::string(wanted.tls ? "https_port " : "http_port ") + wanted.host + ":" +
+                          std::to_string(wanted.port) + " ssl-bump: " + why;
         }
         if (!problem.empty()) {
             // a context could not be made: reported below
