@@ -10,7 +10,8 @@
 # and hit as any other. A spliced client sees the origin's own certificate.
 #
 # Addresses (on the namespace's lo): 10.77.0.1 origin.test and 10.77.0.3
-# splice.test (HTTPS origins on port 443), 10.77.0.9 the client. Skipped
+# splice.test (HTTPS origins on port 443), 10.77.0.9 the client; fd77::1
+# and fd77::9 likewise, when ip6tables can NAT here. Skipped
 # (77) where no network namespace with iptables can be made (netns.sh).
 . "$top_srcdir/test-suite/netns.sh"
 netns_enter "$0" "$@"
@@ -20,8 +21,15 @@ netns_enter "$0" "$@"
 . "$top_srcdir/test-suite/tls/helpers.sh"
 
 netns_addresses 10.77.0.1 10.77.0.3 10.77.0.9
+HAVE_V6=no
+if ip -6 addr add fd77::1/128 dev lo nodad 2> /dev/null && ip -6 addr add fd77::9/128 dev lo nodad 2> /dev/null &&
+    command -v ip6tables > /dev/null 2>&1 && ip6tables -t nat -L OUTPUT > /dev/null 2>&1; then
+    HAVE_V6=yes
+fi
 
 tls_bump_setup
+# (the last one started is tls_stats's: splice.test's)
+[ $HAVE_V6 = no ] || tls_origin valid --listen "[fd77::1]:443" --stats "$T/valid6.stats"
 tls_origin valid --listen 10.77.0.1:443
 tls_origin splice --listen 10.77.0.3:443
 dns_start origin.test=10.77.0.1 splice.test=10.77.0.3 other.test=10.77.0.3
@@ -35,6 +43,10 @@ grep -q "$announce .* flags=41" "$T/cache.log" || fail "cache.log does not annou
 IPORT=$(grep -o "$announce" "$T/cache.log" | tail -n 1 | sed -e 's/.*local=//' -e 's/.*://')
 iptables -t nat -A OUTPUT -s 10.77.0.9 -p tcp --dport 443 -j REDIRECT --to-ports "$IPORT" ||
     fail "iptables REDIRECT"
+if [ $HAVE_V6 = yes ]; then
+    ip6tables -t nat -A OUTPUT -s fd77::9 -p tcp --dport 443 -j REDIRECT --to-ports "$IPORT" ||
+        fail "ip6tables REDIRECT"
+fi
 pass "https_port 0 intercept ssl-bump: port $IPORT"
 
 # get CACERT URL [CURL ARGS] : the client's own HTTPS request (no proxy),
@@ -82,6 +94,18 @@ expect "a forged Host: Squid's error page" "$code" 503
 wait_until 5 access_log_has ' [A-Z_]+/503 [0-9]+ GET https://other\.test/body\? - ORIGINAL_DST/10\.77\.0\.1 ' ||
     fail "forged Host: no 503 line to the original destination"
 expect "forged Host: the other origin saw nothing" "$(tls_stats)" "$before"
+
+# IPv6: the made-up CONNECT names the original destination in brackets
+if [ $HAVE_V6 = yes ]; then
+    code=$(curl -s -o "$T/body" -w '%{http_code}' --max-time "$(scaled 10)" --interface fd77::9 \
+        --cacert "$d/bump.pem" --resolve "origin.test:443:[fd77::1]" "https://origin.test/body?s=6")
+    expect "IPv6: a bumped GET" "$code" 200
+    wait_until 5 access_log_has ' TCP_MISS/200 [0-9]+ GET https://origin\.test/body\? - ORIGINAL_DST/fd77::1 ' ||
+        fail "IPv6: no line to the original destination"
+    access_log_has ' NONE_NONE/200 0 CONNECT \[fd77::1\]:443 ' || fail "IPv6: the made-up CONNECT is not logged"
+else
+    echo "# IPv6: not tried (no ip6tables nat in the namespace)"
+fi
 
 # a client that stalls before its ClientHello is cut at request_timeout
 python3 - "$IPORT" << 'PY' &

@@ -3,8 +3,8 @@
 #
 #     tls-origin.py --cert CERT --key KEY --stats FILE [--max-tls 1.2] [--burst N] [--stall]
 #
-# Listens on 127.0.0.1:0 (or --listen ADDR:PORT, IPv4) and prints
-# "listening on ADDR:PORT" once.
+# Listens on 127.0.0.1:0 (or --listen ADDR:PORT, an IPv6 address in
+# brackets) and prints "listening on ADDR:PORT" once.
 # FILE always holds "accepted=N handshakes=H resumed=R": the TCP connections
 # accepted, the TLS handshakes completed and how many of them resumed a session.
 # Each connection: a TLS handshake (session tickets on, so clients may
@@ -122,10 +122,11 @@ def main():
     global stats_path
     stats_path = args.stats
     count("accepted", 0)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     host, port = args.listen.rsplit(":", 1)
-    listener.bind((host, int(port)))
+    family = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host.strip("[]"), int(port)))
     listener.listen(64)
     print("listening on %s:%d" % (host, listener.getsockname()[1]), flush=True)
     context = None
