@@ -722,6 +722,9 @@ class Bench:
         if nginx:
             self.data["small_origins"]["nginx"] = "%s (`worker_processes auto`, static files)" % self.data["versions"].get("nginx", "nginx")
         targets = self.main_targets()
+        if self.args.cuttle_pgo:
+            # the same source built with --enable-pgo (make bench's bench-pgo/): its gain
+            targets.insert(2, Cuttle(self.target_dir("cuttle-pgo"), self.args.cuttle_pgo, key="cuttle-pgo", label="cuttle, --enable-pgo build"))
         # cuttle's sweep points: against cuttle-origin only
         sweep_keys = []
         for buf, gap in WRK_SWEEP_POINTS:
@@ -1259,6 +1262,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cuttle", required=True, help="the cuttle binary")
     parser.add_argument("--origin", required=True, help="the cuttle-origin binary")
+    parser.add_argument("--cuttle-pgo", default=None, help="a cuttle built with --enable-pgo: section 4 measures it beside --cuttle")
     parser.add_argument("--out", required=True, help="where benchmarks.md, benchmarks.json and the plots go (doc/)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each measurement; medians are reported (default 3)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, 256 MiB transfers, 2 s wrk, 2000 connections")
