@@ -169,7 +169,7 @@ SECTIONS = ["throughput", "sweep", "small", "connections", "cache", "load", "tls
 SECTION_KEYS = {
     "throughput": ["throughput", "syscalls_perf", "syscalls_strace", "targets"],
     "sweep": ["sweep", "sweep_syscall_counter", "sweep_axes"],
-    "small": ["small", "wrk_duration", "small_origins"],
+    "small": ["small", "wrk_duration", "small_origins", "ioloop"],
     "connections": ["connections"],
     "cache": ["cache"],
     "load": ["load"],
@@ -177,11 +177,16 @@ SECTION_KEYS = {
     "disk": ["disk"],
 }
 # what the TLS and disk sections need beyond PACKAGES (targets.py)
-SECTION_PACKAGES = {"small": {"nginx": "nginx"}, "tls": {"nginx": "nginx"}, "disk": {"nginx": "nginx"}}
+SECTION_PACKAGES = {
+    "small": {"nginx": "nginx", "liburing-dev": "/usr/include/liburing.h"},  # ioloop.cc's io_uring loop
+    "tls": {"nginx": "nginx"},
+    "disk": {"nginx": "nginx"},
+}
 
 
 ic = load_script("idle_conns", "idle-conns.py")
 co = load_script("cache_objects", "cache-objects.py")
+iol = load_script("ioloop", "ioloop.py")
 
 
 class AtsIdle(ic.Proxy):
@@ -800,6 +805,17 @@ class Bench:
                         }
                     )
         self.data["small"] = small
+        self.ioloop()
+
+    def ioloop(self):
+        """epoll against io_uring without the rest of a proxy (ioloop.py,
+        doc/tuning.md "io_uring"): the same wrk, after the proxies."""
+        log("4. the event loop alone: ioloop.cc's epoll and io_uring loops, 4 KiB replies, alternated")
+        try:
+            self.data["ioloop"] = iol.measure(self.rounds, self.wrk_duration, 4096, log=lambda line: log("  " + line))
+        except RuntimeError as e:
+            self.not_measured["small/ioloop"] = str(e)
+            log("  NOT MEASURED: %s" % e)
 
     # -- 5
 

@@ -3,7 +3,8 @@
 # rest of a proxy (doc/tuning.md "io_uring"): builds ioloop.cc (needs g++ and
 # liburing-dev), then alternates its two loops under `wrk -t1 -c50`, ROUNDS
 # times, on 127.0.0.1, and prints each run and the medians: requests/s and
-# the server's CPU-s per 10k requests (from /proc/PID/stat).
+# the server's CPU-s per 10k requests (from /proc/PID/stat). bench.py's
+# small section runs it too (measure()).
 #
 #     test-suite/bench/ioloop.py [--rounds 3] [--duration 10] [--size 4096]
 import argparse
@@ -44,35 +45,54 @@ def run(binary, mode, size, duration):
         proc.wait(timeout=10)
 
 
+def measure(rounds, duration, size, log=print):
+    """Builds ioloop.cc and alternates its loops ROUNDS times; returns
+    {"size", "duration", "epoll": {"rounds": [...], "rps", "cpu_s_per_10k"},
+    "uring": {...}}. RuntimeError when it cannot be built or run."""
+    for tool in ("g++", "wrk"):
+        if not shutil.which(tool):
+            raise RuntimeError("%s is needed" % tool)
+    tmp = tempfile.mkdtemp(prefix="cuttle-ioloop.")
+    binary = os.path.join(tmp, "ioloop-bench")
+    build = subprocess.run(["g++", "-O2", "-std=c++20", "-o", binary, os.path.join(HERE, "ioloop.cc"), "-luring"],
+                           capture_output=True, text=True)
+    if build.returncode:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError("cannot build ioloop.cc (liburing-dev?): " + build.stderr.strip()[-300:])
+    data = {"size": size, "duration": duration, "epoll": {"rounds": []}, "uring": {"rounds": []}}
+    try:
+        for r in range(rounds):
+            for mode in ("epoll", "uring"):
+                try:
+                    rps, cpu = run(binary, mode, size, duration)
+                except (OSError, ValueError, AttributeError, subprocess.SubprocessError) as e:
+                    raise RuntimeError("%s: %s" % (mode, e)) from e
+                data[mode]["rounds"].append({"rps": rps, "cpu_s_per_10k": cpu})
+                log("round %d %-5s %9.0f requests/s %.3f CPU-s per 10k requests" % (r + 1, mode, rps, cpu))
+                time.sleep(1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for mode in ("epoll", "uring"):
+        rs = data[mode]["rounds"]
+        data[mode]["rps"] = statistics.median(x["rps"] for x in rs)
+        data[mode]["cpu_s_per_10k"] = statistics.median(x["cpu_s_per_10k"] for x in rs)
+    return data
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--duration", type=int, default=10)
     p.add_argument("--size", type=int, default=4096)
     args = p.parse_args()
-    for tool in ("g++", "wrk"):
-        if not shutil.which(tool):
-            sys.exit("ioloop.py: %s is needed" % tool)
-    tmp = tempfile.mkdtemp(prefix="cuttle-ioloop.")
-    binary = os.path.join(tmp, "ioloop-bench")
-    build = subprocess.run(["g++", "-O2", "-std=c++20", "-o", binary, os.path.join(HERE, "ioloop.cc"), "-luring"],
-                           capture_output=True, text=True)
-    if build.returncode:
-        sys.exit("ioloop.py: cannot build ioloop.cc (liburing-dev?): " + build.stderr.strip()[-300:])
-    results = {"epoll": [], "uring": []}
     try:
-        for r in range(args.rounds):
-            for mode in ("epoll", "uring"):
-                rps, cpu = run(binary, mode, args.size, args.duration)
-                results[mode].append((rps, cpu))
-                print("round %d %-5s %9.0f requests/s %.3f CPU-s per 10k requests" % (r + 1, mode, rps, cpu), flush=True)
-                time.sleep(1)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    med = {m: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for m, v in results.items()}
-    for m, (rps, cpu) in med.items():
-        print("median %-5s %9.0f requests/s %.3f CPU-s per 10k requests" % (m, rps, cpu))
-    print("uring / epoll: %.3fx requests/s, %.3fx CPU per request" % (med["uring"][0] / med["epoll"][0], med["uring"][1] / med["epoll"][1]))
+        data = measure(args.rounds, args.duration, args.size, log=lambda line: print(line, flush=True))
+    except RuntimeError as e:
+        sys.exit("ioloop.py: %s" % e)
+    for m in ("epoll", "uring"):
+        print("median %-5s %9.0f requests/s %.3f CPU-s per 10k requests" % (m, data[m]["rps"], data[m]["cpu_s_per_10k"]))
+    print("uring / epoll: %.3fx requests/s, %.3fx CPU per request"
+          % (data["uring"]["rps"] / data["epoll"]["rps"], data["uring"]["cpu_s_per_10k"] / data["epoll"]["cpu_s_per_10k"]))
 
 
 if __name__ == "__main__":

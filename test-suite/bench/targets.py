@@ -158,9 +158,16 @@ def as_root(cmd):
 
 def ensure_packages(notes, packages=None):
     """Installs from Debian the packages (PACKAGES by default: package name
-    -> a program it provides) whose programs are missing."""
+    -> a program it provides, or the absolute path of a file it installs)
+    whose programs or files are missing."""
     packages = PACKAGES if packages is None else packages
-    missing = [pkg for pkg, prog in packages.items() if not shutil.which(prog) and not os.path.exists("/usr/sbin/" + prog)]
+
+    def present(prog):
+        if os.path.isabs(prog):
+            return os.path.exists(prog)
+        return shutil.which(prog) or os.path.exists("/usr/sbin/" + prog)
+
+    missing = [pkg for pkg, prog in packages.items() if not present(prog)]
     if not missing:
         log("tools: all present (%s)" % " ".join(packages))
         return
