@@ -303,7 +303,7 @@ void Config::Handlers::ParsePortLine(DirectiveCall& call, bool https)
         ok = false;
     }
     // intercepted TLS is bumped on an `https_port ... intercept ssl-bump`
-    // (doc/design.md "Interception"); Squid's other combinations are refused
+    // (doc/design.md "SSL bump"); Squid's other combinations are refused
     if (https && p.sslBump && !p.intercept && ok) {
         call.error("https_port: ssl-bump requires intercept (cuttle has no tproxy): add it, or use http_port "
                    "ssl-bump for CONNECT");
