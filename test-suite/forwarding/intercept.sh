@@ -26,11 +26,7 @@ netns_enter "$0" "$@"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 
 netns_addresses 10.77.0.1 10.77.0.2 10.77.0.9
-HAVE_V6=no
-if ip -6 addr add fd77::1/128 dev lo nodad 2> /dev/null && ip -6 addr add fd77::9/128 dev lo nodad 2> /dev/null &&
-    command -v ip6tables > /dev/null 2>&1 && ip6tables -t nat -L OUTPUT > /dev/null 2>&1; then
-    HAVE_V6=yes
-fi
+netns_v6_addresses fd77::1 fd77::9
 
 cuttle_setup
 [ -x "$ORIGIN" ] || { echo "no test origin at $ORIGIN"; exit 99; }
@@ -52,14 +48,7 @@ start_cuttle() {
     cuttle_start
     wait_until 5 test -n "$(intercept_port)" || fail "no intercept port in cache.log"
     IPORT=$(intercept_port)
-    iptables -t nat -F OUTPUT
-    iptables -t nat -A OUTPUT -s 10.77.0.9 -p tcp --dport 80 -j REDIRECT --to-ports "$IPORT" ||
-        fail "iptables REDIRECT"
-    if [ $HAVE_V6 = yes ]; then
-        ip6tables -t nat -F OUTPUT
-        ip6tables -t nat -A OUTPUT -s fd77::9 -p tcp --dport 80 -j REDIRECT --to-ports "$IPORT" ||
-            fail "ip6tables REDIRECT"
-    fi
+    netns_redirect 80 "$IPORT"
 }
 
 # get URL [CURL ARGS] : the client's plain request (no proxy configured); the status

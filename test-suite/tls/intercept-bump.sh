@@ -21,11 +21,7 @@ netns_enter "$0" "$@"
 . "$top_srcdir/test-suite/tls/helpers.sh"
 
 netns_addresses 10.77.0.1 10.77.0.3 10.77.0.9
-HAVE_V6=no
-if ip -6 addr add fd77::1/128 dev lo nodad 2> /dev/null && ip -6 addr add fd77::9/128 dev lo nodad 2> /dev/null &&
-    command -v ip6tables > /dev/null 2>&1 && ip6tables -t nat -L OUTPUT > /dev/null 2>&1; then
-    HAVE_V6=yes
-fi
+netns_v6_addresses fd77::1 fd77::9
 
 tls_bump_setup
 # (the last one started is tls_stats's: splice.test's)
@@ -41,12 +37,7 @@ cuttle_start
 announce='Accepting NAT intercepted SSL bumped HTTPS Socket connections at [^ ]* local=[^ ]*'
 grep -q "$announce .* flags=41" "$T/cache.log" || fail "cache.log does not announce the port as Squid does"
 IPORT=$(grep -o "$announce" "$T/cache.log" | tail -n 1 | sed -e 's/.*local=//' -e 's/.*://')
-iptables -t nat -A OUTPUT -s 10.77.0.9 -p tcp --dport 443 -j REDIRECT --to-ports "$IPORT" ||
-    fail "iptables REDIRECT"
-if [ $HAVE_V6 = yes ]; then
-    ip6tables -t nat -A OUTPUT -s fd77::9 -p tcp --dport 443 -j REDIRECT --to-ports "$IPORT" ||
-        fail "ip6tables REDIRECT"
-fi
+netns_redirect 443 "$IPORT"
 pass "https_port 0 intercept ssl-bump: port $IPORT"
 
 # get CACERT URL [CURL ARGS] : the client's own HTTPS request (no proxy),
