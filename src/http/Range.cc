@@ -182,6 +182,36 @@ std::string Http::UnsatisfiedRangeValue(uint64_t completeLength)
     return "bytes */" + std::to_string(completeLength);
 }
 
+std::optional<Http::ContentRange> Http::ParseContentRange(std::string_view value)
+{
+    // RFC 9110 14.4: range-unit SP ( range-resp / unsatisfied-range ), with
+    // range-resp = incl-range "/" ( complete-length / "*" ); only the bytes
+    // unit, and only a satisfied range (an unsatisfied one names no bytes)
+    value = TrimOws(value);
+    if (value.size() < 6 || !EqualsIgnoreCase(value.substr(0, 6), "bytes "))
+        return std::nullopt;
+    value.remove_prefix(6);
+    const auto dash = value.find('-');
+    const auto slash = value.find('/');
+    if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash)
+        return std::nullopt;
+    const auto first = ParsePosition(value.substr(0, dash));
+    const auto last = ParsePosition(value.substr(dash + 1, slash - dash - 1));
+    if (!first || !last || *last < *first || *last == UINT64_MAX)
+        return std::nullopt;
+    ContentRange range;
+    range.range = {*first, *last - *first + 1};
+    const auto complete = value.substr(slash + 1);
+    if (complete != "*") {
+        const auto length = ParsePosition(complete);
+        // section 14.4: a complete length must exceed the last position
+        if (!length || *length <= *last || *length == UINT64_MAX)
+            return std::nullopt;
+        range.completeLength = *length;
+    }
+    return range;
+}
+
 bool Http::IfRangeMatches(std::string_view ifRange, const std::optional<EntityTag>& etag,
                           std::optional<time_t> lastModified, std::optional<time_t> date)
 {

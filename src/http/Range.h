@@ -137,6 +137,18 @@ std::string ContentRangeValue(const ByteRange& range, uint64_t completeLength);
 /// the Content-Range value of a 416: "bytes */1000"
 std::string UnsatisfiedRangeValue(uint64_t completeLength);
 
+/// What a single-part 206's Content-Range says.
+struct ContentRange {
+    ByteRange range;                       ///< the bytes the part holds
+    std::optional<uint64_t> completeLength; ///< the whole representation's length, unless "*"
+};
+
+/// Parses a satisfied Content-Range value (RFC 9110 section 14.4) in the
+/// bytes unit: "bytes 0-99/1000" or "bytes 0-99/*"; nothing for anything
+/// else (another unit, an unsatisfied range, a last position before the
+/// first or not within the complete length).
+std::optional<ContentRange> ParseContentRange(std::string_view value);
+
 /// Evaluates an If-Range value (RFC 9110 13.1.5) against the stored reply's
 /// ETag, Last-Modified and Date; true when the Range field applies, false
 /// when the whole body is to be sent.

@@ -177,6 +177,7 @@ struct Origin::Connection::Request {
     bool isChunked = false;       ///< the body is chunked
     uint64_t contentLength = 0;   ///< the Content-Length when not chunked
     bool expectsContinue = false; ///< Expect: 100-continue
+    std::string range;            ///< the Range field's value (the last one), or empty
     bool keepsBody = false;       ///< the body is kept in body (a script)
     bool isBodyTooBig = false;    ///< a kept body went past MaxScript
     uint64_t bodyLength = 0;      ///< the body's length as received
@@ -190,6 +191,7 @@ struct Origin::Connection::Body {
     Kind kind = Kind::Text;    ///< where the bytes come from
     std::string text = "ok\n"; ///< the Text body
     uint64_t size = 0;         ///< the size of a Pattern or File body
+    uint64_t from = 0;         ///< where in the pattern or file the body starts (a 206's range)
     int file = -1;             ///< the open File
 
     Body() = default;
@@ -208,7 +210,7 @@ struct Origin::Connection::Body {
     /// the bytes from offset (Text and Pattern; a Pattern run is at most PatternBlock bytes)
     const char* at(uint64_t offset) const
     {
-        return kind == Kind::Text ? text.data() + offset : patternAt(offset);
+        return kind == Kind::Text ? text.data() + offset : patternAt(from + offset);
     }
 };
 
@@ -365,6 +367,8 @@ bool Origin::Connection::parseHead(Request& request, int& status, std::string& w
             contentLength = length;
         } else if (iequals(name, "Expect")) {
             request.expectsContinue = iequals(value, "100-continue");
+        } else if (iequals(name, "Range")) {
+            request.range = value;
         }
     }
 
@@ -559,10 +563,46 @@ Origin::Connection::Ending Origin::Connection::handle(const Request& request, Cl
         body.text = "body-length: " + std::to_string(request.bodyLength) +
                     "\nbody-sha256: " + request.bodySha256 + "\n";
     }
+    if (spec.ranges && body.kind != Body::Kind::Text && !request.range.empty())
+        applyRange(request.range, spec, body);
     if (spec.rate > 0 && body.length() / spec.rate >= MaxPacedSeconds)
         return simpleReply(request, 400, "rate=" + std::to_string(spec.rate) + " would take a day or more\n",
                            started);
     return reply(request, spec, body, started);
+}
+
+void Origin::Connection::applyRange(std::string_view range, ReplySpec& spec, Body& body)
+{
+    // one range, `bytes=A-B`, `bytes=A-` or `bytes=-N`, that lies (partly)
+    // within the body: a 206 of those bytes; anything else: the whole body
+    if (!startsWith(range, "bytes="))
+        return;
+    range.remove_prefix(6);
+    const auto dash = range.find('-');
+    if (dash == std::string_view::npos || range.find(',') != std::string_view::npos)
+        return;
+    const auto first = parseDecimal(range.substr(0, dash));
+    const auto last = parseDecimal(range.substr(dash + 1));
+    uint64_t from = 0, to = 0;
+    if (dash == 0 && last && *last > 0) {
+        from = body.size > *last ? body.size - *last : 0;
+        to = body.size;
+    } else if (first && dash + 1 == range.size()) {
+        from = *first;
+        to = body.size;
+    } else if (first && last && *last >= *first) {
+        from = *first;
+        to = std::min(*last + 1, body.size);
+    } else {
+        return;
+    }
+    if (from >= to)
+        return;
+    spec.status = 206;
+    spec.headers.emplace_back("Content-Range", "bytes " + std::to_string(from) + "-" + std::to_string(to - 1) +
+                                                   "/" + std::to_string(body.size));
+    body.from = from;
+    body.size = to - from;
 }
 
 Origin::Connection::Ending Origin::Connection::simpleReply(const Request& request, int status,
@@ -769,7 +809,7 @@ bool Origin::Connection::sendIdentity(std::string_view head, const Body& body, u
         if (limit == 0)
             return sendAll(head);
         // MSG_MORE: the head leaves in the same segment as the file's first bytes
-        return (head.empty() || sendAll(head, MSG_MORE)) && sendFile(body.file, 0, limit);
+        return (head.empty() || sendAll(head, MSG_MORE)) && sendFile(body.file, body.from, limit);
     }
     // the head and the first (up to PatternBlock) body bytes in one call, then big writes
     uint64_t offset = std::min<uint64_t>(limit, PatternBlock);

@@ -72,6 +72,9 @@ private:
 
     /// Answers a request: the special paths, a script line or the query.
     Ending handle(const Request& request, Clock::time_point started);
+    /// ranges=1: makes spec and body a 206 of the one byte range that a
+    /// request's Range value asks for, when it lies within the body
+    static void applyRange(std::string_view range, ReplySpec& spec, Body& body);
     /// Answers with status and a text/plain body.
     Ending simpleReply(const Request& request, int status, std::string text, Clock::time_point started);
     /// Sends the reply spec and body describe, failures included.

@@ -20,19 +20,6 @@ bool isTokenChar(char c)
            std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
 }
 
-std::optional<uint64_t> parseDecimal(std::string_view text)
-{
-    if (text.empty() || text.size() > 19)
-        return std::nullopt;
-    uint64_t value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-        value = value * 10 + static_cast<uint64_t>(c - '0');
-    }
-    return value;
-}
-
 int hexValue(char c)
 {
     if (c >= '0' && c <= '9')
@@ -101,10 +88,10 @@ std::string applyOne(std::string_view key, std::string_view value, Origin::Reply
         if (!rate)
             return "bad rate=" + std::string(value) + " (bytes per second, e.g. 100k)";
         spec.rate = *rate;
-    } else if (key == "chunked" || key == "close") {
+    } else if (key == "chunked" || key == "close" || key == "ranges") {
         if (value != "0" && value != "1")
             return std::string(key) + "= takes 0 or 1";
-        (key == "chunked" ? spec.chunked : spec.close) = value == "1";
+        (key == "chunked" ? spec.chunked : key == "close" ? spec.close : spec.ranges) = value == "1";
     } else if (key == "hsize") {
         const auto size = parseSize(value);
         if (!size || *size > (64u << 20))
@@ -139,6 +126,19 @@ std::string applyOne(std::string_view key, std::string_view value, Origin::Reply
 }
 
 } // namespace
+
+std::optional<uint64_t> Origin::parseDecimal(std::string_view text)
+{
+    if (text.empty() || text.size() > 19)
+        return std::nullopt;
+    uint64_t value = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return value;
+}
 
 std::optional<uint64_t> Origin::parseSize(std::string_view text)
 {

@@ -50,7 +50,12 @@ struct ReplySpec {
     uint64_t failAt = 0;
     /// the reply head is padded with filler fields to at least this many bytes (`hsize=`)
     uint64_t headSize = 0;
+    /// a pattern or file body honours a request's single byte range with a 206 (`ranges=1`)
+    bool ranges = false;
 };
+
+/// Decimal digits (at most 19), nothing else.
+std::optional<uint64_t> parseDecimal(std::string_view text);
 
 /// A size: decimal digits with an optional `k`, `m` or `g` suffix (1024^n).
 std::optional<uint64_t> parseSize(std::string_view text);

@@ -31,6 +31,7 @@ class TestRange : public CppUnit::TestFixture {
     CPPUNIT_TEST(coalescedRangesKeepRequestOrder);
     CPPUNIT_TEST(overlapsCannotAmplifyTheReply);
     CPPUNIT_TEST(contentRangeValues);
+    CPPUNIT_TEST(contentRangeParses);
     CPPUNIT_TEST(ifRangeWithEntityTags);
     CPPUNIT_TEST(ifRangeWithDates);
     CPPUNIT_TEST(multipartRfcExample);
@@ -53,6 +54,7 @@ public:
     void coalescedRangesKeepRequestOrder();
     void overlapsCannotAmplifyTheReply();
     void contentRangeValues();
+    void contentRangeParses();
     void ifRangeWithEntityTags();
     void ifRangeWithDates();
     void multipartRfcExample();
@@ -314,6 +316,27 @@ void TestRange::overlapsCannotAmplifyTheReply()
     for (int i = 1; i < 100; ++i)
         value += "," + std::to_string(i) + "-";
     CPPUNIT_ASSERT(Resolve(value, 1000000) == (Ranges{{0, 1000000}}));
+}
+
+void TestRange::contentRangeParses()
+{
+    // RFC 9110 section 14.4's examples, and what a value written is read back as
+    auto parsed = Http::ParseContentRange("bytes 42-1233/1234");
+    CPPUNIT_ASSERT(parsed);
+    CPPUNIT_ASSERT(parsed->range == Http::ByteRange({42, 1192}));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1234), parsed->completeLength.value_or(0));
+    parsed = Http::ParseContentRange("bytes 42-1233/*");
+    CPPUNIT_ASSERT(parsed && !parsed->completeLength);
+    parsed = Http::ParseContentRange(Http::ContentRangeValue({0, 1}, 1));
+    CPPUNIT_ASSERT(parsed && parsed->range == Http::ByteRange({0, 1}) && parsed->completeLength == 1u);
+    CPPUNIT_ASSERT(Http::ParseContentRange("  BYTES 0-0/5 "));
+    // no bytes named, another unit, a last position outside the whole or
+    // before the first, signs, spaces, huge numbers
+    for (const char* bad : {"bytes */1234", "items 0-1/2", "bytes 0-4/5x", "bytes 5-4/10", "bytes 0-9/9",
+                            "bytes 0-9/10/", "bytes +0-9/10", "bytes 0 -9/10", "bytes 0-9 /10", "bytes=0-9/10",
+                            "bytes 0-9", "bytes -9/10", "bytes 0-/10", "bytes 0-18446744073709551615/*",
+                            "bytes 0-99999999999999999999/*", "", "bytes "})
+        CPPUNIT_ASSERT_MESSAGE(bad, !Http::ParseContentRange(bad));
 }
 
 void TestRange::contentRangeValues()
