@@ -53,6 +53,7 @@
 #include "store/Admission.h"
 #include "store/DiskTier.h"
 #include "store/Lookup.h"
+#include "store/Parts.h"
 #include "store/Revalidation.h"
 
 #include <chrono>
@@ -123,6 +124,24 @@ bool IsNotModified(const std::vector<Http::HeaderField>& request, const Store::R
     return since && modified && *modified <= *since;
 }
 
+/// whether a request's If-Range, if any, lets its Range apply to the stored
+/// reply (RFC 9110 13.1.5); false: the whole body is sent
+bool IfRangeAllows(Http::FieldsView requestFields, const Store::Reply& reply)
+{
+    const auto ifRange = Http::FieldValues(requestFields, "If-Range");
+    if (ifRange.empty())
+        return true;
+    std::optional<Http::EntityTag> etag;
+    if (const auto v = reply.findField("ETag"))
+        etag = Http::ParseEntityTag(*v);
+    std::optional<time_t> lm, date;
+    if (const auto v = reply.findField("Last-Modified"))
+        lm = Http::ParseHttpDate(*v);
+    if (const auto v = reply.findField("Date"))
+        date = Http::ParseHttpDate(*v);
+    return Http::IfRangeMatches(ifRange.front(), etag, lm, date);
+}
+
 } // namespace
 
 std::vector<Http::HeaderField> Client::Connection::requestFieldsCopy(Http::RequestParser& parser) const
@@ -174,7 +193,7 @@ bool Client::Connection::lookupCache(const Http::Url& url, const Acl::Checklist&
     }
     switch (found.kind) {
     case Store::Lookup::Kind::Miss:
-        return false;
+        return servePart(facts, options.now);
     case Store::Lookup::Kind::Join:
         joinable = std::move(found.entry);
         return false;
@@ -296,22 +315,13 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
     Http::ByteRangeSet set;
     if (!set.parse(values.front()))
         return;
-    const auto ifRange = Http::FieldValues(requestFields, "If-Range");
-    if (!ifRange.empty()) {
-        std::optional<Http::EntityTag> etag;
-        if (const auto v = reply.findField("ETag"))
-            etag = Http::ParseEntityTag(*v);
-        std::optional<time_t> lm, date;
-        if (const auto v = reply.findField("Last-Modified"))
-            lm = Http::ParseHttpDate(*v);
-        if (const auto v = reply.findField("Date"))
-            date = Http::ParseHttpDate(*v);
-        if (!Http::IfRangeMatches(ifRange.front(), etag, lm, date))
-            return;
-    }
-    const uint64_t length = tx.file              ? tx.file->length()
-                            : entry.isComplete() ? entry.body().length()
-                                                 : *reply.contentLength;
+    if (!IfRangeAllows(requestFields, reply))
+        return;
+    // the body's length: the file's, the whole object's (held parts, a body
+    // still arriving) or the complete body's
+    const uint64_t length = tx.file                                ? tx.file->length()
+                            : entry.isComplete() && !tx.partOffset ? entry.body().length()
+                                                                   : *reply.contentLength;
     const auto ranges = set.resolve(length);
     if (ranges.empty()) {
         tx.rangeStatus = 416;
@@ -323,7 +333,8 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         return;
     }
     tx.rangeStatus = 206;
-    const uint64_t start = entry.body().startOffset();
+    // held parts: the entry's body starts at the object's partOffset
+    const uint64_t start = entry.body().startOffset() - tx.partOffset.value_or(0);
     if (ranges.size() == 1) {
         tx.rangeLength = ranges.front().length;
         tx.rangeFields.emplace_back("Content-Range", Http::ContentRangeValue(ranges.front(), length));
@@ -341,6 +352,69 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         tx.segments.push_back({"", start + ranges[i].offset, ranges[i].length});
     }
     tx.segments.push_back({multipart.closing(), 0, 0});
+}
+
+bool Client::Connection::servePart(const Acl::Checklist& facts, time_t now)
+{
+    // doc/caching.md "Partial objects": a Range miss whose bytes held parts
+    // of the object cover, fresh, is a hit on them (one 206, or
+    // multipart/byteranges when every range lies in one held span)
+    auto& tx = *tx_;
+    auto& parts = services_.parts();
+    if (tx.method != Http::Method::Get || parts.objectCount() == 0)
+        return false;
+    const auto* head = parts.head(tx.cacheKey);
+    const auto values = Http::FieldValues(parser_.fields(), "Range");
+    Http::ByteRangeSet set;
+    if (!head || values.size() != 1 || !set.parse(values.front()) || !IfRangeAllows(parser_.fields(), *head))
+        return false;
+    const auto reuse = Store::IsFresh(tx.requestFacts, Store::ResponseFacts::Of(*head), refreshRule(), now);
+    const auto ranges = set.resolve(*head->contentLength);
+    if (!reuse.isServable() || ranges.empty())
+        return false;
+    uint64_t first = UINT64_MAX, end = 0;
+    for (const auto& range : ranges) {
+        first = std::min(first, range.offset);
+        end = std::max(end, range.offset + range.length);
+    }
+    auto cover = parts.cover(tx.cacheKey, first, end);
+    if (!cover.entry)
+        return false;
+    Store::Lookup found;
+    found.kind = Store::Lookup::Kind::Hit;
+    found.entry = cover.entry;
+    if (hitIsBlocked(found, facts))
+        return false;
+    debugs(20, 3, "serving bytes " << first << "-" << end - 1 << " of " << tx.url << " from its held parts");
+    tx.partOffset = cover.offset;
+    serveStored(cover.entry, reuse.age, "TCP_MEM_HIT");
+    return true;
+}
+
+void Client::Connection::collectPart()
+{
+    // doc/caching.md "Partial objects": a 206 to a GET that the whole
+    // object's reply would be stored for is kept as a part of it
+    auto& tx = *tx_;
+    const auto& settings = services_.settings();
+    const auto& reply = *tx.reply->reply();
+    const auto facts = Store::Parts::FactsOf(reply);
+    if (tx.method != Http::Method::Get || tx.stale || !facts || settings.storeMiss.size() != 0 ||
+        PeerKeepsIt(tx.forwarder.get()))
+        return;
+    const uint64_t limit = services_.disk() ? settings.maximumObjectSize : settings.maximumObjectSizeInMemory;
+    if (facts->length > limit || facts->length < settings.minimumObjectSize)
+        return;
+    const auto whole = Store::Parts::WholeReplyOf(reply, facts->length);
+    auto spec = storeSpec();
+    if (!whole || !Store::IsStorable(spec.facts, Store::ResponseFacts::Of(*whole), spec.rule))
+        return;
+    services_.parts().collect(tx.cacheKey, tx.reply, *facts,
+                              [&services = services_, spec = std::move(spec)](const Store::EntryRef& entry) {
+                                  if (StoreFetched(services, spec, entry, nullptr, nullptr))
+                                      debugs(20, 3,
+                                             "stored " << spec.cacheKey << ", completed from its parts");
+                              });
 }
 
 int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const
@@ -569,6 +643,10 @@ bool Client::Connection::decideStore()
 
     if (!tx.mayStore || tx.cacheKey.empty() || requestIsHead_)
         return false;
+    if (reply.status == 206) {
+        collectPart();
+        return false;
+    }
     if (auto fullKey =
             StoreFetched(services_, storeSpec(), tx.reply, tx.forwarder.get(), tx.replyFacts.get()))
         tx.storedKey = std::move(*fullKey);

@@ -256,6 +256,11 @@ private:
     bool isHandedOver() const;
     bool serveStaleOnError();
     void planRanges(const Store::Entry& entry, Http::FieldsView requestFields);
+    /// a 206 to this GET, a part of an object that could be stored whole:
+    /// collected by Store::Parts (doc/caching.md "Partial objects")
+    void collectPart();
+    /// serves a Range miss from held parts that cover it; whether it did
+    bool servePart(const Acl::Checklist& facts, time_t now);
     /// the disk store that holds the stale object being revalidated, or null
     /// (a memory object, or none)
     Store::DiskTier* staleDisk() const;
@@ -528,7 +533,10 @@ private:
         int rangeStatus = 0;                 ///< 206 or 416
         std::optional<uint64_t> rangeLength; ///< the Content-Length of the range reply
         std::vector<std::pair<std::string, std::string>> rangeFields; ///< Content-Range or Content-Type
-        bool isMultipart = false;                                     ///< multipart/byteranges
+        /// a hit on held parts (Store::Parts::Cover): the object offset
+        /// of the reply entry's first body byte
+        std::optional<uint64_t> partOffset;
+        bool isMultipart = false; ///< multipart/byteranges
     };
 
     bool clientIsHttp11_ = true;                        ///< the current request's version is 1.1 or later

@@ -14,6 +14,7 @@
 #include "log/CacheLog.h"
 #include "server/Forwarder.h"
 #include "store/Admission.h"
+#include "store/Parts.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
 #include "store/Revalidation.h"
@@ -58,12 +59,18 @@ Store::AdmissionLimits Client::AdmissionLimitsOf(const Config::Settings& setting
     return limits;
 }
 
+bool Client::PeerKeepsIt(const Server::Forwarder* forwarder)
+{
+    // cache_peer proxy-only: the parent keeps it, not cuttle
+    return forwarder && forwarder->peer() && forwarder->peer()->config().proxyOnly;
+}
+
 std::optional<std::string> Client::StoreFetched(Services& services, const Store::FetchSpec& spec,
                                                 const Store::EntryRef& entry, Server::Forwarder* forwarder,
                                                 const Acl::Checklist* storeFacts)
 {
-    if (forwarder && forwarder->peer() && forwarder->peer()->config().proxyOnly)
-        return std::nullopt; // cache_peer proxy-only: the parent keeps it, not cuttle
+    if (PeerKeepsIt(forwarder))
+        return std::nullopt;
     const auto& settings = services.settings();
     if (!StoreMissAllows(settings, storeFacts, spec.requestHead, *entry)) {
         debugs(20, 3, "store_miss keeps " << spec.cacheKey << " out of the cache");
@@ -72,6 +79,7 @@ std::optional<std::string> Client::StoreFetched(Services& services, const Store:
     auto charge = Store::Admit(services.cache(), AdmissionLimitsOf(settings), spec, entry, services.disk());
     if (!charge)
         return std::nullopt;
+    services.parts().erase(spec.cacheKey); // the whole object makes its parts useless
     auto fullKey = charge->key();
     if (forwarder)
         forwarder->chargeTo(std::move(*charge));

@@ -60,6 +60,10 @@ bool StaleMayAnswerErrors(const Config::Settings& settings, const Store::Entry* 
 /// limits, memory_cache_mode)
 Store::AdmissionLimits AdmissionLimitsOf(const Config::Settings& settings);
 
+/// whether the reply forwarder fetched is the peer's to keep, not cuttle's
+/// (cache_peer proxy-only); no forwarder: no
+bool PeerKeepsIt(const Server::Forwarder* forwarder);
+
 /// Stores the reply whose head entry holds when store_miss (with
 /// storeFacts: the request's acl facts; null with store_miss rules: not
 /// stored) and Store::Admit() allow it, with squid.conf's negative_ttl and

@@ -50,6 +50,7 @@ class DiskTier;
 class Entry;
 class Index;
 class InFlight;
+class Parts;
 } // namespace Store
 
 namespace Auth {
@@ -101,6 +102,8 @@ public:
     virtual Store::DiskTier* disk() { return nullptr; }
     /// the fetches others may join (collapsed_forwarding)
     virtual Store::InFlight& inFlight() = 0;
+    /// the parts of objects that Range requests fetched (this worker's)
+    virtual Store::Parts& parts() = 0;
     /// Erases the object stored under `key` (memory and disk), here and in
     /// every other worker (PURGE and RFC 9111 4.4's invalidation reach the
     /// whole process: doc/design.md "Workers"); returns how many copies

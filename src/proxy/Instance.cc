@@ -165,6 +165,7 @@ void Proxy::Instance::configureForwarding(const Config::Settings& settings, bool
     if (cache().policyName() != policy->name())
         cache().setPolicy(std::move(policy));
     cache().setBudget(settings.cacheMem);
+    parts_.setBudget(settings.cacheMem); // doc/caching.md "Partial objects"
 }
 
 size_t Proxy::Instance::eraseFromDisk(const std::string& key)
@@ -175,7 +176,7 @@ size_t Proxy::Instance::eraseFromDisk(const std::string& key)
 size_t Proxy::Instance::eraseStored(const std::string& key)
 {
     // an object is in memory or on disk (Store::Admit() erases the disk copy
-    // of what memory takes); both are asked: the memory cache is the
+    // of what memory takes), or in parts; all are asked: the memory cache is the
     // process's, a disk store's shelf the workers' of its cache_dir lines
     // (the others are told later, by their loops)
     if (board_) {
@@ -183,9 +184,10 @@ size_t Proxy::Instance::eraseStored(const std::string& key)
         board_->postToOthers(workerNumber_, [key, shelf](Instance& other) {
             if (other.disk_ && &other.disk_->shelf() != shelf)
                 (void)other.eraseFromDisk(key);
+            (void)other.parts_.erase(key);
         });
     }
-    return cache().erase(key) + eraseFromDisk(key);
+    return cache().erase(key) + eraseFromDisk(key) + parts_.erase(key);
 }
 
 void Proxy::Instance::adoptFinishing(Server::ForwarderPtr&& forwarder)

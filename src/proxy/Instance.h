@@ -55,6 +55,7 @@
 #include "server/Pool.h"
 #include "store/InFlight.h"
 #include "store/Index.h"
+#include "store/Parts.h"
 
 #include <memory>
 #include <set>
@@ -119,6 +120,7 @@ public:
     /// the disk store, or null without cache_dir (the cache manager's storedir page)
     const Disk::Cache* diskCache() const { return disk_.get(); }
     Store::InFlight& inFlight() override { return inFlight_; }
+    Store::Parts& parts() override { return parts_; }
     /// collapsed forwarding across workers, or null with one worker
     Collapsing* collapsing() { return collapsing_.get(); }
     size_t eraseStored(const std::string& key) override;
@@ -220,6 +222,7 @@ private:
     } cache_;
     std::unique_ptr<Disk::Cache> disk_; ///< the cache_dirs, made at start-up
     Store::InFlight inFlight_;          ///< joinable fetches
+    Store::Parts parts_;                ///< the parts of objects that Range requests fetched
     std::unique_ptr<Collapsing>
         collapsing_; ///< with several workers (joinBoard()); let go of first (~Instance())
     std::vector<Server::ForwarderPtr> finishing_;                  ///< see adoptFinishing()

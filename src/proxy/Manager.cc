@@ -138,6 +138,8 @@ Proxy::Board::Share Proxy::Instance::ownShare() const
         {"tls_kernel_asked", kernelTls.asked, true},
         {"tls_kernel_send", kernelTls.send, true},
         {"tls_kernel_receive", kernelTls.receive, true},
+        {"partial_objects", parts_.objectCount(), false},
+        {"partial_object_bytes", parts_.bytes(), false},
     };
     return share;
 }

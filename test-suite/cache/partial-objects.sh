@@ -1,0 +1,136 @@
+#!/bin/sh
+# Partial objects (doc/caching.md "Partial objects", beyond Squid 5.7): the
+# 206 replies to Range misses are kept as parts of their object when they
+# share one strong validator (RFC 9111 section 3.4), a later Range that held
+# parts cover is a hit (TCP_MEM_HIT/206) without asking the origin, and once
+# the parts cover the object it is stored whole: a plain GET is then a hit
+# with every byte right, in memory or (larger than memory takes) on disk.
+# Another validator drops the parts; weak validators, no-store, If-Range
+# that does not match and PURGE are checked too.
+#
+# Each worker holds its own parts (doc/caching.md), so with workers
+# (CUTTLE_TEST_WORKERS) the requests whose parts must meet go over one client
+# connection (one worker): ask ID ARGS... below.
+. "$top_srcdir/test-suite/lib.sh"
+. "$top_srcdir/test-suite/cache/helpers.sh"
+cuttle_setup
+. "$top_srcdir/test-suite/disk/helpers.sh"
+disk_setup
+
+# the bytes FIRST..LAST of the origin's pattern body of SIZE
+pattern_part() { "$ORIGIN" --print-body "$1" | head -c "$(($3 + 1))" | tail -c "$(($3 - $2 + 1))"; }
+
+# ask ID ARGS... : one request for /s/ID per ARGS (curl arguments with no
+# blank inside one, split on blanks: "-r 0-99", "-X PURGE", "" for a plain
+# GET), all over one client connection; the Nth reply's status in $T/code.N,
+# head (CR removed) in $T/head.N, body in $T/body.N, the statuses in $T/codes
+ask() {
+    local id=$1 n=0 args="" one
+    shift
+    rm -f "$T"/code.* "$T"/head.* "$T"/body.*
+    for one in "$@"; do
+        n=$((n + 1))
+        [ "$n" = 1 ] || args="$args -:"
+        args="$args -s -x 127.0.0.1:$PORT -D $T/head.$n -o $T/body.$n -w %{http_code}\\n $one $(url "$id")"
+    done
+    # shellcheck disable=SC2086 # the words are the arguments
+    curl --max-time "$(scaled 20)" $args > "$T/codes" || bad "curl of $id: $?"
+    n=0
+    while read -r code; do
+        n=$((n + 1))
+        echo "$code" > "$T/code.$n"
+        tr -d '\r' < "$T/head.$n" > "$T/head.tmp" && mv "$T/head.tmp" "$T/head.$n"
+    done < "$T/codes"
+}
+# code N, field N NAME, body_is N : the Nth reply of ask() (body_is: its body is stdin)
+code() { cat "$T/code.$1" 2>/dev/null; }
+field() { grep -i "^$2:" "$T/head.$1" | head -n 1 | sed 's/^[^:]*: *//'; }
+body_is() { cmp -s "$T/body.$1" -; }
+
+# --- parts combined until whole, in memory
+cache_start "cache_mem 64 MB"
+mark
+script pa 'cc=max-age=600&s=100000&etag="v1"&ranges=1'
+ask pa "-r 0-39999" "-r 100-199" "-r 100-199,300-399" "-r 39990-40009" "-r 40010-99999" "" "-r 50000-50009"
+expect "first part: status" "$(code 1)" 206
+expect "first part: access.log" "$(log_code pa 1)" TCP_MISS/206
+pattern_part 100000 0 39999 | body_is 1 || bad "first part: bytes"
+expect "within the part: status" "$(code 2)" 206
+expect "within the part: Content-Range" "$(field 2 Content-Range)" "bytes 100-199/100000"
+expect "within the part: X-Cache" "$(field 2 X-Cache)" "HIT from $CACHE_HOST"
+expect "within the part: access.log" "$(log_code pa 2)" TCP_MEM_HIT/206
+pattern_part 100000 100 199 | body_is 2 || bad "within the part: bytes"
+expect "two ranges within the part: status" "$(code 3)" 206
+expect_match "two ranges within the part: Content-Type" "$(field 3 Content-Type)" '^multipart/byteranges; boundary='
+grep -q 'Content-Range: bytes 300-399/100000' "$T/body.3" || bad "two ranges within the part: no second part"
+expect "two ranges within the part: access.log" "$(log_code pa 3)" TCP_MEM_HIT/206
+expect "past the part: access.log" "$(log_code pa 4)" TCP_MISS/206
+expect "the rest: access.log" "$(log_code pa 5)" TCP_MISS/206
+pattern_part 100000 40010 99999 | body_is 5 || bad "the rest: bytes"
+expect "the origin saw the three misses only" "$(seen_count pa)" 3
+expect "then the whole object: status" "$(code 6)" 200
+expect "then the whole object: access.log" "$(log_code pa 6)" TCP_MEM_HIT/200
+expect "then the whole object: sha256" "$(sha256sum < "$T/body.6" | cut -d' ' -f1)" "$(pattern_sha 100000)"
+expect "then the whole object: Content-Length" "$(field 6 Content-Length)" 100000
+[ -z "$(field 6 Content-Range)" ] || bad "the whole object has a Content-Range"
+expect "a range of the whole object: access.log" "$(log_code pa 7)" TCP_MEM_HIT/206
+pattern_part 100000 50000 50009 | body_is 7 || bad "a range of the whole object: bytes"
+expect "origin requests in all" "$(seen_count pa)" 3
+pass_if_ok "206 replies are combined into the whole object, their parts serving the ranges they cover meanwhile"
+
+# --- another validator drops the parts; a weak one or no-store keeps none
+mark
+script pb 'cc=max-age=600&s=1000&etag="v1"&ranges=1' 'cc=max-age=600&s=1000&etag="v2"&ranges=1'
+ask pb "-r 0-99" "-r 200-299" "-r 10-19" "-r 210-219"
+expect "new validator: the old part is gone" "$(log_code pb 3)" TCP_MISS/206
+expect "new validator: its own part serves" "$(log_code pb 4)" TCP_MEM_HIT/206
+expect "new validator: origin requests" "$(seen_count pb)" 3
+script pc 'cc=max-age=600&s=1000&etag=W/"w1"&ranges=1'
+ask pc "-r 0-99" "-r 10-19"
+expect "weak validator: not kept" "$(log_code pc 2)" TCP_MISS/206
+script pd 'cc=no-store&s=1000&etag="v1"&ranges=1'
+ask pd "-r 0-99" "-r 10-19"
+expect "no-store: not kept" "$(log_code pd 2)" TCP_MISS/206
+pass_if_ok "parts combine only under one strong validator, and only when the object could be stored"
+
+# --- If-Range that does not match the parts, a stale part, PURGE
+mark
+script pe 'cc=max-age=600&s=1000&etag="v1"&ranges=1'
+ask pe "-r 0-99" "-r 10-19 -H If-Range:\"other\"" "-r 10-19 -H If-Range:\"v1\""
+expect "If-Range not matching: forwarded" "$(log_code pe 2)" TCP_MISS/206
+expect "If-Range matching: a hit on the part" "$(log_code pe 3)" TCP_MEM_HIT/206
+script pf 'cc=max-age=0&s=1000&etag="v1"&ranges=1'
+ask pf "-r 0-99" "-r 10-19"
+expect "a stale part does not serve" "$(log_code pf 2)" TCP_MISS/206
+pass_if_ok "If-Range and freshness decide for parts as for whole objects"
+
+cache_start "cache_mem 64 MB" "acl purge method PURGE" "http_access allow localhost purge" \
+    "http_access deny purge"
+mark
+script pg 'cc=max-age=600&s=1000&etag="v1"&ranges=1'
+ask pg "-r 0-99" "-X PURGE" "-r 10-19"
+expect "PURGE of parts: status" "$(code 2)" 200
+expect "PURGE of parts: then a miss" "$(log_code pg 3)" TCP_MISS/206
+pass_if_ok "PURGE removes held parts"
+
+# --- completed on disk: an object larger than memory takes, in four
+# segments, then again whole (a new connection: the disk store is every
+# worker's)
+cache_start "$DIRLINE" "cache_mem 64 MB" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
+wait_until 10 is_rebuilt || fail "the cache_dir was not rebuilt"
+mark
+script ph 'cc=max-age=600&s=2m&etag="v1"&ranges=1'
+ask ph "-r 0-524287" "-r 524288-1048575" "-r 1048576-1572863" "-r 1572864-2097151"
+expect "segments: statuses" "$(tr '\n' ' ' < "$T/codes")" "206 206 206 206 "
+wait_until 10 has_files 1 || bad "segments: no store file"
+get ph
+expect "segments: then the whole object: access.log" "$(log_code ph 5)" TCP_HIT/200
+expect "segments: then the whole object: sha256" "$(body_sha)" "$(pattern_sha 2m)"
+expect "segments: origin requests" "$(seen_count ph)" 4
+get ph -r 2000000-2000099
+expect "segments: a range of the disk object: access.log" "$(log_code ph 6)" TCP_HIT/206
+expect "segments: a range of the disk object: bytes" "$(cat "$T/body")" "$(pattern_part 2m 2000000 2000099)"
+pass_if_ok "an object completed from its parts goes to the disk store when memory does not take it"
+
+cache_stop
+checks_done
