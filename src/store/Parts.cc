@@ -91,9 +91,12 @@ private:
             entry_->noteConsumed();
         }
         taking_ = false;
-        const bool overflowed = taken_.length() > facts_.range.length;
+        // more bytes than Content-Range said: not a part of anything; more
+        // than the budget could hold: not worth holding while it arrives
+        const bool overflowed =
+            taken_.length() > facts_.range.length || taken_.blockBytes() > parts_.budget();
         if (overflowed)
-            taken_.clear(); // more bytes than Content-Range said: not a part of anything
+            taken_.clear();
         if (overflowed || entry_->isComplete() || entry_->hasFailed()) {
             detach();
             parts_.finish(*this); // destroys this collector

@@ -237,6 +237,19 @@ void TestParts::aFailedPartKeepsWhatCameAndALongOneNothing()
     entry->complete();
     CPPUNIT_ASSERT(!parts.cover("k", 50, 51).entry);
 
+    // more bytes than the budget holds: nothing is kept, the collector leaves at once
+    parts.setBudget(4096);
+    entry = MakeRef<Store::Entry>(1 << 20);
+    entry->setReply(TestStore::MakeReply(PartHead(0, 99)));
+    parts.collect("big", entry, *Store::Parts::FactsOf(*entry->reply()), nullptr);
+    for (int i = 0; i < 2 && parts.collecting(); ++i)
+        entry->append(
+            Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), std::string(4096, 'x')), 0, 50));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), parts.collecting());
+    entry->complete();
+    CPPUNIT_ASSERT(!parts.head("big"));
+    parts.setBudget(1 << 20);
+
     // more bytes than its Content-Range: nothing is kept, the collector leaves at once
     entry = MakeRef<Store::Entry>(1 << 20);
     entry->setReply(TestStore::MakeReply(PartHead(50, 59)));
