@@ -319,9 +319,10 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         return;
     // the body's length: the file's, the whole object's (held parts, a body
     // still arriving) or the complete body's
-    const uint64_t length = tx.file                                ? tx.file->length()
-                            : entry.isComplete() && !tx.partOffset ? entry.body().length()
-                                                                   : *reply.contentLength;
+    const uint64_t length = tx.partOffset        ? *reply.contentLength
+                            : tx.file            ? tx.file->length()
+                            : entry.isComplete() ? entry.body().length()
+                                                 : *reply.contentLength;
     const auto ranges = set.resolve(length);
     if (ranges.empty()) {
         tx.rangeStatus = 416;
@@ -358,12 +359,18 @@ bool Client::Connection::servePart(const Acl::Checklist& facts, time_t now)
 {
     // doc/caching.md "Partial objects": a Range miss whose bytes held parts
     // of the object cover, fresh, is a hit on them (one 206, or
-    // multipart/byteranges when every range lies in one held span)
+    // multipart/byteranges when every range lies in one held span): in
+    // memory (TCP_MEM_HIT) or in a cache_dir's part file (TCP_HIT)
     auto& tx = *tx_;
-    auto& parts = services_.parts();
-    if (tx.method != Http::Method::Get || parts.objectCount() == 0)
+    if (tx.method != Http::Method::Get)
         return false;
+    auto& parts = services_.parts();
+    auto* disk = services_.disk();
     const auto* head = parts.head(tx.cacheKey);
+    if (!head && disk)
+        head = disk->partHead(tx.cacheKey);
+    else
+        disk = nullptr; // memory has them
     const auto values = Http::FieldValues(parser_.fields(), "Range");
     Http::ByteRangeSet set;
     if (!head || values.size() != 1 || !set.parse(values.front()) || !IfRangeAllows(parser_.fields(), *head))
@@ -377,44 +384,61 @@ bool Client::Connection::servePart(const Acl::Checklist& facts, time_t now)
         first = std::min(first, range.offset);
         end = std::max(end, range.offset + range.length);
     }
-    auto cover = parts.cover(tx.cacheKey, first, end);
-    if (!cover.entry)
+    Store::DiskPart part;
+    if (disk) {
+        auto found = disk->findPart(tx.cacheKey, first, end);
+        if (!found)
+            return false;
+        part = std::move(*found);
+    } else {
+        auto cover = parts.cover(tx.cacheKey, first, end);
+        part.entry = std::move(cover.entry);
+        part.offset = cover.offset;
+    }
+    if (!part.entry)
         return false;
     Store::Lookup found;
     found.kind = Store::Lookup::Kind::Hit;
-    found.entry = cover.entry;
+    found.entry = part.entry;
     if (hitIsBlocked(found, facts))
         return false;
-    debugs(20, 3, "serving bytes " << first << "-" << end - 1 << " of " << tx.url << " from its held parts");
-    tx.partOffset = cover.offset;
-    serveStored(cover.entry, reuse.age, "TCP_MEM_HIT");
+    debugs(20, 3,
+           "serving bytes " << first << "-" << end - 1 << " of " << tx.url << " from its parts held "
+                            << (disk ? "on disk" : "in memory"));
+    tx.partOffset = part.offset;
+    serveStored(part.entry, reuse.age, disk ? "TCP_HIT" : "TCP_MEM_HIT", std::move(part.file));
     return true;
 }
 
 void Client::Connection::collectPart()
 {
     // doc/caching.md "Partial objects": a 206 to a GET that the whole
-    // object's reply would be stored for is kept as a part of it
+    // object's reply would be stored for is kept as a part of it, where the
+    // whole object would be (Store::Admit()'s choice): in memory when memory
+    // takes it, else in a cache_dir that does
     auto& tx = *tx_;
     const auto& settings = services_.settings();
     const auto& reply = *tx.reply->reply();
     const auto facts = Store::Parts::FactsOf(reply);
     if (tx.method != Http::Method::Get || tx.stale || !facts || settings.storeMiss.size() != 0 ||
-        PeerKeepsIt(tx.forwarder.get()))
+        PeerKeepsIt(tx.forwarder.get()) || facts->length < settings.minimumObjectSize)
         return;
-    const uint64_t limit = services_.disk() ? settings.maximumObjectSize : settings.maximumObjectSizeInMemory;
-    if (facts->length > limit || facts->length < settings.minimumObjectSize)
-        return;
-    const auto whole = Store::Parts::WholeReplyOf(reply, facts->length);
+    auto whole = Store::Parts::WholeReplyOf(reply, facts->length);
     auto spec = storeSpec();
     if (!whole || !Store::IsStorable(spec.facts, Store::ResponseFacts::Of(*whole), spec.rule))
         return;
-    services_.parts().collect(tx.cacheKey, tx.reply, *facts,
-                              [&services = services_, spec = std::move(spec)](const Store::EntryRef& entry) {
-                                  if (StoreFetched(services, spec, entry, nullptr, nullptr))
-                                      debugs(20, 3,
-                                             "stored " << spec.cacheKey << ", completed from its parts");
-                              });
+    const auto limits = AdmissionLimitsOf(settings);
+    if (limits.memoryTakesMisses && services_.cache().budget() != 0 &&
+        facts->length <= limits.maxObjectSize) {
+        services_.parts().collect(
+            tx.cacheKey, tx.reply, *facts,
+            [&services = services_, spec = std::move(spec)](const Store::EntryRef& entry) {
+                if (StoreFetched(services, spec, entry, nullptr, nullptr))
+                    debugs(20, 3, "stored " << spec.cacheKey << ", completed from its parts");
+            });
+    } else if (auto* disk = services_.disk()) {
+        (void)disk->storePart(tx.cacheKey, tx.reply, *facts, std::move(whole));
+    }
 }
 
 int64_t Client::Connection::wholeFetchLimit(const Acl::Checklist& facts) const

@@ -233,6 +233,9 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
 
 Disk::Cache::~Cache()
 {
+    stopping_ = true;
+    for (auto& w : partWriters_)
+        w->stop();
     for (auto& w : writers_)
         w.writer->abandon();
     pool_.drain();
@@ -287,6 +290,7 @@ Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
 
 bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size)
 {
+    dropPart(key); // the whole object makes its parts useless
     // the writer needs the body from its first byte
     if (!entry->reply() || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0)
         return false;
@@ -340,24 +344,30 @@ void Disk::Cache::noteCommitted(Writer& writer)
     auto& w = writingOf(writer);
     Dir& dir = *w.dir;
     const Shelf::Guard guard(*shelf_);
-    ++shelf_->counters.stored;
     const Location where{writer.fileNumber(), static_cast<uint32_t>(writer.key().size()),
                          writer.slotsLength(), writer.bodyLength()};
-    const auto hash = Store::HashKey(writer.key());
-    if (const auto replaced = dir.index.insert(writer.key(), where))
+    indexStored(dir, writer.key(), where, writer.entry());
+    release(writer);
+}
+
+void Disk::Cache::indexStored(Dir& dir, const std::string& key, const Location& where,
+                              const Store::Entry* entry)
+{
+    ++shelf_->counters.stored;
+    const auto hash = Store::HashKey(key);
+    if (const auto replaced = dir.index.insert(key, where))
         removeFile(dir, hash, replaced->fileNumber);
     // another cache_dir may hold an older copy
     for (auto& other : shelf_->dirs) {
         if (other.get() != &dir) {
-            if (const auto old = other->index.erase(writer.key()))
+            if (const auto old = other->index.erase(key))
                 removeFile(*other, hash, old->fileNumber);
         }
     }
-    noteStored(writer.key());
-    if (storeObserver_ && writer.entry())
-        storeObserver_("SWAPOUT", hash, writer.key(), placeOf(dir), writer.fileNumber(), *writer.entry());
+    noteStored(key);
+    if (storeObserver_ && entry)
+        storeObserver_("SWAPOUT", hash, key, placeOf(dir), where.fileNumber, *entry);
     evict(dir);
-    release(writer);
 }
 
 void Disk::Cache::noteAbandoned(Writer& writer, int error)
@@ -620,8 +630,14 @@ bool Disk::Cache::eraseExact(const std::string& key)
 
 bool Disk::Cache::erase(const std::string& key)
 {
+    const bool parts = dropPart(key);
     const Shelf::Guard guard(*shelf_);
-    return eraseLocked(key);
+    return eraseLocked(key) || parts;
+}
+
+void Disk::Cache::removeLater(std::string path)
+{
+    pool_.submit(std::make_unique<RemoveJob>(std::move(path)));
 }
 
 bool Disk::Cache::eraseLocked(const std::string& key)

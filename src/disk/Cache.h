@@ -54,6 +54,7 @@
 #include "disk/Index.h"
 #include "disk/IoPool.h"
 #include "disk/Layout.h"
+#include "disk/PartWriter.h"
 #include "disk/Rebuild.h"
 #include "disk/Shelf.h"
 #include "disk/Writer.h"
@@ -64,6 +65,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace Disk {
@@ -86,7 +88,7 @@ struct Hit {
 };
 
 /// The disk store; see the file comment.
-class Cache final : public Store::DiskTier, public WriterOwner {
+class Cache final : public Store::DiskTier, public WriterOwner, public PartWriterOwner {
 public:
     /// the cache_dirs of settings, with `threads` I/O threads (0: one per
     /// cache_dir, at least 2), on shelf (null: a shelf of its own). The
@@ -156,6 +158,17 @@ public:
     void noteCommitted(Writer& writer) override;
     void noteAbandoned(Writer& writer, int error) override;
 
+    /// parts (Disk/PartWriter.h): starts a PartWriter into the object's
+    /// .tmp file, made in the cache_dir that store_dir_select_algorithm
+    /// picks for the object's length on its first part
+    bool storePart(const std::string& key, const Store::EntryRef& entry, const Store::PartFacts& facts,
+                   std::unique_ptr<Store::Reply> whole) override;
+    const Store::Reply* partHead(const std::string& key) const override;
+    std::optional<Store::DiskPart> findPart(const std::string& key, uint64_t first, uint64_t end) override;
+    void notePartWritten(PartWriter& writer) override;
+    /// objects with parts held
+    size_t partObjectCount() const { return parts_.size(); }
+
 private:
     using Dir = Shelf::Dir;
 
@@ -180,6 +193,23 @@ private:
     /// or removed it since a lookup outside the Guard)
     static bool Holds(const Dir& dir, const std::string& key, uint32_t number);
 
+    /// indexes the store file just committed at where in dir under key
+    /// (replacing older copies), tells cache_store_log (entry: its reply,
+    /// if known) and evicts past cache_swap_high; under the shelf's Guard
+    void indexStored(Dir& dir, const std::string& key, const Location& where, const Store::Entry* entry);
+    /// removes the file at path on an I/O thread
+    void removeLater(std::string path);
+    /// gives up the parts under key (the file goes once no PartWriter
+    /// writes into it); whether there were any
+    bool dropPart(const std::string& key);
+    /// removes a part object no writer writes into any more, and its file
+    void forgetPart(PartObject& object);
+    /// makes the file of object, whose spans cover it, a store file
+    void commitPart(PartObject& object);
+    /// the commit of the parts under key ended (error: its errno, or 0):
+    /// indexes the store file it made, as noteCommitted() a Writer's
+    void notePartCommitted(const std::string& key, int error);
+
     Writing& writingOf(const Writer& writer);
     /// raises the block pool's cap on free mapped bytes while objects are
     /// being written (writing), puts it back when none is (doc/design.md
@@ -200,7 +230,10 @@ private:
     Config::StoreDirSelect select_;             ///< store_dir_select_algorithm
     Comm::Clock::time_point nextBusyWarning_{}; ///< store() says it refuses at most once a minute
     bool behind_ = false; ///< the I/O threads fell MaxBacklog / 4 jobs behind since the writers last ran out
-    StoreObserver storeObserver_; ///< cache_store_log, or empty
+    StoreObserver storeObserver_;                                        ///< cache_store_log, or empty
+    std::unordered_map<std::string, std::unique_ptr<PartObject>> parts_; ///< objects with parts, by key
+    std::vector<std::unique_ptr<PartWriter>> partWriters_;               ///< the parts being written
+    bool stopping_ = false; ///< the destructor runs: writers finishing tell no one
 };
 
 } // namespace Disk

@@ -15,6 +15,57 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+int Disk::WriteAt(int fd, std::string_view prefix, const std::vector<Sbuf::Slice>& slices, uint64_t offset,
+                  uint64_t& written)
+{
+    // pwritev of the prefix and the slices, IOV_MAX at a time, resuming after short writes
+    std::vector<iovec> iov;
+    iov.reserve(slices.size() + 1);
+    if (!prefix.empty())
+        iov.push_back(iovec{const_cast<char*>(prefix.data()), prefix.size()});
+    for (const auto& s : slices)
+        iov.push_back(iovec{const_cast<char*>(s.data()), s.length()});
+    size_t first = 0;
+    uint64_t at = offset;
+    while (first < iov.size()) {
+        const int count = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+        const ssize_t n = ::pwritev(fd, &iov[first], count, static_cast<off_t>(at));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        at += n;
+        written += n;
+        size_t left = n;
+        while (left && first < iov.size()) {
+            if (left >= iov[first].iov_len) {
+                left -= iov[first].iov_len;
+                ++first;
+            } else {
+                iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+                iov[first].iov_len -= left;
+                left = 0;
+            }
+        }
+    }
+    return 0;
+}
+
+int Disk::CommitFile(int& fd, const std::array<char, HeaderSize>& header, const std::string& tempPath,
+                     const std::string& finalPath, uint64_t& written)
+{
+    if (::pwrite(fd, header.data(), header.size(), 0) != ssize_t(header.size()))
+        return errno ? errno : EIO;
+    written += header.size();
+    // close before the rename: the file under its final name is whole
+    const int closing = fd;
+    fd = -1;
+    if (::close(closing) != 0 || ::rename(tempPath.c_str(), finalPath.c_str()) != 0)
+        return errno;
+    return 0;
+}
+
 void Disk::WriteJob::run() noexcept
 {
     if (fd < 0 && !abort) {
@@ -31,50 +82,9 @@ void Disk::WriteJob::run() noexcept
         ::unlink(tempPath.c_str());
         return;
     }
-    // pwritev of the prefix and the slices, IOV_MAX at a time, resuming after short writes
-    std::vector<iovec> iov;
-    iov.reserve(slices.size() + 1);
-    if (!prefix.empty())
-        iov.push_back(iovec{prefix.data(), prefix.size()});
-    for (const auto& s : slices)
-        iov.push_back(iovec{const_cast<char*>(s.data()), s.length()});
-    size_t first = 0;
-    uint64_t at = offset;
-    while (first < iov.size()) {
-        const int count = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
-        const ssize_t n = ::pwritev(fd, &iov[first], count, static_cast<off_t>(at));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            error = errno;
-            return;
-        }
-        at += n;
-        written += n;
-        size_t left = n;
-        while (left && first < iov.size()) {
-            if (left >= iov[first].iov_len) {
-                left -= iov[first].iov_len;
-                ++first;
-            } else {
-                iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
-                iov[first].iov_len -= left;
-                left = 0;
-            }
-        }
-    }
-    if (!commit)
-        return;
-    if (::pwrite(fd, header.data(), header.size(), 0) != ssize_t(header.size())) {
-        error = errno ? errno : EIO;
-        return;
-    }
-    written += header.size();
-    // close before the rename: the file under its final name is whole
-    const int closing = fd;
-    fd = -1;
-    if (::close(closing) != 0 || ::rename(tempPath.c_str(), finalPath.c_str()) != 0)
-        error = errno;
+    error = WriteAt(fd, prefix, slices, offset, written);
+    if (!error && commit)
+        error = CommitFile(fd, header, tempPath, finalPath, written);
 }
 
 void Disk::WriteJob::finish()

@@ -41,11 +41,25 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace Disk {
 
 class Writer;
+
+/// Writes prefix then the slices' bytes at offset in fd (pwritev, IOV_MAX
+/// at a time, resuming after short writes and EINTR), adding the bytes
+/// written to written; returns 0 or the errno of the write that failed. On
+/// an I/O thread.
+int WriteAt(int fd, std::string_view prefix, const std::vector<Sbuf::Slice>& slices, uint64_t offset,
+            uint64_t& written);
+
+/// Commits a store file written whole: header at offset 0, then fd closed
+/// (set to -1) and tempPath renamed to finalPath; returns 0 or an errno. On
+/// an I/O thread.
+int CommitFile(int& fd, const std::array<char, HeaderSize>& header, const std::string& tempPath,
+               const std::string& finalPath, uint64_t& written);
 
 /// One pwritev of an object's bytes (and, first and last, its opening and its commit).
 class WriteJob final : public IoJob {

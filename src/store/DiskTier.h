@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <sys/uio.h>
@@ -93,6 +94,13 @@ struct DiskObject {
     StoredFileRef file; ///< the body; when cold, the front of the file (warm() it, then find() again)
 };
 
+/// A span of an object's parts held in the disk store, to serve by offset.
+struct DiskPart {
+    EntryRef entry;      ///< the whole object's reply head, complete, empty body
+    StoredFileRef file;  ///< the span's bytes
+    uint64_t offset = 0; ///< the object offset of the span's first byte
+};
+
 /// The disk store, as the cache's decisions see it.
 class DiskTier {
 public:
@@ -130,6 +138,20 @@ public:
     /// sendfile() does not wait for the disk on the loop
     virtual void warm(const StoredFileRef& file, uint64_t offset, uint64_t length,
                       std::function<void()> done) = 0;
+
+    /* parts of objects (doc/caching.md "Partial objects") */
+
+    /// Starts writing entry (a 206 of facts.range, its head arrived, its
+    /// body from its first byte) into the file of the object under key,
+    /// whose whole reply head is whole (Parts::WholeReplyOf()); parts under
+    /// another validator are dropped. When the parts cover the object it
+    /// becomes a stored object. False when no cache_dir takes the object.
+    virtual bool storePart(const std::string& key, const EntryRef& entry, const PartFacts& facts,
+                           std::unique_ptr<Reply> whole) = 0;
+    /// the whole reply head of the object whose parts are held under key, or null
+    virtual const Reply* partHead(const std::string& key) const = 0;
+    /// the held span of the object under key that holds [first, end), opened; nothing when none does
+    virtual std::optional<DiskPart> findPart(const std::string& key, uint64_t first, uint64_t end) = 0;
 };
 
 } // namespace Store

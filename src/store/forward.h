@@ -16,6 +16,7 @@ class Reader;
 class DiskTier;
 class StoredFile;
 struct Reply;
+struct PartFacts;
 
 /// a shared reference to an entry (the producer and every reader hold one)
 using EntryRef = RefCount<Entry>;

@@ -113,24 +113,66 @@ expect "PURGE of parts: status" "$(code 2)" 200
 expect "PURGE of parts: then a miss" "$(log_code pg 3)" TCP_MISS/206
 pass_if_ok "PURGE removes held parts"
 
-# --- completed on disk: an object larger than memory takes, in four
-# segments, then again whole (a new connection: the disk store is every
-# worker's)
+# --- on disk: an object larger than memory takes has its parts written
+# into its store file-to-be, serves ranges from there (TCP_HIT/206) and is
+# a store file once they cover it. A part is served once its bytes are
+# written (cache.log says so), so the steps wait for that, over one client
+# connection (one worker, whose disk store holds the parts)
 cache_start "$DIRLINE" "cache_mem 64 MB" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
 wait_until 10 is_rebuilt || fail "the cache_dir was not rebuilt"
 mark
 script ph 'cc=max-age=600&s=2m&etag="v1"&ranges=1'
-ask ph "-r 0-524287" "-r 524288-1048575" "-r 1048576-1572863" "-r 1572864-2097151"
-expect "segments: statuses" "$(tr '\n' ' ' < "$T/codes")" "206 206 206 206 "
-wait_until 10 has_files 1 || bad "segments: no store file"
-get ph
-expect "segments: then the whole object: access.log" "$(log_code ph 5)" TCP_HIT/200
-expect "segments: then the whole object: sha256" "$(body_sha)" "$(pattern_sha 2m)"
-expect "segments: origin requests" "$(seen_count ph)" 4
-get ph -r 2000000-2000099
-expect "segments: a range of the disk object: access.log" "$(log_code ph 6)" TCP_HIT/206
-expect "segments: a range of the disk object: bytes" "$(cat "$T/body")" "$(pattern_part 2m 2000000 2000099)"
-pass_if_ok "an object completed from its parts goes to the disk store when memory does not take it"
+python3 - "$PORT" "$(url ph)" "$T/cache.log" "$(scaled 10)" > "$T/disk.out" 2> "$T/disk.err" <<'PY' ||
+import hashlib, http.client, sys, time
+port, url, log, limit = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=limit)
+
+def get(name, rng=None):
+    conn.request("GET", url, headers={"Range": "bytes=" + rng} if rng else {})
+    reply = conn.getresponse()
+    body = reply.read()
+    print(name, reply.status, reply.getheader("Content-Range", "-"), hashlib.sha256(body).hexdigest())
+
+def logged(text):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        with open(log, errors="replace") as f:
+            if any(text in line for line in f):
+                return
+        time.sleep(0.05)
+    sys.exit("cache.log never said: " + text)
+
+get("first", "0-524287")
+logged("bytes 0-524287 of ")
+get("third", "1048576-1572863")
+logged("bytes 1048576-1572863 of ")
+get("within", "1000-1999")
+get("two-within", "1000-1999,3000-3999")
+get("gap", "400000-1100000")
+logged("bytes 400000-1100000 of ")
+get("rest", "1572864-")
+logged("from its parts")
+get("whole")
+get("range-of-whole", "2000000-2000099")
+PY
+    bad "disk parts: $(cat "$T/disk.err")"
+line() { grep "^$1 " "$T/disk.out" | cut -d' ' -f2-; }
+sha_of() { pattern_part 2m "$1" "$2" | sha256sum | cut -d' ' -f1; }
+expect "disk: first part" "$(line first)" "206 bytes 0-524287/2097152 $(sha_of 0 524287)"
+expect "disk: within the first part" "$(line within)" "206 bytes 1000-1999/2097152 $(sha_of 1000 1999)"
+expect "disk: within the first part: access.log" "$(log_code ph 3)" TCP_HIT/206
+expect_match "disk: two ranges within the first part" "$(line two-within)" '^206 - '
+expect "disk: two ranges within the first part: access.log" "$(log_code ph 4)" TCP_HIT/206
+expect "disk: a range over a gap: access.log" "$(log_code ph 5)" TCP_MISS/206
+expect "disk: the rest" "$(line rest)" "206 bytes 1572864-2097151/2097152 $(sha_of 1572864 2097151)"
+expect "disk: then the whole object" "$(line whole)" "200 - $(pattern_sha 2m)"
+expect "disk: then the whole object: access.log" "$(log_code ph 7)" TCP_HIT/200
+expect "disk: a range of it" "$(line range-of-whole)" "206 bytes 2000000-2000099/2097152 $(sha_of 2000000 2000099)"
+expect "disk: a range of it: access.log" "$(log_code ph 8)" TCP_HIT/206
+expect "disk: origin requests" "$(seen_count ph)" 4
+wait_until 10 has_files 1 || bad "disk: no store file"
+expect "disk: no part file is left" "$(find "$T/cache" -name '*.tmp' | wc -l | tr -d ' ')" 0
+pass_if_ok "parts of an object larger than memory takes are written into its store file, serve the ranges they cover and make it a disk object"
 
 cache_stop
 checks_done

@@ -60,6 +60,17 @@ public:
     {
         done();
     }
+    // parts are tested with the real disk store (src/disk/tests)
+    bool storePart(const std::string&, const Store::EntryRef&, const Store::PartFacts&,
+                   std::unique_ptr<Store::Reply>) override
+    {
+        return false;
+    }
+    const Store::Reply* partHead(const std::string&) const override { return nullptr; }
+    std::optional<Store::DiskPart> findPart(const std::string&, uint64_t, uint64_t) override
+    {
+        return std::nullopt;
+    }
 
     std::map<std::string, Store::EntryRef> objects;                     ///< what was stored, by key
     uint64_t maxSize = 4 << 20;                                         ///< maximum_object_size
