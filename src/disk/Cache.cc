@@ -324,7 +324,7 @@ bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, st
     const uint64_t limit = std::min(maximumObjectSize_, dir->config.maxSize.value_or(maximumObjectSize_));
     auto writer = std::make_unique<Writer>(*this, pool_, entry, key, number, dir->layout.tempPathOf(number),
                                            dir->layout.pathOf(number), limit);
-    writers_.push_back(Writing{std::move(writer), dir});
+    writers_.push_back(Writing{std::move(writer), dir, size.value_or(0)});
     keepBlocksForWriters(true);
     debugs(20, 3, "storing " << key << " in " << dir->layout.pathOf(number));
     return true;
@@ -394,9 +394,7 @@ void Disk::Cache::release(Writer& writer)
     auto& w = writingOf(writer);
     shelf_->counters.bytesWritten += writer.written();
     --shelf_->counters.writing;
-    // the expected size store() counted (0 when unknown)
-    const auto entrySize = writer.bodyLength();
-    w.dir->writingBytes -= std::min(w.dir->writingBytes, entrySize);
+    w.dir->writingBytes -= std::min(w.dir->writingBytes, w.counted);
     // the writer is inside its own call: destroy it from the loop
     Writer* gone = &writer;
     loop_.callSoon([this, gone] {

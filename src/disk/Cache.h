@@ -157,6 +157,10 @@ public:
 
     void noteCommitted(Writer& writer) override;
     void noteAbandoned(Writer& writer, int error) override;
+    /// keeps the file as the first part of its object when it could have
+    /// more (a 200 of known length with a strong validator: a download the
+    /// client left, to be resumed with a Range), else removes it
+    void noteStoppedShort(Writer& writer) override;
 
     /// parts (Disk/PartWriter.h): starts a PartWriter into the object's
     /// .tmp file, made in the cache_dir that store_dir_select_algorithm
@@ -176,6 +180,7 @@ private:
     struct Writing {
         std::unique_ptr<Writer> writer; ///< the writer
         Dir* dir;                       ///< where it writes
+        uint64_t counted;               ///< the size counted in dir's writingBytes (0: unknown)
     };
 
     // under the shelf's Guard

@@ -64,6 +64,42 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
     return true;
 }
 
+void Disk::Cache::noteStoppedShort(Writer& writer)
+{
+    auto& w = writingOf(writer);
+    Dir& dir = *w.dir;
+    const auto& key = writer.key();
+    const auto* reply = writer.entry() ? writer.entry()->reply() : nullptr;
+    const auto validator = reply ? Store::Parts::ValidatorOf(*reply) : std::nullopt;
+    // a 200 of known length, under a strong validator (RFC 9111 3.4), of a
+    // plain key (a variant's parts are not kept), some of it written
+    const bool keeps = !stopping_ && validator && reply->status == 200 && reply->contentLength &&
+                       writer.bodyLength() > 0 && writer.bodyLength() < *reply->contentLength &&
+                       Store::BaseKey(key) == key && !parts_.count(key);
+    if (!keeps) {
+        removeLater(dir.layout.tempPathOf(writer.fileNumber()));
+    } else {
+        auto object = std::make_unique<PartObject>();
+        object->key = key;
+        object->dir = &dir;
+        object->fileNumber = writer.fileNumber();
+        object->validator = *validator;
+        object->length = *reply->contentLength;
+        object->head = std::make_unique<Store::Reply>(*reply);
+        object->headRoom = writer.slotsLength() / 2;
+        object->addSpan(0, writer.bodyLength());
+        debugs(20, 3,
+               "bytes 0-" << writer.bodyLength() - 1 << " of " << key
+                          << " are on disk, kept as a part of it (its fetch stopped short)");
+        parts_.emplace(key, std::move(object));
+    }
+    const Shelf::Guard guard(*shelf_);
+    ++shelf_->counters.abandoned;
+    if (keeps)
+        dir.writingBytes += *reply->contentLength; // the part file's room, until its commit or drop
+    release(writer);
+}
+
 const Store::Reply* Disk::Cache::partHead(const std::string& key) const
 {
     const auto found = parts_.find(key);

@@ -79,7 +79,8 @@ void Disk::WriteJob::run() noexcept
         if (fd >= 0)
             ::close(fd);
         fd = -1;
-        ::unlink(tempPath.c_str());
+        if (!keep)
+            ::unlink(tempPath.c_str());
         return;
     }
     error = WriteAt(fd, prefix, slices, offset, written);
@@ -147,12 +148,19 @@ void Disk::Writer::take()
         entry_->noteConsumed();
     }
     taking_ = false;
-    if (entry_->hasFailed() || bodyLength_ > maxBytes_) {
-        debugs(20, 3,
-               "not storing " << key_ << " on disk: "
-                              << (entry_->hasFailed() ? "its fetch failed"
-                                                      : "it outgrew its cache_dir's limit"));
+    if (bodyLength_ > maxBytes_) {
+        debugs(20, 3, "not storing " << key_ << " on disk: it outgrew its cache_dir's limit");
         abandon();
+        return;
+    }
+    if (entry_->hasFailed()) {
+        // what was taken is written, then the owner decides whether the file
+        // is kept (as the first part of its object) or removed
+        debugs(20, 3, "not storing " << key_ << " on disk whole: its fetch failed");
+        stoppedShort_ = true;
+        stored_ = entry_;
+        detach();
+        submitNext();
         return;
     }
     if (entry_->isComplete() && cursor_.isAtEnd(entry_->body())) {
@@ -174,14 +182,17 @@ void Disk::Writer::submitNext()
     if (busy_ || done_)
         return;
     const bool aborting = abandoned_;
-    if (!aborting && pending_.empty() && opened_ && !complete_)
+    // stopped short with every byte taken written: close, keeping the file
+    const bool closing = stoppedShort_ && pending_.empty() && !aborting;
+    if (!aborting && !closing && pending_.empty() && opened_ && !complete_)
         return; // nothing to write yet
     auto job = std::make_unique<WriteJob>(*this);
     job->fd = fd_;
     job->tempPath = tempPath_;
     job->finalPath = finalPath_;
-    job->abort = aborting;
-    if (!aborting) {
+    job->abort = aborting || closing;
+    job->keep = closing;
+    if (!job->abort) {
         job->offset = fileOffset_;
         if (!opened_) {
             // the first job opens the file and writes the key and head
@@ -208,7 +219,10 @@ void Disk::Writer::jobFinished(WriteJob& job)
     written_ += job.written;
     if (job.abort) {
         done_ = true;
-        owner_.noteAbandoned(*this, abandonError_);
+        if (job.keep)
+            owner_.noteStoppedShort(*this);
+        else
+            owner_.noteAbandoned(*this, abandonError_);
         return;
     }
     if (job.error) {

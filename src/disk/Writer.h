@@ -23,8 +23,9 @@
 /// entry, and the producer pauses under read_ahead_gap (the memory held
 /// stays bounded; the alternatives, dropping the object or holding any
 /// amount, were judged worse). When the object grows past its cache_dir's
-/// limit or the entry fails, the object is abandoned (its temporary file
-/// removed) and the clients go on unaffected.
+/// limit, the object is abandoned (its temporary file removed); when the
+/// entry fails, what was taken is written and the owner decides whether the
+/// file stays (noteStoppedShort()); the clients go on unaffected.
 ///
 /// Threading: every member runs on the loop; WriteJob::run() on an I/O
 /// thread touches only the job's own fields and the slices' bytes
@@ -76,6 +77,7 @@ public:
     uint64_t offset = 0;             ///< where prefix (or the first slice) goes in the file
     bool commit = false;             ///< then write header at 0, close and rename
     bool abort = false;              ///< only close (when open) and remove tempPath
+    bool keep = false; ///< with abort: close, but keep tempPath (WriterOwner::noteStoppedShort())
     std::array<char, HeaderSize> header{}; ///< the header, for commit
     int error = 0;                         ///< errno of what failed, 0 when all went well
     uint64_t written = 0;                  ///< bytes written by this job
@@ -92,6 +94,10 @@ public:
     virtual void noteCommitted(Writer& writer) = 0;
     /// the object was abandoned; error is the errno of a failed write (0: none)
     virtual void noteAbandoned(Writer& writer, int error) = 0;
+    /// the entry failed before its end: the body bytes taken
+    /// (writer.bodyLength()) are written in writer's temporary file, closed
+    /// and kept, for the owner to keep or remove
+    virtual void noteStoppedShort(Writer& writer) = 0;
 };
 
 /// Stores one entry; see the file comment.
@@ -124,7 +130,7 @@ public:
     uint64_t bodyLength() const { return bodyLength_; }
     /// bytes the I/O threads wrote for it
     uint64_t written() const { return written_; }
-    /// the entry stored, once every byte was taken (for its reply), else null
+    /// the entry stored, once every byte was taken or it failed (for its reply), else null
     const Store::Entry* entry() const { return stored_.getRaw(); }
     /// whether a job is out (the writer must live until it finished)
     bool isBusy() const { return busy_; }
@@ -165,6 +171,7 @@ private:
     bool busy_ = false;                     ///< a job is out
     bool complete_ = false;                 ///< every body byte was taken
     bool abandoned_ = false;                ///< given up: abort when the job in flight finished
+    bool stoppedShort_ = false;             ///< the entry failed: write what was taken, then close
     bool done_ = false;                     ///< committed or abandoned, owner told
     bool taking_ = false;                   ///< inside take() (the re-entrancy rule of store/Entry.h)
 };

@@ -148,13 +148,22 @@ std::optional<Store::PartFacts> Store::Parts::FactsOf(const Reply& reply)
     PartFacts facts;
     facts.range = range->range;
     facts.length = *range->completeLength;
+    const auto validator = ValidatorOf(reply);
+    if (!validator)
+        return std::nullopt;
+    facts.validator = *validator;
+    return facts;
+}
+
+std::optional<std::string> Store::Parts::ValidatorOf(const Reply& reply)
+{
     // RFC 9111 3.4: parts combine only under the same strong validator
+    const auto fields = reply.fields();
     if (const auto etag = fields.find("ETag")) {
         const auto tag = Http::ParseEntityTag(*etag);
         if (!tag || tag->isWeak())
             return std::nullopt;
-        facts.validator = "E" + std::string(tag->opaque());
-        return facts;
+        return "E" + std::string(tag->opaque());
     }
     // RFC 9110 8.8.2.2: a Last-Modified at least 60 s before the Date the
     // origin sent is strong for a cache
@@ -166,8 +175,7 @@ std::optional<Store::PartFacts> Store::Parts::FactsOf(const Reply& reply)
     const auto sent = Http::ParseHttpDate(*date);
     if (!modified || !sent || *sent - *modified < 60)
         return std::nullopt;
-    facts.validator = "L" + std::to_string(*modified);
-    return facts;
+    return "L" + std::to_string(*modified);
 }
 
 std::unique_ptr<Store::Reply> Store::Parts::WholeReplyOf(const Reply& part, uint64_t length)

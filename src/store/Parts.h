@@ -71,6 +71,9 @@ public:
     /// ETag, or a Last-Modified at least 60 s before Date, RFC 9110
     /// 8.8.2.2), and no Vary; nothing otherwise.
     static std::optional<PartFacts> FactsOf(const Reply& reply);
+    /// reply's strong validator, as PartFacts::validator says it; nothing
+    /// without one
+    static std::optional<std::string> ValidatorOf(const Reply& reply);
     /// the head of the object part is a part of: a 200 of length bytes with
     /// part's fields but Content-Range, Content-Length and Transfer-Encoding
     static std::unique_ptr<Reply> WholeReplyOf(const Reply& part, uint64_t length);

@@ -134,10 +134,11 @@ def get(name, rng=None):
     print(name, reply.status, reply.getheader("Content-Range", "-"), hashlib.sha256(body).hexdigest())
 
 def logged(text):
+    # a line about this URL (other objects' lines are in the same log)
     deadline = time.time() + limit
     while time.time() < deadline:
         with open(log, errors="replace") as f:
-            if any(text in line for line in f):
+            if any(text in line and url in line for line in f):
                 return
         time.sleep(0.05)
     sys.exit("cache.log never said: " + text)
@@ -151,7 +152,7 @@ get("two-within", "1000-1999,3000-3999")
 get("gap", "400000-1100000")
 logged("bytes 400000-1100000 of ")
 get("rest", "1572864-")
-logged("from its parts")
+logged(", from its parts")
 get("whole")
 get("range-of-whole", "2000000-2000099")
 PY
@@ -173,6 +174,34 @@ expect "disk: origin requests" "$(seen_count ph)" 4
 wait_until 10 has_files 1 || bad "disk: no store file"
 expect "disk: no part file is left" "$(find "$T/cache" -name '*.tmp' | wc -l | tr -d ' ')" 0
 pass_if_ok "parts of an object larger than memory takes are written into its store file, serve the ranges they cover and make it a disk object"
+
+# --- a download the client left, resumed: the bytes the disk store wrote
+# of the miss before its fetch stopped (quick_abort) are its first part; the
+# resume's Range fetches the rest, which completes the object. The resume
+# is another connection, so this part runs with one worker (each worker's
+# disk store keeps its own parts)
+workers=$CUTTLE_TEST_WORKERS
+CUTTLE_TEST_WORKERS=1
+cache_start "$DIRLINE" "cache_mem 64 MB" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
+CUTTLE_TEST_WORKERS=$workers
+wait_until 10 is_rebuilt || fail "the cache_dir was not rebuilt"
+mark
+script pr 'cc=max-age=600&s=4m&etag="v1"&ranges=1&rate=2m' 'cc=max-age=600&s=4m&etag="v1"&ranges=1'
+curl -s -o "$T/download" --max-time 1 -x "127.0.0.1:$PORT" "$(url pr)"
+expect "resume: curl left mid-download" "$?" 28
+kept() { grep -q "of .*$(url pr) are on disk, kept as a part of it" "$T/cache.log"; }
+wait_until 10 kept || bad "resume: the bytes written were not kept as a part"
+curl -s -C - -o "$T/download" --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url pr)" ||
+    bad "resume: curl -C - failed: $?"
+expect "resume: the file is whole" "$(sha256sum < "$T/download" | cut -d' ' -f1)" "$(pattern_sha 4m)"
+expect "resume: access.log" "$(log_codes pr 2)" "TCP_MISS_ABORTED/200 TCP_MISS/206"
+completed() { grep -q "stored .*$(url pr) in .*, from its parts" "$T/cache.log"; }
+wait_until 10 completed || bad "resume: the object was not completed from its parts"
+get pr
+expect "resume: then a hit" "$(log_code pr 3)" TCP_HIT/200
+expect "resume: then a hit: sha256" "$(body_sha)" "$(pattern_sha 4m)"
+expect "resume: origin requests" "$(seen_count pr)" 2
+pass_if_ok "a download the client left keeps what was written as a part, and its resume completes the object"
 
 cache_stop
 checks_done

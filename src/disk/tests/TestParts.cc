@@ -91,6 +91,7 @@ class TestParts : public CppUnit::TestFixture {
     CPPUNIT_TEST(partsServeThenBecomeAStoreFile);
     CPPUNIT_TEST(anotherValidatorOrAWholeObjectDropsTheParts);
     CPPUNIT_TEST(aLongPartIsNoPartAndARestartRemovesParts);
+    CPPUNIT_TEST(aMissThatStopsShortIsItsFirstPart);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -220,6 +221,52 @@ public:
         again.drain();
         CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
         CPPUNIT_ASSERT(!again.partHead(Key));
+    }
+
+    /// a miss stored on disk whose fetch fails keeps what was written as
+    /// the first part of its object (a download to be resumed), which a 206
+    /// of the rest completes; without a strong validator its file goes
+    void aMissThatStopsShortIsItsFirstPart()
+    {
+        TestDisk::TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        const auto miss = [&](const std::string& validator) {
+            auto entry = MakeRef<Store::Entry>(64 * 1024);
+            entry->setReply(TestStore::MakeReply("HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\n" +
+                                                 validator + "Content-Length: " + std::to_string(Length) +
+                                                 "\r\n\r\n"));
+            CPPUNIT_ASSERT(cache.store(Key, entry, Length));
+            for (uint64_t at = 0; at < 100000; at += 10000)
+                entry->append(
+                    Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), Object.substr(at, 10000))));
+            entry->fail("the client left");
+            cache.drain();
+            loop.runOnce(Comm::Milliseconds(10));
+        };
+        miss("");
+        CPPUNIT_ASSERT(!cache.partHead(Key));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
+
+        miss("ETag: \"v1\"\r\n");
+        CPPUNIT_ASSERT(cache.partHead(Key));
+        auto part = cache.findPart(Key, 5000, 100000);
+        CPPUNIT_ASSERT(part);
+        CPPUNIT_ASSERT(Object.substr(0, 100000) == BytesOf(*part));
+        CPPUNIT_ASSERT(!cache.findPart(Key, 5000, 100001));
+        Part rest(100000, Length - 1);
+        CPPUNIT_ASSERT(cache.storePart(Key, rest.entry, rest.facts, rest.whole()));
+        rest.append();
+        cache.drain();
+        const auto hit = cache.open(Key);
+        CPPUNIT_ASSERT(hit);
+        std::string body(Length, '\0');
+        CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
+                             ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
+        CPPUNIT_ASSERT(Object == body);
+        CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
+        loop.runOnce(Comm::Milliseconds(10));
     }
 };
 
