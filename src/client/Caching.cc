@@ -367,8 +367,9 @@ bool Client::Connection::servePart(const Acl::Checklist& facts, time_t now)
     auto& parts = services_.parts();
     auto* disk = services_.disk();
     const auto* head = parts.head(tx.cacheKey);
+    std::unique_ptr<Store::Reply> diskHead; // (a disk store's head is parsed for each use)
     if (!head && disk)
-        head = disk->partHead(tx.cacheKey);
+        head = (diskHead = disk->partHead(tx.cacheKey)).get();
     else
         disk = nullptr; // memory has them
     const auto values = Http::FieldValues(parser_.fields(), "Range");

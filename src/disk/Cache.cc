@@ -234,8 +234,7 @@ void Disk::Cache::noteScanned(Dir& dir, ScanResult&& result)
 Disk::Cache::~Cache()
 {
     stopping_ = true;
-    for (auto& w : partWriters_)
-        w->stop();
+    stopPartWriters();
     for (auto& w : writers_)
         w.writer->abandon();
     pool_.drain();
@@ -290,7 +289,10 @@ Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
 
 bool Disk::Cache::store(const std::string& key, const Store::EntryRef& entry, std::optional<uint64_t> size)
 {
-    dropPart(key); // the whole object makes its parts useless
+    {
+        const Shelf::Guard guard(*shelf_);
+        dropPartLocked(key); // the whole object makes its parts useless
+    }
     // the writer needs the body from its first byte
     if (!entry->reply() || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0)
         return false;
@@ -628,8 +630,8 @@ bool Disk::Cache::eraseExact(const std::string& key)
 
 bool Disk::Cache::erase(const std::string& key)
 {
-    const bool parts = dropPart(key);
     const Shelf::Guard guard(*shelf_);
+    const bool parts = dropPartLocked(key);
     return eraseLocked(key) || parts;
 }
 
@@ -707,20 +709,13 @@ std::optional<std::string> Disk::Cache::varyNames(const std::string& key) const
     return it == variants.end() ? std::nullopt : std::optional<std::string>(it->second.names);
 }
 
-std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool mayWait)
+Store::EntryRef Disk::EntryOfHead(std::string_view head, int64_t requestTime, int64_t responseTime,
+                                  uint64_t bodyLength)
 {
-    auto hit = open(key, mayWait);
-    if (!hit)
-        return std::nullopt;
-    if (hit->cold) // the front of the file, to warm
-        return Store::DiskObject{nullptr,
-                                 MakeRef<Store::StoredFile>(hit->file.release(), 0, hit->bodyOffset)};
-    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), hit->head);
+    auto block = Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), head);
     Http::ReplyParser parser(block->size() + 1);
-    if (parser.parse(block->view()) != Http::ParseResult::Done) {
-        erase(key); // a head cuttle stored but cannot parse again: not served
-        return std::nullopt;
-    }
+    if (parser.parse(block->view()) != Http::ParseResult::Done)
+        return nullptr;
     auto reply = std::make_unique<Store::Reply>();
     reply->block = block;
     reply->head = block->view().substr(0, parser.headSize());
@@ -729,13 +724,29 @@ std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool 
     reply->versionMajor = parser.versionMajor();
     reply->versionMinor = parser.versionMinor();
     reply->setFields(parser.fields());
-    reply->requestTime = hit->meta.requestTime;
-    reply->responseTime = hit->meta.responseTime;
+    reply->requestTime = requestTime;
+    reply->responseTime = responseTime;
     // the body's length is known exactly: it is sent with a Content-Length
-    reply->contentLength = hit->bodyLength;
+    reply->contentLength = bodyLength;
     auto entry = MakeRef<Store::Entry>(1);
     entry->setReply(std::move(reply));
     entry->complete();
+    return entry;
+}
+
+std::optional<Store::DiskObject> Disk::Cache::find(const std::string& key, bool mayWait)
+{
+    auto hit = open(key, mayWait);
+    if (!hit)
+        return std::nullopt;
+    if (hit->cold) // the front of the file, to warm
+        return Store::DiskObject{nullptr,
+                                 MakeRef<Store::StoredFile>(hit->file.release(), 0, hit->bodyOffset)};
+    auto entry = EntryOfHead(hit->head, hit->meta.requestTime, hit->meta.responseTime, hit->bodyLength);
+    if (!entry) {
+        erase(key); // a head cuttle stored but cannot parse again: not served
+        return std::nullopt;
+    }
     Store::DiskObject found;
     found.entry = std::move(entry);
     found.file = MakeRef<Store::StoredFile>(hit->file.release(), hit->bodyOffset, hit->bodyLength);

@@ -87,6 +87,11 @@ struct Hit {
     uint64_t bodyLength = 0; ///< its bytes
 };
 
+/// a complete entry with no body of the reply head stored as head, with
+/// those times and a body of bodyLength; null when head does not parse
+Store::EntryRef EntryOfHead(std::string_view head, int64_t requestTime, int64_t responseTime,
+                            uint64_t bodyLength);
+
 /// The disk store; see the file comment.
 class Cache final : public Store::DiskTier, public WriterOwner, public PartWriterOwner {
 public:
@@ -167,11 +172,11 @@ public:
     /// picks for the object's length on its first part
     bool storePart(const std::string& key, const Store::EntryRef& entry, const Store::PartFacts& facts,
                    std::unique_ptr<Store::Reply> whole) override;
-    const Store::Reply* partHead(const std::string& key) const override;
+    std::unique_ptr<Store::Reply> partHead(const std::string& key) override;
     std::optional<Store::DiskPart> findPart(const std::string& key, uint64_t first, uint64_t end) override;
     void notePartWritten(PartWriter& writer) override;
-    /// objects with parts held
-    size_t partObjectCount() const { return parts_.size(); }
+    /// objects with parts held (on the shelf: every worker's)
+    size_t partObjectCount() const;
 
 private:
     using Dir = Shelf::Dir;
@@ -205,11 +210,13 @@ private:
     /// removes the file at path on an I/O thread
     void removeLater(std::string path);
     /// gives up the parts under key (the file goes once no PartWriter
-    /// writes into it); whether there were any
-    bool dropPart(const std::string& key);
-    /// removes a part object no writer writes into any more, and its file
+    /// writes into it); whether there were any. Under the Guard.
+    bool dropPartLocked(const std::string& key);
+    /// removes a part object no writer writes into any more, and its file. Under the Guard.
     void forgetPart(PartObject& object);
-    /// makes the file of object, whose spans cover it, a store file
+    /// stops this Cache's PartWriters (it stops) and uncounts them from their objects
+    void stopPartWriters();
+    /// makes the file of object, whose spans cover it, a store file. Under the Guard.
     void commitPart(PartObject& object);
     /// the commit of the parts under key ended (error: its errno, or 0):
     /// indexes the store file it made, as noteCommitted() a Writer's
@@ -235,9 +242,8 @@ private:
     Config::StoreDirSelect select_;             ///< store_dir_select_algorithm
     Comm::Clock::time_point nextBusyWarning_{}; ///< store() says it refuses at most once a minute
     bool behind_ = false; ///< the I/O threads fell MaxBacklog / 4 jobs behind since the writers last ran out
-    StoreObserver storeObserver_;                                        ///< cache_store_log, or empty
-    std::unordered_map<std::string, std::unique_ptr<PartObject>> parts_; ///< objects with parts, by key
-    std::vector<std::unique_ptr<PartWriter>> partWriters_;               ///< the parts being written
+    StoreObserver storeObserver_;                          ///< cache_store_log, or empty
+    std::vector<std::unique_ptr<PartWriter>> partWriters_; ///< the parts being written
     bool stopping_ = false; ///< the destructor runs: writers finishing tell no one
 };
 

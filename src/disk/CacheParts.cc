@@ -26,40 +26,47 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
     if (!entry->reply() || !whole || entry->body().startOffset() != 0 || entry->body().firstSequence() != 0 ||
         pool_.stats().pending >= MaxBacklog)
         return false;
-    auto found = parts_.find(key);
-    if (found != parts_.end() &&
-        (found->second->validator != facts.validator || found->second->length != facts.length)) {
-        // RFC 9111 3.4: another representation; the parts held are of the old one
-        debugs(20, 3, "the parts of " << key << " on disk belong to another representation: dropped");
-        dropPart(key);
-        found = parts_.end();
-    }
-    if (found == parts_.end()) {
-        auto object = std::make_unique<PartObject>();
-        {
-            const Shelf::Guard guard(*shelf_);
-            // a part file takes the room of the whole object from the start
-            object->dir = pick(facts.length);
-            if (!object->dir)
-                return false;
-            object->fileNumber = object->dir->nextFile++;
-            object->dir->writingBytes += facts.length;
+    PartObject* object = nullptr;
+    {
+        const Shelf::Guard guard(*shelf_);
+        auto& parts = shelf_->parts;
+        auto found = parts.find(key);
+        if (found != parts.end() &&
+            (found->second->validator != facts.validator || found->second->length != facts.length)) {
+            // RFC 9111 3.4: another representation; the parts held are of the old one
+            debugs(20, 3, "the parts of " << key << " on disk belong to another representation: dropped");
+            dropPartLocked(key);
+            found = parts.find(key); // a dropped object still being written stays until its writers end
         }
-        object->key = key;
-        object->validator = facts.validator;
-        object->length = facts.length;
-        object->headRoom = HeadRoomFor(whole->head.size());
-        found = parts_.emplace(key, std::move(object)).first;
+        if (found != parts.end() && (found->second->dropped || found->second->committing))
+            return false; // complete and about to be stored, or the old representation's, still written
+        if (found == parts.end()) {
+            // a part file takes the room of the whole object from the start
+            Dir* dir = pick(facts.length);
+            if (!dir)
+                return false;
+            auto made = std::make_unique<PartObject>();
+            made->key = key;
+            made->dir = dir;
+            made->fileNumber = dir->nextFile++;
+            made->validator = facts.validator;
+            made->length = facts.length;
+            made->headRoom = HeadRoomFor(whole->head.size());
+            dir->writingBytes += facts.length;
+            found = parts.emplace(key, std::move(made)).first;
+        }
+        object = found->second.get();
+        // the newest part's fields (RFC 9111 3.4)
+        object->head.assign(whole->head);
+        object->requestTime = whole->requestTime;
+        object->responseTime = whole->responseTime;
+        ++object->writers;
     }
-    auto& object = *found->second;
-    if (object.committing)
-        return false;               // the object is complete: it is about to be stored
-    object.head = std::move(whole); // the newest part's fields (RFC 9111 3.4)
+    const auto path = object->dir->layout.tempPathOf(object->fileNumber);
     debugs(20, 3,
            "writing bytes " << facts.range.offset << "-" << facts.range.last() << " of " << key << " into "
-                            << object.dir->layout.tempPathOf(object.fileNumber));
-    partWriters_.push_back(std::make_unique<PartWriter>(*this, pool_, entry, object,
-                                                        object.dir->layout.tempPathOf(object.fileNumber),
+                            << path);
+    partWriters_.push_back(std::make_unique<PartWriter>(*this, pool_, entry, *object, path,
                                                         facts.range.offset, facts.range.length));
     return true;
 }
@@ -71,11 +78,12 @@ void Disk::Cache::noteStoppedShort(Writer& writer)
     const auto& key = writer.key();
     const auto* reply = writer.entry() ? writer.entry()->reply() : nullptr;
     const auto validator = reply ? Store::Parts::ValidatorOf(*reply) : std::nullopt;
+    const Shelf::Guard guard(*shelf_);
     // a 200 of known length, under a strong validator (RFC 9111 3.4), of a
     // plain key (a variant's parts are not kept), some of it written
     const bool keeps = !stopping_ && validator && reply->status == 200 && reply->contentLength &&
                        writer.bodyLength() > 0 && writer.bodyLength() < *reply->contentLength &&
-                       Store::BaseKey(key) == key && !parts_.count(key);
+                       Store::BaseKey(key) == key && !shelf_->parts.count(key);
     if (!keeps) {
         removeLater(dir.layout.tempPathOf(writer.fileNumber()));
     } else {
@@ -85,50 +93,85 @@ void Disk::Cache::noteStoppedShort(Writer& writer)
         object->fileNumber = writer.fileNumber();
         object->validator = *validator;
         object->length = *reply->contentLength;
-        object->head = std::make_unique<Store::Reply>(*reply);
+        object->head.assign(reply->head);
+        object->requestTime = reply->requestTime;
+        object->responseTime = reply->responseTime;
         object->headRoom = writer.slotsLength() / 2;
         object->addSpan(0, writer.bodyLength());
         debugs(20, 3,
                "bytes 0-" << writer.bodyLength() - 1 << " of " << key
                           << " are on disk, kept as a part of it (its fetch stopped short)");
-        parts_.emplace(key, std::move(object));
-    }
-    const Shelf::Guard guard(*shelf_);
-    ++shelf_->counters.abandoned;
-    if (keeps)
+        shelf_->parts.emplace(key, std::move(object));
         dir.writingBytes += *reply->contentLength; // the part file's room, until its commit or drop
+    }
+    ++shelf_->counters.abandoned;
     release(writer);
 }
 
-const Store::Reply* Disk::Cache::partHead(const std::string& key) const
+std::unique_ptr<Store::Reply> Disk::Cache::partHead(const std::string& key)
 {
-    const auto found = parts_.find(key);
-    if (found == parts_.end() || found->second->dropped || found->second->spans.empty())
-        return nullptr;
-    return found->second->head.get();
+    std::string head;
+    int64_t requestTime = 0, responseTime = 0;
+    uint64_t length = 0;
+    {
+        const Shelf::Guard guard(*shelf_);
+        const auto found = shelf_->parts.find(key);
+        if (found == shelf_->parts.end() || found->second->dropped || found->second->spans.empty())
+            return nullptr;
+        const auto& object = *found->second;
+        head = object.head;
+        requestTime = object.requestTime;
+        responseTime = object.responseTime;
+        length = object.length;
+    }
+    // parsed here: the shelf keeps bytes, which any worker's thread may read
+    const auto entry = EntryOfHead(head, requestTime, responseTime, length);
+    return entry ? std::make_unique<Store::Reply>(*entry->reply()) : nullptr;
 }
 
 std::optional<Store::DiskPart> Disk::Cache::findPart(const std::string& key, uint64_t first, uint64_t end)
 {
-    const auto found = parts_.find(key);
-    if (found == parts_.end() || found->second->dropped || first >= end)
-        return std::nullopt;
-    const auto& object = *found->second;
-    auto span = object.spans.upper_bound(first);
-    if (span == object.spans.begin() || std::prev(span)->second < end)
-        return std::nullopt;
-    --span;
-    // the open of a file the loop wrote a moment ago (its inode is in memory), as open() does for a hit
-    const int fd = ::open(object.dir->layout.tempPathOf(object.fileNumber).c_str(), O_RDONLY | O_CLOEXEC);
+    std::string path, head;
+    int64_t requestTime = 0, responseTime = 0;
+    uint64_t length = 0, fileOffset = 0, spanFirst = 0, spanEnd = 0;
+    {
+        const Shelf::Guard guard(*shelf_);
+        const auto found = shelf_->parts.find(key);
+        if (found == shelf_->parts.end() || found->second->dropped || first >= end)
+            return std::nullopt;
+        const auto& object = *found->second;
+        auto span = object.spans.upper_bound(first);
+        if (span == object.spans.begin() || std::prev(span)->second < end)
+            return std::nullopt;
+        --span;
+        spanFirst = span->first;
+        spanEnd = span->second;
+        path = object.dir->layout.tempPathOf(object.fileNumber);
+        fileOffset = object.bodyOffset() + spanFirst;
+        head = object.head;
+        requestTime = object.requestTime;
+        responseTime = object.responseTime;
+        length = object.length;
+    }
+    // the open of a file written a moment ago (its inode is in memory), as
+    // open() does for a hit; written spans are never rewritten, and a file
+    // removed meanwhile stays readable while open
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return std::nullopt;
     Store::DiskPart part;
-    part.entry = MakeRef<Store::Entry>(1);
-    part.entry->setReply(std::make_unique<Store::Reply>(*object.head));
-    part.entry->complete();
-    part.file = MakeRef<Store::StoredFile>(fd, object.bodyOffset() + span->first, span->second - span->first);
-    part.offset = span->first;
+    part.entry = EntryOfHead(head, requestTime, responseTime, length);
+    part.file = MakeRef<Store::StoredFile>(fd, fileOffset, spanEnd - spanFirst);
+    part.offset = spanFirst;
+    if (!part.entry)
+        return std::nullopt;
     return part;
+}
+
+size_t Disk::Cache::partObjectCount() const
+{
+    const Shelf::Guard guard(*shelf_);
+    return shelf_->parts.size();
 }
 
 void Disk::Cache::notePartWritten(PartWriter& writer)
@@ -136,28 +179,30 @@ void Disk::Cache::notePartWritten(PartWriter& writer)
     if (stopping_)
         return;
     auto& object = writer.object();
-    --object.writers;
     const int error = writer.error();
-    if ((error == ENOSPC || error == EDQUOT) && !object.dir->full) {
+    {
         const Shelf::Guard guard(*shelf_);
-        object.dir->full = true;
-        debugs(47, 0,
-               "WARNING: cache_dir "
-                   << object.dir->config.path << ": " << std::strerror(error)
-                   << "; storing in it stopped until the next start, its objects are still served");
-    }
-    if (!object.dropped && writer.written()) {
-        object.addSpan(writer.offset(), writer.offset() + writer.written());
-        debugs(20, 3,
-               "bytes " << writer.offset() << "-" << writer.offset() + writer.written() - 1 << " of "
-                        << object.key << " are on disk"
-                        << (object.isCovered() ? ": the object is complete" : ""));
-    }
-    if (object.dropped || object.dir->full) {
-        if (!object.writers)
-            forgetPart(object);
-    } else if (!object.writers && object.isCovered()) {
-        commitPart(object);
+        --object.writers;
+        if ((error == ENOSPC || error == EDQUOT) && !object.dir->full) {
+            object.dir->full = true;
+            debugs(47, 0,
+                   "WARNING: cache_dir "
+                       << object.dir->config.path << ": " << std::strerror(error)
+                       << "; storing in it stopped until the next start, its objects are still served");
+        }
+        if (!object.dropped && writer.written()) {
+            object.addSpan(writer.offset(), writer.offset() + writer.written());
+            debugs(20, 3,
+                   "bytes " << writer.offset() << "-" << writer.offset() + writer.written() - 1 << " of "
+                            << object.key << " are on disk"
+                            << (object.isCovered() ? ": the object is complete" : ""));
+        }
+        if (object.dropped || object.dir->full) {
+            if (!object.writers && !object.committing)
+                forgetPart(object); // destroys object
+        } else if (!object.writers && object.isCovered()) {
+            commitPart(object);
+        }
     }
     // the writer is inside its own call: destroy it from the loop
     PartWriter* gone = &writer;
@@ -169,15 +214,33 @@ void Disk::Cache::notePartWritten(PartWriter& writer)
     });
 }
 
-bool Disk::Cache::dropPart(const std::string& key)
+void Disk::Cache::stopPartWriters()
 {
-    const auto found = parts_.find(key);
-    if (found == parts_.end() || found->second->dropped)
+    const Shelf::Guard guard(*shelf_);
+    for (auto& writer : partWriters_) {
+        if (writer->isDone())
+            continue; // uncounted already (it waits to be destroyed)
+        writer->stop();
+        // uncounted now: this Cache's jobs will not tell (stopping_); another
+        // worker's writer may still finish the object
+        auto& object = writer->object();
+        --object.writers;
+        if (!object.writers && object.dropped && !object.committing)
+            forgetPart(object);
+    }
+}
+
+bool Disk::Cache::dropPartLocked(const std::string& key)
+{
+    const auto found = shelf_->parts.find(key);
+    if (found == shelf_->parts.end() || found->second->dropped)
         return false;
     auto& object = *found->second;
     object.dropped = true;
+    // this worker's writers stop taking bytes; another worker's finish their
+    // part (their entries tell them nothing of this) and find it dropped
     for (auto& writer : partWriters_) {
-        if (&writer->object() == &object)
+        if (!writer->isDone() && &writer->object() == &object)
             writer->stop();
     }
     if (!object.writers && !object.committing)
@@ -187,29 +250,25 @@ bool Disk::Cache::dropPart(const std::string& key)
 
 void Disk::Cache::forgetPart(PartObject& object)
 {
-    {
-        const Shelf::Guard guard(*shelf_);
-        object.dir->writingBytes -= std::min(object.dir->writingBytes, object.length);
-    }
+    object.dir->writingBytes -= std::min(object.dir->writingBytes, object.length);
     removeLater(object.dir->layout.tempPathOf(object.fileNumber));
-    parts_.erase(object.key); // destroys object
+    shelf_->parts.erase(object.key); // destroys object
 }
 
 void Disk::Cache::commitPart(PartObject& object)
 {
-    const auto& head = object.head->head;
+    const auto& head = object.head;
     if (head.size() > object.headRoom) {
         debugs(20, 3,
                "the parts of " << object.key << " cover it, but its newest head is too large: dropped");
-        object.dropped = true;
         forgetPart(object);
         return;
     }
     object.committing = true;
     Meta meta;
     meta.bodyLength = object.length;
-    meta.requestTime = object.head->requestTime;
-    meta.responseTime = object.head->responseTime;
+    meta.requestTime = object.requestTime;
+    meta.responseTime = object.responseTime;
     meta.headRoom = object.headRoom;
     std::string prefix = object.key;
     prefix.append(head);
@@ -225,24 +284,23 @@ void Disk::Cache::notePartCommitted(const std::string& key, int error)
 {
     if (stopping_)
         return;
-    const auto found = parts_.find(key);
-    if (found == parts_.end())
+    const Shelf::Guard guard(*shelf_);
+    const auto found = shelf_->parts.find(key);
+    if (found == shelf_->parts.end())
         return;
     auto& object = *found->second;
     Dir& dir = *object.dir;
-    const Shelf::Guard guard(*shelf_);
     dir.writingBytes -= std::min(dir.writingBytes, object.length);
     if (error || object.dropped) {
         // (dropped meanwhile: erased or replaced; the file, if renamed, is no object's)
         removeLater(error ? dir.layout.tempPathOf(object.fileNumber) : dir.layout.pathOf(object.fileNumber));
-        parts_.erase(found);
+        shelf_->parts.erase(found);
         return;
     }
     const Location where{object.fileNumber, static_cast<uint32_t>(key.size()), 2 * object.headRoom,
                          object.length};
     debugs(20, 3, "stored " << key << " in " << dir.layout.pathOf(object.fileNumber) << ", from its parts");
-    const auto entry = MakeRef<Store::Entry>(1); // for cache_store_log's SWAPOUT line
-    entry->setReply(std::move(object.head));
-    parts_.erase(found);
-    indexStored(dir, key, where, entry.getRaw());
+    const auto entry = EntryOfHead(object.head, object.requestTime, object.responseTime, object.length);
+    shelf_->parts.erase(found);
+    indexStored(dir, key, where, entry.getRaw()); // (entry: for cache_store_log's SWAPOUT line)
 }

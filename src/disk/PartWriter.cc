@@ -11,21 +11,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-void Disk::PartObject::addSpan(uint64_t first, uint64_t end)
-{
-    if (first >= end)
-        return;
-    auto it = spans.upper_bound(first);
-    if (it != spans.begin() && std::prev(it)->second >= first)
-        --it;
-    while (it != spans.end() && it->first <= end) {
-        first = std::min(first, it->first);
-        end = std::max(end, it->second);
-        it = spans.erase(it);
-    }
-    spans.emplace(first, end);
-}
-
 void Disk::PartJob::run() noexcept
 {
     // each job opens the file: several parts of one object may be written at once
@@ -49,7 +34,6 @@ Disk::PartWriter::PartWriter(PartWriterOwner& owner, IoPool& pool, const Store::
     : owner_(owner), pool_(pool), entry_(entry), object_(object), path_(std::move(path)),
       cursor_(entry->body()), offset_(offset), declared_(declared)
 {
-    ++object_.writers;
     following_ = true;
     entry_->addReader(*this);
     take();

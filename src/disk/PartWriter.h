@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Disk::PartObject and Disk::PartWriter: the parts of an object
+/// \file Disk::PartWriter and its jobs: the parts of an object
 /// (206 replies to Range misses) written straight into the store file the
 /// object will be, until they cover it (doc/caching.md "Partial objects").
 ///
@@ -22,6 +22,11 @@
 /// parts do not survive one. A span is only served once its bytes are
 /// written (its job finished), by offset in the .tmp file.
 ///
+/// The PartObject is the shelf's (Disk::Shelf): with workers, parts of one
+/// object arriving at several workers meet in one file. A writer reads
+/// only the object's fixed fields (its key, head room); everything else is
+/// read and changed by Disk::Cache under the shelf's Guard.
+///
 /// Threading: the loop; PartJob::run() and PartCommitJob::run() touch only
 /// their own fields and the slices' bytes (Disk::IoPool's rule).
 
@@ -36,37 +41,13 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace Disk {
 
-/// One object whose parts are held in its store file-to-be.
-struct PartObject {
-    std::string key;                    ///< its key
-    Shelf::Dir* dir = nullptr;          ///< the cache_dir holding it
-    uint32_t fileNumber = 0;            ///< its file there
-    std::string validator;              ///< Store::PartFacts::validator
-    uint64_t length = 0;                ///< the complete object's length
-    std::unique_ptr<Store::Reply> head; ///< the whole reply head (the newest part's)
-    uint32_t headRoom = 0;              ///< each head slot's bytes, fixed by the first part's head
-    std::map<uint64_t, uint64_t> spans; ///< bytes written: first -> end, disjoint, not touching
-    unsigned writers = 0;               ///< PartWriters writing into it
-    bool dropped = false;               ///< given up: the file goes once no writer is left
-    bool committing = false;            ///< a PartCommitJob is out
-
-    /// where the body starts in the file
-    uint64_t bodyOffset() const { return HeaderSize + key.size() + 2 * uint64_t(headRoom); }
-    /// adds [first, end) to spans, merged with the spans it overlaps or touches
-    void addSpan(uint64_t first, uint64_t end);
-    /// whether the spans cover the whole object
-    bool isCovered() const
-    {
-        return spans.size() == 1 && spans.begin()->first == 0 && spans.begin()->second == length;
-    }
-};
+using PartObject = Shelf::PartObject;
 
 class PartWriter;
 
@@ -100,7 +81,8 @@ private:
 class PartWriter final : public Store::Reader {
 public:
     /// starts writing entry's body, the object's bytes from offset on (at
-    /// most declared of them), into object's file
+    /// most declared of them), into object's file (the caller counted it
+    /// in object.writers, under the shelf's Guard)
     PartWriter(PartWriterOwner& owner, IoPool& pool, const Store::EntryRef& entry, PartObject& object,
                std::string path, uint64_t offset, uint64_t declared);
     ~PartWriter() override;
@@ -121,6 +103,9 @@ public:
     int error() const { return error_; }
     /// whether a job is out (the writer must live until it finished)
     bool isBusy() const { return busy_; }
+    /// whether the owner was told (notePartWritten()): the writer no longer
+    /// counts in its object, which may be gone
+    bool isDone() const { return told_; }
     /// stops taking bytes (the object was dropped, the cache stops)
     void stop() { detach(); }
 

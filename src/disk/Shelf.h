@@ -7,7 +7,7 @@
 /// Disk::Caches of the workers naming the same cache_dir lines share
 /// (doc/design.md "Workers", "One disk store"): each cache_dir's index,
 /// next file number, bytes being written and flags, the variants stored
-/// under each URL, and the figures. What stays each worker's Cache: its
+/// under each URL, the objects whose parts are held, and the figures. What stays each worker's Cache: its
 /// I/O threads, the objects it is writing (their Writers read its
 /// entries), its block pool and its store.log.
 ///
@@ -33,11 +33,13 @@
 #pragma once
 
 #include "config/Settings.h"
+#include "disk/Format.h"
 #include "disk/Index.h"
 #include "disk/Layout.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -92,6 +94,35 @@ struct Shelf {
         explicit Dir(const Config::CacheDir& line);
     };
 
+    /// One object whose parts are held in its store file-to-be
+    /// (Disk/PartWriter.h); any worker sharing the shelf may write parts
+    /// into it, serve them, commit or drop it
+    struct PartObject {
+        std::string key;                    ///< its key
+        Dir* dir = nullptr;                 ///< the cache_dir holding it
+        uint32_t fileNumber = 0;            ///< its file there
+        std::string validator;              ///< Store::PartFacts::validator
+        uint64_t length = 0;                ///< the complete object's length
+        std::string head;                   ///< the whole reply head (the newest part's), as bytes
+        int64_t requestTime = 0;            ///< that reply's request_time
+        int64_t responseTime = 0;           ///< and response_time
+        uint32_t headRoom = 0;              ///< each head slot's bytes, fixed by the first part's head
+        std::map<uint64_t, uint64_t> spans; ///< bytes written: first -> end, disjoint, not touching
+        unsigned writers = 0;               ///< PartWriters (of any worker) writing into it
+        bool dropped = false;               ///< given up: the file goes once no writer is left
+        bool committing = false;            ///< a PartCommitJob is out
+
+        /// where the body starts in the file
+        uint64_t bodyOffset() const { return HeaderSize + key.size() + 2 * uint64_t(headRoom); }
+        /// adds [first, end) to spans, merged with the spans it overlaps or touches
+        void addSpan(uint64_t first, uint64_t end);
+        /// whether the spans cover the whole object
+        bool isCovered() const
+        {
+            return spans.size() == 1 && spans.begin()->first == 0 && spans.begin()->second == length;
+        }
+    };
+
     /// the variants stored under one MakeKey(): their Vary names and keys
     struct Variants {
         std::string names;             ///< Store::VaryNames()
@@ -127,6 +158,9 @@ struct Shelf {
     /// MakeKey() -> its variants on disk (Vary replies only), made again
     /// from the keys at each start
     std::unordered_map<std::string, Variants> variants;
+    /// key -> the object whose parts are held (not made again at a start:
+    /// a restart removes part files)
+    std::unordered_map<std::string, std::unique_ptr<PartObject>> parts;
     /// round-robin's next cache_dir (store_dir_select_algorithm)
     size_t nextDir = 0;
     /// the figures (CacheStats::dirs stays empty: Cache::stats() fills it)

@@ -148,8 +148,9 @@ public:
     /// becomes a stored object. False when no cache_dir takes the object.
     virtual bool storePart(const std::string& key, const EntryRef& entry, const PartFacts& facts,
                            std::unique_ptr<Reply> whole) = 0;
-    /// the whole reply head of the object whose parts are held under key, or null
-    virtual const Reply* partHead(const std::string& key) const = 0;
+    /// the whole reply head of the object whose parts are held under key
+    /// (with some bytes written), or null
+    virtual std::unique_ptr<Reply> partHead(const std::string& key) = 0;
     /// the held span of the object under key that holds [first, end), opened; nothing when none does
     virtual std::optional<DiskPart> findPart(const std::string& key, uint64_t first, uint64_t end) = 0;
 };

@@ -8,9 +8,10 @@
 # Another validator drops the parts; weak validators, no-store, If-Range
 # that does not match and PURGE are checked too.
 #
-# Each worker holds its own parts (doc/caching.md), so with workers
-# (CUTTLE_TEST_WORKERS) the requests whose parts must meet go over one client
-# connection (one worker): ask ID ARGS... below.
+# Each worker holds its own parts in memory (doc/caching.md), so with
+# workers (CUTTLE_TEST_WORKERS) the requests whose memory parts must meet go
+# over one client connection (one worker): ask ID ARGS... below. Parts on
+# disk are every worker's.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/cache/helpers.sh"
 cuttle_setup
@@ -116,8 +117,8 @@ pass_if_ok "PURGE removes held parts"
 # --- on disk: an object larger than memory takes has its parts written
 # into its store file-to-be, serves ranges from there (TCP_HIT/206) and is
 # a store file once they cover it. A part is served once its bytes are
-# written (cache.log says so), so the steps wait for that, over one client
-# connection (one worker, whose disk store holds the parts)
+# written (cache.log says so), so the steps wait for that (over one client
+# connection, to keep the order of the access.log lines)
 cache_start "$DIRLINE" "cache_mem 64 MB" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
 wait_until 10 is_rebuilt || fail "the cache_dir was not rebuilt"
 mark
@@ -177,13 +178,10 @@ pass_if_ok "parts of an object larger than memory takes are written into its sto
 
 # --- a download the client left, resumed: the bytes the disk store wrote
 # of the miss before its fetch stopped (quick_abort) are its first part; the
-# resume's Range fetches the rest, which completes the object. The resume
-# is another connection, so this part runs with one worker (each worker's
-# disk store keeps its own parts)
-workers=$CUTTLE_TEST_WORKERS
-CUTTLE_TEST_WORKERS=1
+# resume's Range fetches the rest, which completes the object (with workers,
+# whichever worker each connection reaches: the disk store's parts are
+# every worker's)
 cache_start "$DIRLINE" "cache_mem 64 MB" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
-CUTTLE_TEST_WORKERS=$workers
 wait_until 10 is_rebuilt || fail "the cache_dir was not rebuilt"
 mark
 script pr 'cc=max-age=600&s=4m&etag="v1"&ranges=1&rate=2m' 'cc=max-age=600&s=4m&etag="v1"&ranges=1'

@@ -8,6 +8,7 @@
 #include "disk/Cache.h"
 #include "disk/PartWriter.h"
 #include "disk/tests/TempDir.h"
+#include "disk/tests/Worker.h"
 #include "sbuf/BlockPool.h"
 #include "sbuf/MemBlob.h"
 #include "store/Parts.h"
@@ -92,6 +93,7 @@ class TestParts : public CppUnit::TestFixture {
     CPPUNIT_TEST(anotherValidatorOrAWholeObjectDropsTheParts);
     CPPUNIT_TEST(aLongPartIsNoPartAndARestartRemovesParts);
     CPPUNIT_TEST(aMissThatStopsShortIsItsFirstPart);
+    CPPUNIT_TEST(partsFromTwoWorkersMeetInOneFile);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -266,6 +268,37 @@ public:
                              ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
         CPPUNIT_ASSERT(Object == body);
         CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
+        loop.runOnce(Comm::Milliseconds(10));
+    }
+
+    /// with workers on one shelf, a part that one worker wrote and a part
+    /// that another wrote make one object, which both find
+    void partsFromTwoWorkersMeetInOneFile()
+    {
+        TestDisk::TempDir t;
+        const auto shelf = std::make_shared<Disk::Shelf>(true);
+        Comm::Loop loop;
+        Disk::Cache first(loop, t.settings, shelf);
+        first.drain();
+        Part a(0, 99999);
+        CPPUNIT_ASSERT(first.storePart(Key, a.entry, a.facts, a.whole()));
+        a.append();
+        first.drain();
+        TestDisk::Worker second(t.settings, shelf);
+        second.run([](Disk::Cache& cache) {
+            CPPUNIT_ASSERT(cache.partHead(Key)); // the first worker's part
+            Part b(100000, Length - 1);
+            CPPUNIT_ASSERT(cache.storePart(Key, b.entry, b.facts, b.whole()));
+            b.append();
+        });
+        CPPUNIT_ASSERT_EQUAL(size_t(0), first.partObjectCount());
+        const auto hit = first.open(Key);
+        CPPUNIT_ASSERT(hit);
+        std::string body(Length, '\0');
+        CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
+                             ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
+        CPPUNIT_ASSERT(Object == body);
+        second.run([](Disk::Cache& cache) { CPPUNIT_ASSERT(cache.contains(Key)); });
         loop.runOnce(Comm::Milliseconds(10));
     }
 };

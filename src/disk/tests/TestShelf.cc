@@ -11,6 +11,7 @@
 #include "sbuf/MemBlob.h"
 #include "store/Entry.h"
 #include "disk/tests/TempDir.h"
+#include "disk/tests/Worker.h"
 #include "store/tests/OwnerThread.h"
 #include "store/tests/Replies.h"
 
@@ -28,38 +29,7 @@ const std::string Head = "HTTP/1.1 200 OK\r\nContent-Length: 50000\r\nCache-Cont
 
 using TestDisk::TempDir;
 
-/// Another worker: its loop and its Cache on the shelf, made, used and
-/// destroyed on its own thread.
-class Worker {
-public:
-    Worker(const Config::Settings& settings, const std::shared_ptr<Disk::Shelf>& shelf)
-    {
-        thread_.run([&] {
-            loop_ = std::make_unique<Comm::Loop>();
-            cache_ = std::make_unique<Disk::Cache>(*loop_, settings, shelf);
-        });
-    }
-    ~Worker()
-    {
-        thread_.run([this] {
-            cache_.reset();
-            loop_.reset();
-        });
-    }
-    /// runs call(its cache) on its thread, then finishes its jobs
-    void run(const std::function<void(Disk::Cache&)>& call)
-    {
-        thread_.run([&] {
-            call(*cache_);
-            cache_->drain();
-        });
-    }
-
-private:
-    TestStore::OwnerThread thread_;
-    std::unique_ptr<Comm::Loop> loop_;
-    std::unique_ptr<Disk::Cache> cache_;
-};
+using TestDisk::Worker;
 
 /// stores a complete object of 50,000 bytes under key in cache; whether it was taken
 bool StoreObject(Disk::Cache& cache, const std::string& key)

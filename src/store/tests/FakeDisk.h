@@ -66,7 +66,7 @@ public:
     {
         return false;
     }
-    const Store::Reply* partHead(const std::string&) const override { return nullptr; }
+    std::unique_ptr<Store::Reply> partHead(const std::string&) override { return nullptr; }
     std::optional<Store::DiskPart> findPart(const std::string&, uint64_t, uint64_t) override
     {
         return std::nullopt;
