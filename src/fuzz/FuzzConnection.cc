@@ -14,6 +14,12 @@
 /// and closes. The client writes the request bytes, half-closes, and reads
 /// until the proxy closes or about 300 ms passed; then it closes too.
 ///
+/// The client and the origin run on the proxy's loop, on this thread, so the
+/// harness sees when nothing moves and never waits for a fixed time; only a
+/// proxy timer makes it wait (Rig::stillUntil()). The fixed 1 ms rounds, the
+/// origin thread's 50 ms wait for a head and the hand-overs between threads
+/// were more than half of the time of an input (doc/fuzzing.md, "Measured").
+///
 /// Nothing leaves loopback: http_access allows only dst 127.0.0.1 on the
 /// origin's port, hosts_file is off and the only DNS server is NameServer,
 /// on loopback, which says no name exists. A `dst` acl looks up a request's
@@ -36,6 +42,7 @@
 #include "http/ReplyParser.h"
 #include "http/RequestParser.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
@@ -43,9 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <netinet/in.h>
-#include <poll.h>
 #include <string>
 #include <string_view>
 #include <sys/socket.h>
@@ -55,8 +60,8 @@
 
 namespace {
 
-/// A socket of `type` bound to 127.0.0.1 on a free port (listening when a
-/// stream), or abort(): `port` gets the port.
+/// A socket of `type` (with SOCK_NONBLOCK, maybe) bound to 127.0.0.1 on a
+/// free port (listening when a stream), or abort(): `port` gets the port.
 int BindLoopback(int type, uint16_t& port)
 {
     const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
@@ -65,66 +70,199 @@ int BindLoopback(int type, uint16_t& port)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof(a);
     if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-        (type == SOCK_STREAM && ::listen(fd, 64) != 0) ||
+        ((type & ~SOCK_NONBLOCK) == SOCK_STREAM && ::listen(fd, 64) != 0) ||
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
         std::abort();
     port = ntohs(a.sin_port);
     return fd;
 }
 
-/// The scripted origin: a thread that answers each connection with script().
+/// The scripted origin, on the proxy's loop: it answers each connection with
+/// the script once it has read a head, the end of the stream or 64 KB, or when
+/// answerWaiting() says that nothing more will come; then it closes.
+///
+/// It used to be a thread that waited up to 50 ms for the rest of a head.
+/// That wait was most of the time of an input that speaks TLS to the origin
+/// (a ClientHello has no blank line: each https request cost 50 ms, and a
+/// few of them ran into the client's 300 ms), and every hand-over between
+/// the threads cost context switches on a 2-core machine.
+///
+/// The thread closed right after writing and raced the proxy: sometimes the
+/// proxy read the reply and the end together, sometimes it read the reply,
+/// pooled the connection, and found it closed later (Server::Pool, and the
+/// retry of a request sent on it). To keep both without the race, a
+/// connection closes either with its reply or one loop round after it,
+/// alternating by connection from the parity of the script's length.
 class Origin {
 public:
-    Origin()
+    explicit Origin(Comm::Loop& loop) : loop_(loop), listener_(*this)
     {
-        fd_ = BindLoopback(SOCK_STREAM, port_);
-        std::thread([this] { serve(); }).detach();
+        fd_ = BindLoopback(SOCK_STREAM | SOCK_NONBLOCK, port_);
+        listener_.registration = loop_.watch(fd_, listener_);
     }
 
     uint16_t port() const { return port_; }
 
-    /// what the origin answers from now on
+    /// what the origin answers from now on (one input)
     void setScript(std::string_view reply)
     {
-        const std::lock_guard<std::mutex> lock(mutex_);
         script_ = reply;
+        accepted_ = script_.size();
+    }
+
+    /// Answers every connection still waiting for the rest of a head: the
+    /// harness calls it when nothing moves (the loop has nothing to do and the
+    /// client nothing to send), so no more bytes can come. Whether there was one.
+    bool answerWaiting()
+    {
+        bool any = false;
+        for (const auto& e : exchanges_) {
+            if (e->state == Exchange::State::Reading) {
+                e->answer();
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /// After each round of the loop: closes the connections whose reply went
+    /// out before this round. Whether one still waited to close.
+    bool endRound()
+    {
+        bool any = false;
+        for (const auto& e : exchanges_) {
+            if (e->state == Exchange::State::Written) {
+                if (e->heldOneRound)
+                    e->finish();
+                e->heldOneRound = true;
+                any = true;
+            }
+        }
+        return any;
     }
 
 private:
-    void serve()
-    {
-        while (true) {
-            const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0)
-                continue;
-            // read the head (or what comes within 50 ms), then answer and close
-            std::string got;
-            pollfd p{c, POLLIN, 0};
-            while (got.find("\r\n\r\n") == std::string::npos && got.size() < 65536 && ::poll(&p, 1, 50) > 0) {
-                char buf[4096];
-                const ssize_t n = ::read(c, buf, sizeof(buf));
-                if (n <= 0)
-                    break;
-                got.append(buf, size_t(n));
-            }
-            std::string reply;
-            {
-                const std::lock_guard<std::mutex> lock(mutex_);
-                reply = script_;
-            }
-            (void)!::write(c, reply.data(), reply.size());
-            ::close(c);
-        }
-    }
+    /// one accepted connection
+    struct Exchange : Comm::IoHandler {
+        enum class State { Reading, Writing, Written, Done };
 
+        Exchange(Origin& o, int f, bool linger) : origin(o), fd(f), lingers(linger)
+        {
+            registration = origin.loop_.watch(fd, *this);
+        }
+        ~Exchange() override { finish(); }
+
+        void handleIo(const Comm::IoEvents&) override
+        {
+            if (state == State::Reading)
+                read();
+            else if (state == State::Writing)
+                write();
+        }
+
+        /// reads a head (or up to 64 KB, or to the end), 4 KB at a time as
+        /// the thread did, so what the proxy sent past them stays unread and
+        /// the close resets the connection as before
+        void read()
+        {
+            while (got.find("\r\n\r\n") == std::string::npos && got.size() < 65536) {
+                char buf[4096];
+                const ssize_t n = ::read(fd, buf, sizeof(buf));
+                if (n > 0) {
+                    got.append(buf, size_t(n));
+                    continue;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    return; // edge-triggered: the next bytes bring another event
+                break;      // the end of the stream, or an error
+            }
+            answer();
+        }
+
+        void answer()
+        {
+            state = State::Writing;
+            reply = origin.script_;
+            write();
+        }
+
+        void write()
+        {
+            while (sent < reply.size()) {
+                const ssize_t n = ::send(fd, reply.data() + sent, reply.size() - sent, MSG_NOSIGNAL);
+                if (n > 0)
+                    sent += size_t(n);
+                else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    return; // the rest when the proxy has read some
+                else
+                    break;
+            }
+            if (lingers && sent == reply.size())
+                state = State::Written; // endRound() closes
+            else
+                finish();
+        }
+
+        void finish()
+        {
+            if (state == State::Done)
+                return;
+            state = State::Done;
+            registration.cancel();
+            ::close(fd);
+        }
+
+        Origin& origin;
+        const int fd;
+        const bool lingers; ///< closes a round after its reply, not with it
+        State state = State::Reading;
+        bool heldOneRound = false; ///< Written: endRound() saw it once
+        std::string got;
+        std::string reply;
+        size_t sent = 0;
+        Comm::Registration registration; ///< after fd: cancelled first
+    };
+
+    /// accepts the proxy's connections
+    struct Listener : Comm::IoHandler {
+        explicit Listener(Origin& o) : origin(o) {}
+
+        void handleIo(const Comm::IoEvents&) override
+        {
+            // done exchanges go here, outside their own callbacks
+            auto& all = origin.exchanges_;
+            all.erase(std::remove_if(all.begin(), all.end(),
+                                     [](const auto& e) { return e->state == Exchange::State::Done; }),
+                      all.end());
+            while (true) {
+                const int c = ::accept4(origin.fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (c < 0) {
+                    if (errno == EAGAIN || errno == EWOULDBLOCK)
+                        return;
+                    continue; // e.g. ECONNABORTED: the next one
+                }
+                // its first event reads what is there already
+                all.push_back(std::make_unique<Exchange>(origin, c, origin.accepted_++ % 2 == 0));
+            }
+        }
+
+        Origin& origin;
+        Comm::Registration registration;
+    };
+
+    Comm::Loop& loop_;
     int fd_ = -1;
     uint16_t port_ = 0;
-    std::mutex mutex_;
     std::string script_;
+    size_t accepted_ = 0; ///< connections of this input, from the script's length
+    std::vector<std::unique_ptr<Exchange>> exchanges_;
+    Listener listener_;
 };
 
 /// A DNS server on loopback that answers every query "no such name" (RFC 1035
-/// RCODE 3, the query echoed back as the question), from its own thread.
+/// RCODE 3, the query echoed back as the question), from its own thread: an
+/// answer that comes while c-ares still reads the one before it is a case
+/// of Comm::Resolver (Channel::drain()) that only another thread makes.
 class NameServer {
 public:
     NameServer()
@@ -154,6 +292,13 @@ private:
 
     int fd_ = -1;
     uint16_t port_ = 0;
+};
+
+/// The client's socket on the loop: its events do nothing but wake the loop
+/// (runOnce() then returns early and counts a call), so a wait for a timer
+/// ends as soon as the proxy writes to the client or closes.
+struct ClientWake : Comm::IoHandler {
+    void handleIo(const Comm::IoEvents&) override {}
 };
 
 /// The proxy, its loop, the origin and the name server, made once per process.
@@ -200,10 +345,31 @@ struct Rig {
         originAuthority = "127.0.0.1:" + port;
     }
 
+    /// One round of the loop, without waiting; whether anything moved.
+    bool round()
+    {
+        const bool called = loop.runOnce(Comm::Milliseconds(0)) > 0;
+        return origin.endRound() || called;
+    }
+
+    /// Nothing moved: the origin answers what it has (no more can come), or
+    /// else only a timer (or the name server's answer, from its thread) can
+    /// move things, and the loop waits for it, or for any event, the client's
+    /// too, until `until`, as the old 1 ms rounds did.
+    void stillUntil(std::chrono::steady_clock::time_point until)
+    {
+        if (origin.answerWaiting())
+            return;
+        const auto left = std::chrono::ceil<Comm::Milliseconds>(until - std::chrono::steady_clock::now());
+        if (left > Comm::Milliseconds(0))
+            loop.runOnce(left);
+    }
+
     std::string dir;
-    Origin origin;
+    Comm::Loop loop; // first: the origin and the name server run on it
+    Origin origin{loop};
     NameServer nameServer;
-    Comm::Loop loop;
+    ClientWake client;
     std::unique_ptr<Proxy::Instance> server;
     Comm::Address listening;
     std::string originAuthority;
@@ -291,30 +457,47 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     FUZZ_CHECK(fd >= 0);
     const int rc = ::connect(fd, proxy.listening.raw(), proxy.listening.length());
     FUZZ_CHECK(rc == 0 || errno == EINPROGRESS);
+    Comm::Registration watched = proxy.loop.watch(fd, proxy.client);
     proxy.loop.runOnce(Comm::Milliseconds(0));
 
+    // Everything runs on this thread, so the harness knows when nothing moves
+    // (the loop made no call, the client neither wrote nor read, the origin
+    // has nothing to close): then only the origin's answer or a timer can
+    // move things, and nobody waits in vain (the old fixed 1 ms rounds and
+    // the origin's 50 ms were most of the time of an input).
     std::string out;
     size_t written = 0;
+    bool halfClosed = false;
     bool closed = false;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
     while (!closed && std::chrono::steady_clock::now() < deadline) {
-        if (written < request.size()) {
+        bool moved = false;
+        if (!halfClosed) {
             const ssize_t n = ::send(fd, request.data() + written, request.size() - written, MSG_NOSIGNAL);
-            if (n > 0)
+            if (n > 0) {
                 written += size_t(n);
-            if (written == request.size())
+                moved = true;
+            }
+            if (written == request.size()) {
                 ::shutdown(fd, SHUT_WR);
-        } else if (request.empty()) {
-            ::shutdown(fd, SHUT_WR);
+                halfClosed = true;
+                moved = true;
+            }
         }
-        proxy.loop.runOnce(Comm::Milliseconds(1));
+        if (proxy.round())
+            moved = true;
         char buf[16384];
         ssize_t n;
-        while ((n = ::read(fd, buf, sizeof(buf))) > 0)
+        while ((n = ::read(fd, buf, sizeof(buf))) > 0) {
             out.append(buf, size_t(n));
+            moved = true;
+        }
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
             closed = true;
+        if (!closed && !moved)
+            proxy.stillUntil(deadline);
     }
+    watched.cancel();
     ::close(fd);
 
     if (std::getenv("FUZZ_CONNECTION_DUMP")) // replaying a failure: show the exchange
@@ -322,11 +505,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                      closed ? "closed" : "open", out.c_str());
     CheckReplies(out, request, closed);
 
-    // the proxy lets go of a connection whose client left
-    // (within 2 s: it may first wait for the origin, which answers within 50 ms)
+    // the proxy lets go of a connection whose client left (within 2 s: it
+    // may first wait for the origin, which answers when nothing else moves)
     const auto release = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (proxy.server->connectionCount() > 0 && std::chrono::steady_clock::now() < release)
-        proxy.loop.runOnce(Comm::Milliseconds(1));
+    while (proxy.server->connectionCount() > 0 && std::chrono::steady_clock::now() < release) {
+        if (!proxy.round())
+            proxy.stillUntil(release);
+    }
     FUZZ_CHECK(proxy.server->connectionCount() == 0);
+    // what is left (an origin connection to close, the proxy's end of it)
+    // settles now, so that the next input starts from the same state
+    const auto settle = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    while ((proxy.round() || proxy.origin.answerWaiting()) && std::chrono::steady_clock::now() < settle) {
+    }
     return 0;
 }
