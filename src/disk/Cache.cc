@@ -761,6 +761,8 @@ Disk::CacheStats Disk::Cache::stats() const
         s.dirs.push_back(DirStats{dir->config.path, dir->config.type, dir->config.maxBytes,
                                   dir->index.diskBytes(), dir->index.objectCount(), dir->full,
                                   dir->scanning != 0, std::string(dir->index.policyName())});
+        for (const auto& [key, object] : shelf_->parts)
+            s.dirs.back().partialObjects += object->dir == dir.get();
     }
     return s;
 }

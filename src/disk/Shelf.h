@@ -51,14 +51,15 @@ namespace Disk {
 
 /// One cache_dir's figures, for the cache manager.
 struct DirStats {
-    std::string path;        ///< the directory
-    std::string type;        ///< as squid.conf says
-    uint64_t maxBytes = 0;   ///< MBYTES
-    uint64_t usedBytes = 0;  ///< what its objects take (whole 4 KB blocks)
-    size_t objects = 0;      ///< objects stored
-    bool full = false;       ///< storing stopped: the disk is full
-    bool rebuilding = false; ///< its index is being rebuilt from its files
-    std::string policy;      ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
+    std::string path;          ///< the directory
+    std::string type;          ///< as squid.conf says
+    uint64_t maxBytes = 0;     ///< MBYTES
+    uint64_t usedBytes = 0;    ///< what its objects take (whole 4 KB blocks)
+    size_t objects = 0;        ///< objects stored
+    bool full = false;         ///< storing stopped: the disk is full
+    bool rebuilding = false;   ///< its index is being rebuilt from its files
+    std::string policy;        ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
+    size_t partialObjects = 0; ///< objects whose parts it holds (doc/caching.md "Partial objects")
 };
 
 /// Counters of a Cache (of its Shelf: every worker's that shares it).

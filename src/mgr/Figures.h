@@ -125,6 +125,7 @@ struct StoreDir {
     bool full = false;          ///< storing stopped: the disk said it is full
     bool rebuilding = false;    ///< its index is being rebuilt from its files
     std::string policy = "lru"; ///< its cache_replacement_policy ("lru", "heap GDSF", ...)
+    size_t partialObjects = 0;  ///< objects whose parts it holds (doc/caching.md "Partial objects")
     uint64_t fsBlockSize = 0;   ///< the filesystem's block size (statvfs), 0 when unknown
     uint64_t fsUsedKb = 0;      ///< the filesystem's space in use, KB
     uint64_t fsTotalKb = 0;     ///< the filesystem's size, KB

@@ -443,6 +443,7 @@ void StoreDirPage(std::string& out, const Figures& f)
         Printf(out, "Removal policy: %s\n", d.policy.c_str());
         out += "cuttle:\n";
         Printf(out, "objects: %zu\n", d.objects);
+        Printf(out, "partial objects: %zu\n", d.partialObjects);
         Printf(out, "rebuilding: %s\n", d.rebuilding ? "yes" : "no");
         Printf(out, "storing: %s\n",
                d.noStore ? "no (no-store)"

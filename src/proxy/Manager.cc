@@ -264,6 +264,7 @@ Mgr::Figures Proxy::Instance::managerFigures() const
             d.full = dir.full;
             d.rebuilding = dir.rebuilding;
             d.policy = dir.policy;
+            d.partialObjects = dir.partialObjects;
             for (const auto& line : settings_->cacheDirs) {
                 if (line.path == dir.path) {
                     d.l1 = line.l1;

@@ -189,12 +189,15 @@ curl -s -o "$T/download" --max-time 1 -x "127.0.0.1:$PORT" "$(url pr)"
 expect "resume: curl left mid-download" "$?" 28
 kept() { grep -q "of .*$(url pr) are on disk, kept as a part of it" "$T/cache.log"; }
 wait_until 10 kept || bad "resume: the bytes written were not kept as a part"
+storedir() { curl -s --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/squid-internal-mgr/storedir"; }
+expect "resume: mgr:storedir counts the part" "$(storedir | grep '^partial objects:')" "partial objects: 1"
 curl -s -C - -o "$T/download" --max-time "$(scaled 10)" -x "127.0.0.1:$PORT" "$(url pr)" ||
     bad "resume: curl -C - failed: $?"
 expect "resume: the file is whole" "$(sha256sum < "$T/download" | cut -d' ' -f1)" "$(pattern_sha 4m)"
 expect "resume: access.log" "$(log_codes pr 2)" "TCP_MISS_ABORTED/200 TCP_MISS/206"
 completed() { grep -q "stored .*$(url pr) in .*, from its parts" "$T/cache.log"; }
 wait_until 10 completed || bad "resume: the object was not completed from its parts"
+expect "resume: mgr:storedir counts no part" "$(storedir | grep '^partial objects:')" "partial objects: 0"
 get pr
 expect "resume: then a hit" "$(log_code pr 3)" TCP_HIT/200
 expect "resume: then a hit: sha256" "$(body_sha)" "$(pattern_sha 4m)"
