@@ -277,8 +277,8 @@ Disk::Cache::Dir* Disk::Cache::pick(std::optional<uint64_t> size)
     for (auto& dir : dirs) {
         if (!takes(*dir, size))
             continue;
-        const int64_t room =
-            int64_t(dir->config.maxBytes) - int64_t(dir->index.diskBytes() + dir->writingBytes);
+        const int64_t room = int64_t(dir->config.maxBytes) -
+                             int64_t(dir->index.diskBytes() + dir->writingBytes + dir->partBytes);
         if (!best || room > bestRoom) {
             best = dir.get();
             bestRoom = room;
@@ -453,11 +453,13 @@ void Disk::Cache::removeFile(Dir& dir, const Store::KeyHash& hash, uint32_t file
 
 void Disk::Cache::evict(Dir& dir)
 {
+    // the objects whose parts it holds take their room too (their files
+    // grow to their whole length)
     const uint64_t high = dir.config.maxBytes / 100 * swapHigh_;
-    if (dir.index.diskBytes() <= high)
+    if (dir.index.diskBytes() + dir.partBytes <= high)
         return;
     const uint64_t low = dir.config.maxBytes / 100 * swapLow_;
-    while (dir.index.diskBytes() > low) {
+    while (dir.index.diskBytes() + dir.partBytes > low) {
         const auto evicted = dir.index.evict();
         if (!evicted)
             break;

@@ -212,6 +212,10 @@ private:
     /// gives up the parts under key (the file goes once no PartWriter
     /// writes into it); whether there were any. Under the Guard.
     bool dropPartLocked(const std::string& key);
+    /// whether dir may hold the parts of one more object of length bytes
+    /// (the objects whose parts it holds take at most half of it), after
+    /// dropping those least recently used that no one writes. Under the Guard.
+    bool makeRoomForPart(Dir& dir, uint64_t length);
     /// removes a part object no writer writes into any more, and its file. Under the Guard.
     void forgetPart(PartObject& object);
     /// stops this Cache's PartWriters (it stops) and uncounts them from their objects

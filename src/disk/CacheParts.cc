@@ -43,7 +43,7 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
         if (found == parts.end()) {
             // a part file takes the room of the whole object from the start
             Dir* dir = pick(facts.length);
-            if (!dir)
+            if (!dir || !makeRoomForPart(*dir, facts.length))
                 return false;
             auto made = std::make_unique<PartObject>();
             made->key = key;
@@ -52,7 +52,7 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
             made->validator = facts.validator;
             made->length = facts.length;
             made->headRoom = HeadRoomFor(whole->head.size());
-            dir->writingBytes += facts.length;
+            dir->partBytes += facts.length;
             found = parts.emplace(key, std::move(made)).first;
         }
         object = found->second.get();
@@ -60,6 +60,7 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
         object->head.assign(whole->head);
         object->requestTime = whole->requestTime;
         object->responseTime = whole->responseTime;
+        object->lastUse = ++shelf_->partClock;
         ++object->writers;
     }
     const auto path = object->dir->layout.tempPathOf(object->fileNumber);
@@ -83,7 +84,8 @@ void Disk::Cache::noteStoppedShort(Writer& writer)
     // plain key (a variant's parts are not kept), some of it written
     const bool keeps = !stopping_ && validator && reply->status == 200 && reply->contentLength &&
                        writer.bodyLength() > 0 && writer.bodyLength() < *reply->contentLength &&
-                       Store::BaseKey(key) == key && !shelf_->parts.count(key);
+                       Store::BaseKey(key) == key && !shelf_->parts.count(key) &&
+                       makeRoomForPart(dir, *reply->contentLength);
     if (!keeps) {
         removeLater(dir.layout.tempPathOf(writer.fileNumber()));
     } else {
@@ -98,11 +100,12 @@ void Disk::Cache::noteStoppedShort(Writer& writer)
         object->responseTime = reply->responseTime;
         object->headRoom = writer.slotsLength() / 2;
         object->addSpan(0, writer.bodyLength());
+        object->lastUse = ++shelf_->partClock;
         debugs(20, 3,
                "bytes 0-" << writer.bodyLength() - 1 << " of " << key
                           << " are on disk, kept as a part of it (its fetch stopped short)");
         shelf_->parts.emplace(key, std::move(object));
-        dir.writingBytes += *reply->contentLength; // the part file's room, until its commit or drop
+        dir.partBytes += *reply->contentLength; // the part file's room, until its commit or drop
     }
     ++shelf_->counters.abandoned;
     release(writer);
@@ -144,6 +147,7 @@ std::optional<Store::DiskPart> Disk::Cache::findPart(const std::string& key, uin
         if (span == object.spans.begin() || std::prev(span)->second < end)
             return std::nullopt;
         --span;
+        found->second->lastUse = ++shelf_->partClock;
         spanFirst = span->first;
         spanEnd = span->second;
         path = object.dir->layout.tempPathOf(object.fileNumber);
@@ -248,9 +252,29 @@ bool Disk::Cache::dropPartLocked(const std::string& key)
     return true;
 }
 
+bool Disk::Cache::makeRoomForPart(Dir& dir, uint64_t length)
+{
+    // the objects whose parts a cache_dir holds take at most half of it:
+    // past that, those least recently used that no one writes go
+    const uint64_t cap = dir.config.maxBytes / 2;
+    while (dir.partBytes + length > cap) {
+        PartObject* oldest = nullptr;
+        for (const auto& [key, object] : shelf_->parts) {
+            if (object->dir == &dir && !object->writers && !object->committing &&
+                (!oldest || object->lastUse < oldest->lastUse))
+                oldest = object.get();
+        }
+        if (!oldest)
+            return false;
+        debugs(20, 3, "dropping the parts of " << oldest->key << " to make room for others");
+        forgetPart(*oldest);
+    }
+    return true;
+}
+
 void Disk::Cache::forgetPart(PartObject& object)
 {
-    object.dir->writingBytes -= std::min(object.dir->writingBytes, object.length);
+    object.dir->partBytes -= std::min(object.dir->partBytes, object.length);
     removeLater(object.dir->layout.tempPathOf(object.fileNumber));
     shelf_->parts.erase(object.key); // destroys object
 }
@@ -290,7 +314,7 @@ void Disk::Cache::notePartCommitted(const std::string& key, int error)
         return;
     auto& object = *found->second;
     Dir& dir = *object.dir;
-    dir.writingBytes -= std::min(dir.writingBytes, object.length);
+    dir.partBytes -= std::min(dir.partBytes, object.length);
     if (error || object.dropped) {
         // (dropped meanwhile: erased or replaced; the file, if renamed, is no object's)
         removeLater(error ? dir.layout.tempPathOf(object.fileNumber) : dir.layout.pathOf(object.fileNumber));

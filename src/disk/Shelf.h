@@ -13,7 +13,7 @@
 ///
 ///     Shelf (one per set of cache_dir lines; the first Cache fills it and
 ///     rebuilds its indexes, the others join it)
-///       dirs[i]: Dir {Layout, Index, nextFile, writingBytes, full, scanning, rewriting}
+///       dirs[i]: Dir {Layout, Index, nextFile, writingBytes, partBytes, full, scanning, rewriting}
 ///       variants: MakeKey() -> the Vary names and variant keys stored
 ///       counters, nextDir (round-robin)
 ///
@@ -88,6 +88,7 @@ struct Shelf {
         Index index;               ///< its objects
         uint32_t nextFile = 0;     ///< the next file number
         uint64_t writingBytes = 0; ///< expected bytes of its objects being written
+        uint64_t partBytes = 0;    ///< lengths of the objects whose parts it holds (at most half its size)
         bool full = false;         ///< the disk said ENOSPC: no more storing
         unsigned scanning = 0;     ///< first-level directories still being scanned (no storing meanwhile)
         std::unordered_set<uint32_t> rewriting; ///< files whose head a job is replacing (freshen())
@@ -110,6 +111,7 @@ struct Shelf {
         uint32_t headRoom = 0;              ///< each head slot's bytes, fixed by the first part's head
         std::map<uint64_t, uint64_t> spans; ///< bytes written: first -> end, disjoint, not touching
         unsigned writers = 0;               ///< PartWriters (of any worker) writing into it
+        uint64_t lastUse = 0;               ///< Shelf::partClock when a part was added or served
         bool dropped = false;               ///< given up: the file goes once no writer is left
         bool committing = false;            ///< a PartCommitJob is out
 
@@ -162,6 +164,8 @@ struct Shelf {
     /// key -> the object whose parts are held (not made again at a start:
     /// a restart removes part files)
     std::unordered_map<std::string, std::unique_ptr<PartObject>> parts;
+    /// the clock of PartObject::lastUse (counts uses)
+    uint64_t partClock = 0;
     /// round-robin's next cache_dir (store_dir_select_algorithm)
     size_t nextDir = 0;
     /// the figures (CacheStats::dirs stays empty: Cache::stats() fills it)

@@ -94,6 +94,7 @@ class TestParts : public CppUnit::TestFixture {
     CPPUNIT_TEST(aLongPartIsNoPartAndARestartRemovesParts);
     CPPUNIT_TEST(aMissThatStopsShortIsItsFirstPart);
     CPPUNIT_TEST(partsFromTwoWorkersMeetInOneFile);
+    CPPUNIT_TEST(partsTakeAtMostHalfTheDirectory);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -299,6 +300,34 @@ public:
                              ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
         CPPUNIT_ASSERT(Object == body);
         second.run([](Disk::Cache& cache) { CPPUNIT_ASSERT(cache.contains(Key)); });
+        loop.runOnce(Comm::Milliseconds(10));
+    }
+
+    /// the objects with parts take at most half a cache_dir: a new one
+    /// drops the least recently used idle one, and is refused when the
+    /// others are all being written
+    void partsTakeAtMostHalfTheDirectory()
+    {
+        TestDisk::TempDir t;
+        t.settings.cacheDirs[0].maxBytes = 1000000; // room for the parts of one 300,000-byte object
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        const std::string other = Key + "?2", third = Key + "?3";
+        Part a(0, 99999);
+        CPPUNIT_ASSERT(cache.storePart(Key, a.entry, a.facts, a.whole()));
+        a.append();
+        cache.drain();
+        Part b(0, 99999);
+        CPPUNIT_ASSERT(cache.storePart(other, b.entry, b.facts, b.whole())); // Key's parts go
+        CPPUNIT_ASSERT(!cache.partHead(Key));
+        Part c(0, 99999);
+        CPPUNIT_ASSERT(!cache.storePart(third, c.entry, c.facts, c.whole())); // other's are being written
+        b.append();
+        cache.drain();
+        CPPUNIT_ASSERT(cache.partHead(other));
+        CPPUNIT_ASSERT_EQUAL(size_t(1), cache.partObjectCount());
+        CPPUNIT_ASSERT_EQUAL(size_t(1), TempFiles(t.path));
         loop.runOnce(Comm::Milliseconds(10));
     }
 };
