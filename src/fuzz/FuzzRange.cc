@@ -13,7 +13,11 @@
 ///   first and last byte) is in some range;
 /// - the multipart body's length from bodyLength() is the sum of the
 ///   framing strings and the ranges;
-/// - IfRangeMatches never matches a weak or malformed validator.
+/// - IfRangeMatches never matches a weak or malformed validator;
+/// - a Content-Range value that parses (a 206's, Store::Parts) names a
+///   non-empty range whose last byte lies within the complete length when
+///   one is given, and ContentRangeValue() of what it names parses back to
+///   the same.
 
 #include "cuttle.h"
 
@@ -97,6 +101,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (validator)
         FUZZ_CHECK(!matches || (!validator->isWeak() && validator->opaque() == "abc"));
     FUZZ_CHECK(!Http::IfRangeMatches(text, std::nullopt, std::nullopt, std::nullopt));
+
+    if (const auto range = Http::ParseContentRange(text)) {
+        FUZZ_CHECK(range->range.length > 0 && range->range.last() >= range->range.offset);
+        if (range->completeLength) {
+            FUZZ_CHECK(range->range.last() < *range->completeLength);
+            const auto again =
+                Http::ParseContentRange(Http::ContentRangeValue(range->range, *range->completeLength));
+            FUZZ_CHECK(again && again->range == range->range &&
+                       again->completeLength == range->completeLength);
+        }
+    }
 
     Http::ByteRangeSet set;
     if (!set.parse(text)) {
