@@ -212,6 +212,43 @@ void Client::Connection::fakeConnect()
     ::gettimeofday(&requestStart_, nullptr);
 }
 
+void Client::Connection::deliverAfterBump(int status, const std::string& page)
+{
+    // Squid bumps an intercepted TLS client to show it the error its
+    // made-up CONNECT got (client-first: the certificate names the client's
+    // SNI, or the original destination; no look at the origin, no ssl_bump
+    // rule asked): its ClientHello is peeked at (step 2), the connection
+    // handed over bumped, and the page waits for the first request there
+    auto& b = *bump_;
+    b.denial.reply = std::move(out_);
+    b.denial.status = status;
+    b.denial.page = page;
+    out_.clear();
+    outOffset_ = 0;
+    (void)b.url.parse("https://" + Comm::Address::Parse(localHost_, localPort_)->toString());
+    b.answered = true; // nothing is written before the TLS
+    b.step = 2;
+    state_ = State::Peeking;
+    armTimer(services_.settings().requestTimeout);
+}
+
+void Client::Connection::answerWithDenial(Log::AccessRecord& record)
+{
+    auto& denial = bump_->denial;
+    debugs(33, 3, "the bumped client's CONNECT was refused: " << denial.page << " to " << record.url);
+    out_ = std::move(denial.reply);
+    outOffset_ = 0;
+    closeAfterReply_ = true;
+    record.resultCode = "TCP_DENIED";
+    record.httpStatus = denial.status;
+    record.errorCode = denial.page;
+    record.mimeType = "text/html";
+    record.hierarchy = "HIER_NONE";
+    denial = {};
+    state_ = State::Writing;
+    armTimer(services_.settings().readTimeout);
+}
+
 void Client::Connection::peekHello()
 {
     auto& b = *bump_;
@@ -250,6 +287,10 @@ void Client::Connection::peekHello()
         break;
     }
     b.sni = hello.serverName;
+    if (!b.denial.reply.empty()) {
+        handOverBumped(); // deliverAfterBump(): client-first, no rule asked
+        return;
+    }
     b.facts->tlsSni = b.sni;
     const auto& settings = services_.settings();
     const auto decided = decideBump(2, [this] {
@@ -382,8 +423,10 @@ void Client::Connection::handOverBumped()
     auto bumped = std::make_unique<BumpState>();
     bumped->authority = b.url.authorityHost() + ":" + std::to_string(b.url.port());
     bumped->sni = b.sni;
-    // Squid 5 logs a bumped CONNECT as NONE_NONE/200 with no hierarchy
-    if (pendingLog_) {
+    bumped->denial = std::move(b.denial);
+    // Squid 5 logs a bumped CONNECT as NONE_NONE/200 with no hierarchy (a
+    // refused one keeps its error: deliverAfterBump())
+    if (pendingLog_ && bumped->denial.reply.empty()) {
         pendingLog_->resultCode = "NONE_NONE";
         pendingLog_->httpStatus = 200;
         pendingLog_->hierarchy = "HIER_NONE";

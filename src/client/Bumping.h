@@ -42,6 +42,15 @@ struct BumpState {
     Tls::MinterRef ca;     ///< the ssl-bump port's CA (null on a bumped connection)
     std::string authority; ///< a bumped connection's CONNECT host:port; empty: not bumped
     std::string sni;       ///< the client's SNI (or empty)
+    /// The error an intercepted client's made-up CONNECT got (its whole
+    /// reply, Connection: close): written over the bumped connection to the
+    /// first request there, as Squid bumps a client to show it the page
+    /// (Connection::deliverAfterBump()); empty: none
+    struct Denial {
+        std::string reply; ///< the reply's bytes
+        int status = 0;    ///< its status
+        std::string page;  ///< its error template (ERR_ACCESS_DENIED...)
+    } denial;
 
     // while a CONNECT's steps are decided (Connection::State::Peeking)
     int step = 0;                          ///< the step being decided (1, 2, 3)

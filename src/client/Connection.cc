@@ -439,6 +439,10 @@ void Client::Connection::handleHead(std::string_view head)
     context.protocol = url.scheme();
     context.serverHost = url.host();
     context.serverPort = url.port();
+    if (bump_ && !bump_->denial.reply.empty()) {
+        answerWithDenial(record);
+        return;
+    }
 
     if (requestBodyIsTooBig(context))
         return;
@@ -1249,6 +1253,11 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
     completePageContext(context);
     context.localPort = localPort_;
     context.requestStart = requestStart_.tv_sec;
+    // an intercepted TLS client's made-up CONNECT: the page goes over the
+    // bumped connection, which closes after it (deliverAfterBump())
+    const bool afterBump = intercepted_ && bump_ && bump_->ca;
+    if (afterBump)
+        closeAfterReply_ = true;
 
     Errors::ReplyOptions options;
     options.close = closeAfterReply_;
@@ -1277,6 +1286,10 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
         pendingLog_->httpStatus = Http::ToInt(status);
         pendingLog_->mimeType = "text/html";
         pendingLog_->hierarchy = "HIER_NONE";
+    }
+    if (afterBump) {
+        deliverAfterBump(Http::ToInt(status), templateName);
+        return;
     }
     state_ = State::Writing;
     armTimer(services_.settings().readTimeout);

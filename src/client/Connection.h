@@ -357,6 +357,12 @@ private:
     /// as if the client had sent it (Squid's fake CONNECT); the client's
     /// TLS stays in the socket for the peek
     void fakeConnect();
+    /// the error reply just made for an intercepted TLS client's made-up
+    /// CONNECT goes over the bumped connection instead (Bumping.cc)
+    void deliverAfterBump(int status, const std::string& page);
+    /// a bumped connection whose CONNECT was refused: its first request
+    /// gets that error (BumpState::denial), and the connection closes
+    void answerWithDenial(Log::AccessRecord& record);
     /// Peeking: reads the ClientHello (MSG_PEEK) and decides steps 2 and 3
     void peekHello();
     /// after peek or stare at step 2: connects to the origin and looks at its certificate

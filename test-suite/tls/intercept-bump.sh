@@ -9,8 +9,12 @@
 # over TLS checked for Host's name (ORIGINAL_DST): served, logged, cached
 # and hit as any other. A spliced client sees the origin's own certificate.
 #
+# A made-up CONNECT that http_access refuses gets its error page over the
+# bumped connection, as Squid bumps a client to show it one.
+#
 # Addresses (on the namespace's lo): 10.77.0.1 origin.test and 10.77.0.3
-# splice.test (HTTPS origins on port 443), 10.77.0.9 the client; fd77::1
+# splice.test (HTTPS origins on port 443), 10.77.0.5 a destination
+# http_access refuses, 10.77.0.9 the client; fd77::1
 # and fd77::9 likewise, when ip6tables can NAT here. Skipped
 # (77) where no network namespace with iptables can be made (netns.sh).
 . "$top_srcdir/test-suite/netns.sh"
@@ -20,7 +24,7 @@ netns_enter "$0" "$@"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
 . "$top_srcdir/test-suite/tls/helpers.sh"
 
-netns_addresses 10.77.0.1 10.77.0.3 10.77.0.9
+netns_addresses 10.77.0.1 10.77.0.3 10.77.0.5 10.77.0.9
 netns_v6_addresses fd77::1 fd77::9
 
 tls_bump_setup
@@ -29,7 +33,8 @@ tls_bump_setup
 tls_origin valid --listen 10.77.0.1:443
 tls_origin splice --listen 10.77.0.3:443
 dns_start origin.test=10.77.0.1 splice.test=10.77.0.3 other.test=10.77.0.3
-fwd_conf "http_access allow all" "tls_outgoing_options cafile=$d/ca.pem" "request_timeout 5 seconds" \
+fwd_conf "acl blocked dst 10.77.0.5" "http_access deny blocked" "http_access allow all" \
+    "tls_outgoing_options cafile=$d/ca.pem" "request_timeout 5 seconds" \
     "https_port 0 intercept ssl-bump tls-cert=$d/bump.pem tls-key=$d/bump.key generate-host-certificates=on" \
     "acl step1 at_step SslBump1" "acl spliced ssl::server_name splice.test" \
     "ssl_bump peek step1" "ssl_bump splice spliced" "ssl_bump bump all"
@@ -85,6 +90,17 @@ expect "a forged Host: Squid's error page" "$code" 503
 wait_until 5 access_log_has ' [A-Z_]+/503 [0-9]+ GET https://other\.test/body\? - ORIGINAL_DST/10\.77\.0\.1 ' ||
     fail "forged Host: no 503 line to the original destination"
 expect "forged Host: the other origin saw nothing" "$(tls_stats)" "$before"
+
+# a destination http_access refuses: the client is bumped with a
+# certificate for its SNI, and its first request gets the error page
+expect "a refused destination: the error page over TLS" \
+    "$(get "$d/bump.pem" "https://blocked.test/x" --resolve blocked.test:443:10.77.0.5)" 403
+grep -qi '^X-Squid-Error: ERR_ACCESS_DENIED' "$T/head" || fail "no ERR_ACCESS_DENIED page: $(cat "$T/head")"
+grep -q 'ERR_ACCESS_DENIED' "$T/body" || fail "the page is not ERR_ACCESS_DENIED's: $(head -c 300 "$T/body")"
+wait_until 5 access_log_has ' TCP_DENIED/403 [0-9]+ GET https://blocked\.test/x - HIER_NONE/- ' ||
+    fail "the bumped request is not logged TCP_DENIED/403 by its https:// URL"
+access_log_has ' TCP_DENIED/403 0 CONNECT 10\.77\.0\.5:443 ' || fail "the refused made-up CONNECT is not logged"
+pass "a refused made-up CONNECT: the error page over the bumped connection"
 
 # IPv6: the made-up CONNECT names the original destination in brackets
 if [ $HAVE_V6 = yes ]; then
