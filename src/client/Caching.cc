@@ -317,8 +317,8 @@ void Client::Connection::planRanges(const Store::Entry& entry, Http::FieldsView 
         return;
     if (!IfRangeAllows(requestFields, reply))
         return;
-    // the body's length: the file's, the whole object's (held parts, a body
-    // still arriving) or the complete body's
+    // the body's length: the whole object's (held parts), the file's, the
+    // complete body's, or the whole object's of a body still arriving
     const uint64_t length = tx.partOffset        ? *reply.contentLength
                             : tx.file            ? tx.file->length()
                             : entry.isComplete() ? entry.body().length()
