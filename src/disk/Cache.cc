@@ -367,6 +367,8 @@ void Disk::Cache::indexStored(Dir& dir, const std::string& key, const Location& 
         }
     }
     noteStored(key);
+    // parts of it that a 206 racing the whole object began are of no use now
+    dropPartLocked(key);
     if (storeObserver_ && entry)
         storeObserver_("SWAPOUT", hash, key, placeOf(dir), where.fileNumber, *entry);
     evict(dir);

@@ -40,6 +40,10 @@ bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry
         }
         if (found != parts.end() && (found->second->dropped || found->second->committing))
             return false; // complete and about to be stored, or the old representation's, still written
+        const auto& dirs = shelf_->dirs;
+        if (found == parts.end() && std::any_of(dirs.begin(), dirs.end(),
+                                                [&](const auto& dir) { return bool(dir->index.find(key)); }))
+            return false; // the whole object was stored since the lookup that missed it
         if (found == parts.end()) {
             // a part file takes the room of the whole object from the start
             Dir* dir = pick(facts.length);

@@ -95,6 +95,7 @@ class TestParts : public CppUnit::TestFixture {
     CPPUNIT_TEST(aMissThatStopsShortIsItsFirstPart);
     CPPUNIT_TEST(partsFromTwoWorkersMeetInOneFile);
     CPPUNIT_TEST(partsTakeAtMostHalfTheDirectory);
+    CPPUNIT_TEST(aPartRacingTheWholeObjectIsDropped);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -328,6 +329,36 @@ public:
         CPPUNIT_ASSERT(cache.partHead(other));
         CPPUNIT_ASSERT_EQUAL(size_t(1), cache.partObjectCount());
         CPPUNIT_ASSERT_EQUAL(size_t(1), TempFiles(t.path));
+        loop.runOnce(Comm::Milliseconds(10));
+    }
+
+    /// a 206 that arrives while the whole object is being stored starts
+    /// parts, which the whole object's commit drops (file and all); once
+    /// the whole object is stored, no part is started
+    void aPartRacingTheWholeObjectIsDropped()
+    {
+        TestDisk::TempDir t;
+        Comm::Loop loop;
+        Disk::Cache cache(loop, t.settings);
+        cache.drain();
+        Part a(0, 99999);
+        auto whole = MakeRef<Store::Entry>(64 * 1024);
+        whole->setReply(a.whole());
+        CPPUNIT_ASSERT(cache.store(Key, whole, Length));
+        CPPUNIT_ASSERT(cache.storePart(Key, a.entry, a.facts, a.whole()));
+        a.append();
+        cache.drain();
+        CPPUNIT_ASSERT(cache.partHead(Key));
+        for (uint64_t at = 0; at < Length; at += 50000)
+            whole->append(
+                Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), Object.substr(at, 50000))));
+        whole->complete();
+        cache.drain();
+        CPPUNIT_ASSERT(cache.contains(Key));
+        CPPUNIT_ASSERT(!cache.partHead(Key));
+        CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
+        Part b(100000, 199999);
+        CPPUNIT_ASSERT(!cache.storePart(Key, b.entry, b.facts, b.whole()));
         loop.runOnce(Comm::Milliseconds(10));
     }
 };
