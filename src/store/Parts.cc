@@ -354,6 +354,9 @@ Store::Parts::Cover Store::Parts::cover(const std::string& key, uint64_t first, 
 
 bool Store::Parts::erase(const std::string& key)
 {
+    // a part still arriving would bring them back (the whole object was
+    // stored meanwhile, or it is purged)
+    std::erase_if(collectors_, [&key](const auto& collector) { return collector->key() == key; });
     const auto found = objects_.find(key);
     if (found == objects_.end())
         return false;

@@ -99,7 +99,8 @@ public:
     };
     /// the held interval under key that holds every byte of [first, end), or an empty Cover
     Cover cover(const std::string& key, uint64_t first, uint64_t end);
-    /// drops what is held under key; whether anything was
+    /// drops what is held under key, and stops collecting parts for it;
+    /// whether anything was held
     bool erase(const std::string& key);
 
     /// changes the budget (dropping objects to fit)

@@ -166,6 +166,19 @@ void TestParts::anotherValidatorDropsTheHeldParts()
     CPPUNIT_ASSERT(parts.erase("k"));
     CPPUNIT_ASSERT(!parts.erase("k"));
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), parts.bytes());
+
+    // a part arriving when its key is erased (the whole object was stored) is not kept
+    auto entry = MakeRef<Store::Entry>(1 << 20);
+    entry->setReply(TestStore::MakeReply(PartHead(0, 49)));
+    parts.collect("k", entry, *Store::Parts::FactsOf(*entry->reply()), nullptr);
+    entry->append(Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), Object.substr(0, 20))));
+    CPPUNIT_ASSERT_EQUAL(size_t(1), parts.collecting());
+    CPPUNIT_ASSERT(!parts.erase("k"));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), parts.collecting());
+    CPPUNIT_ASSERT_EQUAL(size_t(0), entry->readerCount());
+    entry->append(Sbuf::Slice(Sbuf::MemBlob::MakeCopy(Sbuf::DefaultPool(), Object.substr(20, 30))));
+    entry->complete();
+    CPPUNIT_ASSERT(!parts.head("k"));
 }
 
 void TestParts::theBudgetDropsLeastRecentlyUsedObjects()
