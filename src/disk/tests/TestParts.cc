@@ -50,6 +50,15 @@ struct Part {
     {
         return Store::Parts::WholeReplyOf(*entry->reply(), Length);
     }
+    /// stores the part under key in cache and writes its bytes (drained); whether cache took it
+    bool writeInto(Disk::Cache& cache, const std::string& key = Key)
+    {
+        if (!cache.storePart(key, entry, facts, whole()))
+            return false;
+        append();
+        cache.drain();
+        return true;
+    }
     /// appends the part's bytes (extra more than it announced) in 16 KB blocks, then completes
     void append(uint64_t extra = 0)
     {
@@ -72,6 +81,18 @@ std::string BytesOf(const Store::DiskPart& part)
     CPPUNIT_ASSERT_EQUAL(ssize_t(out.size()),
                          ::pread(part.file->fd(), out.data(), out.size(), off_t(part.file->offset())));
     return out;
+}
+
+/// the body of the object stored whole under Key in cache (a hit), or "" when none
+std::string StoredBody(Disk::Cache& cache)
+{
+    const auto hit = cache.open(Key);
+    if (!hit || hit->bodyLength != Length)
+        return std::string();
+    std::string body(Length, '\0');
+    CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
+                         ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
+    return body;
 }
 
 /// the .tmp files under dir
@@ -143,20 +164,13 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(1), TempFiles(t.path));
 
         Part b(100000, Length - 1);
-        CPPUNIT_ASSERT(cache.storePart(Key, b.entry, b.facts, b.whole()));
-        b.append();
-        cache.drain();
+        CPPUNIT_ASSERT(b.writeInto(cache));
         CPPUNIT_ASSERT(cache.contains(Key));
         CPPUNIT_ASSERT_EQUAL(size_t(0), cache.partObjectCount());
         CPPUNIT_ASSERT(!cache.partHead(Key));
+        CPPUNIT_ASSERT(Object == StoredBody(cache));
         const auto hit = cache.open(Key);
-        CPPUNIT_ASSERT(hit);
-        CPPUNIT_ASSERT_EQUAL(Length, hit->bodyLength);
-        std::string body(Length, '\0');
-        CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
-                             ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
-        CPPUNIT_ASSERT(Object == body);
-        CPPUNIT_ASSERT(hit->head.find("HTTP/1.1 200 OK\r\n") == 0);
+        CPPUNIT_ASSERT(hit && hit->head.find("HTTP/1.1 200 OK\r\n") == 0);
         CPPUNIT_ASSERT(hit->head.find("Content-Range") == std::string::npos);
         CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
         loop.runOnce(Comm::Milliseconds(10)); // the writers are destroyed from the loop
@@ -172,13 +186,9 @@ public:
         Disk::Cache cache(loop, t.settings);
         cache.drain();
         Part a(0, 99999);
-        CPPUNIT_ASSERT(cache.storePart(Key, a.entry, a.facts, a.whole()));
-        a.append();
-        cache.drain();
+        CPPUNIT_ASSERT(a.writeInto(cache));
         Part b(100000, 199999, "v2");
-        CPPUNIT_ASSERT(cache.storePart(Key, b.entry, b.facts, b.whole()));
-        b.append();
-        cache.drain();
+        CPPUNIT_ASSERT(b.writeInto(cache));
         CPPUNIT_ASSERT(!cache.findPart(Key, 0, 10));
         CPPUNIT_ASSERT(cache.findPart(Key, 100000, 100010));
         CPPUNIT_ASSERT_EQUAL(size_t(1), TempFiles(t.path));
@@ -188,9 +198,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
 
         Part c(0, 99999);
-        CPPUNIT_ASSERT(cache.storePart(Key, c.entry, c.facts, c.whole()));
-        c.append();
-        cache.drain();
+        CPPUNIT_ASSERT(c.writeInto(cache));
         auto whole = MakeRef<Store::Entry>(64 * 1024);
         whole->setReply(c.whole());
         CPPUNIT_ASSERT(cache.store(Key, whole, Length));
@@ -213,9 +221,7 @@ public:
             cache.drain();
             CPPUNIT_ASSERT(!cache.findPart(Key, 0, 10));
             Part b(100000, 199999);
-            CPPUNIT_ASSERT(cache.storePart(Key, b.entry, b.facts, b.whole()));
-            b.append();
-            cache.drain();
+            CPPUNIT_ASSERT(b.writeInto(cache));
             CPPUNIT_ASSERT(cache.findPart(Key, 100000, 100010));
             CPPUNIT_ASSERT_EQUAL(size_t(1), TempFiles(t.path));
             loop.runOnce(Comm::Milliseconds(10));
@@ -260,15 +266,8 @@ public:
         CPPUNIT_ASSERT(Object.substr(0, 100000) == BytesOf(*part));
         CPPUNIT_ASSERT(!cache.findPart(Key, 5000, 100001));
         Part rest(100000, Length - 1);
-        CPPUNIT_ASSERT(cache.storePart(Key, rest.entry, rest.facts, rest.whole()));
-        rest.append();
-        cache.drain();
-        const auto hit = cache.open(Key);
-        CPPUNIT_ASSERT(hit);
-        std::string body(Length, '\0');
-        CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
-                             ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
-        CPPUNIT_ASSERT(Object == body);
+        CPPUNIT_ASSERT(rest.writeInto(cache));
+        CPPUNIT_ASSERT(Object == StoredBody(cache));
         CPPUNIT_ASSERT_EQUAL(size_t(0), TempFiles(t.path));
         loop.runOnce(Comm::Milliseconds(10));
     }
@@ -283,9 +282,7 @@ public:
         Disk::Cache first(loop, t.settings, shelf);
         first.drain();
         Part a(0, 99999);
-        CPPUNIT_ASSERT(first.storePart(Key, a.entry, a.facts, a.whole()));
-        a.append();
-        first.drain();
+        CPPUNIT_ASSERT(a.writeInto(first));
         TestDisk::Worker second(t.settings, shelf);
         second.run([](Disk::Cache& cache) {
             CPPUNIT_ASSERT(cache.partHead(Key)); // the first worker's part
@@ -294,12 +291,7 @@ public:
             b.append();
         });
         CPPUNIT_ASSERT_EQUAL(size_t(0), first.partObjectCount());
-        const auto hit = first.open(Key);
-        CPPUNIT_ASSERT(hit);
-        std::string body(Length, '\0');
-        CPPUNIT_ASSERT_EQUAL(ssize_t(Length),
-                             ::pread(hit->file.get(), body.data(), Length, off_t(hit->bodyOffset)));
-        CPPUNIT_ASSERT(Object == body);
+        CPPUNIT_ASSERT(Object == StoredBody(first));
         second.run([](Disk::Cache& cache) { CPPUNIT_ASSERT(cache.contains(Key)); });
         loop.runOnce(Comm::Milliseconds(10));
     }
@@ -316,9 +308,7 @@ public:
         cache.drain();
         const std::string other = Key + "?2", third = Key + "?3";
         Part a(0, 99999);
-        CPPUNIT_ASSERT(cache.storePart(Key, a.entry, a.facts, a.whole()));
-        a.append();
-        cache.drain();
+        CPPUNIT_ASSERT(a.writeInto(cache));
         Part b(0, 99999);
         CPPUNIT_ASSERT(cache.storePart(other, b.entry, b.facts, b.whole())); // Key's parts go
         CPPUNIT_ASSERT(!cache.partHead(Key));
@@ -345,9 +335,7 @@ public:
         auto whole = MakeRef<Store::Entry>(64 * 1024);
         whole->setReply(a.whole());
         CPPUNIT_ASSERT(cache.store(Key, whole, Length));
-        CPPUNIT_ASSERT(cache.storePart(Key, a.entry, a.facts, a.whole()));
-        a.append();
-        cache.drain();
+        CPPUNIT_ASSERT(a.writeInto(cache));
         CPPUNIT_ASSERT(cache.partHead(Key));
         for (uint64_t at = 0; at < Length; at += 50000)
             whole->append(
