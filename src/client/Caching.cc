@@ -431,6 +431,9 @@ void Client::Connection::collectPart()
     const auto limits = AdmissionLimitsOf(settings);
     if (limits.memoryTakesMisses && services_.cache().budget() != 0 &&
         facts->length <= limits.maxObjectSize) {
+        Http::RequestParser again(tx.requestHead.size() + 1);
+        if (services_.cache().holds(tx.cacheKey, requestFieldsCopy(again)))
+            return; // the whole object was stored since the lookup that missed it
         services_.parts().collect(
             tx.cacheKey, tx.reply, *facts,
             [&services = services_, spec = std::move(spec)](const Store::EntryRef& entry) {
