@@ -397,7 +397,7 @@ void Client::Connection::endBumping(Action action)
     case Action::Terminate:
         break;
     }
-    if (pendingLog_) {
+    if (pendingLog_ && b.denial.reply.empty()) { // a refused one keeps its error (deliverAfterBump())
         pendingLog_->resultCode = "NONE_NONE";
         pendingLog_->httpStatus = b.answered ? 200 : 0;
         pendingLog_->hierarchy = "HIER_NONE";
