@@ -139,7 +139,7 @@ std::string UnsatisfiedRangeValue(uint64_t completeLength);
 
 /// What a single-part 206's Content-Range says.
 struct ContentRange {
-    ByteRange range;                       ///< the bytes the part holds
+    ByteRange range;                        ///< the bytes the part holds
     std::optional<uint64_t> completeLength; ///< the whole representation's length, unless "*"
 };
 

@@ -599,8 +599,8 @@ void Origin::Connection::applyRange(std::string_view range, ReplySpec& spec, Bod
     if (from >= to)
         return;
     spec.status = 206;
-    spec.headers.emplace_back("Content-Range", "bytes " + std::to_string(from) + "-" + std::to_string(to - 1) +
-                                                   "/" + std::to_string(body.size));
+    spec.headers.emplace_back("Content-Range", "bytes " + std::to_string(from) + "-" +
+                                                   std::to_string(to - 1) + "/" + std::to_string(body.size));
     body.from = from;
     body.size = to - from;
 }

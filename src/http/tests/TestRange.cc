@@ -332,10 +332,10 @@ void TestRange::contentRangeParses()
     CPPUNIT_ASSERT(Http::ParseContentRange("  BYTES 0-0/5 "));
     // no bytes named, another unit, a last position outside the whole or
     // before the first, signs, spaces, huge numbers
-    for (const char* bad : {"bytes */1234", "items 0-1/2", "bytes 0-4/5x", "bytes 5-4/10", "bytes 0-9/9",
-                            "bytes 0-9/10/", "bytes +0-9/10", "bytes 0 -9/10", "bytes 0-9 /10", "bytes=0-9/10",
-                            "bytes 0-9", "bytes -9/10", "bytes 0-/10", "bytes 0-18446744073709551615/*",
-                            "bytes 0-99999999999999999999/*", "", "bytes "})
+    for (const char* bad :
+         {"bytes */1234", "items 0-1/2", "bytes 0-4/5x", "bytes 5-4/10", "bytes 0-9/9", "bytes 0-9/10/",
+          "bytes +0-9/10", "bytes 0 -9/10", "bytes 0-9 /10", "bytes=0-9/10", "bytes 0-9", "bytes -9/10",
+          "bytes 0-/10", "bytes 0-18446744073709551615/*", "bytes 0-99999999999999999999/*", "", "bytes "})
         CPPUNIT_ASSERT_MESSAGE(bad, !Http::ParseContentRange(bad));
 }
 
