@@ -47,14 +47,15 @@ large_size=$(wc -c < "$repo/cuttle-apt-large_1.0_all.deb" | tr -d ' ')
 
 OPORT=$(closed_port)
 python3 -m http.server "$OPORT" --bind 127.0.0.1 --directory "$repo" > "$T/http.log" 2>&1 &
-HTTP_PID=$!
-trap 'kill $HTTP_PID 2>/dev/null; cache_cleanup' EXIT
+FWD_PIDS="$FWD_PIDS $!" # killed by the helpers' cleanup at exit
+trap cache_cleanup EXIT
 origin_up() { curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$OPORT/Release"; }
 wait_until 10 origin_up || fail "the repository's http.server did not start: $(cat "$T/http.log")"
 
 cuttle_conf "$DIRLINE"
 "$CUTTLE" -z -f "$T/squid.conf" > "$T/out" 2>&1 || fail "-z: $(cat "$T/out")"
 cache_start "$DIRLINE" "maximum_object_size_in_memory 512 KB" "maximum_object_size 100 MB"
+trap cache_cleanup EXIT # (the proxy's start set its own)
 wait_until 10 is_rebuilt || fail "the cache_dir's index was not rebuilt"
 
 # round N : apt-get update and apt-get download of both packages into
