@@ -362,8 +362,8 @@ bool Client::Connection::servePart(const Acl::Checklist& facts, time_t now)
     // multipart/byteranges when every range lies in one held span): in
     // memory (TCP_MEM_HIT) or in a cache_dir's part file (TCP_HIT)
     auto& tx = *tx_;
-    if (tx.method != Http::Method::Get)
-        return false;
+    if (tx.method != Http::Method::Get || !parser_.findField("Range"))
+        return false; // (every miss comes here: the parts are not asked for one without Range)
     auto& parts = services_.parts();
     auto* disk = services_.disk();
     const auto* head = parts.head(tx.cacheKey);
