@@ -18,8 +18,10 @@
 ///       and the newest whole head in slot 0, the header at 0, rename to N:
 ///       an ordinary store file from then on (Disk::Cache indexes it)
 ///
-/// A part file is a .tmp file: a restart removes it (Disk::Rebuild), so
-/// parts do not survive one. A span is only served once its bytes are
+/// A Disk::Writer's file whose fetch stopped short becomes the first part
+/// of its object the same way (Cache::noteStoppedShort(): its layout is a
+/// part file's already). A part file is a .tmp file: a restart removes it
+/// (Disk::Rebuild), so parts do not survive one. A span is only served once its bytes are
 /// written (its job finished), by offset in the .tmp file.
 ///
 /// The PartObject is the shelf's (Disk::Shelf): with workers, parts of one
@@ -41,6 +43,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
