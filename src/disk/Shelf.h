@@ -7,14 +7,16 @@
 /// Disk::Caches of the workers naming the same cache_dir lines share
 /// (doc/design.md "Workers", "One disk store"): each cache_dir's index,
 /// next file number, bytes being written and flags, the variants stored
-/// under each URL, the objects whose parts are held, and the figures. What stays each worker's Cache: its
-/// I/O threads, the objects it is writing (their Writers read its
-/// entries), its block pool and its store.log.
+/// under each URL, the objects whose parts are held, and the figures. What
+/// stays each worker's Cache: its I/O threads, the objects and parts it is
+/// writing (their Writers and PartWriters read its entries), its block
+/// pool and its store.log.
 ///
 ///     Shelf (one per set of cache_dir lines; the first Cache fills it and
 ///     rebuilds its indexes, the others join it)
 ///       dirs[i]: Dir {Layout, Index, nextFile, writingBytes, partBytes, full, scanning, rewriting}
 ///       variants: MakeKey() -> the Vary names and variant keys stored
+///       parts: key -> PartObject (its file, spans, writers; Disk/PartWriter.h)
 ///       counters, nextDir (round-robin)
 ///
 /// A store file never changes once committed but for its head slots (a
