@@ -374,18 +374,24 @@ void Disk::Cache::indexStored(Dir& dir, const std::string& key, const Location& 
     evict(dir);
 }
 
+bool Disk::Cache::noteFull(Dir& dir, int error)
+{
+    if ((error != ENOSPC && error != EDQUOT) || dir.full)
+        return false;
+    dir.full = true;
+    debugs(47, 0,
+           "WARNING: cache_dir "
+               << dir.config.path << ": " << std::strerror(error)
+               << "; storing in it stopped until the next start, its objects are still served");
+    return true;
+}
+
 void Disk::Cache::noteAbandoned(Writer& writer, int error)
 {
     auto& w = writingOf(writer);
     const Shelf::Guard guard(*shelf_);
     ++shelf_->counters.abandoned;
-    if ((error == ENOSPC || error == EDQUOT) && !w.dir->full) {
-        w.dir->full = true;
-        debugs(47, 0,
-               "WARNING: cache_dir "
-                   << w.dir->config.path << ": " << std::strerror(error)
-                   << "; storing in it stopped until the next start, its objects are still served");
-    } else if (error) {
+    if (!noteFull(*w.dir, error) && error) {
         debugs(47, 1,
                "ERROR: cache_dir " << w.dir->config.path << ": cannot write " << writer.key() << ": "
                                    << std::strerror(error));

@@ -207,6 +207,10 @@ private:
     /// (replacing older copies), tells cache_store_log (entry: its reply,
     /// if known) and evicts past cache_swap_high; under the shelf's Guard
     void indexStored(Dir& dir, const std::string& key, const Location& where, const Store::Entry* entry);
+    /// when error says the disk is full (ENOSPC, EDQUOT) and dir still
+    /// stores: dir stores nothing more until the next start, said in
+    /// cache.log, and true. Under the Guard.
+    bool noteFull(Dir& dir, int error);
     /// removes the file at path on an I/O thread
     void removeLater(std::string path);
     /// gives up the parts under key (the file goes once no PartWriter

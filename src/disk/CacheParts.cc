@@ -17,7 +17,6 @@
 #include "store/Parts.h"
 
 #include <algorithm>
-#include <cstring>
 #include <fcntl.h>
 
 bool Disk::Cache::storePart(const std::string& key, const Store::EntryRef& entry,
@@ -191,13 +190,7 @@ void Disk::Cache::notePartWritten(PartWriter& writer)
     {
         const Shelf::Guard guard(*shelf_);
         --object.writers;
-        if ((error == ENOSPC || error == EDQUOT) && !object.dir->full) {
-            object.dir->full = true;
-            debugs(47, 0,
-                   "WARNING: cache_dir "
-                       << object.dir->config.path << ": " << std::strerror(error)
-                       << "; storing in it stopped until the next start, its objects are still served");
-        }
+        (void)noteFull(*object.dir, error);
         if (!object.dropped && writer.written()) {
             object.addSpan(writer.offset(), writer.offset() + writer.written());
             debugs(20, 3,
