@@ -39,6 +39,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 namespace {
 
@@ -107,8 +108,40 @@ bool Client::Connection::isIdle() const
     return state_ == State::ReadingHead && !requestStarted_;
 }
 
-void Client::Connection::handleIo(const Comm::IoEvents& events)
+void Client::Connection::setTls(SSL_CTX* context)
 {
+    tls_ = std::make_unique<Tls::Accepted>(context, fd_.get());
+}
+
+ssize_t Client::Connection::receive(char* buffer, size_t size)
+{
+    return tls_ ? tls_->read(buffer, size) : ::recv(fd_.get(), buffer, size, 0);
+}
+
+ssize_t Client::Connection::transmit(std::string_view bytes)
+{
+    if (!tls_)
+        return ::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+    return tls_->writev(&iov, 1);
+}
+
+ssize_t Client::Connection::writev(const iovec* iov, int count)
+{
+    return tls_->writev(iov, count);
+}
+
+void Client::Connection::handleIo(const Comm::IoEvents& socketEvents)
+{
+    auto events = socketEvents;
+    if (tls_) {
+        // OpenSSL's reads may wait for a write and its writes for a read
+        // (tls/Channel.h): the socket's event is the one the other waits for
+        if (socketEvents.writable && tls_->readWantsWrite())
+            events.readable = true;
+        if (socketEvents.readable && tls_->writeWantsRead())
+            events.writable = true;
+    }
     if (events.hangup)
         peerClosed_ = true; // edge-triggered: this is the only report of it
     if (events.readable || events.hangup)
@@ -258,7 +291,7 @@ Client::Connection::ReadResult Client::Connection::readSome()
     for (;;) {
         makeReadSpace();
         const auto space = buffer_->reserveSpace();
-        const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
+        const ssize_t n = receive(space.data(), space.size());
         if (n > 0) {
             if (!requestStarted_) {
                 requestStarted_ = true;
@@ -696,8 +729,8 @@ void Client::Connection::forward(const Http::Url& url, const Acl::Checklist& fac
         if (const auto expect = parser_.findField("Expect");
             clientIsHttp11_ && expect && Http::EqualsIgnoreCase(*expect, "100-continue")) {
             // RFC 9110 section 10.1.1: an HTTP/1.0 client's 100-continue MUST be ignored
-            static constexpr std::string_view Continue = "HTTP/1.1 100 Continue\r\n\r\n";
-            (void)::send(fd_.get(), Continue.data(), Continue.size(), MSG_NOSIGNAL);
+            interim_ += "HTTP/1.1 100 Continue\r\n\r\n";
+            sendInterim();
             sentContinue_ = true;
         }
     }
@@ -771,7 +804,7 @@ void Client::Connection::readBody()
             parsedOffset_ = 0;
         }
         const auto space = buffer_->reserveSpace();
-        const ssize_t n = ::recv(fd_.get(), space.data(), space.size(), 0);
+        const ssize_t n = receive(space.data(), space.size());
         if (n > 0) {
             buffer_->commit(size_t(n));
             tx_->body->sizer.noteRead(space.size(), size_t(n));
@@ -822,7 +855,7 @@ bool Client::Connection::takesPipe() const
 {
     // the socket is a plain one and the writer writes to it (streamSome());
     // a body counted against reply_body_max_size is not
-    return state_ == State::Streaming && tx_ && tx_->replyBodyLimit < 0 && tx_->writer.takesPipe();
+    return state_ == State::Streaming && !tls_ && tx_ && tx_->replyBodyLimit < 0 && tx_->writer.takesPipe();
 }
 
 void Client::Connection::resumeProducing()
@@ -868,7 +901,12 @@ void Client::Connection::forwardInterim(const Http::ReplyParser& interim)
         interim_.clear();
         return;
     }
-    const ssize_t n = ::send(fd_.get(), interim_.data(), interim_.size(), MSG_NOSIGNAL);
+    sendInterim();
+}
+
+void Client::Connection::sendInterim()
+{
+    const ssize_t n = transmit(interim_);
     if (n > 0)
         interim_.erase(0, size_t(n)); // the rest goes out before the final reply
 }
@@ -959,7 +997,8 @@ void Client::Connection::streamSome()
     if (writing_ || state_ != State::Streaming || tx_->warming || replyGrewTooBig())
         return;
     writing_ = true;
-    const auto result = tx_->writer.write(fd_.get(), *tx_->reply);
+    const auto result =
+        tls_ ? tx_->writer.write(*this, *tx_->reply) : tx_->writer.write(fd_.get(), *tx_->reply);
     writing_ = false;
     if (pendingLog_)
         pendingLog_->bytesSent = tx_->writer.bytesWritten();
@@ -1298,7 +1337,7 @@ void Client::Connection::reply(Http::StatusCode status, const std::string& templ
 bool Client::Connection::writeSome()
 {
     while (outOffset_ < out_.size()) {
-        const ssize_t n = ::send(fd_.get(), out_.data() + outOffset_, out_.size() - outOffset_, MSG_NOSIGNAL);
+        const ssize_t n = transmit(std::string_view(out_).substr(outOffset_));
         if (n > 0) {
             outOffset_ += static_cast<size_t>(n);
             if (pendingLog_)
@@ -1344,6 +1383,8 @@ void Client::Connection::startLingering()
     buffer_ = nullptr;
     parsedOffset_ = 0;
     state_ = State::Lingering;
+    if (tls_)
+        tls_->closeNotify();
     (void)::shutdown(fd_.get(), SHUT_WR); // the client sees the end of our reply
     armTimer(LingerTime);
 }
@@ -1352,7 +1393,7 @@ void Client::Connection::lingerRead()
 {
     char sink[4096];
     for (;;) {
-        const ssize_t n = ::recv(fd_.get(), sink, sizeof(sink), 0);
+        const ssize_t n = receive(sink, sizeof(sink));
         if (n > 0)
             continue;
         if (n < 0 && errno == EINTR)
@@ -1396,6 +1437,7 @@ void Client::Connection::close()
     dstLookup_.cancel();
     registration_.cancel();
     stopForwarding();
+    tls_.reset(); // its close_notify first
     fd_.reset();
     buffer_ = nullptr;
     if (endsBeforeHeaders) {

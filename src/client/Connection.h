@@ -70,6 +70,7 @@
 #include "store/Freshness.h"
 #include "server/Forwarder.h"
 #include "tunnel/ParentConnect.h"
+#include "tls/Accepted.h"
 #include "tunnel/forward.h"
 #include "base/RefCount.h"
 
@@ -96,7 +97,10 @@ struct Lookup;
 namespace Client {
 
 /// One client connection (see the file comment).
-class Connection : public Comm::IoHandler, public Store::Reader, public Store::Producer {
+class Connection : public Comm::IoHandler,
+                   public Store::Reader,
+                   public Store::Producer,
+                   public Store::BodyWriter::Sink {
 public:
     /// the states of the diagram in the file comment
     enum class State {
@@ -127,6 +131,10 @@ public:
     /// gives a connection of an ssl-bump port, or a bumped one, its
     /// BumpState (before start(); Bumping.cc)
     void setBump(std::unique_ptr<BumpState>&& bump);
+    /// the client speaks TLS with context's certificate (an https_port's,
+    /// or one minted for a bumped connection; before start()): the
+    /// handshake runs in the first reads, bounded by request_timeout
+    void setTls(SSL_CTX* context);
 
     /// the state now
     State state() const { return state_; }
@@ -155,12 +163,18 @@ public:
     bool takesPipe() const override;
     /* Store::Producer API (the request body entry) */
     void resumeProducing() override;
+    /* Store::BodyWriter::Sink API (the reply writer, over TLS) */
+    ssize_t writev(const struct iovec* iov, int count) override;
 
 private:
     /// what one readSome() call did
     enum class ReadResult { Some, Drained, Wait, Closed };
 
     void drive();
+    /// recv(2)'s contract, through TLS when the client speaks it
+    ssize_t receive(char* buffer, size_t size);
+    /// send(2)'s contract (no SIGPIPE), through TLS when the client speaks it
+    ssize_t transmit(std::string_view bytes);
     bool makeReadSpace();
     ReadResult readSome();
     void processBuffered();
@@ -322,6 +336,9 @@ private:
     /// writes an interim reply of this client's fetch, or keeps it for the
     /// write of the final reply when the socket does not take it now
     void forwardInterim(const Http::ReplyParser& interim);
+    /// writes what the socket takes of interim_ (a 100 Continue of ours,
+    /// or the origin's interim replies); the rest goes before the final reply
+    void sendInterim();
     /// puts the interim reply bytes the socket did not take yet in front of
     /// a final reply's head (they go first)
     void prependInterim(std::string& head);
@@ -420,7 +437,10 @@ private:
     Services& services_;
     Comm::Descriptor fd_;             ///< the client socket
     Comm::Registration registration_; ///< after fd_: cancelled before it closes
-    Comm::Timer timer_;               ///< the one timeout in force
+    /// the client's TLS (https_port, bumped), or null; after fd_: its
+    /// close_notify goes out before the socket closes
+    Tls::AcceptedPtr tls_;
+    Comm::Timer timer_; ///< the one timeout in force
     State state_ = State::ReadingHead;
 
     std::string peerHost_;  ///< client address literal, for logs and acls

@@ -21,6 +21,7 @@
 
 #include "client/forward.h"
 #include "server/forward.h"
+#include "tls/Ptr.h"
 
 #include <cstddef>
 #include <functional>
@@ -120,14 +121,17 @@ public:
 
     /// ends a connection: it is destroyed after the current callback
     virtual void release(Connection& connection) = 0;
-    /// serves a bumped client (SSL bump): a Tls::Relay with context's
-    /// certificate terminates its TLS on fd, and the relay's plain end is
-    /// adopted as a connection from peer to local with `bumped` (an
-    /// intercepted one, local its original destination, when interceptedAt
-    /// is the intercept port's address)
+    /// serves a bumped client (SSL bump): fd is adopted as a connection
+    /// from peer to local with `bumped` (an intercepted one, local its
+    /// original destination, when interceptedAt is the intercept port's
+    /// address) whose TLS ends in it with context's certificate
     virtual void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                              const std::string& portName, SSL_CTX* context,
                              std::unique_ptr<BumpState>&& bumped, const Comm::Address* interceptedAt) = 0;
+    /// keeps a Tls::Relay between a TLS client's socket fd with its
+    /// established ssl and plainEnd, a socketpair end (a CONNECT tunnel
+    /// inside TLS: the tunnel splices the other end); it ends by itself
+    virtual void relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
     /// The open client connections from the address `host` (Connection's

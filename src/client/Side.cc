@@ -120,7 +120,8 @@ void Client::Side::bindPorts(const Config::Settings& settings, bool isStartup)
                         if (!admits(peer))
                             return; // closed unanswered (fd goes)
                         if (mode->tls)
-                            adoptTls(std::move(fd), peer, *mode);
+                            (void)adopt(std::move(fd), peer, Comm::Address(), mode->name, nullptr, {},
+                                        mode->tls->get());
                         else if (mode->intercept)
                             adoptIntercepted(std::move(fd), peer, mode->name, mode->bump);
                         else if (mode->bump) {
@@ -171,7 +172,8 @@ std::vector<Client::Side::ListeningPort> Client::Side::listeningPorts() const
 
 Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Address& peer,
                                         const Comm::Address& local, const std::string& portName,
-                                        const Comm::Address* interceptedAt, std::unique_ptr<BumpState>&& bump)
+                                        const Comm::Address* interceptedAt, std::unique_ptr<BumpState>&& bump,
+                                        SSL_CTX* tls)
 {
     Comm::Address where = local;
     if (where.port() == 0) {
@@ -186,6 +188,8 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
         c.setIntercepted(*interceptedAt);
     if (bump)
         c.setBump(std::move(bump));
+    if (tls)
+        c.setTls(tls);
     connections_.emplace(&c, std::move(connection));
     ++perClient_[c.peerHost()];
     connectionPeak_ = std::max(connectionPeak_, connections_.size());
@@ -195,40 +199,18 @@ Client::Connection& Client::Side::adopt(Comm::Descriptor&& fd, const Comm::Addre
     return c;
 }
 
-void Client::Side::adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode)
-{
-    sockaddr_storage ss{};
-    socklen_t len = sizeof(ss);
-    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
-        return; // the connection is gone already
-    const auto local = Comm::Address::FromSockaddr(reinterpret_cast<sockaddr*>(&ss), len);
-    relay(std::move(fd), peer, local, mode.tls->get(), mode.name, nullptr, nullptr);
-}
-
 void Client::Side::adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                                const std::string& portName, SSL_CTX* context,
                                std::unique_ptr<BumpState>&& bumped, const Comm::Address* interceptedAt)
 {
-    relay(std::move(fd), peer, local, context, portName, std::move(bumped), interceptedAt);
+    (void)adopt(std::move(fd), peer, local, portName, interceptedAt, std::move(bumped), context);
 }
 
-void Client::Side::relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
-                         SSL_CTX* context, const std::string& portName, std::unique_ptr<BumpState>&& bump,
-                         const Comm::Address* interceptedAt)
+void Client::Side::relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd)
 {
-    int pair[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {
-        debugs(5, 1,
-               "ERROR: TLS connection from " << peer.toString() << ": socketpair: " << std::strerror(errno));
-        return;
-    }
-    Comm::Descriptor relayEnd(pair[0]);
-    Comm::Descriptor connectionEnd(pair[1]);
-    const auto timeout = services_.settings().requestTimeout;
-    auto relay = std::make_unique<Tls::Relay>(loop_, context, std::move(fd), std::move(relayEnd), timeout);
+    auto relay = std::make_unique<Tls::Relay>(loop_, std::move(ssl), std::move(fd), std::move(plainEnd));
     Tls::Relay* r = relay.get();
     relays_.emplace(r, std::move(relay));
-    (void)adopt(std::move(connectionEnd), peer, local, portName, interceptedAt, std::move(bump));
     r->setDoneHandler([this, r] { loop_.callSoon([this, r] { relays_.erase(r); }); });
     r->start();
 }

@@ -74,14 +74,18 @@ public:
     /// an intercepted connection it is the original destination and
     /// interceptedAt the socket's own address.
     /// `bump`: what an ssl-bump port's or a bumped connection knows (Bumping.h)
+    /// `tls`: the connection speaks TLS with this context's certificate
+    /// (an https_port's, or one minted for a bumped connection)
     Connection& adopt(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                       const std::string& portName, const Comm::Address* interceptedAt = nullptr,
-                      std::unique_ptr<BumpState>&& bump = {});
-    /// Serves a bumped client: its TLS ends in a relay with context's
-    /// certificate, whose plain end is adopted with `bumped` (Services::adoptBumped())
+                      std::unique_ptr<BumpState>&& bump = {}, SSL_CTX* tls = nullptr);
+    /// Serves a bumped client: adopted with `bumped`, its TLS ending in the
+    /// connection with context's certificate (Services::adoptBumped())
     void adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local,
                      const std::string& portName, SSL_CTX* context, std::unique_ptr<BumpState>&& bumped,
                      const Comm::Address* interceptedAt);
+    /// keeps a relay for a tunnel inside TLS (Services::relayTls())
+    void relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd);
     /// Takes a connection accepted on an intercept port: looks its original
     /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
     /// kernel has none, as Squid does. With bumpCa (an `https_port ...
@@ -136,13 +140,6 @@ private:
     };
 
     void giveBackMemory();
-    /// serves a connection accepted on an https_port: its TLS side relays
-    /// to a socketpair whose other end is adopted as a plain connection
-    void adoptTls(Comm::Descriptor&& fd, const Comm::Address& peer, const Mode& mode);
-    /// a relay with context over fd, whose plain end is adopted with bump
-    void relay(Comm::Descriptor&& fd, const Comm::Address& peer, const Comm::Address& local, SSL_CTX* context,
-               const std::string& portName, std::unique_ptr<BumpState>&& bump,
-               const Comm::Address* interceptedAt);
     /// whether client_ip_max_connections lets `peer` open one more connection
     bool admits(const Comm::Address& peer);
 
@@ -150,8 +147,7 @@ private:
     Services& services_;
     std::vector<Port> ports_;
     std::unordered_map<Connection*, ConnectionPtr> connections_;
-    std::unordered_map<Tls::Relay*, std::unique_ptr<Tls::Relay>>
-        relays_;                                        ///< https_port connections' TLS sides
+    std::unordered_map<Tls::Relay*, std::unique_ptr<Tls::Relay>> relays_; ///< tunnels' TLS sides (relayTls())
     std::unordered_map<std::string, size_t> perClient_; ///< open connections by peer host, for maxconn
     uint64_t connectionsSeen_ = 0;                      ///< for Squid's "connN" labels
     Counters counters_;                                 ///< the cache manager's client_http.* counters

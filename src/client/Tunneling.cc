@@ -20,6 +20,8 @@
 #include "tunnel/Tunnel.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <sys/socket.h>
 
@@ -166,10 +168,26 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
     std::string_view pending;
     if (buffer_ && parsedOffset_ < buffer_->size())
         pending = buffer_->view().substr(parsedOffset_);
-    if (!first.empty() &&
-        ::send(fd_.get(), first.data(), first.size(), MSG_NOSIGNAL) != ssize_t(first.size())) {
+    if (!first.empty() && transmit(first) != ssize_t(first.size())) {
         close();
         return;
+    }
+    // a client speaking TLS: its TLS ends in a relay (Services::relayTls())
+    // whose plain end the tunnel splices
+    Comm::Descriptor clientEnd;
+    if (tls_) {
+        int pair[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {
+            debugs(26, 1, "ERROR: a tunnel for " << peerHost_ << ": socketpair: " << std::strerror(errno));
+            close();
+            return;
+        }
+        clientEnd = Comm::Descriptor(pair[1]);
+        registration_.cancel();
+        services_.relayTls(std::move(fd_), tls_->release(), Comm::Descriptor(pair[0]));
+        tls_.reset();
+    } else {
+        clientEnd = std::move(fd_);
     }
     if (pendingLog_) {
         auto& record = *pendingLog_;
@@ -184,7 +202,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
     state_ = State::Tunneling;
     timer_.cancel();
     tunnel_ = std::make_unique<Tunnel::Tunnel>(
-        services_.loop(), std::move(fd_), std::move(serverFd), services_.settings().readTimeout,
+        services_.loop(), std::move(clientEnd), std::move(serverFd), services_.settings().readTimeout,
         [this](const Tunnel::Tunnel::Stats& stats, const std::string& error) {
             if (!error.empty())
                 debugs(26, 3, "tunnel for " << peerHost_ << " ended: " << error);

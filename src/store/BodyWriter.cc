@@ -19,6 +19,7 @@
 
 #include <sys/sendfile.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 namespace {
 
@@ -276,7 +277,7 @@ Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
         if (isCold(fileOffset_ + from, count))
             return Result::Cold;
         off_t at = off_t(fileOffset_ + from);
-        const ssize_t r = ::sendfile(fd, fileFd_, &at, count);
+        const ssize_t r = sink_ ? sendFileToSink(at, count) : ::sendfile(fd, fileFd_, &at, count);
         if (r < 0 && errno == EINTR)
             continue;
         ++writes_;
@@ -295,6 +296,17 @@ Store::BodyWriter::Result Store::BodyWriter::writeFile(int fd)
         else
             segmentDone_ += took;
     }
+}
+
+ssize_t Store::BodyWriter::sendFileToSink(off_t at, size_t count)
+{
+    if (!fileChunk_)
+        fileChunk_ = std::make_unique<char[]>(FileChunk);
+    const ssize_t got = ::pread(fileFd_, fileChunk_.get(), std::min(count, FileChunk), at);
+    if (got <= 0)
+        return got; // -1 with errno, or 0: the file is shorter than its header said
+    iovec iov{fileChunk_.get(), size_t(got)};
+    return sink_->writev(&iov, 1);
 }
 
 std::optional<Store::BodyWriter::Result> Store::BodyWriter::writePipe(int fd, Entry& entry)

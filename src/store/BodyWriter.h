@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,10 +131,14 @@ public:
     void setBodyEnd(uint64_t end) { bodyEnd_ = end; }
     /// Sends the body from bytes [offset, offset + length) of the open file
     /// fd (not owned) with sendfile(2) instead of the entry's slices: a disk
-    /// hit (doc/design.md "The disk store"). Call it after start() (Raw or
-    /// None framing) or startSegments() (their offsets are body offsets).
+    /// hit (doc/design.md "The disk store"); through a Sink (TLS), read
+    /// with pread(2) into a FileChunk of the writer's own and written from
+    /// there. Call it after start() (Raw or None framing) or
+    /// startSegments() (their offsets are body offsets).
     void setFileBody(int fd, uint64_t offset, uint64_t length);
-    /// sendfile calls that sent bytes or blocked
+    /// the most file bytes one pread() takes for a Sink: four TLS records
+    static constexpr size_t FileChunk = 64 * 1024;
+    /// sendfile calls (or pread-and-writes for a Sink) that sent bytes or blocked
     uint64_t sendfileCount() const { return sendfiles_; }
     /// after Result::Cold: the file's bytes (offset in the file, length) to warm
     std::pair<uint64_t, uint64_t> coldRange() const { return cold_; }
@@ -158,6 +163,10 @@ private:
     Result writeFramed(int fd, Entry& entry);
     Result writeSegments(int fd, Entry& entry);
     Result writeFile(int fd);
+    /// sendfile(2)'s contract for count file bytes at `at` through sink_:
+    /// read into fileChunk_ and written from there; after a short write the
+    /// next call reads the same bytes again, as the Sink's contract wants
+    ssize_t sendFileToSink(off_t at, size_t count);
     /// whether the file's byte at `at` is not in the page cache (and then
     /// cold_ is the window from `at` to warm), checked with one preadv2()
     /// of RWF_NOWAIT; false where the file system cannot tell
@@ -199,6 +208,7 @@ private:
     uint64_t fileLength_ = 0;              ///< the body's bytes
     uint64_t fileSent_ = 0;                ///< body bytes sent from it (without segments)
     uint64_t sendfiles_ = 0;               ///< see sendfileCount()
+    std::unique_ptr<char[]> fileChunk_;    ///< file bytes on their way to a Sink (sendFileToSink())
     std::pair<uint64_t, uint64_t> cold_{}; ///< see coldRange()
     uint64_t warmEnd_ = 0;                 ///< the file is known warm below this offset (noteWarmed())
     bool checksWarmth_ = true;             ///< preadv2(RWF_NOWAIT) works on the file (see isCold())

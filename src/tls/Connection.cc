@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
-#include <sys/uio.h>
 
 namespace {
 
@@ -54,18 +53,6 @@ std::string TimeText(const ASN1_TIME* when)
     char* data = nullptr;
     const long size = BIO_get_mem_data(bio.get(), &data);
     return std::string(data, size_t(size));
-}
-
-/// OpenSSL's reason for the last failure (its error queue), or empty
-std::string LibraryError()
-{
-    const unsigned long e = ERR_peek_last_error();
-    ERR_clear_error();
-    if (!e)
-        return std::string();
-    char text[256];
-    ERR_error_string_n(e, text, sizeof(text));
-    return text;
 }
 
 } // namespace
@@ -143,10 +130,9 @@ Tls::Connection* Tls::Connection::Of(const SSL* ssl)
 
 Tls::Connection::Connection(const ClientContextRef& context, int fd, const std::string& host,
                             std::string sessionKey, AllowError allowError)
-    : context_(context), ssl_(SSL_new(context->get())), sessionKey_(std::move(sessionKey)),
+    : Channel(SslPtr(SSL_new(context->get()))), context_(context), sessionKey_(std::move(sessionKey)),
       allowError_(std::move(allowError))
 {
-    Must2(ssl_, "SSL_new failed");
     SSL_set_ex_data(ssl_.get(), ConnectionIndex(), this);
     Must2(SSL_set_fd(ssl_.get(), fd) == 1, "SSL_set_fd failed");
     const bool literal = IsAddress(host);
@@ -186,11 +172,6 @@ bool Tls::Connection::isResumed() const
     return SSL_session_reused(ssl_.get()) == 1;
 }
 
-const char* Tls::Connection::version() const
-{
-    return SSL_get_version(ssl_.get());
-}
-
 void Tls::Connection::noteSession(SessionPtr&& session)
 {
     debugs(83, 3, "keeping a TLS session of " << sessionKey_);
@@ -204,104 +185,18 @@ Tls::Connection::Step Tls::Connection::handshake()
     const int r = SSL_connect(ssl_.get());
     if (r == 1) {
         allowError_ = nullptr; // it may hold the transaction that started the handshake
-        cipheredBy_ = NoteKernelTls(ssl_.get());
+        noteEstablished();
         return Step::Done;
     }
     const int e = SSL_get_error(ssl_.get(), r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
         return Step::Blocked;
     if (!failure_.code) {
-        auto reason = LibraryError();
+        auto reason = LastError("");
         if (reason.empty())
             reason = errno ? std::strerror(errno) : "the origin closed the connection";
         failure_ = HandshakeFailure(reason);
     }
     context_->forgetSession(sessionKey_);
     return Step::Failed;
-}
-
-void Tls::Connection::noteBreak(int sslError, int result)
-{
-    if (sslError == SSL_ERROR_ZERO_RETURN) {
-        pendingEnd_ = -1;
-        return;
-    }
-    if (sslError == SSL_ERROR_SYSCALL && result == 0 && errno == 0) {
-        pendingEnd_ = -1; // an EOF OpenSSL did not report as one
-        return;
-    }
-    if (sslError == SSL_ERROR_SYSCALL && errno)
-        pendingEnd_ = errno;
-    else
-        pendingEnd_ = EPROTO; // a TLS protocol failure (a bad record, an alert)
-    debugs(83, 3, "TLS read or write failed: " << LibraryError());
-}
-
-ssize_t Tls::Connection::read(char* buffer, size_t size)
-{
-    readWantsWrite_ = false;
-    size_t got = 0;
-    while (got < size && !pendingEnd_) {
-        size_t n = 0;
-        ERR_clear_error();
-        errno = 0;
-        const int r = SSL_read_ex(ssl_.get(), buffer + got, size - got, &n);
-        if (r == 1) {
-            got += n;
-            continue;
-        }
-        const int e = SSL_get_error(ssl_.get(), r);
-        if (e == SSL_ERROR_WANT_READ)
-            break;
-        if (e == SSL_ERROR_WANT_WRITE) {
-            readWantsWrite_ = true;
-            break;
-        }
-        noteBreak(e, r);
-    }
-    if (got > 0)
-        return ssize_t(got);
-    if (pendingEnd_ == -1)
-        return 0;
-    if (pendingEnd_) {
-        errno = pendingEnd_;
-        return -1;
-    }
-    errno = EAGAIN;
-    return -1;
-}
-
-ssize_t Tls::Connection::writev(const iovec* iov, int count)
-{
-    writeWantsRead_ = false;
-    size_t taken = 0;
-    for (int i = 0; i < count; ++i) {
-        const auto* base = static_cast<const char*>(iov[i].iov_base);
-        size_t done = 0;
-        while (done < iov[i].iov_len) {
-            size_t n = 0;
-            ERR_clear_error();
-            errno = 0;
-            const int r = SSL_write_ex(ssl_.get(), base + done, iov[i].iov_len - done, &n);
-            if (r == 1) {
-                done += n;
-                taken += n;
-                continue;
-            }
-            const int e = SSL_get_error(ssl_.get(), r);
-            if (e == SSL_ERROR_WANT_READ)
-                writeWantsRead_ = true;
-            if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-                if (taken > 0)
-                    return ssize_t(taken);
-                errno = EAGAIN;
-                return -1;
-            }
-            if (taken > 0)
-                return ssize_t(taken); // the failure shows again on the next call
-            errno = (e == SSL_ERROR_SYSCALL && errno) ? errno : EPIPE;
-            return -1;
-        }
-    }
-    return ssize_t(taken);
 }

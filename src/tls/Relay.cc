@@ -7,29 +7,24 @@
 #include "tls/Relay.h"
 #include "base/TextException.h"
 #include "log/CacheLog.h"
-#include "tls/Context.h"
 
 #include <cerrno>
 
 #include <openssl/err.h>
 #include <sys/socket.h>
 
-Tls::Relay::Relay(Comm::Loop& loop, SSL_CTX* context, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd,
-                  Comm::Milliseconds handshakeTimeout)
-    : loop_(loop), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)), ssl_(SSL_new(context))
+Tls::Relay::Relay(Comm::Loop& loop, SslPtr&& ssl, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd)
+    : loop_(loop), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)), ssl_(std::move(ssl))
 {
-    Must2(ssl_ && SSL_set_fd(ssl_.get(), tlsFd_.get()) == 1, "SSL_new or SSL_set_fd failed");
-    SSL_set_accept_state(ssl_.get());
+    Must2(ssl_ && SSL_is_init_finished(ssl_.get()) && SSL_get_fd(ssl_.get()) == tlsFd_.get(),
+          "a relay takes an established TLS connection over its socket");
     tlsWatch_ = loop_.watch(tlsFd_.get(), tlsSide_);
     plainWatch_ = loop_.watch(plainFd_.get(), plainSide_);
-    timer_ = loop_.schedule(
-        handshakeTimeout, [this] { end("the TLS handshake timed out"); }, &tlsSide_);
 }
 
 Tls::Relay::~Relay()
 {
     resume_.cancel();
-    timer_.cancel();
     tlsWatch_.cancel();
     plainWatch_.cancel();
 }
@@ -45,11 +40,10 @@ void Tls::Relay::end(const char* why)
         return;
     ended_ = true;
     debugs(83, 3, "TLS client connection ends: " << why);
-    if (established_ && !clientEnded_) {
+    if (!clientEnded_) {
         SSL_shutdown(ssl_.get()); // a close_notify, best effort
         ERR_clear_error();
     }
-    timer_.cancel();
     resume_.cancel();
     tlsWatch_.cancel();
     plainWatch_.cancel();
@@ -64,20 +58,6 @@ void Tls::Relay::pump()
 {
     if (ended_)
         return;
-    if (!established_) {
-        ERR_clear_error();
-        const int r = SSL_accept(ssl_.get());
-        if (r != 1) {
-            const int e = SSL_get_error(ssl_.get(), r);
-            if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
-                end("the TLS handshake failed");
-            return;
-        }
-        established_ = true;
-        timer_.cancel();
-        const auto cipheredBy = NoteKernelTls(ssl_.get()); // counted whatever the debug level
-        debugs(83, 3, "TLS client connection: " << SSL_get_version(ssl_.get()) << ", " << cipheredBy);
-    }
     // each pass moves what it can both ways; a full buffer emptied by a
     // write is read into again in the next pass
     for (int pass = 0; !ended_ && pass < 64; ++pass) {

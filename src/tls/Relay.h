@@ -3,24 +3,26 @@
  * Copyright (C) 2026 The cuttle developers. GPL-2.0-or-later.
  */
 
-/// \file Tls::Relay: the TLS end of one https_port or bumped connection
-/// (doc/design.md "TLS").
+/// \file Tls::Relay: the TLS end of a tunnel that a TLS client connection
+/// (an https_port's or a bumped one) opened with CONNECT (doc/design.md "TLS").
 ///
-///     client ==TLS== [accepted socket] Relay [socketpair end] --- [other end] Client::Connection
+///     client ==TLS== [client socket] Relay [socketpair end] --- [other end] Tunnel::Tunnel --- origin
 ///
-/// The relay accepts the handshake (within the timeout it is given), then
-/// moves decrypted bytes to its end of a socketpair and bytes from it back
-/// through TLS; the other end is served as any http_port connection, so an
-/// https_port does everything an http_port does (CONNECT tunnels included).
-/// The price is one user-space copy each way (the 16 KB buffers here) and
-/// the socketpair's kernel copy.
+/// The relay takes over the connection's established SSL (Tls::Accepted,
+/// whose handshake is done) and moves decrypted bytes to its end of a
+/// socketpair and bytes from it back through TLS; the tunnel splices the
+/// other end to the origin as it does for a plain client. The price is one
+/// user-space copy each way (the 16 KB buffers here) and the socketpair's
+/// kernel copy, paid by tunnels only: requests and replies over TLS go
+/// through the Client::Connection's own Tls::Accepted.
 ///
 /// Edge-triggered: every event on either socket runs pump(), which goes on
 /// while anything moves, so each read goes until EAGAIN (or
 /// SSL_ERROR_WANT_READ) or until its buffer is full, and a full buffer is
-/// read into again as soon as a write empties it. An EOF from the client
-/// half-closes the socketpair; the connection closing its end ends the
-/// relay (a close_notify goes to the client first).
+/// read into again as soon as a write empties it; the first pump() reads
+/// what OpenSSL had read ahead. An EOF from the client half-closes the
+/// socketpair; the tunnel closing its end ends the relay (a close_notify
+/// goes to the client first).
 #pragma once
 
 #include "comm/Descriptor.h"
@@ -38,19 +40,15 @@ public:
     /// called once when the relay ended (from inside it: destroy it later)
     using DoneHandler = std::function<void()>;
 
-    /// relays between the accepted tlsFd and plainFd (a socketpair end),
-    /// with the certificate of context (an https_port's, or one a Minter
-    /// made for a bumped connection; the relay's SSL holds a reference);
-    /// the handshake must end within handshakeTimeout
-    Relay(Comm::Loop& loop, SSL_CTX* context, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd,
-          Comm::Milliseconds handshakeTimeout);
+    /// relays between ssl, established over tlsFd, and plainFd (a socketpair end)
+    Relay(Comm::Loop& loop, SslPtr&& ssl, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd);
     ~Relay();
     Relay(const Relay&) = delete;
     Relay& operator=(const Relay&) = delete;
 
     /// who is told when the relay ends
     void setDoneHandler(DoneHandler done) { done_ = std::move(done); }
-    /// starts the handshake (it may end the relay at once)
+    /// starts relaying (it may end the relay at once)
     void start();
 
 private:
@@ -95,12 +93,10 @@ private:
     Side plainSide_{*this, plainReadable_};
     Comm::Registration tlsWatch_;   ///< after the descriptors: cancelled before they close
     Comm::Registration plainWatch_; ///< likewise
-    Comm::Timer timer_;             ///< the handshake's bound
     Comm::Timer resume_;            ///< a busy relay's next pump()
     DoneHandler done_;
-    Buffer down_; ///< from the client to the connection
-    Buffer up_;   ///< from the connection to the client
-    bool established_ = false;
+    Buffer down_;              ///< from the client to the connection
+    Buffer up_;                ///< from the connection to the client
     bool clientEnded_ = false; ///< the client's close_notify or FIN came
     bool plainShut_ = false;   ///< the socketpair is half-closed toward the connection
     bool ended_ = false;

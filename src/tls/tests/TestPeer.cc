@@ -154,3 +154,11 @@ void TlsTest::Server::close()
     ::close(fds_[1]);
     fds_[1] = -1;
 }
+
+std::string TlsTest::Pattern(size_t n)
+{
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; ++i)
+        s[i] = char('a' + i % 19);
+    return s;
+}

@@ -31,6 +31,9 @@ Identity MakeCa();
 Identity MakeLeaf(const std::string& dnsName, const Identity* ca, long fromDays = -1, long toDays = 30);
 /// writes cert as PEM to a new temporary file and returns its path
 std::string WritePem(const X509* cert);
+/// n bytes of a repeating pattern ("abc...s" again and again): a body
+/// whose every byte is checked
+std::string Pattern(size_t n);
 
 /// A non-blocking socketpair with a TLS server on one end.
 class Server {
