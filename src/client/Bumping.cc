@@ -6,8 +6,8 @@
 /// \file SSL bump (doc/design.md "SSL bump"): the ssl_bump steps of a
 /// CONNECT on an `http_port ... ssl-bump`, the peek at the client's
 /// ClientHello (MSG_PEEK: the bytes stay in the socket for the tunnel or
-/// the TLS library), and the hand-over of a bumped client to a Tls::Relay
-/// whose plain end is served as an ordinary connection (Client::Side).
+/// the TLS library), and the hand-over of a bumped client to a new
+/// connection that speaks TLS with a minted certificate (Client::Side).
 
 #include "cuttle.h"
 #include "client/Bumping.h"
@@ -431,7 +431,7 @@ void Client::Connection::handOverBumped()
         pendingLog_->httpStatus = 200;
         pendingLog_->hierarchy = "HIER_NONE";
     }
-    registration_.cancel(); // the relay watches the socket now
+    registration_.cancel(); // the bumped connection watches the socket now
     timer_.cancel();
     services_.adoptBumped(std::move(fd_), *Comm::Address::Parse(peerHost_, peerPort_),
                           *Comm::Address::Parse(localHost_, localPort_), portName_, context,

@@ -9,7 +9,7 @@
 ///   - a connection accepted on an `http_port ... ssl-bump`: `ca` is the
 ///     port's Tls::Minter; while its CONNECT's ssl_bump steps are decided,
 ///     the CONNECT's facts, URL and route wait here;
-///   - a bumped connection (the plain end of a Tls::Relay): `authority` is
+///   - a bumped connection (speaking TLS with a minted certificate): `authority` is
 ///     the CONNECT's host:port, so an origin-form request `GET /path` is
 ///     `https://authority/path`, and `sni` what the client asked for.
 ///

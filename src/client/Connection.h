@@ -10,7 +10,7 @@
 ///                  |   |  |                                 |   (request body read alongside)   |
 ///                  |   |  +--(CONNECT allowed)--> Forwarding --(connected)--> Tunneling --> closed
 ///                  |   |  |    (ssl-bump port: peek/stare --> Peeking --> splice: Forwarding,
-///                  |   |  |     bump: handed to a Tls::Relay --> closed; Bumping.cc)
+///                  |   |  |     bump: handed to a new Connection speaking TLS --> closed; Bumping.cc)
 ///                  |   +--(bad head, denied, error)--> Writing (error page) ----------------------+
 ///                  +--------------(keep-alive: next request, pipelined or not)-------------------+
 ///                                                         (or, to close: Lingering --> closed)
@@ -393,7 +393,7 @@ private:
     std::optional<Config::SslBumpRule::Action> decideBump(int step, std::function<void()> resume);
     /// carries out a decided action: the tunnel, the bump, or the end
     void endBumping(Config::SslBumpRule::Action action);
-    /// gives the socket to a Tls::Relay with a certificate for the client's name
+    /// gives the socket to a new connection speaking TLS with a certificate for the client's name
     void handOverBumped();
     /// CONNECT: the 200 and the tunnel over the connected socket to peer;
     /// serverPending: bytes a parent sent after its own 200, for the client
