@@ -118,6 +118,12 @@ Tls::CtxPtr Tls::NewContext(const SSL_METHOD* method, uint64_t setOptions, uint6
         });
     }
     SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    // Clients' connections (https_port, bumped) idle between requests, by
+    // the thousand: their buffers go back while they hold no bytes (an idle
+    // https_port connection: 16 KB of RSS against 24). Origin connections
+    // keep theirs: an https:// fetch measured about 7% more CPU without.
+    if (method == TLS_server_method())
+        SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_read_ahead(ctx.get(), 1);
     SSL_CTX_set_default_read_buffer_len(ctx.get(), 65536);
     if (!SSL_CTX_set_min_proto_version(ctx.get(), minVersion)) {

@@ -20,7 +20,8 @@ std::string LastError(const char* fallback);
 
 /// A new SSL_CTX of `method` with options= set and cleared (and
 /// SSL_OP_IGNORE_UNEXPECTED_EOF: a FIN without close_notify is an end, as a
-/// plain peer's FIN is), partial writes from moving buffers, and minVersion;
+/// plain peer's FIN is), partial writes from moving buffers, a server's
+/// buffers released while empty, and minVersion;
 /// null with why set (naming the setting as versionName) when OpenSSL refuses.
 /// The first context with options=KTLS says in cache.log whether the
 /// kernel offers kernel TLS (KernelTlsAvailable()).
