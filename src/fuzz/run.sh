@@ -8,7 +8,8 @@
 #       named) for FUZZ_SECONDS (60), one at a time and niced, on a corpus kept
 #       in BUILDDIR/src/fuzz/work/NAME, then prints a line of execs and coverage
 #       a harness; crashes go to BUILDDIR/src/fuzz/artifacts/NAME. With
-#       FUZZ_RUNS=N a harness stops after N executions, or FUZZ_SECONDS
+#       FUZZ_RUNS=N a harness stops after N executions, or FUZZ_SECONDS;
+#       with FUZZ_FORK=J it runs as J jobs of one run (libFuzzer's -fork)
 #
 # A crash, leak, sanitizer report, broken property or timeout (25 s an input)
 # fails the run; the input is printed in base64 so that a CI log is enough to
@@ -50,9 +51,13 @@ summary() {
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$2" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$2" | tail -n 1)
     last=$(grep -E '^#[0-9]+' "$2" | grep 'cov:' | tail -n 1)
+    # a -fork run prints no stat:: lines: its last "#N: ... exec/s R" line counts
+    [ -n "$execs" ] || execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+    [ -n "$rate" ] || rate=$(echo "$last" | sed -n 's/.* exec\/s \([0-9]*\).*/\1/p')
     cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
     ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
     corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\/[0-9a-zA-Z]*\).*/\1/p')
+    [ -n "$corp" ] || corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\) .*/\1/p')
     printf '%-20s execs: %-10s exec/s: %-7s cov: %-6s ft: %-6s corp: %s\n' "$1" "${execs:-?}" "${rate:-?}" \
         "${cov:-?}" "${ft:-?}" "${corp:-?}"
 }
@@ -103,6 +108,7 @@ fuzz)
     names=${*:-$HARNESSES}
     seconds=${FUZZ_SECONDS:-60}
     runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
+    fork=${FUZZ_FORK:+-fork=$FUZZ_FORK}
     failed=0
     results=""
     for name in $names; do
@@ -113,7 +119,7 @@ fuzz)
         log="$build/src/fuzz/$name.fuzz.log"
         mkdir -p "$work" "$artifacts"
         echo "=== $name: $seconds s (log: $log)"
-        if nice -n 19 "$prog" $FLAGS -max_len="$(max_len_of "$name")" $runs -max_total_time="$seconds" -dict="$(dict_of "$name")" \
+        if nice -n 19 "$prog" $FLAGS -max_len="$(max_len_of "$name")" $runs $fork -max_total_time="$seconds" -dict="$(dict_of "$name")" \
             -artifact_prefix="$artifacts/" "$work" "$src/src/fuzz/corpus/$name" >"$log" 2>&1; then
             line=$(summary "$name" "$log")
         else
