@@ -16,6 +16,7 @@
 #include "client/Services.h"
 #include "log/AccessRecord.h"
 #include "log/CacheLog.h"
+#include "server/Pool.h"
 #include "tls/ClientHello.h"
 
 #include <algorithm>
@@ -337,16 +338,47 @@ void Client::Connection::probeOrigin()
                 decideStepThree(nullptr, {});
                 return;
             }
+            bump_->originAddress = result.peer;
             auto& probe = bump_->probe;
             probe = std::make_unique<Tls::Probe>(
                 services_.loop(), services_.forwarding().tls, std::move(result.fd), bump_->url.host(),
-                services_.forwardLimits().connectTimeout,
+                Server::OriginSessionKey(lookedAtOrigin()), services_.forwardLimits().connectTimeout,
                 [this](Tls::X509Ptr&& certificate, std::vector<int>&& errors) {
                     decideStepThree(std::move(certificate), std::move(errors));
                 });
             probe->start();
         });
     b.dialer->start();
+}
+
+Server::Request Client::Connection::lookedAtOrigin() const
+{
+    // as the bumped requests' fetches go (aimOverTls()): the CONNECT's
+    // host and port, verified for that host
+    const auto& b = *bump_;
+    Server::Request request;
+    request.host = b.url.host();
+    request.port = b.url.port();
+    request.outgoing = b.route.outgoing;
+    request.tls = true;
+    request.tlsName = b.url.host();
+    return request;
+}
+
+void Client::Connection::poolLookedAtOrigin()
+{
+    // the look at the origin was a TLS connection verified as a fetch's
+    // is: the first bumped request takes it from the pool instead of
+    // handshaking again, and the origin sees one connection, as after
+    // Squid's peek (any certificate error: it closes with the probe)
+    auto& b = *bump_;
+    if (!b.probe || !b.probe->isVerified())
+        return;
+    auto [fd, tls] = b.probe->release();
+    auto connection =
+        std::make_unique<Server::OriginConnection>(services_.loop(), std::move(fd), b.originAddress);
+    connection->startTls(std::move(tls));
+    services_.forwarding().pool.put(Server::OriginPoolKey(lookedAtOrigin()), std::move(connection));
 }
 
 void Client::Connection::decideStepThree(Tls::X509Ptr&& certificate, std::vector<int>&& errors)
@@ -381,6 +413,7 @@ void Client::Connection::endBumping(Action action)
 {
     auto& b = *bump_;
     if (action == Action::Bump) {
+        poolLookedAtOrigin();
         handOverBumped(); // reads the facts
         return;
     }

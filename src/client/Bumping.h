@@ -61,6 +61,7 @@ struct BumpState {
     bool answered = false;                 ///< the client has its 200 already
     // step 3 after peek or stare at step 2: the origin's certificate
     std::unique_ptr<Comm::Connector> dialer; ///< connecting to the origin
+    Comm::Address originAddress;             ///< where it connected
     std::unique_ptr<Tls::Probe> probe;       ///< its handshake
     Tls::X509Ptr origin;                     ///< its certificate, to mimic; null: not seen
     /// bumped at step 2, the origin looked at first for sslproxy_cert_*

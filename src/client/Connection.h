@@ -393,6 +393,11 @@ private:
     std::optional<Config::SslBumpRule::Action> decideBump(int step, std::function<void()> resume);
     /// carries out a decided action: the tunnel, the bump, or the end
     void endBumping(Config::SslBumpRule::Action action);
+    /// the request a bumped connection's fetch makes of the origin (its
+    /// host, port, TLS name), for the keys of the look at it (probeOrigin())
+    Server::Request lookedAtOrigin() const;
+    /// keeps the look at the origin's verified connection in the pool for the bumped requests
+    void poolLookedAtOrigin();
     /// gives the socket to a new connection speaking TLS with a certificate for the client's name
     void handOverBumped();
     /// CONNECT: the 200 and the tunnel over the connected socket to peer;

@@ -172,17 +172,29 @@ bool Server::Forwarder::mayTryNext() const
     return nextDestination_ < request_.destinations.size() && tries_ < limits_.forwardMaxTries;
 }
 
+const std::string& Server::OriginTlsName(const Request& request)
+{
+    return request.tlsName.empty() ? request.host : request.tlsName;
+}
+
+std::string Server::OriginSessionKey(const Request& request)
+{
+    return OriginTlsName(request) + "@" + request.host + ":" + std::to_string(request.port);
+}
+
+std::string Server::OriginPoolKey(const Request& request)
+{
+    return (request.tls ? "https://" + OriginTlsName(request) + "@" : "") + request.host + ":" +
+           std::to_string(request.port) + request.outgoing.key();
+}
+
 std::string Server::Forwarder::poolKey() const
 {
     // a parent's connections are its own: a request in absolute-form never
-    // goes to an origin, nor origin-form to a parent that shares its address;
-    // one made from another source address or with another TOS is kept for
-    // the requests that ask for the same
+    // goes to an origin, nor origin-form to a parent that shares its address
     if (current_.peer)
         return "peer " + current_.peer->name() + request_.outgoing.key();
-    // a TLS connection is for the name its certificate was verified for
-    return (request_.tls ? "https://" + request_.tlsName + "@" : "") + request_.host + ":" +
-           std::to_string(request_.port) + request_.outgoing.key();
+    return OriginPoolKey(request_);
 }
 
 void Server::Forwarder::dial()
@@ -259,11 +271,8 @@ void Server::Forwarder::startHandshake()
     }
     stage_ = Stage::Handshaking;
     // the session cache's key: the origin or peer, whatever address it resolved to
-    const std::string& name = peer                       ? peer->tlsName()
-                              : request_.tlsName.empty() ? request_.host
-                                                         : request_.tlsName;
-    auto key =
-        peer ? "peer " + peer->name() : name + "@" + request_.host + ":" + std::to_string(request_.port);
+    const std::string& name = peer ? peer->tlsName() : OriginTlsName(request_);
+    auto key = peer ? "peer " + peer->name() : OriginSessionKey(request_);
     connection_->startTls(std::make_unique<Tls::Connection>(context, connection_->fd(), name, std::move(key),
                                                             request_.allowCertError));
     // connect_timeout bounds the handshake as it bounds the connect (Squid's

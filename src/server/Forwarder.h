@@ -148,6 +148,17 @@ struct Request {
     Tls::Connection::AllowError allowCertError;
 };
 
+/// The name request's origin sends as SNI and its certificate must carry:
+/// its tlsName, else its host
+const std::string& OriginTlsName(const Request& request);
+/// The TLS session cache's key of request's origin, whatever address it resolved to
+std::string OriginSessionKey(const Request& request);
+/// The key of a connection straight to request's origin in the Pool: a TLS
+/// one is for the name its certificate was verified for; one made from
+/// another source address or with another TOS for the requests that ask
+/// for the same
+std::string OriginPoolKey(const Request& request);
+
 /// The head to send to a parent (doc/design.md "Peers"): `head` (origin-form,
 /// as to the origin) with the URL as its request-target unless the peer is
 /// an originserver, and the credentials its login= says (Squid's

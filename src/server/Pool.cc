@@ -10,6 +10,7 @@
 #include "log/CacheLog.h"
 
 #include <algorithm>
+#include <cerrno>
 
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -74,6 +75,14 @@ void Server::Pool::Idle::handleIo(const Comm::IoEvents& events)
     // free a send buffer that was full): it must not cost a good connection
     if (!events.readable && !events.hangup && !events.error)
         return;
+    // over TLS an idle origin may send what is not an answer (session
+    // tickets after the handshake, a key update): OpenSSL takes those, and
+    // a read that finds no application byte leaves the connection good
+    if (auto* tls = connection->tls(); tls && !events.hangup && !events.error) {
+        char byte;
+        if (tls->read(&byte, 1) < 0 && errno == EAGAIN)
+            return;
+    }
     // an idle origin connection has nothing to say: a FIN, a reset or stray
     // bytes all mean it cannot carry another request
     debugs(11, 3,

@@ -6,8 +6,9 @@
 # over verified TLS (an origin with a bad certificate gives the bumped
 # client ERR_SECURE_CONNECT_FAIL). A spliced client sees the origin's own
 # certificate. terminate closes; a client without SNI is bumped with a
-# certificate for the CONNECT's address; a client that stalls before its
-# ClientHello is cut at request_timeout, leaving no descriptor; a 64 MB
+# certificate for the CONNECT's address; after a stare, the verified look at
+# the origin carries the first bumped request; a client that stalls before
+# its ClientHello is cut at request_timeout, leaving no descriptor; a 64 MB
 # bumped download arrives whole.
 . "$top_srcdir/test-suite/lib.sh"
 . "$top_srcdir/test-suite/forwarding/helpers.sh"
@@ -27,14 +28,18 @@ tls_origin expired
 EPORT=$TPORT
 tls_origin proxy # its certificate names 127.0.0.1: for the client without SNI
 PPORT=$TPORT
+tls_origin valid # stared at by port: its certificate is good for origin.test
+LPORT=$TPORT
+LSTATS=$TSTATS
 echo "127.0.0.1 splice.test terminate.test stare.test" > "$T/hosts.more"
 tls_conf "tls_outgoing_options cafile=$T/tls/ca.pem" "request_timeout 2 seconds" \
     "http_port 127.0.0.1:0 ssl-bump tls-cert=$d/bump.pem tls-key=$d/bump.key generate-host-certificates=on dynamic_cert_mem_cache_size=1MB" \
     "acl step1 at_step SslBump1" "acl spliced ssl::server_name splice.test" \
     "acl doomed ssl::server_name_regex ^terminate\\." "acl step2 at_step SslBump2" \
     "acl stared ssl::server_name stare.test" "acl staredHost dstdomain stare.test" \
-    "sslproxy_cert_error allow staredHost" \
+    "sslproxy_cert_error allow staredHost" "acl lookedAt port $LPORT" \
     "ssl_bump peek step1" "ssl_bump splice spliced" "ssl_bump terminate doomed" "ssl_bump stare step2 stared" \
+    "ssl_bump stare step2 lookedAt" \
     "ssl_bump bump all" \
     "sslcrtd_program /usr/lib/squid/security_file_certgen -s /var/lib/squid/ssl_db -M 4MB" \
     "sslcrtd_children 5"
@@ -108,6 +113,14 @@ assert cert["notBefore"] == "Jan  1 00:00:00 2020 GMT", cert
 assert dict(x[0] for x in cert["issuer"])["commonName"] == "cuttle test bump CA", cert
 PY
 pass "a bump after stare mimics the origin's certificate"
+
+# stared at step 2 and bumped at step 3, an origin whose certificate is
+# good: the look at it was a verified connection, and the bumped GET goes
+# over it (the origin sees one connection, one handshake)
+expect "a bumped GET after stare" "$(bumped "$d/bump.pem" "https://origin.test:$LPORT/body?s=20")" 200
+expect "its body" "$(cat "$T/body")" 01234567890123456789
+expect "the origin's connections" "$(cat "$LSTATS")" "accepted=1 handshakes=1 resumed=0"
+pass "the look at the origin carries the first bumped request"
 
 # a ClientHello split across two writes (the peek waits for the rest) and a
 # GET in the same write as the client's Finished
