@@ -26,7 +26,10 @@ const char* Tls::Channel::version() const
 
 void Tls::Channel::noteEstablished()
 {
-    cipheredBy_ = NoteKernelTls(ssl_.get());
+    cipheredBy_ = NoteKernelTls(ssl_.get()); // counted whatever the debug level
+    // an origin connection's line names the origin (Server::Forwarder)
+    if (SSL_is_server(ssl_.get()))
+        debugs(83, 3, "TLS client connection: " << version() << ", " << cipheredBy_);
 }
 
 void Tls::Channel::noteBreak(int sslError, int result)
