@@ -5,7 +5,6 @@
 
 #include "cuttle.h"
 #include "tls/Accepted.h"
-#include "tls/Context.h"
 #include "tls/tests/TestPeer.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -35,11 +34,7 @@ struct Pair {
 
     Pair()
     {
-        std::string why;
-        serverCtx = Tls::NewContext(TLS_server_method(), 0, 0, TLS1_2_VERSION, "TLSv1.2", why);
-        CPPUNIT_ASSERT_MESSAGE(why, serverCtx != nullptr);
-        CPPUNIT_ASSERT(SSL_CTX_use_certificate(serverCtx.get(), identity.cert.get()) == 1);
-        CPPUNIT_ASSERT(SSL_CTX_use_PrivateKey(serverCtx.get(), identity.key.get()) == 1);
+        serverCtx = TlsTest::ProductionServerContext(identity);
         int fds[2];
         CPPUNIT_ASSERT_EQUAL(0, ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds));
         clientFd = fds[0];

@@ -6,6 +6,7 @@
 #include "cuttle.h"
 #include "tls/tests/TestPeer.h"
 #include "base/TextException.h"
+#include "tls/Context.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -161,4 +162,15 @@ std::string TlsTest::Pattern(size_t n)
     for (size_t i = 0; i < n; ++i)
         s[i] = char('a' + i % 19);
     return s;
+}
+
+Tls::CtxPtr TlsTest::ProductionServerContext(const Identity& identity)
+{
+    std::string why;
+    auto ctx = Tls::NewContext(TLS_server_method(), 0, 0, TLS1_2_VERSION, "TLSv1.2", why);
+    Must2(ctx != nullptr, "NewContext: " + why);
+    Must2(SSL_CTX_use_certificate(ctx.get(), identity.cert.get()) == 1 &&
+              SSL_CTX_use_PrivateKey(ctx.get(), identity.key.get()) == 1,
+          "the identity's certificate or key");
+    return ctx;
 }

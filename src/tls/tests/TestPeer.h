@@ -34,6 +34,10 @@ std::string WritePem(const X509* cert);
 /// n bytes of a repeating pattern ("abc...s" again and again): a body
 /// whose every byte is checked
 std::string Pattern(size_t n);
+/// a server context for identity as cuttle makes them (Tls::NewContext():
+/// read-ahead, partial writes from moving buffers, buffers released while
+/// empty), TLS 1.2 and up
+Tls::CtxPtr ProductionServerContext(const Identity& identity);
 
 /// A non-blocking socketpair with a TLS server on one end.
 class Server {

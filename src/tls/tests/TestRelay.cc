@@ -6,7 +6,6 @@
 #include "cuttle.h"
 #include "tls/Relay.h"
 #include "base/TextException.h"
-#include "tls/Context.h"
 #include "tls/tests/TestPeer.h"
 
 #include <cppunit/extensions/HelperMacros.h>
@@ -39,12 +38,7 @@ struct Bench {
 
     explicit Bench(size_t before = 0)
     {
-        std::string why;
-        // the production context (tls/Context.cc): read-ahead on
-        serverCtx = Tls::NewContext(TLS_server_method(), 0, 0, TLS1_2_VERSION, "TLSv1.2", why);
-        CPPUNIT_ASSERT_MESSAGE(why, serverCtx != nullptr);
-        CPPUNIT_ASSERT(SSL_CTX_use_certificate(serverCtx.get(), identity.cert.get()) == 1);
-        CPPUNIT_ASSERT(SSL_CTX_use_PrivateKey(serverCtx.get(), identity.key.get()) == 1);
+        serverCtx = TlsTest::ProductionServerContext(identity); // read-ahead on
         int tlsPair[2], plainPair[2];
         CPPUNIT_ASSERT_EQUAL(0,
                              ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, tlsPair));
