@@ -41,6 +41,12 @@
 /// Timers: request_timeout while waiting for the first request or a partial
 /// head, client_idle_pconn_timeout between requests; either closes the
 /// connection silently. read_timeout bounds a stalled reply write.
+///
+/// TLS (an https_port's or a bumped connection: setTls()): every read and
+/// write goes through the connection's Tls::Accepted (receive(),
+/// transmit(), the writer's Sink), whose handshake runs in the first reads
+/// under request_timeout; a CONNECT hands its SSL to a Tls::Relay
+/// (doc/design.md "TLS").
 #pragma once
 
 #include "client/DetachedFetch.h"
