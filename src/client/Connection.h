@@ -45,7 +45,7 @@
 /// TLS (an https_port's or a bumped connection: setTls()): every read and
 /// write goes through the connection's Tls::Accepted (receive(),
 /// transmit(), the writer's Sink), whose handshake runs in the first reads
-/// under request_timeout; a CONNECT hands its SSL to a Tls::Relay
+/// under request_timeout; a CONNECT hands it to a Tls::Relay
 /// (doc/design.md "TLS").
 #pragma once
 

@@ -21,7 +21,7 @@
 
 #include "client/forward.h"
 #include "server/forward.h"
-#include "tls/Ptr.h"
+#include "tls/forward.h"
 
 #include <cstddef>
 #include <functional>
@@ -129,9 +129,9 @@ public:
                              const std::string& portName, SSL_CTX* context,
                              std::unique_ptr<BumpState>&& bumped, const Comm::Address* interceptedAt) = 0;
     /// keeps a Tls::Relay between a TLS client's socket fd with its
-    /// established ssl and plainEnd, a socketpair end (a CONNECT tunnel
+    /// established tls and plainEnd, a socketpair end (a CONNECT tunnel
     /// inside TLS: the tunnel splices the other end); it ends by itself
-    virtual void relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd) = 0;
+    virtual void relayTls(Comm::Descriptor&& fd, Tls::AcceptedPtr&& tls, Comm::Descriptor&& plainEnd) = 0;
     /// whether shutdown has begun (connections close after their reply)
     virtual bool isShuttingDown() const = 0;
     /// The open client connections from the address `host` (Connection's

@@ -206,9 +206,9 @@ void Client::Side::adoptBumped(Comm::Descriptor&& fd, const Comm::Address& peer,
     (void)adopt(std::move(fd), peer, local, portName, interceptedAt, std::move(bumped), context);
 }
 
-void Client::Side::relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd)
+void Client::Side::relayTls(Comm::Descriptor&& fd, Tls::AcceptedPtr&& tls, Comm::Descriptor&& plainEnd)
 {
-    auto relay = std::make_unique<Tls::Relay>(loop_, std::move(ssl), std::move(fd), std::move(plainEnd));
+    auto relay = std::make_unique<Tls::Relay>(loop_, std::move(tls), std::move(fd), std::move(plainEnd));
     Tls::Relay* r = relay.get();
     relays_.emplace(r, std::move(relay));
     r->setDoneHandler([this, r] { loop_.callSoon([this, r] { relays_.erase(r); }); });

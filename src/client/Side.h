@@ -85,7 +85,7 @@ public:
                      const std::string& portName, SSL_CTX* context, std::unique_ptr<BumpState>&& bumped,
                      const Comm::Address* interceptedAt);
     /// keeps a relay for a tunnel inside TLS (Services::relayTls())
-    void relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd);
+    void relayTls(Comm::Descriptor&& fd, Tls::AcceptedPtr&& tls, Comm::Descriptor&& plainEnd);
     /// Takes a connection accepted on an intercept port: looks its original
     /// destination up (SO_ORIGINAL_DST) and adopts it, or closes it when the
     /// kernel has none, as Squid does. With bumpCa (an `https_port ...

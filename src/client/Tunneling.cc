@@ -184,8 +184,7 @@ void Client::Connection::startTunnel(Comm::Descriptor&& serverFd, const std::str
         }
         clientEnd = Comm::Descriptor(pair[1]);
         registration_.cancel();
-        services_.relayTls(std::move(fd_), tls_->release(), Comm::Descriptor(pair[0]));
-        tls_.reset();
+        services_.relayTls(std::move(fd_), std::move(tls_), Comm::Descriptor(pair[0]));
     } else {
         clientEnd = std::move(fd_);
     }

@@ -136,9 +136,9 @@ public:
     {
         side_.adoptBumped(std::move(fd), peer, local, portName, context, std::move(bumped), interceptedAt);
     }
-    void relayTls(Comm::Descriptor&& fd, Tls::SslPtr&& ssl, Comm::Descriptor&& plainEnd) override
+    void relayTls(Comm::Descriptor&& fd, Tls::AcceptedPtr&& tls, Comm::Descriptor&& plainEnd) override
     {
-        side_.relayTls(std::move(fd), std::move(ssl), std::move(plainEnd));
+        side_.relayTls(std::move(fd), std::move(tls), std::move(plainEnd));
     }
     bool isShuttingDown() const override { return side_.isShuttingDown(); }
     size_t connectionsFrom(const std::string& host) const override { return side_.connectionsFrom(host); }

@@ -23,7 +23,7 @@ Tls::Accepted::~Accepted()
 void Tls::Accepted::closeNotify()
 {
     // not after the client's own end or a failure (pendingEnd_), nor twice
-    if (!ssl_ || !isEstablished() || pendingEnd_ || (SSL_get_shutdown(ssl_.get()) & SSL_SENT_SHUTDOWN))
+    if (!isEstablished() || pendingEnd_ || (SSL_get_shutdown(ssl_.get()) & SSL_SENT_SHUTDOWN))
         return;
     SSL_shutdown(ssl_.get());
     ERR_clear_error();

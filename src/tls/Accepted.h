@@ -15,12 +15,11 @@
 ///
 /// Ownership: owns its SSL; does not own the socket. A connection freed
 /// after its handshake sends a close_notify first (best effort), unless
-/// the client ended first or the SSL was handed on (release()).
+/// the client ended first. A CONNECT hands the whole object on (Tls::Relay).
 #pragma once
 
 #include "tls/Channel.h"
-
-#include <memory>
+#include "tls/forward.h"
 
 namespace Tls {
 
@@ -31,13 +30,8 @@ public:
     Accepted(SSL_CTX* context, int fd);
     ~Accepted() override;
 
-    /// sends a close_notify now (the reply is done: lingering), once
+    /// sends a close_notify now (the reply is done, or the relay ends), once
     void closeNotify();
-    /// hands the SSL on (a tunnel's Tls::Relay); this object is done with it
-    SslPtr release() { return std::move(ssl_); }
 };
-
-/// an owned accepted TLS connection
-using AcceptedPtr = std::unique_ptr<Accepted>;
 
 } // namespace Tls

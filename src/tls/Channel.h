@@ -63,12 +63,12 @@ public:
     const std::string& cipheredBy() const { return cipheredBy_; }
     /// the protocol agreed ("TLSv1.3")
     const char* version() const;
+    /// whether the handshake ended
+    bool isEstablished() const { return !cipheredBy_.empty(); }
 
 protected:
     /// the handshake ended: counts the connection's kernel TLS (NoteKernelTls())
     void noteEstablished();
-    /// whether the handshake ended
-    bool isEstablished() const { return !cipheredBy_.empty(); }
     /// keeps the end or failure SSL_get_error() reported as sslError for result
     void noteBreak(int sslError, int result);
 

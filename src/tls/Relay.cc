@@ -10,14 +10,13 @@
 
 #include <cerrno>
 
-#include <openssl/err.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
-Tls::Relay::Relay(Comm::Loop& loop, SslPtr&& ssl, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd)
-    : loop_(loop), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)), ssl_(std::move(ssl))
+Tls::Relay::Relay(Comm::Loop& loop, AcceptedPtr&& tls, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd)
+    : loop_(loop), tlsFd_(std::move(tlsFd)), plainFd_(std::move(plainFd)), tls_(std::move(tls))
 {
-    Must2(ssl_ && SSL_is_init_finished(ssl_.get()) && SSL_get_fd(ssl_.get()) == tlsFd_.get(),
-          "a relay takes an established TLS connection over its socket");
+    Must2(tls_ && tls_->isEstablished(), "a relay takes an established TLS connection");
     tlsWatch_ = loop_.watch(tlsFd_.get(), tlsSide_);
     plainWatch_ = loop_.watch(plainFd_.get(), plainSide_);
 }
@@ -40,10 +39,7 @@ void Tls::Relay::end(const char* why)
         return;
     ended_ = true;
     debugs(83, 3, "TLS client connection ends: " << why);
-    if (!clientEnded_) {
-        SSL_shutdown(ssl_.get()); // a close_notify, best effort
-        ERR_clear_error();
-    }
+    tls_->closeNotify(); // best effort; not after the client's own end
     resume_.cancel();
     tlsWatch_.cancel();
     plainWatch_.cancel();
@@ -76,24 +72,19 @@ bool Tls::Relay::moveDown()
 {
     bool moved = false;
     if (down_.isEmpty() && !clientEnded_ && tlsReadable_) {
-        size_t n = 0;
-        ERR_clear_error();
-        const int r = SSL_read_ex(ssl_.get(), down_.bytes.data(), down_.bytes.size(), &n);
-        if (r == 1) {
+        const ssize_t n = tls_->read(down_.bytes.data(), down_.bytes.size());
+        if (n > 0) {
             down_.start = 0;
-            down_.end = n;
+            down_.end = size_t(n);
             moved = true;
-        } else {
-            const int e = SSL_get_error(ssl_.get(), r);
-            if (e == SSL_ERROR_WANT_READ)
-                tlsReadable_ = false;
-            if (e == SSL_ERROR_ZERO_RETURN) {
-                clientEnded_ = true;
-                moved = true;
-            } else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-                end("a TLS read failed");
-                return false;
-            }
+        } else if (n == 0) {
+            clientEnded_ = true;
+            moved = true;
+        } else if (errno != EAGAIN) {
+            end("a TLS read failed");
+            return false;
+        } else if (!tls_->readWantsWrite()) {
+            tlsReadable_ = false;
         }
     }
     if (!down_.isEmpty()) {
@@ -134,18 +125,14 @@ bool Tls::Relay::moveUp()
         }
     }
     if (!up_.isEmpty()) {
-        size_t w = 0;
-        ERR_clear_error();
-        const int r = SSL_write_ex(ssl_.get(), up_.bytes.data() + up_.start, up_.end - up_.start, &w);
-        if (r == 1) {
-            up_.start += w;
+        iovec iov{up_.bytes.data() + up_.start, up_.end - up_.start};
+        const ssize_t w = tls_->writev(&iov, 1);
+        if (w > 0) {
+            up_.start += size_t(w);
             moved = true;
-        } else {
-            const int e = SSL_get_error(ssl_.get(), r);
-            if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-                end("a TLS write failed");
-                return false;
-            }
+        } else if (errno != EAGAIN) {
+            end("a TLS write failed");
+            return false;
         }
     }
     return moved;

@@ -8,8 +8,8 @@
 ///
 ///     client ==TLS== [client socket] Relay [socketpair end] --- [other end] Tunnel::Tunnel --- origin
 ///
-/// The relay takes over the connection's established SSL (Tls::Accepted,
-/// whose handshake is done) and moves decrypted bytes to its end of a
+/// The relay takes over the connection's established Tls::Accepted and
+/// moves decrypted bytes (its reads: tls/Channel.h) to its end of a
 /// socketpair and bytes from it back through TLS; the tunnel splices the
 /// other end to the origin as it does for a plain client. The price is one
 /// user-space copy each way (the 16 KB buffers here) and the socketpair's
@@ -27,7 +27,7 @@
 
 #include "comm/Descriptor.h"
 #include "comm/Loop.h"
-#include "tls/Ptr.h"
+#include "tls/Accepted.h"
 
 #include <array>
 #include <functional>
@@ -40,8 +40,8 @@ public:
     /// called once when the relay ended (from inside it: destroy it later)
     using DoneHandler = std::function<void()>;
 
-    /// relays between ssl, established over tlsFd, and plainFd (a socketpair end)
-    Relay(Comm::Loop& loop, SslPtr&& ssl, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd);
+    /// relays between tls, established over tlsFd, and plainFd (a socketpair end)
+    Relay(Comm::Loop& loop, AcceptedPtr&& tls, Comm::Descriptor&& tlsFd, Comm::Descriptor&& plainFd);
     ~Relay();
     Relay(const Relay&) = delete;
     Relay& operator=(const Relay&) = delete;
@@ -81,7 +81,7 @@ private:
     Comm::Loop& loop_;
     Comm::Descriptor tlsFd_;
     Comm::Descriptor plainFd_;
-    SslPtr ssl_;
+    AcceptedPtr tls_; ///< after tlsFd_: its close_notify goes out before the socket closes
     /// whether a read of the socket may find bytes: set by a readable event,
     /// cleared by a read that found none (SSL_ERROR_WANT_READ, EAGAIN; not
     /// by a short read, which may have left an EOF), so that a relay moving

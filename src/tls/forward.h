@@ -10,6 +10,7 @@
 
 namespace Tls {
 
+class Accepted;
 class ClientContext;
 class Connection;
 struct ClientOptions;
@@ -17,5 +18,7 @@ struct VerifyFailure;
 
 /// an owned connection to an origin over TLS
 using ConnectionPtr = std::unique_ptr<Connection>;
+/// an owned TLS connection from a client (Accepted.h)
+using AcceptedPtr = std::unique_ptr<Accepted>;
 
 } // namespace Tls
